@@ -1,0 +1,308 @@
+import https from 'node:https';
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { INFRA, createMigratedDatabase, uniqueName, cleanUpRedis } from './system.mjs';
+import { PAYER_NAME, planPipeline, seedOrders } from './pipeline.mjs';
+import { pool, ratePerSecond, round, summarise, waitUntil } from './stats.mjs';
+import { CpuMeter, postgresPidsOf } from './machine.mjs';
+
+const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+
+/**
+ * The bare infrastructure doing the minimum the pipeline must do per deposit, with no service code:
+ * raw `pg` with prepared statements on a database of its own seeded like the pipeline's, plus the
+ * per-account Redis lock.
+ *
+ *   ingest tx:  INSERT transaction (ON CONFLICT DO NOTHING) + INSERT outbox row
+ *   lock:       SET NX PX on the account's key … EVAL compare-and-delete
+ *   decide tx:  INSERT inbox; SELECT the deposit FOR UPDATE; SELECT candidates by (account, amount,
+ *               status); UPDATE order (confirmed only); UPDATE transaction; INSERT events;
+ *               INSERT outbox rows (one multi-row statement each)
+ *
+ * One worker per bank account, so decisions on one account are one at a time as under the lock,
+ * and as many accounts at once as the pipeline has.
+ */
+export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
+  const database = await createMigratedDatabase('pmatch_bench_base_');
+  if (synchronousCommit !== 'on') {
+    // Only this throwaway database, only for new sessions: shows how much of the baseline is commit flushes.
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE "${database.name}" SET synchronous_commit = ${synchronousCommit === 'off' ? 'off' : 'on'}`);
+    await admin.end();
+  }
+  const cpu = new CpuMeter({}, postgresPidsOf(INFRA.adminDatabaseUrl, [database.name]));
+  const redis = new Redis(INFRA.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redisPrefix = `pmatch-bench:${uniqueName('base')}:`;
+  const poolSize = config.accounts;
+  const db = new pg.Pool({ connectionString: database.url, max: poolSize });
+  try {
+    await redis.connect();
+    const accounts = await seedAccounts(database.url, config.accounts);
+    const plan = planPipeline({ ...config, notifications: config.baselineDeposits, fixedRateSeconds: 0 }, accounts, 'base');
+    const seeded = await seedOrders(database.url, plan.orders);
+    const deposits = plan.runs.throughput.notifications;
+    const byAccount = new Map(accounts.map((a) => [a.id, []]));
+    for (const d of deposits) byAccount.get(d.account.id).push(d);
+    const latencies = { ingest: [], lock: [], decide: [], total: [] };
+    const outcomes = { confirmed: 0, held: 0, unmatched: 0 };
+    const cpuBefore = await cpu.snapshot();
+    const started = Date.now();
+    const deadline = started + 5 * 60_000;
+    await Promise.all(
+      [...byAccount.values()].map(async (queue) => {
+        for (const deposit of queue) {
+          if (Date.now() > deadline) break;
+          const t0 = performance.now();
+          const transactionId = await ingest(db, deposit);
+          const t1 = performance.now();
+          const key = `${redisPrefix}lock:account:${deposit.account.id}`;
+          const token = randomUUID();
+          if ((await redis.set(key, token, 'PX', 15_000, 'NX')) !== 'OK') throw new Error('baseline lock unexpectedly taken');
+          const t2 = performance.now();
+          outcomes[await decide(db, transactionId, deposit)] += 1;
+          const t3 = performance.now();
+          await redis.eval(RELEASE_IF_OWNER, 1, key, token);
+          const t4 = performance.now();
+          latencies.ingest.push(t1 - t0);
+          latencies.lock.push(t2 - t1 + (t4 - t3));
+          latencies.decide.push(t3 - t2);
+          latencies.total.push(t4 - t0);
+        }
+      }),
+    );
+    const finished = Date.now();
+    const done = latencies.total.length;
+    const used = CpuMeter.diff(cpuBefore, await cpu.snapshot());
+    return {
+      what: `raw pg (prepared statements) + Redis lock, the pipeline statements per deposit${synchronousCommit === 'on' ? '' : `, synchronous_commit=${synchronousCommit}`}`,
+      synchronousCommit,
+      cpu: used,
+      cpuPerDepositMs: {
+        postgres: round((used.infra.postgres * 1000) / done, 2),
+        redis: round((used.infra['redis-server'] * 1000) / done, 2),
+        bench: round((used.bench * 1000) / done, 2),
+      },
+      orders: seeded.orders,
+      deposits: done,
+      workers: byAccount.size,
+      poolSize,
+      seconds: round((finished - started) / 1000, 2),
+      depositsPerSecond: ratePerSecond(done, started, finished),
+      outcomes,
+      latencyMs: Object.fromEntries(Object.entries(latencies).map(([k, v]) => [k, summarise(v)])),
+    };
+  } finally {
+    await db.end();
+    await cleanUpRedis(redisPrefix).catch(() => undefined);
+    redis.disconnect();
+    await database.drop();
+  }
+}
+
+async function seedAccounts(databaseUrl, count) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const orgId = `org_${uniqueName('base')}`;
+    await client.query("INSERT INTO organisations (id, name, owner_email) VALUES ($1, 'baseline', 'baseline@example.com')", [orgId]);
+    await client.query("INSERT INTO settings (organisation_id, mode) VALUES ($1, 'live'), ($1, 'test')", [orgId]);
+    const accounts = [];
+    for (let a = 0; a < count; a++) {
+      const id = `ba_${uniqueName('base')}${a}`;
+      await client.query(
+        "INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name) VALUES ($1, $2, 'live', '0001', '001', $3, 'ﾍﾞｰｽ')",
+        [id, orgId, String(4_000_000 + a)],
+      );
+      accounts.push({ id, organisationId: orgId });
+    }
+    return accounts;
+  } finally {
+    await client.end();
+  }
+}
+
+let sequence = 0;
+const nextId = (prefix) => `${prefix}_base${process.pid}x${(++sequence).toString(36).padStart(12, '0')}`;
+
+async function ingest(db, deposit) {
+  const client = await db.connect();
+  try {
+    const id = nextId('txn');
+    await client.query('BEGIN');
+    const inserted = await client.query({
+      name: 'base-ingest-txn',
+      text: `INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
+             VALUES ($1, $2, 'live', $3, $4, 'deposit', 'pending', $5, $6, now()) ON CONFLICT DO NOTHING RETURNING *`,
+      values: [id, deposit.account.organisationId, deposit.account.id, deposit.reference, deposit.amount, PAYER_NAME],
+    });
+    await client.query({
+      name: 'base-ingest-outbox',
+      text: "INSERT INTO outbox (message_id, exchange, routing_key, payload) VALUES ($1, 'bank', 'deposit.received', $2)",
+      values: [`deposit_${id}`, JSON.stringify({ transaction_id: id, bank_account_id: deposit.account.id })],
+    });
+    await client.query('COMMIT');
+    return inserted.rows[0].id;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function decide(db, transactionId, deposit) {
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query({
+      name: 'base-inbox',
+      text: "INSERT INTO inbox (consumer, message_id) VALUES ('matcher.deposits', $1) ON CONFLICT DO NOTHING",
+      values: [`deposit_${transactionId}`],
+    });
+    const txn = (await client.query({
+      name: 'base-lock-deposit',
+      text: "SELECT * FROM transactions WHERE id = $1 AND status = 'pending' AND direction = 'deposit' FOR UPDATE",
+      values: [transactionId],
+    })).rows[0];
+    const candidates = (await client.query({
+      name: 'base-candidates',
+      text: `SELECT id, status, payer_name, ordered_at, expires_at FROM orders
+             WHERE bank_account_id = $1 AND amount = $2 AND status IN ('open', 'expired') ORDER BY seq LIMIT 1000`,
+      values: [txn.bank_account_id, txn.amount],
+    })).rows;
+    const fitting = candidates.filter((c) => c.payer_name === PAYER_NAME);
+    const outcome = candidates.length === 0 ? 'unmatched' : fitting.length === 1 ? 'confirmed' : 'held';
+    const now = new Date();
+    const decision = { reason: outcome === 'confirmed' ? 'exact' : outcome, candidates: candidates.map((c) => ({ order_id: c.id, fit: 'exact', fit_rules: null, excluded_because: null })) };
+    let order;
+    if (outcome === 'confirmed') {
+      const payment = { transaction_id: transactionId, amount: Number(txn.amount), counterparty: txn.counterparty, occurred_at: txn.occurred_at, matched_at: now, decided_by: 'auto', trigger: 'auto', reason: 'exact' };
+      order = (await client.query({
+        name: 'base-pay-order',
+        text: "UPDATE orders SET status = 'paid', payment = $2, closed_at = $3, updated_at = $3 WHERE id = $1 AND status = 'open' RETURNING *",
+        values: [fitting[0].id, JSON.stringify(payment), now],
+      })).rows[0];
+    }
+    const updated = (await client.query({
+      name: 'base-decide-txn',
+      text: `UPDATE transactions SET status = $2, order_id = $3, candidate_order_ids = $4, decision = $5, decided_at = $6, updated_at = $6
+             WHERE id = $1 AND status = 'pending' RETURNING *`,
+      values: [transactionId, outcome, order?.id ?? null, outcome === 'held' ? fitting.map((c) => c.id) : [], JSON.stringify(decision), now],
+    })).rows[0];
+    const events = [{ type: 'transaction.deposited', data: { object: updated } }];
+    if (order) events.push({ type: 'order.paid', data: { object: order } });
+    if (outcome === 'held') events.push({ type: 'transaction.held', data: { object: updated, candidate_order_ids: updated.candidate_order_ids } });
+    const eventIds = events.map(() => nextId('evt'));
+    await client.query({
+      name: `base-events-${events.length}`,
+      text: `INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
+             SELECT id, $2, 'live', $3, type, data, $4 FROM unnest($1::text[], $5::text[], $6::jsonb[]) AS e(id, type, data)`,
+      values: [eventIds, deposit.account.organisationId, deposit.account.id, now, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
+    });
+    await client.query({
+      name: `base-events-outbox-${events.length}`,
+      text: `INSERT INTO outbox (message_id, exchange, routing_key, payload)
+             SELECT id, 'events', 'event.recorded', payload FROM unnest($1::text[], $2::jsonb[]) AS o(id, payload)`,
+      values: [eventIds, events.map((e, i) => JSON.stringify({ event_id: eventIds[i], organisation_id: deposit.account.organisationId, mode: 'live', type: e.type }))],
+    });
+    await client.query('COMMIT');
+    return outcome;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * RabbitMQ doing what the pipeline asks of it, with amqplib and nothing else: a durable quorum
+ * queue declared as the services declare theirs, persistent messages published on a confirm
+ * channel in batches of up to 200 (as the outbox relay does) while a consumer with prefetch 50
+ * parses and acks each one. Publishing stops at `messages` or after 60 s.
+ */
+export async function amqpBaseline(config) {
+  const connection = await amqp.connect(INFRA.rabbitmqUrl);
+  const queue = `${uniqueName('bench')}.baseline`;
+  try {
+    const publisher = await connection.createConfirmChannel();
+    await publisher.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    const consumer = await connection.createChannel();
+    await consumer.prefetch(50);
+    const total = config.amqpMessages;
+    let consumed = 0;
+    let lastConsumed = 0;
+    let publishedCount = 0;
+    await consumer.consume(queue, (msg) => {
+      if (msg === null) return;
+      JSON.parse(msg.content.toString('utf8'));
+      consumer.ack(msg);
+      consumed += 1;
+      lastConsumed = Date.now();
+    });
+    const body = (i) => Buffer.from(JSON.stringify({ transaction_id: `txn_${String(i).padStart(24, '0')}`, bank_account_id: 'ba_000000000000000000000000' }));
+    const started = Date.now();
+    const deadline = started + 60_000;
+    const BATCH = 200;
+    while (publishedCount < total && Date.now() < deadline) {
+      const n = Math.min(BATCH, total - publishedCount);
+      for (let i = 0; i < n; i++) {
+        publisher.publish('', queue, body(publishedCount + i), { persistent: true, contentType: 'application/json', messageId: `m${publishedCount + i}` });
+      }
+      await publisher.waitForConfirms();
+      publishedCount += n;
+    }
+    const published = Date.now();
+    await waitUntil(() => (consumed >= publishedCount ? true : undefined), { timeoutMs: 60_000, intervalMs: 20, what: 'the baseline consumer' }).catch(() => undefined);
+    await publisher.deleteQueue(queue).catch(() => undefined);
+    return {
+      what: 'amqplib: quorum queue, persistent messages, confirm channel batches of 200, consumer prefetch 50 acking each',
+      messages: publishedCount,
+      consumed,
+      publishConfirmedPerSecond: ratePerSecond(publishedCount, started, published),
+      endToEndPerSecond: ratePerSecond(consumed, started, lastConsumed),
+    };
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
+
+/**
+ * HTTPS POSTs of an event-sized signed body to the same receiver the dispatcher delivers to, over
+ * keep-alive connections at the dispatcher's concurrency (16: 4 per endpoint × 4 endpoints): the
+ * floor under webhook delivery, with no database work per delivery.
+ */
+export async function httpsBaseline(config, receiver, caPem, concurrency) {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca: caPem });
+  const body = JSON.stringify({ id: 'evt_baseline', object: 'event', type: 'baseline', data: { object: { object: 'baseline', filler: 'x'.repeat(900) } } });
+  const url = new URL(receiver.url('/baseline'));
+  const latencies = [];
+  let errors = 0;
+  const started = Date.now();
+  const done = await pool(config.httpsRequests, concurrency, async () => {
+    const t0 = performance.now();
+    const ok = await new Promise((resolve) => {
+      const req = https.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'webhook-id': 'msg_x', 'webhook-timestamp': '0', 'webhook-signature': 'v1,x' }, timeout: 10_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode === 200));
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', () => resolve(false));
+      req.end(body);
+    });
+    if (!ok) errors += 1;
+    latencies.push(performance.now() - t0);
+  }, started + 60_000);
+  const finished = Date.now();
+  agent.destroy();
+  return {
+    what: `node:https keep-alive POSTs of a ~1 KB body to the bench receiver, ${concurrency} at once`,
+    requests: done,
+    errors,
+    requestsPerSecond: ratePerSecond(done, started, finished),
+    latencyMs: summarise(latencies),
+  };
+}

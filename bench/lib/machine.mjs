@@ -1,0 +1,164 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import amqp from 'amqplib';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { round } from './stats.mjs';
+
+/** The machine and the versions underneath, so a figure always says where it was measured. */
+export async function describeMachine(infra) {
+  const cpuinfo = safeRead('/proc/cpuinfo');
+  const model = /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+  return {
+    nproc: os.availableParallelism?.() ?? os.cpus().length,
+    cpuModel: model,
+    memoryGiB: round(os.totalmem() / 1024 ** 3, 1),
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+    postgres: await pgVersion(infra.adminDatabaseUrl).catch((e) => `unknown (${e.message})`),
+    rabbitmq: await rabbitVersion(infra.rabbitmqUrl).catch((e) => `unknown (${e.message})`),
+    redis: await redisVersion(infra.redisUrl).catch((e) => `unknown (${e.message})`),
+    loadAverageAtStart: os.loadavg().map((l) => round(l, 2)),
+  };
+}
+
+function safeRead(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function pgVersion(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SHOW server_version');
+    const settings = await client.query(
+      "SELECT name, setting FROM pg_settings WHERE name IN ('shared_buffers','synchronous_commit','max_connections','fsync')",
+    );
+    return `${rows[0].server_version} (${settings.rows.map((r) => `${r.name}=${r.setting}`).join(', ')})`;
+  } finally {
+    await client.end();
+  }
+}
+
+async function rabbitVersion(url) {
+  const connection = await amqp.connect(url);
+  try {
+    const props = connection.connection.serverProperties ?? {};
+    return String(props.version ?? 'unknown');
+  } finally {
+    await connection.close();
+  }
+}
+
+async function redisVersion(url) {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    const info = await redis.info('server');
+    return /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A CpuMeter source: the backends of these databases and the server's own background processes. */
+export function postgresPidsOf(adminUrl, databaseNames) {
+  return async () => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[]) OR datname IS NULL', [databaseNames]);
+      return rows.map((r) => r.pid);
+    } finally {
+      await client.end();
+    }
+  };
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a process has used so far, from /proc; undefined if it is gone. */
+function processCpuSeconds(pid) {
+  const stat = safeRead(`/proc/${pid}/stat`);
+  if (stat === '') return undefined;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Pids of every process whose command name starts with one of `names`, by name. */
+function pidsByCommand(names) {
+  const found = Object.fromEntries(names.map((n) => [n, []]));
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const comm = safeRead(`/proc/${entry}/comm`).trim();
+    const key = names.find((n) => comm.startsWith(n));
+    if (key !== undefined) found[key].push(entry);
+  }
+  return found;
+}
+
+function machineCpuSeconds() {
+  const line = safeRead('/proc/stat').split('\n')[0] ?? '';
+  const v = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal
+  const busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+  const total = busy + v[3] + v[4];
+  return { busy: busy / TICKS_PER_SECOND, total: total / TICKS_PER_SECOND };
+}
+
+/**
+ * Where the CPU went during a phase: each service process, the bench process itself, PostgreSQL
+ * (the backends connected to the bench's own databases plus the server's background processes,
+ * not other users' backends), RabbitMQ and Redis, and how busy the whole machine was. CPU is
+ * summed per pid over the pids alive at the end of the phase, so processes that come and go
+ * (other users' connections) never make a figure negative; a pid that exits during the phase
+ * loses its share (an undercount).
+ */
+export class CpuMeter {
+  /** `postgresPids` resolves with the pids of the PostgreSQL backends to count. */
+  constructor(pids, postgresPids = async () => []) {
+    this.pids = pids;
+    this.postgresPids = postgresPids;
+  }
+
+  async snapshot() {
+    const perPid = (pids) => Object.fromEntries(pids.map((pid) => [pid, processCpuSeconds(pid) ?? 0]));
+    const byCommand = pidsByCommand(['beam.smp', 'redis-server']);
+    const usage = process.cpuUsage();
+    return {
+      at: Date.now(),
+      services: Object.fromEntries(Object.entries(this.pids).map(([name, pid]) => [name, perPid([pid])])),
+      bench: (usage.user + usage.system) / 1e6,
+      infra: {
+        postgres: perPid((await this.postgresPids().catch(() => [])).map(String)),
+        'beam.smp': perPid(byCommand['beam.smp']),
+        'redis-server': perPid(byCommand['redis-server']),
+      },
+      machine: machineCpuSeconds(),
+    };
+  }
+
+  static diff(a, b) {
+    const wall = (b.at - a.at) / 1000;
+    const used = (x, y) => Object.entries(y).reduce((sum, [pid, v]) => sum + Math.max(0, v - (x?.[pid] ?? 0)), 0);
+    const group = (x, y) => Object.fromEntries(Object.keys(y).map((k) => [k, round(used(x[k], y[k]), 2)]));
+    const services = group(a.services, b.services);
+    const infra = group(a.infra, b.infra);
+    const machineBusy = b.machine.busy - a.machine.busy;
+    const machineTotal = b.machine.total - a.machine.total;
+    const ours = [...Object.values(services), ...Object.values(infra), b.bench - a.bench].reduce((x, y) => x + y, 0);
+    return {
+      wallSeconds: round(wall, 2),
+      services,
+      bench: round(b.bench - a.bench, 2),
+      infra,
+      machineBusyPercent: machineTotal > 0 ? round((100 * machineBusy) / machineTotal, 1) : undefined,
+      // CPU the machine spent on anything else: other users' work on a shared machine, the kernel.
+      otherPercent: machineTotal > 0 ? round((100 * Math.max(0, machineBusy - ours)) / machineTotal, 1) : undefined,
+    };
+  }
+}

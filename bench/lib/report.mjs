@@ -1,0 +1,177 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { round } from './stats.mjs';
+
+export const TARGETS = {
+  postOrdersPerSecond: 1500,
+  postOrdersP99Ms: 50,
+  decisionsPerSecond: 500,
+  decisionP99MsAt200: 200,
+  webhooksPerSecond: 500,
+  baselineFraction: 1 / 3,
+};
+
+const fmt = (v, digits = 0) => (v === undefined || v === null || Number.isNaN(v) ? '—' : Number(v).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const ms = (v) => (v === undefined || v === null ? '—' : `${fmt(v, v < 10 ? 1 : 0)} ms`);
+const verdict = (ok) => (ok === undefined ? 'not measured' : ok ? '**met**' : '**missed**');
+
+/** The figures the issue sets targets for, each next to its target, from a finished result. */
+export function targetRows(result) {
+  const rows = [];
+  const api = result.phases.api;
+  const best = api?.best;
+  rows.push({
+    target: `POST /v1/orders ≥ ${fmt(TARGETS.postOrdersPerSecond)}/s with p99 < ${TARGETS.postOrdersP99Ms} ms`,
+    measured: best
+      ? best.withinLatency
+        ? `${fmt(best.withinLatency.requestsPerSecond)}/s at ${best.withinLatency.connections} conn., p99 ${ms(best.withinLatency.latencyMs.p99)}` +
+          (best.fastest && best.fastest !== best.withinLatency ? `; peak ${fmt(best.fastest.requestsPerSecond)}/s (p99 ${ms(best.fastest.latencyMs.p99)})` : '')
+        : best.fastest
+          ? `no step had p99 < ${TARGETS.postOrdersP99Ms} ms; peak ${fmt(best.fastest.requestsPerSecond)}/s (p99 ${ms(best.fastest.latencyMs.p99)})`
+          : 'no clean step'
+      : 'not measured',
+    ok: best ? Boolean(best.withinLatency && best.withinLatency.requestsPerSecond >= TARGETS.postOrdersPerSecond) : undefined,
+  });
+  const pipe = result.phases.pipeline;
+  const tp = pipe?.throughput;
+  rows.push({
+    target: `≥ ${TARGETS.decisionsPerSecond} deposit decisions/s sustained`,
+    measured: tp ? `${fmt(tp.rates.decisionsPerSecondSteady)}/s steady (${fmt(tp.rates.decisionsPerSecond)}/s over the whole run)` : 'not measured',
+    ok: tp ? tp.rates.decisionsPerSecondSteady >= TARGETS.decisionsPerSecond : undefined,
+  });
+  const fr = pipe?.fixedRate;
+  rows.push({
+    target: `p99 notification → decision < ${TARGETS.decisionP99MsAt200} ms at ${fmt(fr?.offeredRate ?? 200)}/s offered`,
+    measured: fr
+      ? `p99 ${ms(fr.latencyMs.decisionFromAccepted.p99)} from 202 (p50 ${ms(fr.latencyMs.decisionFromAccepted.p50)}); ${ms(fr.latencyMs.decisionFromSent.p99)} from send`
+      : 'not measured',
+    ok: fr ? fr.latencyMs.decisionFromSent.p99 < TARGETS.decisionP99MsAt200 : undefined,
+  });
+  rows.push({
+    target: `≥ ${TARGETS.webhooksPerSecond} webhook deliveries/s`,
+    measured: tp?.rates.webhooksPerSecondSteady !== undefined ? `${fmt(tp.rates.webhooksPerSecondSteady)}/s steady (${fmt(tp.rates.webhooksPerSecond)}/s first to last)` : `not measured${pipe?.webhooksNotMeasured ? `: ${pipe.webhooksNotMeasured}` : ''}`,
+    ok: tp?.rates.webhooksPerSecondSteady !== undefined ? tp.rates.webhooksPerSecondSteady >= TARGETS.webhooksPerSecond : undefined,
+  });
+  const ratio = result.ratios?.decisionsToComposite;
+  rows.push({
+    target: 'pipeline ≥ ⅓ of its infrastructure baseline',
+    measured: ratio !== undefined ? `decisions ${fmt(ratio * 100)} % of the composite baseline (${fmt(result.ratios.decisionsToPg * 100)} % of pg+Redis alone)` : 'not measured',
+    ok: ratio !== undefined ? ratio >= TARGETS.baselineFraction : undefined,
+  });
+  return rows;
+}
+
+export function renderMarkdown(result) {
+  const m = result.machine;
+  const lines = [];
+  lines.push(`Run \`${result.runId}\`, scale \`${result.config.scale}\`, ${result.startedAt}, ${round(result.durationSeconds, 0)} s in all.`);
+  lines.push('');
+  lines.push(`Machine: ${m.nproc} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.kernel}; Node ${m.node}; PostgreSQL ${m.postgres}; RabbitMQ ${m.rabbitmq}; Redis ${m.redis}. ` +
+    `Load average at start ${m.loadAverageAtStart.join(' / ')}. Everything (services, PostgreSQL, RabbitMQ, Redis, the load generator and the webhook receiver) on this one machine.`);
+  lines.push('');
+  lines.push('| target (issue 6) | measured | verdict |');
+  lines.push('|---|---|---|');
+  for (const r of targetRows(result)) lines.push(`| ${r.target} | ${r.measured} | ${verdict(r.ok)} |`);
+  lines.push('');
+
+  const api = result.phases.api;
+  if (api) {
+    lines.push(`**API** (autocannon, ${api.seconds} s per step, rate limit raised to ${api.rateLimit}):`);
+    lines.push('');
+    lines.push('| request | connections | req/s | p50 | p90 | p99 | max | errors / timeouts / non-2xx |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---|');
+    for (const s of api.steps) {
+      lines.push(`| ${s.name} | ${s.connections} | ${fmt(s.requestsPerSecond)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p90)} | ${ms(s.latencyMs.p99)} | ${ms(s.latencyMs.max)} | ${s.errors} / ${s.timeouts} / ${s.non2xx} |`);
+    }
+    if (api.drain) lines.push('', `After the API steps, the asynchronous work behind the ${fmt(api.ordersCreated)} new orders (order.registered late-order checks, order.created events) took ${api.drain.seconds} s more to drain${api.drain.timedOut ? ' (did not finish within the bound)' : ''}.`);
+    lines.push('');
+  }
+
+  const pipe = result.phases.pipeline;
+  if (pipe) {
+    lines.push(`**Pipeline** (${fmt(pipe.orders)} open orders over ${pipe.accounts} live accounts of ${pipe.organisations} merchants, seeded by SQL in ${pipe.seedSeconds} s; mix ${pipe.mix}):`);
+    if (pipe.candidateLookup) lines.push('', `Candidate lookup at ${fmt(pipe.candidateLookup.openOrders)} open orders: ${pipe.candidateLookup.plan}, ${pipe.candidateLookup.meanMs} ms mean (pg, prepared, one connection).`);
+    lines.push('');
+    lines.push('| run | sent | accepted/s | decisions/s (steady) | webhooks/s (steady) | 202 latency p50 / p99 | 202 → decision p50 / p99 | send → decision p99 | 202 → order.paid webhook p50 / p99 |');
+    lines.push('|---|---:|---:|---:|---:|---|---|---|---|');
+    for (const [name, run] of [['as fast as accepted', pipe.throughput], [`fixed ${fmt(pipe.fixedRate?.offeredRate)}/s offered`, pipe.fixedRate], [`fixed ${fmt(pipe.lowRate?.offeredRate)}/s offered`, pipe.lowRate]]) {
+      if (!run) continue;
+      const l = run.latencyMs;
+      lines.push(`| ${name} | ${fmt(run.requests)} | ${fmt(run.rates.acceptedPerSecond)} | ${fmt(run.rates.decisionsPerSecondSteady)} | ${fmt(run.rates.webhooksPerSecondSteady)} | ${ms(l.accept.p50)} / ${ms(l.accept.p99)} | ${ms(l.decisionFromAccepted.p50)} / ${ms(l.decisionFromAccepted.p99)} | ${ms(l.decisionFromSent.p99)} | ${ms(l.webhookOrderPaid.p50)} / ${ms(l.webhookOrderPaid.p99)} |`);
+    }
+    lines.push('');
+    lines.push('Outcomes checked against what was sent:');
+    lines.push('');
+    lines.push('| run | sent confirmed / held / unmatched | decided confirmed / held / unmatched | pending / missing | mismatches | refused (5xx) and retried | webhooks expected / received |');
+    lines.push('|---|---|---|---|---:|---:|---|');
+    for (const [name, run] of Object.entries(pipe.checks)) {
+      const s = run.sent;
+      const c = run.counts;
+      lines.push(`| ${name} | ${s.confirmed} / ${s.held} / ${s.unmatched} | ${c.confirmed} / ${c.held} / ${c.unmatched} | ${c.pending} / ${c.missing} | ${run.mismatches} | ${run.retried} | ${run.webhooks ?? '—'} |`);
+    }
+    lines.push('');
+    if (pipe.cpuPerDeposit) {
+      const c = pipe.cpuPerDeposit;
+      lines.push(`CPU per deposit in the as-fast-as-accepted run (ms): ${Object.entries(c.services).map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
+        `PostgreSQL (this database's backends and the server's background processes) ${c.infra.postgres}, RabbitMQ ${c.infra['beam.smp']}, Redis ${c.infra['redis-server']}, bench ${c.bench}; the machine was ${c.machineBusyPercent} % busy, ${c.otherPercent} % of its CPU going to other processes (other users' load on the shared machine).`);
+      lines.push('');
+    }
+    if (pipe.backlog) {
+      const b = pipe.backlog;
+      lines.push(`Largest backlogs in that run: matcher queue ${fmt(b.matcher_queue)}, pending deposits ${fmt(b.deposits_pending)}, unpublished outbox rows ${fmt(b.outbox_unpublished)}, dispatcher queue ${fmt(b.dispatcher_queue)}, pending deliveries ${fmt(b.deliveries_pending)}.`);
+      lines.push('');
+    }
+  }
+
+  const base = result.phases.baseline;
+  if (base) {
+    lines.push('**Baseline** (same machine, same run, no service code):');
+    lines.push('');
+    lines.push('| what | figure | pipeline figure | ratio |');
+    lines.push('|---|---|---|---:|');
+    const r = result.ratios ?? {};
+    const tp = pipe?.throughput;
+    if (base.pg) lines.push(`| ${base.pg.what}, ${base.pg.workers} workers | ${fmt(base.pg.depositsPerSecond)} deposits/s (p50 ${ms(base.pg.latencyMs.total.p50)}, p99 ${ms(base.pg.latencyMs.total.p99)}; PostgreSQL ${base.pg.cpuPerDepositMs.postgres} ms CPU per deposit, machine ${base.pg.cpu.machineBusyPercent} % busy) | ${fmt(tp?.rates.decisionsPerSecondSteady)} decisions/s | ${r.decisionsToPg !== undefined ? fmt(r.decisionsToPg, 2) : '—'} |`);
+    if (base.pgAsync) lines.push(`| the same with synchronous_commit=off (comparison only: how much is commit flushing) | ${fmt(base.pgAsync.depositsPerSecond)} deposits/s (p50 ${ms(base.pgAsync.latencyMs.total.p50)}) | | |`);
+    if (base.amqp) lines.push(`| ${base.amqp.what} | ${fmt(base.amqp.publishConfirmedPerSecond)} msg/s published+confirmed, ${fmt(base.amqp.endToEndPerSecond)} msg/s consumed | ${r.amqpMessagesPerSecond !== undefined ? `${fmt(r.amqpMessagesPerSecond)} msg/s (${fmt(r.messagesPerDeposit, 1)} per deposit)` : '—'} | ${r.amqpToBaseline !== undefined ? fmt(r.amqpToBaseline, 2) : '—'} |`);
+    if (r.compositeDepositsPerSecond !== undefined) lines.push(`| composite: pg+Redis and ${fmt(r.messagesPerDeposit, 1)} AMQP messages per deposit on the same CPUs (1 / Σ costs) | ${fmt(r.compositeDepositsPerSecond)} deposits/s | ${fmt(tp?.rates.decisionsPerSecondSteady)} decisions/s | ${fmt(r.decisionsToComposite, 2)} |`);
+    if (base.https) lines.push(`| ${base.https.what} | ${fmt(base.https.requestsPerSecond)} POST/s (p99 ${ms(base.https.latencyMs.p99)}) | ${fmt(tp?.rates.webhooksPerSecondSteady)} deliveries/s | ${r.webhooksToHttps !== undefined ? fmt(r.webhooksToHttps, 2) : '—'} |`);
+    lines.push('');
+  }
+  if (result.failures.length > 0) {
+    lines.push('**Failures:**');
+    for (const f of result.failures) lines.push(`- ${f}`);
+    lines.push('');
+  }
+  if (result.notes.length > 0) {
+    lines.push('Notes:');
+    for (const n of result.notes) lines.push(`- ${n}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+const START = '<!-- bench:results:start -->';
+const END = '<!-- bench:results:end -->';
+
+export function writeResults(repoRoot, result, updateDocs) {
+  const dir = join(repoRoot, 'bench-results');
+  mkdirSync(dir, { recursive: true });
+  const base = `${result.runId}-${result.config.scale}`;
+  const markdown = renderMarkdown(result);
+  writeFileSync(join(dir, `${base}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(dir, `${base}.md`), `${markdown}\n`);
+  writeFileSync(join(dir, `latest-${result.config.scale}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  const written = [join('bench-results', `${base}.json`), join('bench-results', `${base}.md`)];
+  if (updateDocs) {
+    const docs = join(repoRoot, 'docs', 'BENCHMARKS.md');
+    if (!existsSync(docs)) throw new Error('docs/BENCHMARKS.md is missing; BENCH_UPDATE_DOCS=1 replaces the part between its result markers');
+    const text = readFileSync(docs, 'utf8');
+    const from = text.indexOf(START);
+    const to = text.indexOf(END);
+    if (from < 0 || to < from) throw new Error(`docs/BENCHMARKS.md has no ${START} … ${END} block`);
+    writeFileSync(docs, `${text.slice(0, from + START.length)}\n${markdown}\n${text.slice(to)}`);
+    written.push('docs/BENCHMARKS.md');
+  }
+  return { markdown, written };
+}

@@ -1,0 +1,201 @@
+import { z } from './zod';
+import { idPattern } from './ids';
+import { LIMITS } from './limits';
+
+/** RFC 3339 with an explicit offset; we always write UTC with milliseconds. */
+export const Timestamp = z.iso.datetime({ offset: true });
+
+/**
+ * A nullable enum as a union: the OpenAPI 3.1 generator writes `.nullable()` on an enum as
+ * type [string, null] with an enum lacking null, which no null value satisfies.
+ */
+const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
+
+export const Amount = z.int().min(LIMITS.amountMin).max(LIMITS.amountMax);
+
+export const OrderId = z.string().regex(idPattern('order'), 'must be an order id (ord_…)');
+export const TransactionId = z.string().regex(idPattern('transaction'), 'must be a transaction id (txn_…)');
+export const BankAccountId = z.string().regex(idPattern('bankAccount'), 'must be a bank account id (ba_…)');
+export const EventId = z.string().regex(/^evt_(test_)?[0-9A-Za-z]{12,40}$/, 'must be an event id (evt_…)');
+
+export const ORDER_STATUSES = ['open', 'paid', 'paid_outside', 'canceled', 'expired'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const TRANSACTION_STATUSES = ['pending', 'confirmed', 'held', 'unmatched', 'excluded'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+export const DIRECTIONS = ['deposit', 'withdrawal'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+
+/**
+ * Text a client sends: well-formed Unicode (no lone surrogates, which UTF-8 cannot store) and
+ * without NUL, which PostgreSQL text cannot hold. Names also refuse every other control character.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const Text = (max: number, min = 0) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((s) => !LONE_SURROGATE.test(s) && !s.includes('\u0000'), { message: 'must be well-formed Unicode text without NUL characters' });
+const NameText = (max: number, min = 0) =>
+  Text(max, min).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' });
+
+export const Metadata = z
+  .record(Text(LIMITS.metadataKeyMax, 1), Text(LIMITS.metadataValueMax))
+  .refine((m) => Object.keys(m).length <= LIMITS.metadataKeysMax, {
+    message: `must have at most ${LIMITS.metadataKeysMax} keys`,
+  });
+
+export const Payment = z.object({
+  transaction_id: TransactionId.nullable(),
+  amount: z.int(),
+  counterparty: z.string(),
+  occurred_at: Timestamp,
+  matched_at: Timestamp,
+  decided_by: z.string(),
+  trigger: z.string(),
+  reason: z.string(),
+});
+export type Payment = z.infer<typeof Payment>;
+
+export const Order = z.object({
+  id: OrderId,
+  object: z.literal('order'),
+  livemode: z.boolean(),
+  status: z.enum(ORDER_STATUSES),
+  amount: z.int(),
+  payer_name: z.string(),
+  external_id: z.string(),
+  item_name: z.string(),
+  bank_account_id: BankAccountId,
+  ordered_at: Timestamp,
+  expires_at: Timestamp,
+  closed_at: Timestamp.nullable(),
+  metadata: z.record(z.string(), z.string()),
+  payment_url: z.url(),
+  source: orNull(z.literal('shop')),
+  payment: Payment.nullable(),
+  created_at: Timestamp,
+});
+export type Order = z.infer<typeof Order>;
+
+/** Why a deposit was decided as it was: the reason, and how each order with its amount fitted. */
+export const Decision = z.object({
+  reason: z.string(),
+  candidates: z.array(
+    z.object({
+      order_id: OrderId,
+      fit: z.string().nullable(),
+      /** The matching rules the fit needed (null for an exact fit or none). */
+      fit_rules: z.array(z.string()).nullable(),
+      excluded_because: orNull(z.enum(['expired', 'ordered_after_deposit'])),
+    }),
+  ),
+});
+export type Decision = z.infer<typeof Decision>;
+
+export const Transaction = z.object({
+  id: TransactionId,
+  object: z.literal('transaction'),
+  livemode: z.boolean(),
+  direction: z.enum(DIRECTIONS),
+  status: z.enum(TRANSACTION_STATUSES),
+  order_id: OrderId.nullable(),
+  amount: z.int(),
+  counterparty: z.string(),
+  occurred_at: Timestamp,
+  bank_account_id: BankAccountId,
+  /** Orders a person can choose from while the deposit is held. */
+  candidate_order_ids: z.array(OrderId),
+  decision: Decision.nullable(),
+  created_at: Timestamp,
+});
+export type Transaction = z.infer<typeof Transaction>;
+
+export const BankAccount = z.object({
+  id: BankAccountId,
+  object: z.literal('bank_account'),
+  livemode: z.boolean(),
+  bank_code: z.string(),
+  bank_name: z.string().nullable(),
+  branch_code: z.string(),
+  branch_name: z.string().nullable(),
+  /** Only the last four digits: full account numbers never leave the service in lists or logs. */
+  account_number_last4: z.string(),
+  holder_name: z.string(),
+  created_at: Timestamp,
+});
+export type BankAccount = z.infer<typeof BankAccount>;
+
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean() });
+}
+
+const trimmedName = (max: number) => NameText(max).refine((s) => s.trim().length > 0, { message: 'must not be empty' });
+
+export const CreateOrderRequest = z.strictObject({
+  amount: Amount,
+  payer_name: trimmedName(LIMITS.payerNameMax),
+  external_id: NameText(LIMITS.externalIdMax, 1),
+  item_name: NameText(LIMITS.itemNameMax, 1),
+  bank_account_id: BankAccountId.optional(),
+  ordered_at: Timestamp.optional(),
+  expires_at: Timestamp.optional(),
+  metadata: Metadata.optional(),
+});
+export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
+
+export const CreateTestDepositRequest = z.strictObject({
+  amount: Amount,
+  counterparty: trimmedName(LIMITS.counterpartyMax),
+  occurred_at: Timestamp.optional(),
+  bank_account_id: BankAccountId.optional(),
+});
+export type CreateTestDepositRequest = z.infer<typeof CreateTestDepositRequest>;
+
+export const UpdateOrderRequest = z
+  .strictObject({
+    amount: Amount.optional(),
+    payer_name: trimmedName(LIMITS.payerNameMax).optional(),
+    metadata: Metadata.optional(),
+  })
+  .refine((r) => Object.keys(r).length > 0, { message: 'give at least one of amount, payer_name, metadata' });
+export type UpdateOrderRequest = z.infer<typeof UpdateOrderRequest>;
+
+export const MarkPaidRequest = z.strictObject({ paid_at: Timestamp.optional() });
+export type MarkPaidRequest = z.infer<typeof MarkPaidRequest>;
+
+export const MatchTransactionRequest = z.strictObject({ order_id: OrderId });
+export type MatchTransactionRequest = z.infer<typeof MatchTransactionRequest>;
+
+export const EmptyRequest = z.strictObject({});
+
+export const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(LIMITS.listLimitMax).default(LIMITS.listLimitDefault),
+  starting_after: Text(64, 1).optional(),
+});
+
+export const OrderListQuery = ListQuery.extend({
+  status: z.enum(ORDER_STATUSES).optional(),
+  external_id: NameText(LIMITS.externalIdMax, 1).optional(),
+});
+
+export const TransactionListQuery = ListQuery.extend({ status: z.enum(TRANSACTION_STATUSES).optional() });
+
+/** Body of POST /ingest/v1/notifications (DESIGN "Bank notification API"). */
+export const BankNotification = z.strictObject({
+  bank_account_id: BankAccountId,
+  bank_reference: NameText(LIMITS.bankReferenceMax, 1),
+  direction: z.enum(DIRECTIONS),
+  amount: Amount,
+  counterparty: NameText(LIMITS.counterpartyMax),
+  occurred_at: Timestamp,
+});
+export type BankNotification = z.infer<typeof BankNotification>;
+
+export const BankNotificationAccepted = z.object({
+  transaction_id: TransactionId,
+  duplicate: z.boolean(),
+});

@@ -1,0 +1,49 @@
+import { randomBytes } from "node:crypto";
+
+/** Identifier prefixes. The part after the prefix is random base62. */
+export const ID_PREFIX = {
+  organisation: 'org',
+  apiKey: 'key',
+  bankAccount: 'ba',
+  order: 'ord',
+  transaction: 'txn',
+  event: 'evt',
+  webhookEndpoint: 'we',
+  adapter: 'adp',
+  delivery: 'dlv',
+} as const;
+export type IdKind = keyof typeof ID_PREFIX;
+
+export const ID_BODY_PATTERN = '[0-9A-Za-z]{12,40}';
+
+export function idPattern(kind: IdKind): RegExp {
+  return new RegExp(`^${ID_PREFIX[kind]}_${ID_BODY_PATTERN}$`);
+}
+
+export const MODES = ['test', 'live'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** The random part of a payment page URL: the only thing standing between a stranger and the page. */
+export const PAYMENT_TOKEN_LENGTH = 32;
+export const PAYMENT_TOKEN_PATTERN = new RegExp(`^[0-9A-Za-z]{${PAYMENT_TOKEN_LENGTH}}$`);
+
+export const API_KEY_PREFIX: Record<Mode, string> = { test: 'svc_test_', live: 'svc_live_' };
+export const API_KEY_PATTERN = /^svc_(test|live)_[0-9A-Za-z]{32}$/;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Random base62 text from a CSPRNG, without modulo bias (rejection sampling). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIX[kind]}_${randomBase62(24)}`;
+}

@@ -1,0 +1,116 @@
+import { z } from './zod';
+import { WireError } from './errors';
+import { MODES } from './ids';
+import { Amount, BankAccountId, EventId, Order, OrderId, Timestamp, Transaction, TransactionId } from './api';
+import { EVENT_TYPES } from './events';
+
+/**
+ * Broker topology. Names are prefixed per deployment (AMQP_PREFIX) so tests can isolate
+ * themselves on one broker; the vhost in RABBITMQ_URL isolates as well.
+ */
+export const EXCHANGES = {
+  bank: 'bank',
+  events: 'events',
+  deadLetter: 'dead-letter',
+} as const;
+
+export const ROUTING_KEYS = {
+  depositReceived: 'deposit.received',
+  orderRegistered: 'order.registered',
+  eventRecorded: 'event.recorded',
+  webhookRequested: 'webhook.requested',
+} as const;
+
+export const QUEUES = {
+  matcherDeposits: 'matcher.deposits',
+  matcherLateOrders: 'matcher.late-orders',
+  matcherCommands: 'matcher.commands',
+  bankIngestCommands: 'bank-ingest.commands',
+  dispatcherEvents: 'webhook-dispatcher.events',
+  dispatcherRequests: 'webhook-dispatcher.requests',
+} as const;
+
+/** Where a reply to a request goes once the request's effect is committed. */
+export const ReplyAddress = z.object({ queue: z.string().min(1), correlation_id: z.string().min(1) });
+export type ReplyAddress = z.infer<typeof ReplyAddress>;
+
+/** bank → matcher: a stored deposit waits for its decision. */
+export const DepositReceived = z.object({
+  transaction_id: TransactionId,
+  bank_account_id: BankAccountId,
+  reply_to: ReplyAddress.optional(),
+});
+export type DepositReceived = z.infer<typeof DepositReceived>;
+
+/**
+ * orders-api → matcher: an order was registered. Unmatched deposits it could explain (same
+ * account and amount, not earlier than its ordered_at) are examined again (spec "Late orders").
+ */
+export const OrderRegistered = z.object({
+  order_id: OrderId,
+  bank_account_id: BankAccountId,
+});
+export type OrderRegistered = z.infer<typeof OrderRegistered>;
+
+/** events → dispatcher: an event was committed. */
+export const EventRecorded = z.object({
+  event_id: EventId,
+  organisation_id: z.string(),
+  mode: z.enum(MODES),
+  type: z.enum(EVENT_TYPES),
+});
+export type EventRecorded = z.infer<typeof EventRecorded>;
+
+/** orders-api → bank-ingest request: store a test deposit exactly as a bank notification. */
+export const CreateTestDepositCommand = z.object({
+  type: z.literal('test_deposit.create'),
+  organisation_id: z.string(),
+  bank_account_id: BankAccountId,
+  amount: Amount,
+  counterparty: z.string(),
+  occurred_at: Timestamp,
+});
+export type CreateTestDepositCommand = z.infer<typeof CreateTestDepositCommand>;
+
+export const BankIngestCommand = z.discriminatedUnion('type', [CreateTestDepositCommand]);
+export type BankIngestCommand = z.infer<typeof BankIngestCommand>;
+
+/** Who asks the matcher, and the scope it must stay inside. */
+const commandScope = {
+  organisation_id: z.string(),
+  mode: z.enum(MODES),
+};
+
+/**
+ * orders-api (and ops) → matcher requests: every change of a match decision goes through the
+ * matcher, the only writer of decisions.
+ */
+export const MatcherCommand = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('order.reverse'), ...commandScope, order_id: OrderId }),
+  z.object({
+    type: z.literal('order.mark_paid'),
+    ...commandScope,
+    order_id: OrderId,
+    paid_at: Timestamp.optional(),
+    /** `api` for POST /mark-paid; `shop` when a shop platform reports the payment. */
+    trigger: z.enum(['api', 'shop']),
+  }),
+  z.object({ type: z.literal('transaction.match'), ...commandScope, transaction_id: TransactionId, order_id: OrderId }),
+  z.object({ type: z.literal('transaction.exclude'), ...commandScope, transaction_id: TransactionId }),
+  z.object({ type: z.literal('transaction.restore'), ...commandScope, transaction_id: TransactionId }),
+]);
+export type MatcherCommand = z.infer<typeof MatcherCommand>;
+
+/** The reply to a request that ends in an order's state (reverse, mark-paid). */
+export const OrderReply = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), order: Order }),
+  z.object({ ok: z.literal(false), error: WireError }),
+]);
+export type OrderReply = z.infer<typeof OrderReply>;
+
+/** The reply to a request that ends in a transaction's state (test deposit, match operation). */
+export const TransactionReply = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), transaction: Transaction }),
+  z.object({ ok: z.literal(false), error: WireError }),
+]);
+export type TransactionReply = z.infer<typeof TransactionReply>;

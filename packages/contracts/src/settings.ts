@@ -1,0 +1,29 @@
+import { z } from './zod';
+
+/** DESIGN "Matching rules a seller can enable", in catalogue order (the order rules are tried). */
+export const MATCHING_RULES = ['kana_width', 'corporate_abbreviation', 'decorated', 'truncated'] as const;
+export type MatchingRule = (typeof MATCHING_RULES)[number];
+
+/** Mirrors the CHECK on api_keys.permission. */
+export const API_KEY_PERMISSIONS = ['read_write', 'read_only'] as const;
+export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
+
+export const Settings = z.object({
+  object: z.literal('settings'),
+  livemode: z.boolean(),
+  auto_confirm_late_orders: z.boolean(),
+  matching_rules: z.array(z.enum(MATCHING_RULES)),
+});
+export type Settings = z.infer<typeof Settings>;
+
+export const UpdateSettingsRequest = z
+  .strictObject({
+    auto_confirm_late_orders: z.boolean().optional(),
+    matching_rules: z
+      .array(z.enum(MATCHING_RULES))
+      .max(MATCHING_RULES.length)
+      .refine((rules) => new Set(rules).size === rules.length, { message: 'must not repeat a rule' })
+      .optional(),
+  })
+  .refine((r) => Object.keys(r).length > 0, { message: 'give auto_confirm_late_orders or matching_rules' });
+export type UpdateSettingsRequest = z.infer<typeof UpdateSettingsRequest>;

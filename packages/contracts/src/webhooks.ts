@@ -1,0 +1,169 @@
+import { z } from './zod';
+import { EventId, ListQuery, Timestamp, listOf } from './api';
+import { EVENT_TYPES, Event, type EventType } from './events';
+import { idPattern } from './ids';
+import { document } from './openapi';
+
+/** Spec "Limits" and "Retries", in one place for the API and the dispatcher. */
+export const WEBHOOK_LIMITS = {
+  endpointsPerMode: 5,
+  urlLengthMax: 2048,
+  /** Waits before attempts 1…8 (spec "Retries"); the length is the number of attempts. */
+  retryWaitsMs: [0, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000, 24 * 3600_000],
+  /** Each wait may be stretched by at most this fraction, so retries of many events spread out. */
+  retryJitterMax: 0.1,
+  responseTimeoutMs: 10_000,
+  disableAfterFailingMs: 72 * 3600_000,
+  failureEmailIntervalMs: 24 * 3600_000,
+  previousSecretOverlapMs: 24 * 3600_000,
+  deliveryLogRetentionMs: 30 * 24 * 3600_000,
+} as const;
+
+export const WebhookEndpointId = z.string().regex(idPattern('webhookEndpoint'), 'must be a webhook endpoint id (we_…)');
+
+/** webhook.test is sent only by the send-test-event action, so no endpoint selects it. */
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t): t is Exclude<EventType, 'webhook.test'> => t !== 'webhook.test');
+
+/** `["*"]` selects every type, including types added later (spec: "default all"). */
+export const ALL_EVENT_TYPES = '*';
+
+/** An endpoint with no selected types receives every type (spec: "default all"). */
+export function receivesEventType(enabledEvents: readonly string[], type: EventType): boolean {
+  return enabledEvents.length === 0 || enabledEvents.includes(type);
+}
+
+export const EnabledEvents = z
+  .array(z.enum([ALL_EVENT_TYPES, ...SUBSCRIBABLE_EVENT_TYPES]))
+  .min(1)
+  .max(SUBSCRIBABLE_EVENT_TYPES.length)
+  .refine((types) => !types.includes(ALL_EVENT_TYPES) || types.length === 1, { message: '"*" cannot be combined with other types' })
+  .refine((types) => new Set(types).size === types.length, { message: 'must not repeat a type' });
+
+const WebhookUrl = z.string().min(1).max(WEBHOOK_LIMITS.urlLengthMax);
+
+export const CreateWebhookEndpointRequest = z.strictObject({
+  url: WebhookUrl,
+  enabled_events: EnabledEvents.optional(),
+});
+export type CreateWebhookEndpointRequest = z.infer<typeof CreateWebhookEndpointRequest>;
+
+export const UpdateWebhookEndpointRequest = z
+  .strictObject({
+    url: WebhookUrl.optional(),
+    enabled_events: EnabledEvents.optional(),
+    /** true switches an endpoint back on after it was switched off by hand or for failing. */
+    enabled: z.boolean().optional(),
+  })
+  .refine((r) => Object.keys(r).length > 0, { message: 'give at least one of url, enabled_events, enabled' });
+export type UpdateWebhookEndpointRequest = z.infer<typeof UpdateWebhookEndpointRequest>;
+
+export const DISABLED_REASONS = ['manual', 'failing'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
+export const WebhookEndpoint = z.object({
+  id: WebhookEndpointId,
+  object: z.literal('webhook_endpoint'),
+  livemode: z.boolean(),
+  url: z.string(),
+  enabled_events: z.array(z.string()),
+  enabled: z.boolean(),
+  disabled_reason: z.enum(DISABLED_REASONS).nullable(),
+  /** Start of the current run of failed attempts; after 72 hours of it the endpoint is switched off. */
+  failing_since: Timestamp.nullable(),
+  created_at: Timestamp,
+  /** Only in the response that created the endpoint; GET …/secret shows it again. */
+  secret: z.string().optional(),
+});
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+
+export const DeletedWebhookEndpoint = z.object({
+  id: WebhookEndpointId,
+  object: z.literal('webhook_endpoint'),
+  deleted: z.literal(true),
+});
+
+export const WebhookEndpointSecret = z.object({
+  object: z.literal('webhook_endpoint_secret'),
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+=*$/),
+  /** While set, deliveries carry a second signature made with the secret replaced last. */
+  previous_secret_expires_at: Timestamp.nullable(),
+});
+export type WebhookEndpointSecret = z.infer<typeof WebhookEndpointSecret>;
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One line of an endpoint's delivery log: one HTTP attempt. Response bodies are never kept. */
+export const WebhookDeliveryAttempt = z.object({
+  id: z.string().regex(/^dla_[0-9]+$/),
+  object: z.literal('webhook_delivery_attempt'),
+  livemode: z.boolean(),
+  endpoint_id: WebhookEndpointId,
+  event_id: EventId,
+  event_type: z.string(),
+  attempt: z.int().min(1),
+  status_code: z.int().nullable(),
+  duration_ms: z.int().min(0),
+  error: z.string().nullable(),
+  attempted_at: Timestamp,
+  /** Where the delivery of this event to this endpoint stands now. */
+  delivery_status: z.enum(DELIVERY_STATUSES),
+});
+export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
+
+export const DeliveryLogQuery = z.strictObject({
+  event_id: EventId.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  starting_after: z.string().regex(/^dla_[0-9]{1,18}$/, 'must be a delivery attempt id (dla_…)').optional(),
+});
+
+export const ResendRequest = z.strictObject({ event_id: EventId });
+export type ResendRequest = z.infer<typeof ResendRequest>;
+
+/** The 202 answer to a resend: the attempt happens shortly and shows in the delivery log. */
+export const ResendAccepted = z.object({
+  object: z.literal('webhook_resend'),
+  endpoint_id: WebhookEndpointId,
+  event_id: EventId,
+});
+
+/** webhook.test event ids: `evt_test_…`, never recorded, so never in GET /v1/events or a delivery log. */
+export const TEST_EVENT_ID_PREFIX = 'evt_test_';
+
+/**
+ * orders-api → dispatcher requests, through the outbox. The dispatcher alone sends webhooks and
+ * writes deliveries (DESIGN §1 "Ownership of writes"), so the API asks rather than acts.
+ */
+export const WebhookRequest = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('webhook.send_test'), endpoint_id: WebhookEndpointId, event: Event }),
+  z.object({ type: z.literal('webhook.resend'), endpoint_id: WebhookEndpointId, event_id: EventId }),
+]);
+export type WebhookRequest = z.infer<typeof WebhookRequest>;
+
+const endpointPath = '/v1/webhook-endpoints/{id}';
+document({ method: 'post', path: '/v1/webhook-endpoints', summary: 'Register a webhook endpoint (at most 5 per mode); the response shows its secret', request: CreateWebhookEndpointRequest, responses: {
+  201: { description: 'Created', schema: WebhookEndpoint },
+} });
+document({ method: 'get', path: '/v1/webhook-endpoints', summary: 'List the webhook endpoints of the key\'s mode', query: ListQuery, responses: {
+  200: { description: 'OK', schema: listOf(WebhookEndpoint) },
+} });
+document({ method: 'get', path: endpointPath, summary: 'Retrieve a webhook endpoint', responses: { 200: { description: 'OK', schema: WebhookEndpoint } } });
+document({ method: 'patch', path: endpointPath, summary: 'Change url or event types, or switch an endpoint on or off', request: UpdateWebhookEndpointRequest, responses: {
+  200: { description: 'OK', schema: WebhookEndpoint },
+} });
+document({ method: 'delete', path: endpointPath, summary: 'Delete a webhook endpoint', responses: { 200: { description: 'Deleted', schema: DeletedWebhookEndpoint } } });
+document({ method: 'get', path: `${endpointPath}/secret`, summary: 'View the signing secret (read-write keys)', responses: {
+  200: { description: 'OK', schema: WebhookEndpointSecret },
+} });
+document({ method: 'post', path: `${endpointPath}/rotate-secret`, summary: 'Issue a new signing secret; the old one also signs for 24 hours', responses: {
+  200: { description: 'OK', schema: WebhookEndpointSecret },
+} });
+document({ method: 'post', path: `${endpointPath}/test`, summary: 'Send a webhook.test event (id evt_test_…), not written to the delivery log', responses: {
+  202: { description: 'Accepted; the event being sent', schema: Event },
+} });
+document({ method: 'get', path: `${endpointPath}/deliveries`, summary: 'The delivery log (30 days), newest attempt first, searchable by event_id', query: DeliveryLogQuery, responses: {
+  200: { description: 'OK', schema: listOf(WebhookDeliveryAttempt) },
+} });
+document({ method: 'post', path: `${endpointPath}/deliveries/resend`, summary: 'Resend one event to this endpoint', request: ResendRequest, responses: {
+  202: { description: 'Accepted', schema: ResendAccepted },
+} });

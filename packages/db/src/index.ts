@@ -1,0 +1,5 @@
+export * from './client';
+export * from './events';
+export * from './migrate';
+export * from './orders';
+export * from './views';

@@ -1,0 +1,97 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+export const MIGRATIONS_DIR = join(__dirname, '..', 'prisma', 'migrations');
+
+/** Any constant works; it only has to be the same for every runner of this schema. */
+const MIGRATION_LOCK_KEY = 7_204_611_913;
+
+export interface MigrationResult {
+  applied: string[];
+  alreadyApplied: string[];
+}
+
+/**
+ * Applies the SQL migrations in Prisma's layout and records them in `_prisma_migrations` exactly as
+ * `prisma migrate deploy` does, so the Prisma CLI can take over wherever its schema engine runs.
+ * An advisory lock lets several replicas start at once; each migration is its own transaction.
+ */
+export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DIR): Promise<MigrationResult> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+      "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+      "checksum" VARCHAR(64) NOT NULL,
+      "finished_at" TIMESTAMPTZ,
+      "migration_name" VARCHAR(255) NOT NULL,
+      "logs" TEXT,
+      "rolled_back_at" TIMESTAMPTZ,
+      "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+      "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+    )`);
+    const done = await client.query<{ migration_name: string; checksum: string }>(
+      'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    const checksums = new Map(done.rows.map((r) => [r.migration_name, r.checksum]));
+    const names = readdirSync(migrationsDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    const result: MigrationResult = { applied: [], alreadyApplied: [] };
+    for (const name of names) {
+      const sql = readFileSync(join(migrationsDir, name, 'migration.sql'), 'utf8');
+      const checksum = createHash('sha256').update(sql).digest('hex');
+      const recorded = checksums.get(name);
+      if (recorded !== undefined) {
+        if (recorded !== checksum) {
+          throw new Error(`migration ${name} was changed after it was applied (checksum differs); add a new migration instead`);
+        }
+        result.alreadyApplied.push(name);
+        continue;
+      }
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
+           VALUES ($1, $2, now(), $3, 1)`,
+          [randomUUID(), checksum, name],
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${name} failed: ${(error as Error).message}`, { cause: error });
+      }
+      result.applied.push(name);
+    }
+    return result;
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await client.end();
+  }
+}
+
+/** Creates the database named in the URL if it does not exist (fresh machines, test runs). */
+export async function ensureDatabase(databaseUrl: string, template?: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`refusing to create database with unusual name "${name}"`);
+  url.pathname = '/postgres';
+  const admin = new Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) {
+      const from = template === undefined ? '' : ` TEMPLATE "${template.replace(/"/g, '')}"`;
+      await admin.query(`CREATE DATABASE "${name}"${from}`).catch((error: { code?: string }) => {
+        if (error.code !== '42P04') throw error; // created meanwhile by a concurrent runner
+      });
+    }
+  } finally {
+    await admin.end();
+  }
+}

@@ -1,0 +1,100 @@
+import type { BankAccount, Event, MatchingRule, Mode, Order, Payment, Settings, Transaction } from '@pmatch/contracts';
+import type { BankAccountRow, EventRow, OrderRow, SettingRow, TransactionRow } from './client';
+
+/** API objects from rows: the one place where columns become the spec's snake_case shapes. */
+
+const iso = (d: Date): string => d.toISOString();
+const isoOrNull = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+/** Amounts are BIGINT in the database; every allowed amount is well inside Number's safe range. */
+export function amountOf(value: bigint): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`amount ${value} is outside the safe integer range`);
+  return n;
+}
+
+export function paymentUrl(publicBaseUrl: string, paymentToken: string): string {
+  return `${publicBaseUrl.replace(/\/$/, '')}/pay/${paymentToken}`;
+}
+
+export function orderView(row: OrderRow, publicBaseUrl: string): Order {
+  return {
+    id: row.id,
+    object: 'order',
+    livemode: row.mode === 'live',
+    status: row.status as Order['status'],
+    amount: amountOf(row.amount),
+    payer_name: row.payerName,
+    external_id: row.externalId,
+    item_name: row.itemName,
+    bank_account_id: row.bankAccountId,
+    ordered_at: iso(row.orderedAt),
+    expires_at: iso(row.expiresAt),
+    closed_at: isoOrNull(row.closedAt),
+    metadata: row.metadata as Record<string, string>,
+    payment_url: paymentUrl(publicBaseUrl, row.paymentToken),
+    source: row.source as Order['source'],
+    payment: (row.payment ?? null) as Payment | null,
+    created_at: iso(row.createdAt),
+  };
+}
+
+export function transactionView(row: TransactionRow): Transaction {
+  return {
+    id: row.id,
+    object: 'transaction',
+    livemode: row.mode === 'live',
+    direction: row.direction as Transaction['direction'],
+    status: row.status as Transaction['status'],
+    order_id: row.orderId,
+    amount: amountOf(row.amount),
+    counterparty: row.counterparty,
+    occurred_at: iso(row.occurredAt),
+    bank_account_id: row.bankAccountId,
+    candidate_order_ids: row.candidateOrderIds,
+    decision: (row.decision ?? null) as Transaction['decision'],
+    created_at: iso(row.createdAt),
+  };
+}
+
+export function bankAccountView(row: BankAccountRow): BankAccount {
+  return {
+    id: row.id,
+    object: 'bank_account',
+    livemode: row.mode === 'live',
+    bank_code: row.bankCode,
+    bank_name: row.bankName,
+    branch_code: row.branchCode,
+    branch_name: row.branchName,
+    account_number_last4: row.accountNumber.slice(-4),
+    holder_name: row.holderName,
+    created_at: iso(row.createdAt),
+  };
+}
+
+/** The mode column of a row; the database CHECKs it, so anything else is corruption. */
+export function modeOf(row: { mode: string }): Mode {
+  if (row.mode !== 'test' && row.mode !== 'live') throw new Error(`row has invalid mode ${row.mode}`);
+  return row.mode;
+}
+
+/** The event object of the API and of webhook bodies. */
+export function eventView(row: EventRow): Event {
+  return {
+    id: row.id,
+    object: 'event',
+    type: row.type,
+    livemode: row.mode === 'live',
+    created_at: iso(row.createdAt),
+    data: row.data,
+  } as Event;
+}
+
+export function settingsView(row: SettingRow): Settings {
+  return {
+    object: 'settings',
+    livemode: row.mode === 'live',
+    auto_confirm_late_orders: row.autoConfirmLateOrders,
+    matching_rules: row.matchingRules as MatchingRule[],
+  };
+}

@@ -1,0 +1,4 @@
+export * from './commands';
+export * from './views';
+export * from './matcher-link';
+export * from './shop-orders';

@@ -1,0 +1,327 @@
+import { randomUUID } from 'node:crypto';
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import { AppError, EXCHANGES, QUEUES, ROUTING_KEYS } from '@pmatch/contracts';
+import type { z } from 'zod';
+import type { Logger } from './logger';
+
+/** Deliveries after which a message that keeps failing is dead-lettered instead of retried. */
+export const DELIVERY_LIMIT = 5;
+/**
+ * A failed message waits this long, doubled per earlier delivery (at most 30 s), before it goes
+ * back: a database or Redis outage of half a minute then costs retries, not dead letters.
+ */
+export const DEFAULT_RETRY_BACKOFF_MS = 1000;
+const MAX_RETRY_BACKOFF_MS = 30_000;
+
+/** RabbitMQ's direct reply-to pseudo queue: replies without declaring a queue per request. */
+const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
+
+export interface QueueBinding {
+  queue: string;
+  exchange: string;
+  routingKey: string;
+}
+
+/** Every queue and what feeds it. Command queues are fed through the default exchange. */
+const BINDINGS: QueueBinding[] = [
+  { queue: QUEUES.matcherDeposits, exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived },
+  { queue: QUEUES.matcherLateOrders, exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered },
+  { queue: QUEUES.dispatcherEvents, exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded },
+  { queue: QUEUES.dispatcherRequests, exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.webhookRequested },
+];
+const COMMAND_QUEUES = [QUEUES.matcherCommands, QUEUES.bankIngestCommands];
+
+export interface Delivery<T> {
+  body: T;
+  messageId: string;
+  redelivered: boolean;
+  replyTo: string | undefined;
+  correlationId: string | undefined;
+}
+
+export type Handler<T> = (delivery: Delivery<T>) => Promise<void>;
+
+/**
+ * One AMQP connection per process: a confirm channel to publish (every publish waits for the
+ * broker's ack), and one channel per consumer. If the connection drops, `onConnectionLost` is
+ * called: services exit and their supervisor restarts them, so no half-recovered state survives.
+ */
+export class Broker {
+  private rpcChannel: Promise<Channel> | undefined;
+  private replyChannel: Promise<ConfirmChannel> | undefined;
+  private readonly pendingReplies = new Map<string, (content: Buffer) => void>();
+  private closing = false;
+
+  private constructor(
+    private readonly connection: ChannelModel,
+    private readonly publisher: ConfirmChannel,
+    private readonly prefix: string,
+    private readonly logger: Logger,
+  ) {}
+
+  static async connect(
+    url: string,
+    prefix: string,
+    logger: Logger,
+    onConnectionLost: (error: Error) => void = () => undefined,
+  ): Promise<Broker> {
+    const connection = await amqp.connect(url, { clientProperties: { connection_name: prefix || 'pmatch' } });
+    const publisher = await connection.createConfirmChannel();
+    const broker = new Broker(connection, publisher, prefix, logger);
+    connection.on('error', (error: Error) => logger.error({ err: error }, 'amqp connection error'));
+    connection.on('close', (error?: Error) => {
+      if (!broker.closing) onConnectionLost(error ?? new Error('amqp connection closed'));
+    });
+    await broker.assertTopology();
+    return broker;
+  }
+
+  name(base: string): string {
+    return `${this.prefix}${base}`;
+  }
+
+  private async assertTopology(): Promise<void> {
+    const ch = this.publisher;
+    await ch.assertExchange(this.name(EXCHANGES.bank), 'topic', { durable: true });
+    await ch.assertExchange(this.name(EXCHANGES.events), 'topic', { durable: true });
+    await ch.assertExchange(this.name(EXCHANGES.deadLetter), 'direct', { durable: true });
+    const queues = [...BINDINGS.map((b) => b.queue), ...COMMAND_QUEUES];
+    for (const queue of queues) {
+      await ch.assertQueue(this.name(`${queue}.dead`), { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      await ch.bindQueue(this.name(`${queue}.dead`), this.name(EXCHANGES.deadLetter), queue);
+      await ch.assertQueue(this.name(queue), {
+        durable: true,
+        arguments: {
+          'x-queue-type': 'quorum',
+          'x-delivery-limit': DELIVERY_LIMIT,
+          'x-dead-letter-exchange': this.name(EXCHANGES.deadLetter),
+          'x-dead-letter-routing-key': queue,
+        },
+      });
+    }
+    for (const b of BINDINGS) await ch.bindQueue(this.name(b.queue), this.name(b.exchange), b.routingKey);
+  }
+
+  /** Names of everything this prefix declared, for tests that clean up after themselves. */
+  topologyNames(): { queues: string[]; exchanges: string[] } {
+    const queues = [...BINDINGS.map((b) => b.queue), ...COMMAND_QUEUES];
+    return {
+      queues: queues.flatMap((q) => [this.name(q), this.name(`${q}.dead`)]),
+      exchanges: Object.values(EXCHANGES).map((e) => this.name(e)),
+    };
+  }
+
+  async deleteTopology(): Promise<void> {
+    const { queues, exchanges } = this.topologyNames();
+    for (const q of queues) await this.publisher.deleteQueue(q);
+    for (const e of exchanges) await this.publisher.deleteExchange(e);
+  }
+
+  /** Publishes and resolves once the broker has taken responsibility for the message. */
+  async publish(
+    exchange: string,
+    routingKey: string,
+    body: unknown,
+    options: { messageId: string; headers?: Record<string, unknown> },
+  ): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.publisher.publish(
+        exchange === '' ? '' : this.name(exchange),
+        routingKey,
+        Buffer.from(JSON.stringify(body)),
+        { persistent: true, contentType: 'application/json', messageId: options.messageId, headers: options.headers ?? {} },
+        (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
+      );
+    });
+  }
+
+  /** Publishes a batch and waits for every confirm at once: the outbox relay's fast path. */
+  async publishBatch(
+    messages: { exchange: string; routingKey: string; body: unknown; messageId: string }[],
+  ): Promise<void> {
+    for (const m of messages) {
+      this.publisher.publish(this.name(m.exchange), m.routingKey, Buffer.from(JSON.stringify(m.body)), {
+        persistent: true,
+        contentType: 'application/json',
+        messageId: m.messageId,
+      });
+    }
+    await this.publisher.waitForConfirms();
+  }
+
+  /**
+   * Consumes a queue. The body is parsed with the contract schema first: a message that does not
+   * parse can never succeed, so it goes straight to the dead-letter queue. A handler that throws
+   * gets the message back (nack, requeue) until the queue's delivery limit dead-letters it.
+   * Acks come only after the handler resolved, i.e. after its DB transaction committed.
+   */
+  async consume<S extends z.ZodType>(
+    queue: string,
+    schema: S,
+    handler: Handler<z.infer<S>>,
+    options: { prefetch: number; retryBackoffMs?: number },
+  ): Promise<() => Promise<void>> {
+    const channel = await this.connection.createChannel();
+    await channel.prefetch(options.prefetch);
+    const inFlight = new Set<Promise<void>>();
+    const stopping = new AbortController();
+    const backoffMs = options.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
+    const { consumerTag } = await channel.consume(this.name(queue), (msg: ConsumeMessage | null) => {
+      if (msg === null) return;
+      const work = this.handle(channel, queue, msg, schema, handler, { backoffMs, stopping: stopping.signal });
+      inFlight.add(work);
+      void work.finally(() => inFlight.delete(work));
+    });
+    return async () => {
+      await channel.cancel(consumerTag).catch(() => undefined);
+      stopping.abort();
+      await Promise.allSettled([...inFlight]);
+      await channel.close().catch(() => undefined);
+    };
+  }
+
+  private async handle<S extends z.ZodType>(
+    channel: Channel,
+    queue: string,
+    msg: ConsumeMessage,
+    schema: S,
+    handler: Handler<z.infer<S>>,
+    retry: { backoffMs: number; stopping: AbortSignal },
+  ): Promise<void> {
+    const messageId = typeof msg.properties.messageId === 'string' ? msg.properties.messageId : '';
+    let body: z.infer<S>;
+    try {
+      body = schema.parse(JSON.parse(msg.content.toString('utf8')));
+      if (messageId === '') throw new Error('message has no message id');
+    } catch (error) {
+      this.logger.error({ err: error, queue, messageId }, 'unparseable message dead-lettered');
+      channel.nack(msg, false, false);
+      return;
+    }
+    try {
+      await handler({
+        body,
+        messageId,
+        redelivered: msg.fields.redelivered,
+        replyTo: msg.properties.replyTo as string | undefined,
+        correlationId: msg.properties.correlationId as string | undefined,
+      });
+      channel.ack(msg);
+    } catch (error) {
+      const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
+      this.logger.error({ err: error, queue, messageId, deliveries }, 'message handling failed; will be redelivered');
+      await abortableDelay(Math.min(retry.backoffMs * 2 ** deliveries, MAX_RETRY_BACKOFF_MS), retry.stopping);
+      try {
+        channel.nack(msg, false, true);
+      } catch {
+        // The channel is gone; the broker redelivers the unacked message anyway.
+      }
+    }
+  }
+
+  /** Sends a reply to a request's reply address (default exchange, direct reply-to name). */
+  async reply(replyTo: string, correlationId: string, body: unknown): Promise<void> {
+    try {
+      const channel = await this.ensureReplyChannel();
+      await new Promise<void>((resolve, reject) => {
+        channel.publish('', replyTo, Buffer.from(JSON.stringify(body)), { correlationId, contentType: 'application/json' }, (error: unknown) =>
+          error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+        );
+      });
+    } catch (error) {
+      // The requester may have gone away (timeout, restart); the effect is committed regardless.
+      this.logger.warn({ err: error, correlationId }, 'reply could not be delivered');
+    }
+  }
+
+  /**
+   * Replies go out on their own channel: the broker closes a channel that publishes to a reply
+   * address whose requester has gone, and that must never take the outbox publisher with it.
+   */
+  private ensureReplyChannel(): Promise<ConfirmChannel> {
+    if (!this.replyChannel) {
+      const created = this.connection.createConfirmChannel();
+      this.replyChannel = created;
+      void created.then(
+        (channel) => {
+          channel.on('error', (error: Error) => this.logger.warn({ err: error }, 'reply channel error'));
+          channel.on('close', () => {
+            if (this.replyChannel === created) this.replyChannel = undefined;
+          });
+        },
+        () => {
+          if (this.replyChannel === created) this.replyChannel = undefined;
+        },
+      );
+    }
+    return this.replyChannel;
+  }
+
+  /**
+   * Request/reply over direct reply-to. Resolves with the reply parsed by `schema`; rejects with
+   * 503 `service_unavailable` when no reply comes in time.
+   */
+  async request<S extends z.ZodType>(queue: string, body: unknown, schema: S, timeoutMs: number): Promise<z.infer<S>> {
+    const channel = await this.ensureRpcChannel();
+    const correlationId = randomUUID();
+    const reply = new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pendingReplies.delete(correlationId);
+        reject(new AppError('service_unavailable', 'The request timed out; it may still complete. Read the object again before retrying.'));
+      }, timeoutMs);
+      this.pendingReplies.set(correlationId, (content) => {
+        clearTimeout(timer);
+        this.pendingReplies.delete(correlationId);
+        resolve(content);
+      });
+    });
+    channel.sendToQueue(this.name(queue), Buffer.from(JSON.stringify(body)), {
+      persistent: true,
+      contentType: 'application/json',
+      messageId: correlationId,
+      correlationId,
+      replyTo: DIRECT_REPLY_TO,
+    });
+    return schema.parse(JSON.parse((await reply).toString('utf8')));
+  }
+
+  private ensureRpcChannel(): Promise<Channel> {
+    this.rpcChannel ??= (async () => {
+      const channel = await this.connection.createChannel();
+      await channel.consume(
+        DIRECT_REPLY_TO,
+        (msg) => {
+          if (msg === null) return;
+          const id = msg.properties.correlationId as string | undefined;
+          if (id !== undefined) this.pendingReplies.get(id)?.(msg.content);
+        },
+        { noAck: true },
+      );
+      return channel;
+    })();
+    return this.rpcChannel;
+  }
+
+  async ping(): Promise<void> {
+    await this.publisher.checkExchange(this.name(EXCHANGES.events));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.connection.close().catch(() => undefined);
+  }
+}
+
+/** Waits, unless the consumer is stopping: then the message goes back at once. */
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/**
+ * Environment shared by every service (DESIGN §2 "Ports and configuration"). Each service extends
+ * it with its own keys; `loadConfig` fails fast with every problem listed, never with a secret.
+ */
+const DEVELOPMENT_SECRETS_KEY = 'dev-only-secrets-key-change-me';
+
+export const BaseConfig = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.url().default('postgresql://postgres@127.0.0.1:5432/matching'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  RABBITMQ_URL: z.url().default('amqp://guest:guest@127.0.0.1:5672'),
+  /** Prefix of every exchange and queue name, so tests can share one broker without crosstalk. */
+  AMQP_PREFIX: z.string().regex(/^[a-z0-9_.-]*$/).default(''),
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: z.string().default('pmatch:'),
+  PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
+  /** Seals webhook and adapter secrets at rest. The default is for development and tests only. */
+  SECRETS_KEY: z.string().min(16).default(DEVELOPMENT_SECRETS_KEY),
+  OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(200),
+});
+export type BaseConfig = z.infer<typeof BaseConfig>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv = process.env): z.infer<T> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new ConfigError(`invalid configuration:\n${problems}`);
+  }
+  const config = result.data as { NODE_ENV?: string; SECRETS_KEY?: string };
+  if (config.NODE_ENV === 'production' && (config.SECRETS_KEY === undefined || config.SECRETS_KEY === DEVELOPMENT_SECRETS_KEY)) {
+    throw new ConfigError('invalid configuration:\n  SECRETS_KEY: must be set to a secret of your own in production');
+  }
+  return result.data;
+}

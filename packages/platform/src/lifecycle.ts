@@ -1,0 +1,45 @@
+import type { Logger } from './logger';
+
+export interface Running {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs a service's `start()` and stops it gracefully on SIGTERM/SIGINT: in-flight requests and
+ * messages finish, connections close, then the process exits. A second signal exits at once.
+ */
+export function runMain(name: string, logger: Logger, start: () => Promise<Running>): void {
+  let running: Running | undefined;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal }, `${name} stopping`);
+    try {
+      await running?.stop();
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, `${name} failed to stop cleanly`);
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  start().then(
+    (r) => {
+      running = r;
+    },
+    (error: unknown) => {
+      logger.fatal({ err: error }, `${name} failed to start`);
+      process.exit(1);
+    },
+  );
+}
+
+/** What a service does when a connection it cannot work without is lost: exit, and be restarted. */
+export function exitOnLoss(logger: Logger, what: string): (error: Error) => void {
+  return (error) => {
+    logger.fatal({ err: error }, `${what} lost; exiting so the supervisor restarts a clean process`);
+    process.exit(1);
+  };
+}

@@ -1,0 +1,110 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { AppError } from '@pmatch/contracts';
+import ipaddr from 'ipaddr.js';
+import { z } from 'zod';
+
+/**
+ * Where merchants' webhook URLs may lead (DESIGN §3 "Outbound webhook HTTP"). A URL is refused
+ * unless it is https and every address its host stands for is public unicast: loopback, RFC 1918,
+ * link-local (169.254.169.254), CGNAT, unique-local, IPv4-mapped, NAT64, 6to4, Teredo, multicast
+ * and reserved ranges are all "not unicast" to ipaddr.js once `process` has unwrapped IPv4-mapped
+ * IPv6. Checked at registration and again before every connection, because DNS answers change.
+ */
+
+/** All addresses a host name resolves to, as the system resolver answers (A and AAAA). */
+export type ResolveHost = (hostname: string) => Promise<string[]>;
+
+export const resolveWithSystem: ResolveHost = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((answer) => answer.address);
+
+/** IPv6 global unicast is 2000::/3; anything outside it (e.g. IPv4-compatible ::a.b.c.d) is not public. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/**
+ * WEBHOOK_ALLOWED_CIDRS: comma-separated ranges exempt from the public-address rule. It exists
+ * for test receivers on loopback; the default, empty, exempts nothing.
+ */
+export const AllowedCidrsSetting = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const cidrs = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    for (const cidr of cidrs) {
+      try {
+        ipaddr.parseCIDR(cidr);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `"${cidr}" is not a CIDR range such as 127.0.0.0/8` });
+      }
+    }
+    return cidrs;
+  });
+
+export class AddressPolicy {
+  private readonly exempt: Cidr[];
+
+  constructor(allowedCidrs: readonly string[] = []) {
+    this.exempt = allowedCidrs.map((cidr) => ipaddr.parseCIDR(cidr));
+  }
+
+  /** Whether a connection to this IP address may be made. */
+  allows(address: string): boolean {
+    if (!ipaddr.isValid(address)) return false;
+    const ip = ipaddr.process(address);
+    if (isPublicUnicast(ip)) return true;
+    return this.exempt.some(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits));
+  }
+}
+
+function isPublicUnicast(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (ip.range() !== 'unicast') return false;
+  return ip.kind() === 'ipv4' || ip.match(GLOBAL_UNICAST_V6);
+}
+
+function notAllowed(message: string): AppError {
+  return new AppError('url_not_allowed', message, { param: 'url' });
+}
+
+/**
+ * The addresses a connection to `hostname` may use: every one must pass the policy, or none is
+ * given. IP literals are checked as they are (a resolver is never asked about them), and names
+ * for this machine are refused by name before any lookup.
+ */
+export async function vetHost(hostname: string, policy: AddressPolicy, resolve: ResolveHost): Promise<string[]> {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) throw notAllowed(`${host} is this machine; webhook URLs must be public.`);
+  let addresses: string[];
+  if (isIP(host) !== 0) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = await resolve(host);
+    } catch (error) {
+      throw new AppError('url_not_allowed', `${host} does not resolve to an address.`, { param: 'url', cause: error });
+    }
+  }
+  if (addresses.length === 0) throw notAllowed(`${host} does not resolve to an address.`);
+  const refused = addresses.find((address) => !policy.allows(address));
+  if (refused !== undefined) {
+    throw notAllowed(
+      refused === host ? `${host} is not a public address.` : `${host} resolves to ${refused}, which is not a public address.`,
+    );
+  }
+  return addresses;
+}
+
+/** A webhook URL as registered: https only, no credentials, and a host that passes `vetHost`. */
+export async function vetWebhookUrl(text: string, policy: AddressPolicy, resolve: ResolveHost): Promise<URL> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new AppError('parameter_invalid', 'url must be an absolute URL such as https://example.com/webhooks.', { param: 'url' });
+  }
+  if (url.protocol !== 'https:') throw notAllowed('Only https URLs are accepted.');
+  if (url.username !== '' || url.password !== '') throw notAllowed('The URL must not carry a user name or password.');
+  await vetHost(url.hostname, policy, resolve);
+  return url;
+}

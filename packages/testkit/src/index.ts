@@ -1,0 +1,6 @@
+export * from './client';
+export * from './infra';
+export * from './system';
+export { adminUrl, databaseUrl } from './names';
+export * from './merchant';
+export * from './openapi-validator';

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { Client } from 'pg';
+import { adminUrl, databaseUrl, templateDatabase } from './names';
+
+/** Broker and Redis addresses for tests: the environment first, the local defaults otherwise. */
+export const RABBITMQ_URL = process.env.TEST_RABBITMQ_URL ?? process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}${randomBytes(5).toString('hex')}`;
+}
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database of this test file's own, cloned from the global template. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = uniqueName('pmatch_t_');
+  const admin = new Client({ connectionString: adminUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateDatabase()}"`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: databaseUrl(name),
+    drop: async () => {
+      const client = new Client({ connectionString: adminUrl() });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Waits until `probe` returns a value other than undefined. This waits on an outcome (a row, a
+ * status), checked repeatedly, with a deadline: never a fixed sleep standing in for one.
+ */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  options: { timeoutMs?: number; what?: string } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${options.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

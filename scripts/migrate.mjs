@@ -1,0 +1,45 @@
+// Creates the database in DATABASE_URL if needed and applies the SQL migrations of packages/db
+// (DESIGN "Migrations"). Prints one line; exits 1 with the reason on failure.
+// Needs packages/db built (`npm run build`); the Docker image runs it as the one-shot `migrate`.
+// SERVICE_ROLE_PASSWORD, when set, becomes the password of every service role, for hosts that
+// authenticate by password (docker compose); production sets one per role instead.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/matching';
+
+function describe(url) {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+}
+
+try {
+  const { ensureDatabase, migrate } = require('../packages/db/dist/index.js');
+  await ensureDatabase(databaseUrl);
+  const { applied, alreadyApplied } = await migrate(databaseUrl);
+  const target = describe(databaseUrl);
+  if (process.env.SERVICE_ROLE_PASSWORD) await setServiceRolePasswords(databaseUrl, process.env.SERVICE_ROLE_PASSWORD);
+  if (applied.length === 0) {
+    console.log(`migrate: ${target} up to date (${alreadyApplied.length} migrations already applied)`);
+  } else {
+    console.log(`migrate: ${target} applied ${applied.length} (${applied.join(', ')}); ${alreadyApplied.length} already applied`);
+  }
+} catch (error) {
+  const message = error?.code === 'MODULE_NOT_FOUND' ? `${error.message}\n(build first: npm run build)` : error?.message ?? String(error);
+  console.error(`migrate: FAILED on ${describe(databaseUrl)}: ${message}`);
+  process.exit(1);
+}
+
+async function setServiceRolePasswords(url, password) {
+  const { Client } = require('../packages/db/node_modules/pg');
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const role of ['pmatch_orders_api', 'pmatch_bank_ingest', 'pmatch_matcher', 'pmatch_webhook_dispatcher', 'pmatch_ops']) {
+      const quoted = (await client.query('SELECT quote_literal($1) AS q', [password])).rows[0].q;
+      await client.query(`ALTER ROLE ${role} PASSWORD ${quoted}`);
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,155 @@
+// Runs the four services on this machine as one foreground process (`npm start`): each line they
+// print is prefixed with the service's name, a service that exits on its own is restarted with
+// backoff, and SIGINT/SIGTERM stop them all gracefully. Ports and URLs come from the environment
+// (DESIGN "Ports and configuration"); each service's database user is its own role.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SERVICES = ['orders-api', 'bank-ingest', 'matcher', 'webhook-dispatcher'];
+const NAME_WIDTH = Math.max(...SERVICES.map((s) => s.length));
+
+const BACKOFF_START_MS = 1_000;
+const BACKOFF_MAX_MS = 30_000;
+/** A service that ran this long before exiting is treated as healthy: its backoff starts over. */
+const STABLE_AFTER_MS = 60_000;
+/** Past this many crashes in a row, only every tenth is reported, so a crash loop cannot flood the log. */
+const QUIET_AFTER_CRASHES = 5;
+/** How long the services get to finish in-flight work after SIGTERM before they are killed. */
+const STOP_GRACE_MS = 20_000;
+
+const say = (line) => process.stdout.write(`${'start-all'.padEnd(NAME_WIDTH)} | ${line}\n`);
+
+const missing = SERVICES.filter((name) => !existsSync(entryOf(name)));
+if (missing.length > 0) {
+  say(`not built: ${missing.map(entryOf).join(', ')}; run \`npm run build\` (or \`npm start\`, which builds)`);
+  process.exit(1);
+}
+
+function entryOf(name) {
+  return join(root, 'services', name, 'dist', 'main.js');
+}
+
+let stopping = false;
+const supervised = SERVICES.map((name) => ({ name, child: undefined, timer: undefined, crashes: 0, backoffMs: BACKOFF_START_MS }));
+
+function pipeLines(stream, out, name) {
+  const prefix = `${name.padEnd(NAME_WIDTH)} | `;
+  createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => out.write(prefix + line + '\n'));
+}
+
+const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/matching';
+
+/**
+ * Each service connects as its own database role (least privilege; see the service_roles
+ * migration): <SERVICE>_DATABASE_URL when given, else DATABASE_URL with the role as its user.
+ */
+function databaseUrlOf(name) {
+  const own = process.env[`${name.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`];
+  if (own) return own;
+  const url = new URL(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+  url.username = `pmatch_${name.replace(/-/g, '_')}`;
+  url.password = '';
+  return url.toString();
+}
+
+function launch(service) {
+  service.timer = undefined;
+  const startedAt = Date.now();
+  // Own process group: a Ctrl-C in the terminal reaches only us, and each service then gets
+  // exactly one SIGTERM (a second signal would make it exit without finishing its work).
+  const child = spawn(process.execPath, [entryOf(service.name)], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrlOf(service.name) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  service.child = child;
+  pipeLines(child.stdout, process.stdout, service.name);
+  pipeLines(child.stderr, process.stderr, service.name);
+  child.on('error', (error) => say(`${service.name}: could not start: ${error.message}`));
+  child.on('exit', (code, signal) => {
+    service.child = undefined;
+    if (stopping) return;
+    if (Date.now() - startedAt >= STABLE_AFTER_MS) {
+      service.crashes = 0;
+      service.backoffMs = BACKOFF_START_MS;
+    }
+    service.crashes += 1;
+    const delay = service.backoffMs;
+    service.backoffMs = Math.min(service.backoffMs * 2, BACKOFF_MAX_MS);
+    if (service.crashes <= QUIET_AFTER_CRASHES || service.crashes % 10 === 0) {
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      say(`${service.name} exited (${how}); restarting in ${delay / 1000}s (crash ${service.crashes} in a row)`);
+    }
+    service.timer = setTimeout(() => launch(service), delay);
+  });
+}
+
+function signalChild(service, signal) {
+  if (!service.child || service.child.exitCode !== null || service.child.signalCode !== null) return;
+  try {
+    service.child.kill(signal);
+  } catch {
+    // Already gone between the check and the kill.
+  }
+}
+
+async function stopAll(signal) {
+  if (stopping) {
+    say(`${signal} again: killing the services now`);
+    for (const service of supervised) signalChild(service, 'SIGKILL');
+    process.exit(1);
+  }
+  stopping = true;
+  say(`${signal}: stopping the services`);
+  const exited = supervised.map((service) => {
+    clearTimeout(service.timer);
+    const child = service.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => child.once('exit', resolve));
+  });
+  for (const service of supervised) signalChild(service, 'SIGTERM');
+  const killer = setTimeout(() => {
+    say(`services still running after ${STOP_GRACE_MS / 1000}s; killing them`);
+    for (const service of supervised) signalChild(service, 'SIGKILL');
+  }, STOP_GRACE_MS);
+  await Promise.all(exited);
+  clearTimeout(killer);
+  say('all services stopped');
+  process.exit(0);
+}
+
+process.on('SIGINT', () => void stopAll('SIGINT'));
+process.on('SIGTERM', () => void stopAll('SIGTERM'));
+// If we die some other way, take no orphans along into the background.
+process.on('exit', () => {
+  for (const service of supervised) signalChild(service, 'SIGKILL');
+});
+
+for (const service of supervised) launch(service);
+
+const apiPort = process.env.ORDERS_API_PORT || '3000';
+const apiUrl = (process.env.PUBLIC_BASE_URL || `http://localhost:${apiPort}`).replace(/\/+$/, '');
+void announceWhenReady();
+
+async function announceWhenReady() {
+  const deadline = Date.now() + 60_000;
+  let ready = false;
+  while (!stopping && !ready && Date.now() < deadline) {
+    ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (!ready) await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  if (stopping) return;
+  say(ready ? `orders-api is ready at ${apiUrl}` : `orders-api is not ready yet; it will be at ${apiUrl}`);
+  say('create an organisation and a test-mode API key with:');
+  say('  npm run -s ops -- org create --name "Acme" --owner-email owner@example.com');
+  say('  npm run -s ops -- key issue --org org_... --mode test --name dev');
+  say('  (or `pnpm --silent ops …` where pnpm is installed); Ctrl-C stops everything');
+}

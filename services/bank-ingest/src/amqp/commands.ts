@@ -1,0 +1,52 @@
+import { AppError, toWireError, type BankIngestCommand, type TransactionReply } from '@pmatch/contracts';
+import { transactionView, type PrismaClient } from '@pmatch/db';
+import type { Broker, Clock, Delivery, Logger } from '@pmatch/platform';
+import { testDepositReference } from '../domain/transaction';
+import { findBankAccount, storeTransaction } from '../data/transactions';
+
+export interface CommandDeps {
+  prisma: PrismaClient;
+  broker: Broker;
+  clock: Clock;
+  logger: Logger;
+  onStored: () => void;
+}
+
+/**
+ * Test deposits take the bank notification's storing path. The matcher answers the requester
+ * once it has decided; bank-ingest answers only when there is nothing for the matcher to decide
+ * (an error, or a redelivered request whose deposit is already decided).
+ */
+export function commandHandler(deps: CommandDeps) {
+  return async (delivery: Delivery<BankIngestCommand>): Promise<void> => {
+    const { body, replyTo, correlationId } = delivery;
+    const reply = async (message: TransactionReply) => {
+      if (replyTo !== undefined && correlationId !== undefined) await deps.broker.reply(replyTo, correlationId, message);
+    };
+    const account = await findBankAccount(deps.prisma, body.bank_account_id);
+    if (account === null || account.organisationId !== body.organisation_id || account.mode !== 'test') {
+      await reply({ ok: false, error: toWireError(new AppError('parameter_invalid', 'No such test bank account.', { param: 'bank_account_id' })) });
+      return;
+    }
+    const stored = await storeTransaction(
+      deps.prisma,
+      {
+        organisationId: account.organisationId,
+        mode: 'test',
+        bankAccountId: account.id,
+        bankReference: testDepositReference(delivery.messageId),
+        direction: 'deposit',
+        amount: body.amount,
+        counterparty: body.counterparty,
+        occurredAt: new Date(body.occurred_at),
+        ...(replyTo !== undefined && correlationId !== undefined ? { replyTo: { queue: replyTo, correlation_id: correlationId } } : {}),
+      },
+      deps.clock.now(),
+    );
+    if (!stored.duplicate) {
+      deps.onStored();
+    } else if (stored.transaction.status !== 'pending') {
+      await reply({ ok: true, transaction: transactionView(stored.transaction) });
+    }
+  };
+}

@@ -1,0 +1,27 @@
+import type { Direction, Mode, ReplyAddress } from '@pmatch/contracts';
+
+/** A money movement reported by a bank (or a test deposit), as bank-ingest stores it. */
+export interface IncomingTransaction {
+  organisationId: string;
+  mode: Mode;
+  bankAccountId: string;
+  bankReference: string;
+  direction: Direction;
+  amount: number;
+  counterparty: string;
+  occurredAt: Date;
+  replyTo?: ReplyAddress;
+}
+
+/**
+ * Deposits wait for the matcher's decision; withdrawals are never matched, so they are stored
+ * already settled.
+ */
+export function initialStatus(direction: Direction): 'pending' | 'unmatched' {
+  return direction === 'deposit' ? 'pending' : 'unmatched';
+}
+
+/** Test deposits get a reference derived from the request, so a redelivered request stores nothing new. */
+export function testDepositReference(requestId: string): string {
+  return `test_${requestId}`;
+}

@@ -1,0 +1,59 @@
+import { AppError, BankNotification } from '@pmatch/contracts';
+import { parseInput, type Clock } from '@pmatch/platform';
+import type { PrismaClient } from '@pmatch/db';
+import { Router, type Request } from 'express';
+import { findSigningAdapter, type AdapterSecret } from '../domain/adapter-auth';
+import { findBankAccount, storeTransaction } from '../data/transactions';
+
+export interface NotificationDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  adapterSecrets: (refresh: boolean) => Promise<AdapterSecret[]>;
+  onStored: () => void;
+}
+
+const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+
+export function notificationsRouter(deps: NotificationDeps): Router {
+  const router = Router();
+  router.post('/ingest/v1/notifications', async (req, res) => {
+    await authenticateAdapter(req, deps);
+    const notification = parseInput(BankNotification, req.body);
+    const account = await findBankAccount(deps.prisma, notification.bank_account_id);
+    if (account === null || account.mode !== 'live') {
+      // Test accounts never receive bank notifications: their deposits come only from the API.
+      throw new AppError('parameter_invalid', 'No such live bank account.', { param: 'bank_account_id' });
+    }
+    const stored = await storeTransaction(
+      deps.prisma,
+      {
+        organisationId: account.organisationId,
+        mode: 'live',
+        bankAccountId: account.id,
+        bankReference: notification.bank_reference,
+        direction: notification.direction,
+        amount: notification.amount,
+        counterparty: notification.counterparty,
+        occurredAt: new Date(notification.occurred_at),
+      },
+      deps.clock.now(),
+    );
+    if (!stored.duplicate) deps.onStored();
+    res.status(stored.duplicate ? 200 : 202).json({ transaction_id: stored.transaction.id, duplicate: stored.duplicate });
+  });
+  return router;
+}
+
+async function authenticateAdapter(req: Request, deps: NotificationDeps): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const name of SIGNATURE_HEADERS) {
+    const value = req.get(name);
+    if (value === undefined) throw new AppError('invalid_api_key', `Missing ${name} header; notifications must be signed.`);
+    headers[name] = value;
+  }
+  const signed = { rawBody: req.rawBody?.toString('utf8') ?? '', headers };
+  // A miss re-reads the adapters once, so a freshly created adapter works without waiting for the cache.
+  const adapterId =
+    findSigningAdapter(await deps.adapterSecrets(false), signed) ?? findSigningAdapter(await deps.adapterSecrets(true), signed);
+  if (adapterId === undefined) throw new AppError('invalid_api_key', 'The notification signature is not valid.');
+}

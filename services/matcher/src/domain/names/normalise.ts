@@ -1,0 +1,59 @@
+/**
+ * The `kana_width` normalisation of DESIGN "Matching rules": the form in which a Zengin depositor
+ * name (half-width katakana, no small kana, upper-case Latin, a long-vowel mark that varies by bank)
+ * and the payer name a buyer typed (full-width katakana, hiragana, lower case, any dash) compare
+ * equal when they spell the same name.
+ *
+ * Written by hand because no npm package normalises Zengin names; `String.normalize('NFKC')` does
+ * the width folding but leaves small kana, hiragana and the dash variants alone.
+ */
+
+/** Every long-vowel, hyphen and dash variant becomes this one character. */
+export const LONG_VOWEL = 'ー';
+
+/**
+ * Characters that stand for a long vowel or a hyphen in names, as they are left by NFKC (so the
+ * half-width ｰ, the full-width － and the small ﹣ are covered through ー and -). The wave dash and
+ * tilde are included because buyers type ラ〜メン for ラーメン.
+ */
+const LONG_VOWEL_VARIANTS = /[\u002D\u007E\u02D7\u2010-\u2015\u2043\u2212\u2500\u2501\u2E3A\u2E3B\u301C\u3030\u30FC]/gu;
+
+/**
+ * Small kana and the large kana a Zengin notification carries instead (ｷﾕｳﾖ for キュウヨ). Hiragana
+ * are turned into katakana first, so small hiragana arrive here as small katakana.
+ */
+const SMALL_TO_LARGE: Readonly<Record<string, string>> = {
+  ァ: 'ア', ィ: 'イ', ゥ: 'ウ', ェ: 'エ', ォ: 'オ', ッ: 'ツ', ャ: 'ヤ', ュ: 'ユ', ョ: 'ヨ', ヮ: 'ワ', ヵ: 'カ', ヶ: 'ケ',
+  // Katakana Phonetic Extensions (Ainu small kana).
+  ㇰ: 'ク', ㇱ: 'シ', ㇲ: 'ス', ㇳ: 'ト', ㇴ: 'ヌ', ㇵ: 'ハ', ㇶ: 'ヒ', ㇷ: 'フ', ㇸ: 'ヘ', ㇹ: 'ホ', ㇺ: 'ム', ㇻ: 'ラ', ㇼ: 'リ', ㇽ: 'ル', ㇾ: 'レ', ㇿ: 'ロ',
+};
+const SMALL_KANA = new RegExp(`[${Object.keys(SMALL_TO_LARGE).join('')}]`, 'gu');
+
+/** Hiragana ぁ…ゖ and the iteration marks ゝゞ; each sits 0x60 below its katakana. */
+const HIRAGANA = /[\u3041-\u3096\u309D\u309E]/gu;
+const HIRAGANA_TO_KATAKANA = 0x60;
+
+/**
+ * Whitespace of every kind (\s covers U+3000 and U+00A0) and the invisible characters that
+ * copy-and-paste leaves in names (zero-width space, joiners, word joiner).
+ */
+const SPACE = /[\s\u200B-\u200D\u2060]/gu;
+
+/** Only ASCII letters: Zengin carries A–Z, and NFKC has already folded full-width ａ to a. */
+const LOWER_LATIN = /[a-z]/gu;
+
+/**
+ * The `kana_width` form of a name. Idempotent: NFKC runs again at the end because removing spaces
+ * or enlarging a small kana can put a base character next to a combining mark (カ ゙ → ガ), and none
+ * of the steps can produce a character that an earlier step would change.
+ */
+export function normaliseName(name: string): string {
+  return name
+    .normalize('NFKC')
+    .replace(HIRAGANA, (ch) => String.fromCodePoint(ch.codePointAt(0)! + HIRAGANA_TO_KATAKANA))
+    .replace(SMALL_KANA, (ch) => SMALL_TO_LARGE[ch]!)
+    .replace(LONG_VOWEL_VARIANTS, LONG_VOWEL)
+    .replace(LOWER_LATIN, (ch) => ch.toUpperCase())
+    .replace(SPACE, '')
+    .normalize('NFKC');
+}

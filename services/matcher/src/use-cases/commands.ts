@@ -1,0 +1,163 @@
+import { AppError, type MatcherCommand, type Payment } from '@pmatch/contracts';
+import { Prisma, amountOf, orderView, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
+import { claimMessage } from '@pmatch/platform';
+import { StaleDecisionError, confirmDeposit, payOrder, recordFor, setDepositStatus } from '../data/decisions';
+import { MATCH_OPERATION, assertMatchable, assertReversible, outsidePayment } from '../domain/payments';
+import { underAccountLock, type MatcherDeps } from './deps';
+
+const CONSUMER = 'matcher.commands';
+
+export type CommandResult = { kind: 'order'; row: OrderRow } | { kind: 'transaction'; row: TransactionRow };
+
+type Scope = { organisation_id: string; mode: string };
+
+/**
+ * Carries out a command under the account lock in one DB transaction. A command message seen
+ * before (the broker redelivered it after a crash) changes nothing and answers the current state.
+ */
+export async function runCommand(deps: MatcherDeps, command: MatcherCommand, messageId: string): Promise<CommandResult> {
+  const target = await findTarget(deps, command);
+  return underAccountLock(deps, target.bankAccountId, () =>
+    deps.prisma.$transaction(async (tx) => {
+      if (!(await claimMessage(tx, CONSUMER, messageId))) return currentState(tx, command);
+      const now = deps.clock.now();
+      switch (command.type) {
+        case 'order.reverse':
+          return { kind: 'order', row: await reverse(tx, deps, command, now) };
+        case 'order.mark_paid':
+          return { kind: 'order', row: await markPaid(tx, deps, command, now) };
+        case 'transaction.match':
+          return { kind: 'transaction', row: await match(tx, deps, command, now) };
+        case 'transaction.exclude':
+          return { kind: 'transaction', row: await exclude(tx, command, now) };
+        case 'transaction.restore':
+          return { kind: 'transaction', row: await restore(tx, command, now) };
+      }
+    }),
+  );
+}
+
+/** The account whose lock the command needs: that of the order or transaction it is about. */
+async function findTarget(deps: MatcherDeps, command: MatcherCommand): Promise<{ bankAccountId: string }> {
+  const scope = { organisationId: command.organisation_id, mode: command.mode };
+  if (command.type === 'order.reverse' || command.type === 'order.mark_paid') {
+    const order = await deps.prisma.order.findFirst({ where: { id: command.order_id, ...scope }, select: { bankAccountId: true } });
+    if (order === null) throw new AppError('resource_missing', `No such order: ${command.order_id}.`);
+    return order;
+  }
+  const transaction = await deps.prisma.transaction.findFirst({ where: { id: command.transaction_id, ...scope }, select: { bankAccountId: true } });
+  if (transaction === null) throw new AppError('resource_missing', `No such transaction: ${command.transaction_id}.`);
+  return transaction;
+}
+
+async function currentState(tx: Tx, command: MatcherCommand): Promise<CommandResult> {
+  if (command.type === 'order.reverse' || command.type === 'order.mark_paid') {
+    return { kind: 'order', row: await tx.order.findUniqueOrThrow({ where: { id: command.order_id } }) };
+  }
+  return { kind: 'transaction', row: await tx.transaction.findUniqueOrThrow({ where: { id: command.transaction_id } }) };
+}
+
+async function lockOrder(tx: Tx, id: string, scope: Scope): Promise<OrderRow> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM orders WHERE id = ${id} AND organisation_id = ${scope.organisation_id} AND mode = ${scope.mode} FOR UPDATE`;
+  if (rows.length === 0) throw new AppError('resource_missing', `No such order: ${id}.`, { param: 'order_id' });
+  return tx.order.findUniqueOrThrow({ where: { id } });
+}
+
+async function lockTransaction(tx: Tx, id: string, scope: Scope): Promise<TransactionRow> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM transactions WHERE id = ${id} AND organisation_id = ${scope.organisation_id} AND mode = ${scope.mode} FOR UPDATE`;
+  if (rows.length === 0) throw new AppError('resource_missing', `No such transaction: ${id}.`);
+  return tx.transaction.findUniqueOrThrow({ where: { id } });
+}
+
+type CommandOf<T extends MatcherCommand['type']> = Extract<MatcherCommand, { type: T }>;
+
+/** Spec: paid → open within 24 hours; the deposit becomes unmatched; order.payment_reversed. */
+async function reverse(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.reverse'>, now: Date): Promise<OrderRow> {
+  const order = await lockOrder(tx, command.order_id, command);
+  const previousPayment = assertReversible({ status: order.status, payment: order.payment as Payment | null }, now);
+  const reopened = await tx.order.updateMany({
+    where: { id: order.id, status: 'paid' },
+    data: { status: 'open', payment: Prisma.DbNull, closedAt: null, updatedAt: now },
+  });
+  if (reopened.count !== 1) throw new StaleDecisionError(`order ${order.id} is no longer paid`);
+  if (previousPayment.transaction_id !== null) {
+    await setDepositStatus(
+      tx,
+      previousPayment.transaction_id,
+      ['confirmed'],
+      { status: 'unmatched', orderId: null, candidateOrderIds: [], decision: { reason: 'payment_reversed', candidates: [] } },
+      now,
+    );
+  }
+  const row = await tx.order.findUniqueOrThrow({ where: { id: order.id } });
+  await recordFor(tx, row, now, [
+    { type: 'order.payment_reversed', data: { object: orderView(row, deps.publicBaseUrl), previous_payment: previousPayment } },
+  ]);
+  return row;
+}
+
+/** Spec: open → paid_outside, payment.transaction_id null, order.paid. */
+async function markPaid(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.mark_paid'>, now: Date): Promise<OrderRow> {
+  const order = await lockOrder(tx, command.order_id, command);
+  // A shop platform reports only its own orders' payments, and only it reports theirs.
+  if ((command.trigger === 'shop') !== (order.source === 'shop')) {
+    throw new AppError('order_not_open', command.trigger === 'shop' ? 'The order did not come from a shop platform.' : 'The order is managed by a shop platform.');
+  }
+  if (order.status !== 'open') throw new AppError('order_not_open', `The order is ${order.status}; only an open order can be marked paid.`);
+  const paidAt = command.paid_at === undefined ? now : new Date(command.paid_at);
+  if (paidAt.getTime() > now.getTime()) throw new AppError('parameter_invalid', 'paid_at must not be in the future.', { param: 'paid_at' });
+  const payment = outsidePayment({ amount: amountOf(order.amount), payerName: order.payerName }, paidAt, now, command.trigger);
+  const row = await payOrder(tx, order.id, ['open'], payment, 'paid_outside', now);
+  await recordFor(tx, row, now, [{ type: 'order.paid', data: { object: orderView(row, deps.publicBaseUrl) } }]);
+  return row;
+}
+
+/** Spec endpoint rule 8: a held or unmatched deposit confirmed for an order by a person. */
+async function match(tx: Tx, deps: MatcherDeps, command: CommandOf<'transaction.match'>, now: Date): Promise<TransactionRow> {
+  const deposit = await lockTransaction(tx, command.transaction_id, command);
+  const order = await lockOrder(tx, command.order_id, command);
+  assertMatchable({
+    deposit: { ...deposit, amount: amountOf(deposit.amount) },
+    order: { ...order, amount: amountOf(order.amount) },
+  });
+  const { order: paid, transaction } = await confirmDeposit(
+    tx,
+    deposit,
+    order.id,
+    MATCH_OPERATION,
+    // A held candidate may be an order that expired meanwhile: a person may still pay it.
+    { depositStatuses: ['held', 'unmatched'], orderStatuses: ['open', 'expired'] },
+    { reason: 'manual', candidates: [] },
+    now,
+  );
+  await recordFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
+  return transaction;
+}
+
+/** Spec endpoint rule 9: a deposit that is not the merchant's is taken out, unless an open order could be its. */
+async function exclude(tx: Tx, command: CommandOf<'transaction.exclude'>, now: Date): Promise<TransactionRow> {
+  const deposit = await lockTransaction(tx, command.transaction_id, command);
+  if (deposit.status !== 'held' && deposit.status !== 'unmatched') {
+    throw new AppError('transaction_not_excludable', `A ${deposit.status} transaction cannot be excluded.`);
+  }
+  const openOrder = await tx.order.findFirst({
+    where: { bankAccountId: deposit.bankAccountId, amount: deposit.amount, status: 'open' },
+    select: { id: true },
+  });
+  if (openOrder !== null) {
+    throw new AppError('open_order_with_same_amount', `An open order with the same amount exists (${openOrder.id}); match or cancel it first.`);
+  }
+  return setDepositStatus(tx, deposit.id, [deposit.status], { status: 'excluded', orderId: null, candidateOrderIds: [] }, now);
+}
+
+async function restore(tx: Tx, command: CommandOf<'transaction.restore'>, now: Date): Promise<TransactionRow> {
+  const deposit = await lockTransaction(tx, command.transaction_id, command);
+  if (deposit.status !== 'excluded') throw new AppError('transaction_not_excluded', `The transaction is ${deposit.status}, not excluded.`);
+  return setDepositStatus(tx, deposit.id, ['excluded'], { status: 'unmatched', orderId: null, candidateOrderIds: [] }, now);
+}
+
+export function resultView(result: CommandResult, publicBaseUrl: string) {
+  return result.kind === 'order' ? { order: orderView(result.row, publicBaseUrl) } : { transaction: transactionView(result.row) };
+}

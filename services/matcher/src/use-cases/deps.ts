@@ -1,0 +1,34 @@
+import { isUniqueViolation, type PrismaClient } from '@pmatch/db';
+import type { Clock, Logger, RedisLock } from '@pmatch/platform';
+import { StaleDecisionError } from '../data/decisions';
+
+export interface MatcherDeps {
+  prisma: PrismaClient;
+  lock: RedisLock;
+  clock: Clock;
+  logger: Logger;
+  publicBaseUrl: string;
+  lockTtlMs: number;
+  lockWaitMs: number;
+}
+
+/** A decision made on data that changed underneath is made again, this often at most. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Runs `work` under the bank account's lock, again if the database found it stale. The lock makes
+ * decisions on one account one at a time; the conditional writes inside `work` make them safe.
+ */
+export async function underAccountLock<T>(deps: MatcherDeps, bankAccountId: string, work: () => Promise<T>): Promise<T> {
+  return deps.lock.withLock(`account:${bankAccountId}`, { ttlMs: deps.lockTtlMs, waitMs: deps.lockWaitMs }, async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        const stale = error instanceof StaleDecisionError || isUniqueViolation(error);
+        if (!stale || attempt >= MAX_ATTEMPTS) throw error;
+        deps.logger.warn({ err: error, bankAccountId, attempt }, 'decision was stale; deciding again');
+      }
+    }
+  });
+}

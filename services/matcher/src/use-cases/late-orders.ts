@@ -1,0 +1,72 @@
+import type { OrderRegistered } from '@pmatch/contracts';
+import { orderView, transactionView, type Tx, type TransactionRow } from '@pmatch/db';
+import { claimMessage } from '@pmatch/platform';
+import { confirmDeposit, findAmountCandidates, nameMatcherFor, recordFor, setDepositStatus } from '../data/decisions';
+import { decide } from '../domain/decide';
+import { depositFacts } from '../domain/deposit';
+import { lateOrderOutcomes } from '../domain/late-orders';
+import { AUTOMATIC } from '../domain/payments';
+import { underAccountLock, type MatcherDeps } from './deps';
+
+const CONSUMER = 'matcher.late-orders';
+
+/**
+ * Spec "Late orders": a newly registered order whose ordered_at is not after an unmatched deposit
+ * re-examines that deposit with the same decision as a new deposit. The result is held by default
+ * and confirmed only when the seller enabled auto-confirmation and exactly one deposit fits.
+ */
+export async function examineLateOrder(deps: MatcherDeps, message: OrderRegistered, messageId: string): Promise<void> {
+  await underAccountLock(deps, message.bank_account_id, () =>
+    deps.prisma.$transaction(async (tx) => {
+      if (!(await claimMessage(tx, CONSUMER, messageId))) return;
+      const order = await tx.order.findUnique({ where: { id: message.order_id } });
+      if (order === null || order.status !== 'open') return;
+      const deposits = await lockUnmatchedDeposits(tx, order.bankAccountId, order.amount, order.orderedAt);
+      if (deposits.length === 0) return;
+      const now = deps.clock.now();
+      const candidates = await findAmountCandidates(tx, order.bankAccountId, order.amount);
+      const settings = await tx.setting.findUnique({
+        where: { organisationId_mode: { organisationId: order.organisationId, mode: order.mode } },
+      });
+      const decisions = [];
+      for (const deposit of deposits) {
+        decisions.push({ deposit, decision: decide(depositFacts(deposit), candidates, await nameMatcherFor(tx, deposit), now) });
+      }
+      for (const outcome of lateOrderOutcomes(decisions, settings?.autoConfirmLateOrders ?? false)) {
+        if (outcome.outcome === 'confirmed') {
+          const { order: paid, transaction } = await confirmDeposit(
+            tx,
+            outcome.deposit,
+            outcome.orderId,
+            AUTOMATIC(outcome.reason),
+            { depositStatuses: ['unmatched'], orderStatuses: ['open'] },
+            outcome.explanation,
+            now,
+          );
+          await recordFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
+        } else {
+          const transaction = await setDepositStatus(
+            tx,
+            outcome.deposit.id,
+            ['unmatched'],
+            { status: 'held', orderId: null, candidateOrderIds: outcome.candidateOrderIds, decision: outcome.explanation },
+            now,
+          );
+          await recordFor(tx, transaction, now, [
+            { type: 'transaction.held', data: { object: transactionView(transaction), candidate_order_ids: outcome.candidateOrderIds } },
+          ]);
+        }
+      }
+    }),
+  );
+}
+
+async function lockUnmatchedDeposits(tx: Tx, bankAccountId: string, amount: bigint, notBefore: Date): Promise<TransactionRow[]> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM transactions
+    WHERE bank_account_id = ${bankAccountId} AND amount = ${amount} AND status = 'unmatched'
+      AND direction = 'deposit' AND occurred_at >= ${notBefore}
+    ORDER BY seq FOR UPDATE`;
+  if (rows.length === 0) return [];
+  return tx.transaction.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { seq: 'asc' } });
+}

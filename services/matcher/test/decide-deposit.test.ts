@@ -1,0 +1,126 @@
+import { newId } from '@pmatch/contracts';
+import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
+import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { Redis } from 'ioredis';
+import { decideDeposit, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
+import { PENDING_GRACE_MS, redeliverPendingDeposits } from '../src/use-cases/redeliver-pending';
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+let redis: Redis;
+const clock = new ManualClock('2026-11-22T10:00:00Z');
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  prisma = createPrisma(db.url);
+  redis = new Redis(REDIS_URL);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  redis?.disconnect();
+  await db?.drop();
+});
+
+async function seedAccount() {
+  const orgId = newId('organisation');
+  const accountId = newId('bankAccount');
+  await prisma.organisation.create({ data: { id: orgId, name: 'Shop', ownerEmail: 'o@example.com' } });
+  await prisma.bankAccount.create({
+    data: { id: accountId, organisationId: orgId, mode: 'test', bankCode: '9999', branchCode: '001', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ' },
+  });
+  return { orgId, accountId };
+}
+
+async function seedOrder(orgId: string, accountId: string, amount: number) {
+  return prisma.order.create({
+    data: {
+      id: newId('order'), organisationId: orgId, mode: 'test', bankAccountId: accountId, status: 'open', amount: BigInt(amount),
+      payerName: 'ﾔﾏﾀﾞ', externalId: uniqueName('e'), itemName: 'item', orderedAt: new Date('2026-11-21T00:00:00Z'),
+      expiresAt: new Date('2026-12-05T00:00:00Z'), paymentToken: uniqueName('tok'),
+    },
+  });
+}
+
+async function seedDeposit(orgId: string, accountId: string, amount: number) {
+  return prisma.transaction.create({
+    data: {
+      id: newId('transaction'), organisationId: orgId, mode: 'test', bankAccountId: accountId, bankReference: uniqueName('ref'),
+      direction: 'deposit', status: 'pending', amount: BigInt(amount), counterparty: 'ﾔﾏﾀﾞ', occurredAt: new Date('2026-11-22T09:00:00Z'),
+    },
+  });
+}
+
+function deps(lock: Pick<RedisLock, 'withLock'>): DecideDepositDeps {
+  return {
+    prisma, lock: lock as RedisLock, clock, logger: createLogger('test', 'silent'),
+    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
+  };
+}
+
+/** A lock that has expired under its holders: it lets everyone in, as a lost Redis lock would. */
+const lostLock = { withLock: <T>(_name: string, _options: unknown, work: () => Promise<T>) => work() };
+
+describe('decideDeposit', () => {
+  test('when the lock is lost and two deposits race for one order, then the database lets exactly one confirm', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const order = await seedOrder(orgId, accountId, 5000);
+    const deposits = await Promise.all([1, 2, 3, 4].map(() => seedDeposit(orgId, accountId, 5000)));
+
+    const results = await Promise.all(deposits.map((d) => decideDeposit(deps(lostLock), { transaction_id: d.id, bank_account_id: accountId }, `m_${d.id}`)));
+
+    expect(results.filter((t) => t.status === 'confirmed')).toHaveLength(1);
+    expect(results.filter((t) => t.status === 'unmatched')).toHaveLength(3);
+    const paid = await prisma.order.findUniqueOrThrow({ where: { id: order.id } });
+    expect(paid.status).toBe('paid');
+    expect((paid.payment as { transaction_id: string }).transaction_id).toBe(results.find((t) => t.status === 'confirmed')!.id);
+    const events = await prisma.event.findMany({ where: { organisationId: orgId, type: 'order.paid' } });
+    expect(events).toHaveLength(1);
+  });
+
+  test('when the same message is handled twice, then the second changes nothing', async () => {
+    const { orgId, accountId } = await seedAccount();
+    await seedOrder(orgId, accountId, 700);
+    const deposit = await seedDeposit(orgId, accountId, 700);
+    const lock = new RedisLock(redis, uniqueName('pmatch-test:'));
+
+    const first = await decideDeposit(deps(lock), { transaction_id: deposit.id, bank_account_id: accountId }, 'm-1');
+    const eventsAfterFirst = await prisma.event.count({ where: { organisationId: orgId } });
+    const second = await decideDeposit(deps(lock), { transaction_id: deposit.id, bank_account_id: accountId }, 'm-1');
+
+    expect(first.status).toBe('confirmed');
+    expect(second).toEqual(first);
+    expect(await prisma.event.count({ where: { organisationId: orgId } })).toBe(eventsAfterFirst);
+  });
+
+  test('when two deposits would be confirmed for one order by hand, then the partial unique index refuses the second', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const order = await seedOrder(orgId, accountId, 900);
+    const [a, b] = await Promise.all([seedDeposit(orgId, accountId, 900), seedDeposit(orgId, accountId, 900)]);
+    await prisma.transaction.update({ where: { id: a.id }, data: { status: 'confirmed', orderId: order.id } });
+
+    await expect(prisma.transaction.update({ where: { id: b.id }, data: { status: 'confirmed', orderId: order.id } })).rejects.toThrow();
+  });
+});
+
+describe('redeliverPendingDeposits', () => {
+  test('when a deposit stayed pending past the grace period, then it is asked for again once, and that decides it', async () => {
+    const { orgId, accountId } = await seedAccount();
+    await seedOrder(orgId, accountId, 1234);
+    const stuck = await seedDeposit(orgId, accountId, 1234);
+    await prisma.transaction.update({ where: { id: stuck.id }, data: { updatedAt: new Date(clock.now().getTime() - PENDING_GRACE_MS - 1) } });
+    const fresh = await seedDeposit(orgId, accountId, 1234);
+    await prisma.transaction.update({ where: { id: fresh.id }, data: { updatedAt: clock.now() } });
+    const lock = new RedisLock(redis, uniqueName('pmatch-test:'));
+
+    expect(await redeliverPendingDeposits(deps(lock))).toBeGreaterThanOrEqual(1);
+    expect(await redeliverPendingDeposits(deps(lock))).toBe(0);
+
+    const asked = await prisma.outbox.findMany({ where: { messageId: { startsWith: `redeliver_${stuck.id}` } } });
+    expect(asked).toHaveLength(1);
+    expect(await prisma.outbox.count({ where: { messageId: { startsWith: `redeliver_${fresh.id}` } } })).toBe(0);
+    const decided = await decideDeposit(deps(lock), asked[0]!.payload as { transaction_id: string; bank_account_id: string }, asked[0]!.messageId);
+    expect(decided.status).toBe('confirmed');
+  });
+});

@@ -1,0 +1,256 @@
+import { MATCHING_RULES } from '@pmatch/contracts';
+import { withoutCorporateForms } from '../src/domain/names/corporate';
+import { nameMatcher } from '../src/domain/names/matcher';
+import { LONG_VOWEL, normaliseName } from '../src/domain/names/normalise';
+import { corporate_abbreviation, decorated, isCutFrom, kana_width, truncated, withoutDecoration } from '../src/domain/names/rules';
+import { NAME_CORPUS, RULE_SETS, type RuleSetName } from './fixtures/names-corpus';
+
+const RULE_SET_NAMES = Object.keys(RULE_SETS) as RuleSetName[];
+const MATCHERS = Object.fromEntries(RULE_SET_NAMES.map((set) => [set, nameMatcher(RULE_SETS[set])])) as Record<RuleSetName, ReturnType<typeof nameMatcher>>;
+
+describe('the names corpus', () => {
+  test('when counted, then it holds at least 200 distinct pairs', () => {
+    const pairs = new Set(NAME_CORPUS.map((c) => `${c.depositor}\u0000${c.payer}`));
+    expect(NAME_CORPUS.length).toBeGreaterThanOrEqual(200);
+    expect(pairs.size).toBe(NAME_CORPUS.length);
+  });
+
+  test.each(NAME_CORPUS)('$note: $depositor ~ $payer', ({ depositor, payer, expected }) => {
+    const actual = Object.fromEntries(RULE_SET_NAMES.map((set) => [set, MATCHERS[set](depositor, payer)?.reason]));
+    expect(actual).toEqual(expected);
+  });
+});
+
+describe('normaliseName (kana_width)', () => {
+  test('when kana are half-width, then they become full-width with dakuten and handakuten joined', () => {
+    expect(normaliseName('ｶﾞｷﾞﾊﾟﾎﾟｳﾞ')).toBe('ガギパポヴ');
+  });
+
+  test('when a spacing dakuten follows a kana, then they are joined too', () => {
+    expect(normaliseName('カ゛ハ゜')).toBe('ガパ');
+  });
+
+  test('when the name is hiragana, then it becomes katakana', () => {
+    expect(normaliseName('やまだ ゔぁ ゝゞ')).toBe('ヤマダヴアヽヾ');
+  });
+
+  test('when kana are small, full-width or half-width, then they become large', () => {
+    expect(normaliseName('ァィゥェォッャュョヮヵヶ')).toBe('アイウエオツヤユヨワカケ');
+    expect(normaliseName('ｧｨｩｪｫｯｬｭｮ')).toBe('アイウエオツヤユヨ');
+    expect(normaliseName('ぁぃぅぇぉっゃゅょゎゕゖ')).toBe('アイウエオツヤユヨワカケ');
+  });
+
+  test.each([
+    ['ー', 'katakana prolonged sound mark'],
+    ['ｰ', 'half-width prolonged sound mark'],
+    ['-', 'hyphen-minus'],
+    ['－', 'full-width hyphen-minus'],
+    ['\u2010', 'hyphen'],
+    ['\u2011', 'non-breaking hyphen'],
+    ['\u2012', 'figure dash'],
+    ['\u2013', 'en dash'],
+    ['\u2014', 'em dash'],
+    ['\u2015', 'horizontal bar'],
+    ['\u2212', 'minus sign'],
+    ['\u2500', 'box drawing horizontal'],
+    ['\uFE58', 'small em dash'],
+    ['\uFE63', 'small hyphen-minus'],
+    ['〜', 'wave dash'],
+    ['～', 'full-width tilde'],
+  ])('when the long vowel is written %s (%s), then it becomes ー', (variant) => {
+    expect(normaliseName(`ラ${variant}メン`)).toBe(`ラ${LONG_VOWEL}メン`);
+  });
+
+  test('when a long vowel is dropped, then the names stay different (a person decides)', () => {
+    expect(normaliseName('ﾗﾒﾝ')).not.toBe(normaliseName('ラーメン'));
+  });
+
+  test('when Latin letters are lower-case or full-width, then they become upper-case ASCII', () => {
+    expect(normaliseName('John ｓｍｉｔｈ ＡＢＣ')).toBe('JOHNSMITHABC');
+  });
+
+  test('when the name holds whitespace of any kind, then it is removed', () => {
+    expect(normaliseName(' ﾔﾏﾀﾞ\tﾀ\u3000ﾛ\u00A0ｳ\u200B\n')).toBe('ヤマダタロウ');
+  });
+
+  test('when the name holds kanji, digits and brackets, then kanji stay and the rest becomes ASCII', () => {
+    expect(normaliseName('株式会社（１２３）')).toBe('株式会社(123)');
+  });
+
+  test('when a normalised name is normalised again, then it is unchanged', () => {
+    for (const c of NAME_CORPUS) {
+      for (const name of [c.depositor, c.payer]) expect(normaliseName(normaliseName(name))).toBe(normaliseName(name));
+    }
+  });
+});
+
+describe('kana_width', () => {
+  test('when the names differ in width, script, small kana and spaces, then they fit', () => {
+    expect(kana_width('ｷﾕｳﾖ ﾀﾛｳ', 'きゅうよ　たろう')).toBe(true);
+  });
+
+  test('when the names are the same kana in another order, then they do not fit', () => {
+    expect(kana_width('ﾀﾛｳ ﾔﾏﾀﾞ', 'ヤマダ タロウ')).toBe(false);
+  });
+
+  test('when one name is empty, then nothing fits', () => {
+    expect(kana_width(' ', '\u3000')).toBe(false);
+  });
+});
+
+describe('corporate_abbreviation', () => {
+  const ABBREVIATIONS = ['ｶ', 'ﾕ', 'ﾒ', 'ｼ', 'ﾄﾞ', 'ｲ', 'ｻﾞｲ', 'ｼﾔ', 'ｼﾕｳ', 'ｶﾞｸ', 'ﾌｸ', 'ｿ', 'ﾄｸﾋ', 'ﾄﾞｸ'];
+
+  test.each(ABBREVIATIONS)('when %s stands at the front, in the middle or at the end, then it is removed', (abbreviation) => {
+    expect(corporate_abbreviation(`${abbreviation})ﾐﾗｲ`, 'ミライ')).toBe(true);
+    expect(corporate_abbreviation(`ﾐﾗｲ(${abbreviation})ﾗﾎﾞ`, 'ミライラボ')).toBe(true);
+    expect(corporate_abbreviation(`ﾐﾗｲ(${abbreviation}`, 'ミライ')).toBe(true);
+  });
+
+  test.each(['（カ）ミライ', '(ｶ)ﾐﾗｲ', 'カ）ミライ', 'ミライ（カ', '㈱ミライ', 'ミライ（株）'])('when the brackets are full-width or half-width (%s), then the form is removed', (name) => {
+    expect(withoutCorporateForms(normaliseName(name))).toBe('ミライ');
+  });
+
+  test.each([
+    ['株式会社ミライ', 'kanji, front'],
+    ['ミライ株式会社', 'kanji, end'],
+    ['カブシキガイシャミライ', 'reading'],
+    ['カブシキガイシヤミライ', 'reading without small kana'],
+    ['かぶしきかいしゃミライ', 'unvoiced reading in hiragana'],
+    ['特定非営利活動法人ミライ', 'NPO, kanji'],
+    ['NPO法人ミライ', 'NPO, Latin'],
+    ['一般社団法人ミライ', '一般社団法人, not leaving 一般'],
+    ['医療法人社団ミライ', '医療法人社団, not leaving 社団'],
+    ['社会福祉法人ミライ', '社会福祉法人'],
+  ])('when the full word is %s (%s), then it is removed', (name) => {
+    expect(withoutCorporateForms(normaliseName(name))).toBe('ミライ');
+  });
+
+  test('when abbreviations share a start, then the longest is removed (シヤ before シ, トクヒ before ト)', () => {
+    expect(withoutCorporateForms(normaliseName('ｼﾔ)ﾆﾎﾝ'))).toBe('ニホン');
+    expect(withoutCorporateForms(normaliseName('ﾄｸﾋ)ﾆﾎﾝ'))).toBe('ニホン');
+    expect(withoutCorporateForms(normaliseName('ﾆﾎﾝ(ｼﾕｳ'))).toBe('ニホン');
+  });
+
+  test('when カ stands without its bracket, then it is part of the name and stays', () => {
+    for (const name of ['タカハシ', 'カタヤマ', 'ヤマダカ', 'ミライカ)', '(カミライ']) {
+      expect(withoutCorporateForms(normaliseName(name))).toBe(normaliseName(name));
+    }
+    expect(corporate_abbreviation('ﾀｶﾊｼ', 'ハシ')).toBe(false);
+  });
+
+  test('when a branch marker (ｴｲ for 営業所) is bracketed, then it stays: it is not a legal form', () => {
+    expect(withoutCorporateForms(normaliseName('ﾔﾏﾀﾞ(ｴｲ'))).toBe('ヤマダ(エイ');
+  });
+
+  test('when the forms differ but the names are the same, then they fit: forms are removed from both, not compared', () => {
+    expect(corporate_abbreviation('ﾕ)ﾐﾗｲ', '株式会社ミライ')).toBe(true);
+  });
+
+  test('when nothing is left after removing the forms, then nothing fits', () => {
+    expect(corporate_abbreviation('ｶ)', '株式会社')).toBe(false);
+  });
+});
+
+describe('decorated', () => {
+  test.each([
+    ['1234567890 ﾔﾏﾀﾞ', 'sender code and a space'],
+    ['1234567890ﾔﾏﾀﾞ', 'sender code'],
+    ['ﾔﾏﾀﾞ 0012', 'trailing number'],
+    ['ﾔﾏﾀﾞ(0012)', 'bracketed number'],
+    ['(12)ﾔﾏﾀﾞ(34)', 'bracketed numbers at both ends'],
+    ['ﾌﾘｺﾐ ﾔﾏﾀﾞ', 'フリコミ'],
+    ['ﾌﾘｺﾐ-ﾔﾏﾀﾞ', 'フリコミ and a hyphen'],
+    ['振込:ヤマダ', '振込 and a colon'],
+    ['12 ﾌﾘｺﾐ ﾔﾏﾀﾞ 34', 'everything at once'],
+  ])('when the depositor name is %s (%s), then the decoration is removed', (name) => {
+    expect(withoutDecoration(normaliseName(name))).toBe('ヤマダ');
+  });
+
+  test('when digits stand inside the name, then they stay', () => {
+    expect(withoutDecoration(normaliseName('ﾔﾏﾀﾞ 12 ﾀﾛｳ'))).toBe('ヤマダ12タロウ');
+  });
+
+  test('when the payer name is decorated, then it stays decorated: the rule changes the deposit only', () => {
+    expect(decorated('ﾔﾏﾀﾞ', '1234 ヤマダ')).toBe(false);
+    expect(decorated('1234 ﾔﾏﾀﾞ', 'ヤマダ')).toBe(true);
+  });
+
+  test('when the depositor name is decoration only, then nothing fits', () => {
+    expect(decorated('ﾌﾘｺﾐ 1234', 'フリコミ')).toBe(false);
+  });
+});
+
+describe('truncated', () => {
+  test('when the cut leaves 6 characters, then it fits; 5 do not', () => {
+    expect(isCutFrom('ヤマダタロウ', 'ヤマダタロウジ')).toBe(true);
+    expect(isCutFrom('ヤマダタロ', 'ヤマダタロウ')).toBe(false);
+  });
+
+  test('when the 6 are counted, then they are characters after normalisation, not half-width bytes', () => {
+    expect(truncated('ﾔﾏﾀﾞﾀﾛ', 'ヤマダタロウ')).toBe(false);
+  });
+
+  test('when the names are equal, then it is not a cut (a strict prefix is required)', () => {
+    expect(isCutFrom('ヤマダタロウ', 'ヤマダタロウ')).toBe(false);
+  });
+
+  test('when the cut fell between a kana and its dakuten, then it fits', () => {
+    expect(truncated('ﾔﾏﾀﾞｼﾖｳｼ', 'ヤマダショウジ')).toBe(true);
+    expect(truncated('ﾎﾂｶｲﾄﾞｳｺｰﾎ', 'ホッカイドウコーポレーション')).toBe(true);
+  });
+
+  test('when a dakuten is missing before the last character, then it does not fit', () => {
+    expect(truncated('ﾔﾏﾀ ｼﾖｳｼﾞ', 'ヤマダ ショウジロウ')).toBe(false);
+  });
+
+  test('when the depositor name is longer than the payer name, then it does not fit', () => {
+    expect(truncated('ﾔﾏﾀﾞ ﾀﾛｳｻﾞｴﾓﾝ', 'ヤマダ タロウ')).toBe(false);
+  });
+});
+
+describe('nameMatcher', () => {
+  test('when no rule is enabled, then only exact names fit', () => {
+    const fit = nameMatcher([]);
+    expect(fit(' ﾔﾏﾀﾞ ', 'ﾔﾏﾀﾞ')).toEqual({ reason: 'exact', rank: 0, applied: [] });
+    expect(fit('ﾔﾏﾀﾞ', 'ヤマダ')).toBeUndefined();
+  });
+
+  test('when names are exact, then exact wins even with every rule enabled', () => {
+    expect(nameMatcher(MATCHING_RULES)('ｶ)ﾐﾗｲ', 'ｶ)ﾐﾗｲ')).toMatchObject({ reason: 'exact', rank: 0 });
+  });
+
+  test('when several rules fit, then the first in catalogue order wins, whatever order they were given in', () => {
+    const fit = nameMatcher(['truncated', 'corporate_abbreviation'])('ﾔﾏﾀﾞｼﾖｳｼﾞ', 'ヤマダショウジ株式会社');
+    expect(fit).toEqual({ reason: 'rule:corporate_abbreviation', rank: 2, applied: ['corporate_abbreviation'] });
+  });
+
+  test('when a rule fits, then its rank is 1 + its catalogue index', () => {
+    expect(nameMatcher(['kana_width'])('ﾔﾏﾀﾞ', 'ヤマダ')?.rank).toBe(1);
+    expect(nameMatcher(['corporate_abbreviation'])('ｶ)ﾔﾏﾀﾞ', 'ヤマダ')?.rank).toBe(2);
+    expect(nameMatcher(['decorated'])('12 ﾔﾏﾀﾞ', 'ヤマダ')?.rank).toBe(3);
+    expect(nameMatcher(['truncated'])('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウジ')?.rank).toBe(4);
+  });
+
+  test('when kana_width is not enabled, then the other rules still include it', () => {
+    expect(nameMatcher(['decorated'])('ﾔﾏﾀﾞ', 'やまだ')).toEqual({ reason: 'rule:decorated', rank: 3, applied: ['decorated'] });
+  });
+
+  test('when a deposit needs two enabled rules, then it fits under the later one and says which changes it needed', () => {
+    const fit = nameMatcher(['corporate_abbreviation', 'decorated'])('1234 ｶ)ﾐﾗｲﾗﾎﾞ', '株式会社ミライラボ');
+    expect(fit).toEqual({ reason: 'rule:decorated', rank: 3, applied: ['corporate_abbreviation', 'decorated'] });
+  });
+
+  test('when a deposit would need a later rule than the one enabled, then it does not fit', () => {
+    expect(nameMatcher(['corporate_abbreviation'])('1234 ｶ)ﾐﾗｲﾗﾎﾞ', '株式会社ミライラボ')).toBeUndefined();
+  });
+
+  test('when an earlier rule is not enabled, then a later rule does not borrow its change', () => {
+    expect(nameMatcher(['decorated', 'truncated'])('ｶ)ﾐﾗｲﾗﾎﾞﾗﾄﾘ', '株式会社ミライラボラトリー')).toBeUndefined();
+    expect(nameMatcher(['corporate_abbreviation', 'truncated'])('ｶ)ﾐﾗｲﾗﾎﾞﾗﾄﾘ', '株式会社ミライラボラトリー')).toMatchObject({ reason: 'rule:truncated' });
+  });
+
+  test('when only kana_width was needed, then applied says so', () => {
+    expect(nameMatcher(MATCHING_RULES)('ﾔﾏﾀﾞ', 'ヤマダ')).toEqual({ reason: 'rule:kana_width', rank: 1, applied: ['kana_width'] });
+  });
+});

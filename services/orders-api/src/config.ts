@@ -1,0 +1,20 @@
+import { AllowedCidrsSetting, BaseConfig, loadConfig as load } from '@pmatch/platform';
+import { z } from 'zod';
+
+export const OrdersApiConfig = BaseConfig.extend({
+  ORDERS_API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** How long a request waits for the matcher or bank-ingest before answering 503. */
+  COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  /** How often records past their retention (events 30 days, idempotency keys 24 h) are deleted. */
+  RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).default(60 * 60 * 1000),
+  /** Ranges exempt from the public-address rule for webhook URLs: test receivers only. */
+  WEBHOOK_ALLOWED_CIDRS: AllowedCidrsSetting,
+}).refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOK_ALLOWED_CIDRS.length === 0, {
+  message: 'is for test receivers only and must be empty in production',
+  path: ['WEBHOOK_ALLOWED_CIDRS'],
+});
+export type OrdersApiConfig = z.infer<typeof OrdersApiConfig>;
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): OrdersApiConfig => load(OrdersApiConfig, env);

@@ -1,0 +1,132 @@
+import {
+  AppError,
+  EXCHANGES,
+  ROUTING_KEYS,
+  WEBHOOK_LIMITS,
+  newId,
+  randomBase62,
+  type Mode,
+  type WebhookRequest,
+} from '@pmatch/contracts';
+import { Prisma, enqueue, type EventRow, type PrismaClient, type WebhookEndpointRow } from '@pmatch/db';
+import type { AuthContext } from '../domain/auth';
+import type { DeliveryAttemptRow } from '../domain/webhook-endpoints';
+import { scopeOf } from './scope';
+
+export interface NewWebhookEndpoint {
+  organisationId: string;
+  mode: Mode;
+  url: string;
+  enabledEvents: string[];
+  secretEncrypted: string;
+}
+
+/**
+ * Inserts an endpoint unless its organisation already has the most allowed in this mode. Creates
+ * of one organisation are serialised by a transaction-scoped advisory lock on its id (no row lock,
+ * so orders-api needs no UPDATE right on organisations), so two concurrent creates cannot both
+ * pass the count.
+ */
+export async function insertWebhookEndpoint(prisma: PrismaClient, endpoint: NewWebhookEndpoint, now: Date): Promise<WebhookEndpointRow> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${endpoint.organisationId}`}, 0))`;
+    const existing = await tx.webhookEndpoint.count({
+      where: { organisationId: endpoint.organisationId, mode: endpoint.mode, deletedAt: null },
+    });
+    if (existing >= WEBHOOK_LIMITS.endpointsPerMode) {
+      throw new AppError(
+        'endpoint_limit_reached',
+        `At most ${WEBHOOK_LIMITS.endpointsPerMode} webhook endpoints per mode; delete one before adding another.`,
+      );
+    }
+    return tx.webhookEndpoint.create({
+      data: {
+        id: newId('webhookEndpoint'),
+        organisationId: endpoint.organisationId,
+        mode: endpoint.mode,
+        url: endpoint.url,
+        secretEncrypted: endpoint.secretEncrypted,
+        enabledEvents: endpoint.enabledEvents,
+        createdAt: now,
+      },
+    });
+  });
+}
+
+/** Endpoints belong to an organisation and mode; a deleted one is gone for the API. */
+export async function findWebhookEndpoint(prisma: PrismaClient, auth: AuthContext, id: string): Promise<WebhookEndpointRow | null> {
+  return prisma.webhookEndpoint.findFirst({ where: { id, organisationId: auth.organisationId, mode: auth.mode, deletedAt: null } });
+}
+
+export async function listWebhookEndpoints(prisma: PrismaClient, auth: AuthContext): Promise<WebhookEndpointRow[]> {
+  return prisma.webhookEndpoint.findMany({
+    where: { organisationId: auth.organisationId, mode: auth.mode, deletedAt: null },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+}
+
+export async function updateWebhookEndpoint(
+  prisma: PrismaClient,
+  id: string,
+  change: Prisma.WebhookEndpointUpdateInput,
+): Promise<WebhookEndpointRow> {
+  return prisma.webhookEndpoint.update({ where: { id }, data: change });
+}
+
+export async function deleteWebhookEndpoint(prisma: PrismaClient, id: string, now: Date): Promise<void> {
+  await prisma.webhookEndpoint.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: now } });
+}
+
+/**
+ * Makes `secretEncrypted` the signing secret and keeps the one it replaces signing until
+ * `previousExpiresAt`. One statement, so two rotations at once cannot lose a secret in between.
+ */
+export async function rotateWebhookSecret(
+  prisma: PrismaClient,
+  id: string,
+  secretEncrypted: string,
+  previousExpiresAt: Date,
+): Promise<WebhookEndpointRow> {
+  await prisma.$executeRaw`
+    UPDATE webhook_endpoints
+    SET previous_secret_encrypted = secret_encrypted, previous_secret_expires_at = ${previousExpiresAt},
+        secret_encrypted = ${secretEncrypted}
+    WHERE id = ${id} AND deleted_at IS NULL`;
+  return prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+}
+
+/** Hands a request to the dispatcher through the outbox: it alone sends and writes deliveries. */
+export async function requestFromDispatcher(prisma: PrismaClient, request: WebhookRequest): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    await enqueue(tx, {
+      exchange: EXCHANGES.events,
+      routingKey: ROUTING_KEYS.webhookRequested,
+      payload: request,
+      messageId: `whr_${randomBase62(24)}`,
+    });
+  });
+}
+
+export async function findEventInScope(prisma: PrismaClient, auth: AuthContext, id: string): Promise<EventRow | null> {
+  return prisma.event.findFirst({ where: { id, ...scopeOf(auth) } });
+}
+
+/** The endpoint's delivery log, newest attempt first. */
+export async function listDeliveryAttempts(
+  prisma: PrismaClient,
+  endpointId: string,
+  query: { eventId?: string; limit: number; beforeAttemptId?: bigint },
+): Promise<{ rows: DeliveryAttemptRow[]; hasMore: boolean }> {
+  const byEvent = query.eventId === undefined ? Prisma.empty : Prisma.sql`AND d.event_id = ${query.eventId}`;
+  const before = query.beforeAttemptId === undefined ? Prisma.empty : Prisma.sql`AND a.id < ${query.beforeAttemptId}`;
+  const rows = await prisma.$queryRaw<DeliveryAttemptRow[]>`
+    SELECT a.id, a.attempt, a.status_code, a.duration_ms, a.error, a.attempted_at,
+           d.event_id, e.type AS event_type, d.status AS delivery_status
+    FROM webhook_delivery_attempts a
+    JOIN webhook_deliveries d ON d.id = a.delivery_id
+    JOIN events e ON e.id = d.event_id
+    WHERE d.endpoint_id = ${endpointId} ${byEvent} ${before}
+    ORDER BY a.id DESC
+    LIMIT ${query.limit + 1}`;
+  return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
+}

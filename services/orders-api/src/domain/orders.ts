@@ -1,0 +1,24 @@
+import type { CreateOrderRequest } from '@pmatch/contracts';
+import type { OrderRow } from '@pmatch/db';
+
+/**
+ * Whether a repeated create with an external_id already used asks for the same order. Only what
+ * the request states is compared: an omitted field took its default the first time.
+ */
+export function sameOrderContent(existing: OrderRow, request: CreateOrderRequest, bankAccountId: string): boolean {
+  const sameMetadata = request.metadata === undefined || canonical(request.metadata) === canonical(existing.metadata);
+  return (
+    Number(existing.amount) === request.amount &&
+    existing.payerName === request.payer_name &&
+    existing.itemName === request.item_name &&
+    existing.bankAccountId === bankAccountId &&
+    sameMetadata &&
+    (request.ordered_at === undefined || new Date(request.ordered_at).getTime() === existing.orderedAt.getTime()) &&
+    (request.expires_at === undefined || new Date(request.expires_at).getTime() === existing.expiresAt.getTime())
+  );
+}
+
+function canonical(value: unknown): string {
+  const record = (value ?? {}) as Record<string, unknown>;
+  return JSON.stringify(Object.keys(record).sort().map((k) => [k, record[k]]));
+}

@@ -1,0 +1,192 @@
+import {
+  AppError,
+  CreateOrderRequest,
+  EmptyRequest,
+  MarkPaidRequest,
+  OrderId,
+  OrderListQuery,
+  UpdateOrderRequest,
+} from '@pmatch/contracts';
+import { insertOrder, isUniqueViolation, orderTimes, orderView, type OrderRow, type Prisma, type PrismaClient } from '@pmatch/db';
+import { parseInput, type Clock } from '@pmatch/platform';
+import { Router } from 'express';
+import type { AuthContext } from '../domain/auth';
+import { sameOrderContent } from '../domain/orders';
+import { accountsInScope } from '../data/bank-accounts';
+import { changeOpenOrder, findOrder, findOrderByExternalId, listOrders } from '../data/orders';
+import { authOf } from './auth';
+import { pathId } from './ids';
+import type { MatcherClient } from './matcher-client';
+
+export interface OrdersDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  publicBaseUrl: string;
+  matcher: MatcherClient;
+  onRecorded: () => void;
+}
+
+export function ordersRouter(deps: OrdersDeps): Router {
+  const router = Router();
+  const view = (row: OrderRow) => orderView(row, deps.publicBaseUrl);
+
+  router.post('/v1/orders', async (req, res) => {
+    const auth = authOf(req);
+    const request = parseInput(CreateOrderRequest, req.body);
+    const now = deps.clock.now();
+    const bankAccountId = await resolveBankAccount(deps.prisma, auth, request.bank_account_id);
+    const times = orderTimes(
+      {
+        orderedAt: request.ordered_at === undefined ? undefined : new Date(request.ordered_at),
+        expiresAt: request.expires_at === undefined ? undefined : new Date(request.expires_at),
+      },
+      now,
+    );
+    try {
+      const row = await insertOrder(
+        deps.prisma,
+        {
+          organisationId: auth.organisationId,
+          mode: auth.mode,
+          bankAccountId,
+          amount: request.amount,
+          payerName: request.payer_name,
+          externalId: request.external_id,
+          itemName: request.item_name,
+          orderedAt: times.orderedAt,
+          expiresAt: times.expiresAt,
+          metadata: request.metadata ?? {},
+          source: null,
+        },
+        now,
+        deps.publicBaseUrl,
+      );
+      deps.onRecorded();
+      res.status(201).json(view(row));
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      // The external_id is taken: the same order asked again is answered, a different one refused.
+      const existing = await findOrderByExternalId(deps.prisma, auth, request.external_id);
+      if (existing === null) throw error;
+      if (!sameOrderContent(existing, request, bankAccountId)) {
+        throw new AppError('external_id_conflict', 'An order with this external_id already exists with different content.', {
+          param: 'external_id',
+        });
+      }
+      res.status(200).json(view(existing));
+    }
+  });
+
+  router.get('/v1/orders', async (req, res) => {
+    const query = parseInput(OrderListQuery, req.query, 'query');
+    const page = await listOrders(deps.prisma, authOf(req), {
+      limit: query.limit,
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.external_id === undefined ? {} : { externalId: query.external_id }),
+      ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
+    });
+    if (page === undefined) throw new AppError('parameter_invalid', `No such order: ${query.starting_after}.`, { param: 'starting_after' });
+    res.json({ object: 'list', data: page.rows.map(view), has_more: page.hasMore });
+  });
+
+  router.get('/v1/orders/:id', async (req, res) => {
+    res.json(view(await visibleOrder(deps.prisma, authOf(req), req.params.id)));
+  });
+
+  router.patch('/v1/orders/:id', async (req, res) => {
+    const auth = authOf(req);
+    const order = await visibleOrder(deps.prisma, auth, req.params.id);
+    const change = parseInput(UpdateOrderRequest, req.body);
+    assertEditable(order, ['open'], 'changed');
+    const data: Prisma.OrderUpdateManyMutationInput = {
+      ...(change.amount === undefined ? {} : { amount: BigInt(change.amount) }),
+      ...(change.payer_name === undefined ? {} : { payerName: change.payer_name }),
+      ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
+    };
+    const row = await changeOpenOrder(deps.prisma, order, { data, event: 'order.updated', fromStatuses: ['open'] }, deps.clock.now(), deps.publicBaseUrl);
+    if (row === null) throw notOpen('changed');
+    deps.onRecorded();
+    res.json(view(row));
+  });
+
+  router.post('/v1/orders/:id/cancel', async (req, res) => {
+    const auth = authOf(req);
+    const order = await visibleOrder(deps.prisma, auth, req.params.id);
+    parseInput(EmptyRequest, req.body);
+    assertEditable(order, ['open', 'expired'], 'canceled');
+    const now = deps.clock.now();
+    // An expired order keeps the moment it left open; an open one leaves it now.
+    const data = order.status === 'open' ? { status: 'canceled', closedAt: now } : { status: 'canceled' };
+    const row = await changeOpenOrder(deps.prisma, order, { data, event: 'order.canceled', fromStatuses: [order.status as 'open' | 'expired'] }, now, deps.publicBaseUrl);
+    if (row === null) throw notOpen('canceled');
+    deps.onRecorded();
+    res.json(view(row));
+  });
+
+  router.post('/v1/orders/:id/reverse', async (req, res) => {
+    const auth = authOf(req);
+    const order = await visibleOrder(deps.prisma, auth, req.params.id);
+    parseInput(EmptyRequest, req.body);
+    res.json(await deps.matcher.orderCommand({ type: 'order.reverse', organisation_id: auth.organisationId, mode: auth.mode, order_id: order.id }));
+  });
+
+  router.post('/v1/orders/:id/mark-paid', async (req, res) => {
+    const auth = authOf(req);
+    const order = await visibleOrder(deps.prisma, auth, req.params.id);
+    const request = parseInput(MarkPaidRequest, req.body);
+    if (order.source !== null) throw notOpen('marked paid');
+    res.json(
+      await deps.matcher.orderCommand({
+        type: 'order.mark_paid',
+        organisation_id: auth.organisationId,
+        mode: auth.mode,
+        order_id: order.id,
+        trigger: 'api',
+        ...(request.paid_at === undefined ? {} : { paid_at: request.paid_at }),
+      }),
+    );
+  });
+
+  return router;
+}
+
+async function visibleOrder(prisma: PrismaClient, auth: AuthContext, rawId: string | undefined): Promise<OrderRow> {
+  const id = pathId(OrderId, rawId, 'order');
+  const row = await findOrder(prisma, auth, id);
+  if (row === null) throw new AppError('resource_missing', `No such order: ${id}.`, { param: 'id' });
+  return row;
+}
+
+/** Orders from a shop platform are managed there; through the API they are never open to change. */
+function assertEditable(order: OrderRow, statuses: string[], what: string): void {
+  if (order.source !== null || !statuses.includes(order.status)) throw notOpen(what);
+}
+
+function notOpen(what: string): AppError {
+  return new AppError('order_not_open', `The order cannot be ${what}: it is not open, or it is managed by a shop platform.`);
+}
+
+/**
+ * bank_account_id may be omitted only when exactly one account is in the key's scope (spec
+ * endpoint rule 3); a given one must be in scope.
+ */
+export async function resolveBankAccount(prisma: PrismaClient, auth: AuthContext, requested: string | undefined): Promise<string> {
+  const accounts = await accountsInScope(prisma, auth);
+  if (requested !== undefined) {
+    if (!accounts.some((a) => a.id === requested)) {
+      throw new AppError('parameter_invalid', `No such bank account: ${requested}.`, { param: 'bank_account_id' });
+    }
+    return requested;
+  }
+  const only = accounts.length === 1 ? accounts[0] : undefined;
+  if (only === undefined) {
+    throw new AppError(
+      'parameter_missing',
+      accounts.length === 0
+        ? "No bank account is in this key's scope; bank_account_id is required."
+        : "Several bank accounts are in this key's scope; say which with bank_account_id.",
+      { param: 'bank_account_id' },
+    );
+  }
+  return only.id;
+}

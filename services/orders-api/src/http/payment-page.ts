@@ -1,0 +1,85 @@
+import type { PrismaClient } from '@pmatch/db';
+import type { Clock } from '@pmatch/platform';
+import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import { findPaymentPageData } from '../data/payment-page';
+import { PAYMENT_TOKEN_PATTERN } from '@pmatch/contracts';
+import { PAGE_STYLE_HASH, renderNotFoundPage, renderPaymentPage } from '../domain/payment-page';
+import { chooseLanguage, type PageLanguage } from '../domain/payment-page-texts';
+
+export interface PaymentPageDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+}
+
+/**
+ * The page needs nothing but its own markup and one hashed style sheet, so everything else is
+ * refused: no script can run even if escaping ever failed, no other site can frame the page, and
+ * the token in the URL never leaves in a Referer. Strict-Transport-Security is sent because
+ * browsers heed it only over HTTPS (where the service runs behind TLS) and ignore it over plain
+ * HTTP; it is not extended to subdomains, which this service does not own.
+ */
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': [
+    "default-src 'none'",
+    `style-src '${PAGE_STYLE_HASH}'`,
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'X-Robots-Tag': 'noindex, nofollow',
+  'Strict-Transport-Security': 'max-age=31536000',
+  Vary: 'Accept-Language',
+};
+
+/** The buyer's payment page at /pay/{token}: public, found only by its unguessable token. */
+export function paymentPageRouter(deps: PaymentPageDeps): Router {
+  const router = Router();
+
+  // Set first, so that every answer under /pay carries them, a failure's error body included.
+  router.use('/pay', (_req, res, next) => {
+    res.set(SECURITY_HEADERS);
+    next();
+  });
+
+  router.get('/pay/:token', async (req, res) => {
+    const token = req.params.token ?? '';
+    // A malformed token cannot belong to an order, so it is turned away without a query.
+    const data = PAYMENT_TOKEN_PATTERN.test(token) ? await findPaymentPageData(deps.prisma, token) : null;
+    if (data === null) {
+      sendNotFound(req, res);
+      return;
+    }
+    sendPage(res, 200, renderPaymentPage({ ...data, language: languageOf(req), now: deps.clock.now() }));
+  });
+
+  router.get(['/pay', '/pay/*rest'], sendNotFound);
+
+  // Express fails a path like /pay/%ZZ before any handler runs; to the buyer it is one more
+  // address without an order, not a server error.
+  const malformedPath: ErrorRequestHandler = (error, req, res, next) => {
+    if (error instanceof URIError) sendNotFound(req, res);
+    else next(error);
+  };
+  router.use('/pay', malformedPath);
+
+  return router;
+}
+
+function languageOf(req: Request): PageLanguage {
+  return chooseLanguage(req.query.lang, req.get('accept-language'));
+}
+
+function sendNotFound(req: Request, res: Response): void {
+  sendPage(res, 404, renderNotFoundPage(languageOf(req)));
+}
+
+function sendPage(res: Response, status: number, markup: string): void {
+  res.status(status).type('html').send(markup);
+}

@@ -1,0 +1,112 @@
+import type { AddressInfo } from 'node:net';
+import { buildOpenApiDocument } from '@pmatch/contracts';
+import { createPrisma } from '@pmatch/db';
+import {
+  AddressPolicy,
+  Broker,
+  OutboxRelay,
+  PeriodicTask,
+  RateLimiter,
+  SecretBox,
+  closeServer,
+  createHttpApp,
+  createLogger,
+  exitOnLoss,
+  finishHttpApp,
+  listen,
+  runMain,
+  clockFromEnv,
+  systemClock,
+  type Clock,
+} from '@pmatch/platform';
+import { Redis } from 'ioredis';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { loadConfig, type OrdersApiConfig } from './config';
+import { deleteExpiredRecords } from './data/retention';
+import { authenticate } from './http/auth';
+import { bankAccountsRouter } from './http/bank-accounts';
+import { eventsRouter } from './http/events';
+import { idempotency } from './http/idempotency';
+import { MatcherClient } from './http/matcher-client';
+import { ordersRouter } from './http/orders';
+import { paymentPageRouter } from './http/payment-page';
+import { rateLimit } from './http/rate-limit';
+import { settingsRouter } from './http/settings';
+import { testDepositsRouter } from './http/test-deposits';
+import { transactionsRouter } from './http/transactions';
+import { webhookEndpointsRouter } from './http/webhook-endpoints';
+
+export interface OrdersApi {
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function start(config: OrdersApiConfig, clock: Clock = systemClock): Promise<OrdersApi> {
+  const logger = createLogger('orders-api', config.LOG_LEVEL);
+  const prisma = createPrisma(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost; the pool replaces it'),
+  });
+  const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
+  const relay = new OutboxRelay(prisma, broker, logger, config.OUTBOX_POLL_INTERVAL_MS);
+
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const app = createHttpApp({
+    logger,
+    metrics,
+    readiness: { database: async () => void (await prisma.$queryRaw`SELECT 1`), broker: () => broker.ping() },
+  });
+  app.use(paymentPageRouter({ prisma, clock }));
+  const openApiDocument = buildOpenApiDocument(config.PUBLIC_BASE_URL);
+  // The document describes the API; it holds nothing of a merchant's, so it needs no key.
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const limiter = new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+  app.use('/v1', authenticate(prisma), rateLimit(limiter, logger));
+  const matcher = new MatcherClient(broker, config.COMMAND_TIMEOUT_MS);
+  app.post('/v1/orders', idempotency({ prisma, clock, logger }));
+  app.use(ordersRouter({ prisma, clock, publicBaseUrl: config.PUBLIC_BASE_URL, matcher, onRecorded: () => relay.nudge() }));
+  app.use(transactionsRouter({ prisma, matcher }));
+  app.use(settingsRouter({ prisma, clock }));
+  app.use(bankAccountsRouter({ prisma }));
+  app.use(eventsRouter({ prisma }));
+  app.use(testDepositsRouter({ prisma, broker, clock, commandTimeoutMs: config.COMMAND_TIMEOUT_MS }));
+  app.use(
+    webhookEndpointsRouter({
+      prisma,
+      clock,
+      secretBox: new SecretBox(config.SECRETS_KEY),
+      addressPolicy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
+      onRecorded: () => relay.nudge(),
+    }),
+  );
+  finishHttpApp(app, logger);
+
+  relay.start();
+  // Retention needs only the database; replicas running it at once just share the deletes.
+  const retention = new PeriodicTask('retention sweep', () => deleteExpiredRecords(prisma, clock.now()), config.RETENTION_SWEEP_INTERVAL_MS, logger);
+  retention.start();
+  const server = await listen(app, config.ORDERS_API_PORT);
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port }, 'orders-api listening');
+
+  return {
+    port,
+    async stop() {
+      await closeServer(server);
+      await retention.stop();
+      await relay.stop();
+      await broker.close();
+      redis.disconnect();
+      await prisma.$disconnect();
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = loadConfig();
+  runMain('orders-api', createLogger('orders-api', config.LOG_LEVEL), () => start(config, clockFromEnv()));
+}

@@ -1,0 +1,42 @@
+import { WEBHOOK_LIMITS } from '@pmatch/contracts';
+import { AllowedCidrsSetting, BaseConfig, loadConfig as load } from '@pmatch/platform';
+import { z } from 'zod';
+
+/** An unset variable and an empty one mean the same: not configured. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+export const DispatcherConfig = BaseConfig.extend({
+  WEBHOOK_DISPATCHER_PORT: z.coerce.number().int().min(0).max(65535).default(3003),
+  DISPATCHER_PREFETCH: z.coerce.number().int().min(1).max(1000).default(50),
+  /** Ranges exempt from the public-address rule: test receivers on loopback only. */
+  WEBHOOK_ALLOWED_CIDRS: AllowedCidrsSetting,
+  /** A PEM file of one more CA to trust, for test receivers whose certificate a test CA issued. */
+  WEBHOOK_CA_FILE: optional(z.string()),
+  /** Where owners' notices go out (smtp:// or smtps://). Unset: notices wait, and a warning is logged. */
+  SMTP_URL: optional(z.url({ protocol: /^smtps?$/ })),
+  WEBHOOK_EMAIL_FROM: z.string().min(3).default('Payment matching <no-reply@localhost>'),
+  /** Answer deadline of a receiver (spec: 10 s); tests shorten it. */
+  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(50).max(WEBHOOK_LIMITS.responseTimeoutMs).default(WEBHOOK_LIMITS.responseTimeoutMs),
+  /**
+   * How long a claimed delivery is reserved for the process that claimed it. If that process dies
+   * mid-delivery, the delivery is due again after this; it must outlast the answer deadline, or a
+   * slow receiver would be sent the same attempt twice.
+   */
+  DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(60_000),
+  DELIVERY_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+  /** Attempts in flight in this process, in all and per endpoint (so one hanging endpoint cannot hold every slot). */
+  DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
+  DELIVERY_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100).default(4),
+  EMAIL_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(10_000),
+})
+  .refine((c) => c.DELIVERY_LEASE_MS > c.DELIVERY_TIMEOUT_MS, {
+    message: 'must be longer than DELIVERY_TIMEOUT_MS',
+    path: ['DELIVERY_LEASE_MS'],
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || (c.WEBHOOK_ALLOWED_CIDRS.length === 0 && c.WEBHOOK_CA_FILE === undefined), {
+    message: 'WEBHOOK_ALLOWED_CIDRS and WEBHOOK_CA_FILE are for test receivers only and must be unset in production',
+    path: ['WEBHOOK_ALLOWED_CIDRS'],
+  });
+export type DispatcherConfig = z.infer<typeof DispatcherConfig>;
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): DispatcherConfig => load(DispatcherConfig, env);

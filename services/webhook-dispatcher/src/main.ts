@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { EventRecorded, QUEUES, WebhookRequest } from '@pmatch/contracts';
+import { createPrisma } from '@pmatch/db';
+import {
+  AddressPolicy,
+  Broker,
+  PeriodicTask,
+  SecretBox,
+  clockFromEnv,
+  closeServer,
+  createHttpApp,
+  createLogger,
+  exitOnLoss,
+  finishHttpApp,
+  listen,
+  resolveWithSystem,
+  runMain,
+  systemClock,
+  type Clock,
+  type ResolveHost,
+} from '@pmatch/platform';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { buildConnector } from 'undici';
+import { eventHandler } from './amqp/events';
+import { requestHandler } from './amqp/requests';
+import { loadConfig, type DispatcherConfig } from './config';
+import { DeliveryScheduler } from './delivery-scheduler';
+import { createMetrics } from './metrics';
+import { createSmtpMailer } from './outbound/mailer';
+import { createPinnedAgent } from './outbound/pinned-agent';
+import { WebhookClient } from './outbound/webhook-client';
+import { attemptDelivery } from './use-cases/attempt-delivery';
+import { sendDueEmails } from './use-cases/send-emails';
+
+export interface Dispatcher {
+  port: number;
+  /** One scheduler pass, waiting until every attempt it started is recorded (tests step time with it). */
+  runDueDeliveries(): Promise<number>;
+  /** Sends the owner e-mails that are due now. */
+  sendDueEmails(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** What tests replace: DNS answers, the raw connection behind the address check, and retry jitter. */
+export interface DispatcherSeams {
+  resolveHost?: ResolveHost;
+  connectVetted?: buildConnector.connector;
+  random?: () => number;
+}
+
+export async function start(config: DispatcherConfig, clock: Clock = systemClock, seams: DispatcherSeams = {}): Promise<Dispatcher> {
+  const logger = createLogger('webhook-dispatcher', config.LOG_LEVEL);
+  const extraCa = config.WEBHOOK_CA_FILE === undefined ? undefined : readFileSync(config.WEBHOOK_CA_FILE, 'utf8');
+  if (config.WEBHOOK_ALLOWED_CIDRS.length > 0 || extraCa !== undefined) {
+    logger.warn({ allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE }, 'webhook address or CA exemptions for test receivers are in force');
+  }
+  const prisma = createPrisma(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost; the pool replaces it'),
+  });
+  const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
+  const secretBox = new SecretBox(config.SECRETS_KEY);
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics = createMetrics(registry);
+  const agent = createPinnedAgent({
+    policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
+    resolve: seams.resolveHost ?? resolveWithSystem,
+    connectTimeoutMs: config.DELIVERY_TIMEOUT_MS,
+    ...(extraCa === undefined ? {} : { extraCa }),
+    ...(seams.connectVetted === undefined ? {} : { connectVetted: seams.connectVetted }),
+  });
+  const client = new WebhookClient(agent, config.DELIVERY_TIMEOUT_MS);
+  const mailer = config.SMTP_URL === undefined ? undefined : createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
+  const attemptDeps = { prisma, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
+
+  const scheduler = new DeliveryScheduler(
+    { prisma, clock, logger, metrics, attempt: (delivery) => attemptDelivery(attemptDeps, delivery) },
+    {
+      concurrency: config.DELIVERY_CONCURRENCY,
+      perEndpoint: config.DELIVERY_CONCURRENCY_PER_ENDPOINT,
+      leaseMs: config.DELIVERY_LEASE_MS,
+      pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
+    },
+  );
+  const emailDeps = { prisma, clock, logger, metrics, mailer };
+  const emails = new PeriodicTask('owner e-mails', () => sendDueEmails(emailDeps), config.EMAIL_POLL_INTERVAL_MS, logger);
+
+  const app = createHttpApp({
+    logger,
+    metrics: registry,
+    readiness: { database: async () => void (await prisma.$queryRaw`SELECT 1`), broker: () => broker.ping() },
+  });
+  finishHttpApp(app, logger);
+
+  const onDue = () => scheduler.nudge();
+  const stopEvents = await broker.consume(QUEUES.dispatcherEvents, EventRecorded, eventHandler({ prisma, clock, metrics, onDue }), {
+    prefetch: config.DISPATCHER_PREFETCH,
+  });
+  const stopRequests = await broker.consume(
+    QUEUES.dispatcherRequests,
+    WebhookRequest,
+    requestHandler({ prisma, clock, secretBox, client, logger, metrics, onDue }),
+    { prefetch: config.DISPATCHER_PREFETCH },
+  );
+  scheduler.start();
+  emails.start();
+  const server = await listen(app, config.WEBHOOK_DISPATCHER_PORT);
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port }, 'webhook-dispatcher running');
+
+  return {
+    port,
+    async runDueDeliveries() {
+      const started = await scheduler.runDue();
+      await scheduler.drain();
+      return started;
+    },
+    sendDueEmails: () => sendDueEmails(emailDeps),
+    async stop() {
+      await closeServer(server);
+      await stopEvents();
+      await stopRequests();
+      await scheduler.stop();
+      await emails.stop();
+      await agent.close();
+      mailer?.close();
+      await broker.close();
+      await prisma.$disconnect();
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = loadConfig();
+  runMain('webhook-dispatcher', createLogger('webhook-dispatcher', config.LOG_LEVEL), () => start(config, clockFromEnv()));
+}

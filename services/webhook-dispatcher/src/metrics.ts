@@ -1,0 +1,46 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export interface DispatcherMetrics {
+  eventsReceived: Counter<'type'>;
+  attempts: Counter<'outcome'>;
+  attemptDuration: Histogram<'outcome'>;
+  deliveriesFinished: Counter<'status'>;
+  attemptsInFlight: Gauge;
+  endpointsSwitchedOff: Counter;
+  testEventsSent: Counter<'outcome'>;
+  emails: Counter<'kind' | 'outcome'>;
+}
+
+export function createMetrics(registry: Registry): DispatcherMetrics {
+  const registers = [registry];
+  return {
+    eventsReceived: new Counter({ name: 'webhook_events_received_total', help: 'Events received from the broker', labelNames: ['type'], registers }),
+    attempts: new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Delivery attempts by outcome (succeeded, failed)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    attemptDuration: new Histogram({
+      name: 'webhook_delivery_attempt_duration_seconds',
+      help: 'Time from sending a webhook to its answer (or failure)',
+      labelNames: ['outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    deliveriesFinished: new Counter({
+      name: 'webhook_deliveries_finished_total',
+      help: 'Deliveries that reached a final status (succeeded, failed)',
+      labelNames: ['status'],
+      registers,
+    }),
+    attemptsInFlight: new Gauge({ name: 'webhook_delivery_attempts_in_flight', help: 'Attempts waiting for an answer', registers }),
+    endpointsSwitchedOff: new Counter({
+      name: 'webhook_endpoints_switched_off_total',
+      help: 'Endpoints switched off after 72 hours of failures',
+      registers,
+    }),
+    testEventsSent: new Counter({ name: 'webhook_test_events_total', help: 'webhook.test sends by outcome', labelNames: ['outcome'], registers }),
+    emails: new Counter({ name: 'webhook_emails_total', help: 'Owner e-mails by kind and outcome (sent, failed)', labelNames: ['kind', 'outcome'], registers }),
+  };
+}

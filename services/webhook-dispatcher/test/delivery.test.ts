@@ -1,0 +1,261 @@
+import { Webhook } from 'standardwebhooks';
+import { newId } from '@pmatch/contracts';
+import { eventView } from '@pmatch/db';
+import { newSigningSecret } from '@pmatch/platform';
+import { waitFor } from '@pmatch/testkit';
+import { DispatcherHarness } from './support/harness';
+import { HttpsReceiver } from './support/receiver';
+import { TestCa } from './support/tls';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+let ca: TestCa;
+let receiver: HttpsReceiver;
+let selfSigned: HttpsReceiver;
+let harness: DispatcherHarness;
+
+beforeAll(async () => {
+  ca = TestCa.create();
+  receiver = await HttpsReceiver.start(ca.issueServerCertificate());
+  selfSigned = await HttpsReceiver.start(ca.selfSignedCertificate());
+  harness = await DispatcherHarness.start({
+    env: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128', WEBHOOK_CA_FILE: ca.certFile, DELIVERY_TIMEOUT_MS: '2000' },
+    seams: { resolveHost: resolveFromTable },
+  });
+});
+
+afterAll(async () => {
+  await harness?.stop();
+  await receiver?.close();
+  await selfSigned?.close();
+  ca?.remove();
+});
+
+/** Stand-in DNS (no test asks real DNS): the receiver's certificate names receiver.test. */
+const resolveFromTable = async (host: string): Promise<string[]> => {
+  if (host === 'receiver.test') return ['::1', '127.0.0.1'];
+  if (host === 'impostor.test') return ['127.0.0.1'];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+};
+
+let pathCounter = 0;
+const freshPath = () => `/hooks/${++pathCounter}`;
+
+describe('delivery format', () => {
+  test('when order.paid is recorded, then it arrives once, signed over the exact body, and verifies with standardwebhooks', async () => {
+    const orgId = await harness.createOrganisation();
+    const path = freshPath();
+    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
+
+    const eventId = await harness.recordEvent(orgId, 'order.paid');
+
+    const [attempt] = await harness.waitForAttempts(endpoint.id, eventId, 1);
+    const [request] = receiver.requestsTo(path);
+    expect(request!.headers['webhook-id']).toBe(eventId);
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(Number(request!.headers['webhook-timestamp'])).toBe(Math.floor(harness.clock.now().getTime() / 1000));
+    const verified = new Webhook(endpoint.secret).verify(request!.body, request!.headers as Record<string, string>);
+    const stored = await harness.prisma.event.findUniqueOrThrow({ where: { id: eventId } });
+    expect(verified).toEqual(eventView(stored));
+    expect(verified).toMatchObject({ id: eventId, object: 'event', type: 'order.paid', livemode: false, data: { object: { status: 'paid' } } });
+    expect(attempt).toMatchObject({ attempt: 1, statusCode: 200, error: null });
+    expect((await harness.delivery(endpoint.id, eventId))!.status).toBe('succeeded');
+  });
+
+  test('when the secret was rotated within 24 hours, then the delivery carries two signatures, each valid with its own secret', async () => {
+    const orgId = await harness.createOrganisation();
+    const path = freshPath();
+    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
+    const newSecret = newSigningSecret();
+    await harness.prisma.webhookEndpoint.update({
+      where: { id: endpoint.id },
+      data: {
+        secretEncrypted: harness.secretBox.seal(newSecret),
+        previousSecretEncrypted: harness.secretBox.seal(endpoint.secret),
+        previousSecretExpiresAt: new Date(harness.clock.now().getTime() + 24 * HOUR),
+      },
+    });
+
+    const eventId = await harness.recordEvent(orgId);
+
+    await harness.waitForAttempts(endpoint.id, eventId, 1);
+    const [request] = receiver.requestsTo(path);
+    const headers = request!.headers as Record<string, string>;
+    const [first, second, ...rest] = headers['webhook-signature']!.split(' ');
+    expect(rest).toEqual([]);
+    expect(() => new Webhook(newSecret).verify(request!.body, { ...headers, 'webhook-signature': first! })).not.toThrow();
+    expect(() => new Webhook(endpoint.secret).verify(request!.body, { ...headers, 'webhook-signature': second! })).not.toThrow();
+    expect(() => new Webhook(endpoint.secret).verify(request!.body, { ...headers, 'webhook-signature': first! })).toThrow();
+  });
+
+  test('when a name resolves to two addresses and the first refuses connections, then the next is used and the certificate is checked against the name', async () => {
+    const orgId = await harness.createOrganisation();
+    const path = freshPath();
+    const endpoint = await harness.createEndpoint(orgId, `https://receiver.test:${receiver.port}${path}`);
+
+    const eventId = await harness.recordEvent(orgId);
+
+    const [attempt] = await harness.waitForAttempts(endpoint.id, eventId, 1);
+    expect(attempt).toMatchObject({ statusCode: 200, error: null });
+    const [request] = receiver.requestsTo(path);
+    expect(request!.servername).toBe('receiver.test');
+    expect(request!.headers.host).toBe(`receiver.test:${receiver.port}`);
+  });
+
+  test('when the certificate does not name the host, then the attempt fails, although it names the pinned address', async () => {
+    const orgId = await harness.createOrganisation();
+    const path = freshPath();
+    const endpoint = await harness.createEndpoint(orgId, `https://impostor.test:${receiver.port}${path}`);
+
+    const eventId = await harness.recordEvent(orgId);
+
+    const [attempt] = await harness.waitForAttempts(endpoint.id, eventId, 1);
+    expect(attempt).toMatchObject({ statusCode: null, error: expect.stringMatching(/ERR_TLS_CERT_ALTNAME_INVALID/) });
+    expect(receiver.requestsTo(path)).toEqual([]);
+  });
+
+  test('when an endpoint selected other types, then it is not sent this one', async () => {
+    const orgId = await harness.createOrganisation();
+    const selective = await harness.createEndpoint(orgId, receiver.url(freshPath()), { enabledEvents: ['order.created'] });
+    const everything = await harness.createEndpoint(orgId, receiver.url(freshPath()));
+
+    const eventId = await harness.recordEvent(orgId, 'order.paid');
+
+    await harness.waitForAttempts(everything.id, eventId, 1);
+    expect(await harness.delivery(selective.id, eventId)).toBeNull();
+  });
+});
+
+describe('failures', () => {
+  test('when a receiver answers 302, 500, not in time, or with a self-signed certificate, then each is a failed attempt, retried in a minute', async () => {
+    const orgId = await harness.createOrganisation();
+    const [redirect, error, hang, target] = [freshPath(), freshPath(), freshPath(), freshPath()];
+    receiver.answer(redirect, { status: 302, headers: { location: receiver.url(target) } });
+    receiver.answer(error, { status: 500 });
+    receiver.answer(hang, 'hang');
+    const endpoints = {
+      redirect: await harness.createEndpoint(orgId, receiver.url(redirect)),
+      error: await harness.createEndpoint(orgId, receiver.url(error)),
+      timeout: await harness.createEndpoint(orgId, receiver.url(hang)),
+      selfSigned: await harness.createEndpoint(orgId, selfSigned.url('/hooks')),
+    };
+    const failedAt = harness.clock.now();
+
+    const eventId = await harness.recordEvent(orgId);
+
+    const outcomes: Record<string, unknown> = {};
+    const retryWaits: number[] = [];
+    for (const [name, endpoint] of Object.entries(endpoints)) {
+      const [attempt] = await harness.waitForAttempts(endpoint.id, eventId, 1);
+      const delivery = await harness.delivery(endpoint.id, eventId);
+      outcomes[name] = { statusCode: attempt!.statusCode, error: attempt!.error, status: delivery!.status };
+      retryWaits.push(delivery!.nextAttemptAt!.getTime() - failedAt.getTime());
+    }
+    expect(outcomes).toEqual({
+      redirect: { statusCode: 302, error: expect.stringMatching(/redirect \(302\) not followed/), status: 'pending' },
+      error: { statusCode: 500, error: 'HTTP 500', status: 'pending' },
+      timeout: { statusCode: null, error: 'no answer within 2000 ms', status: 'pending' },
+      selfSigned: { statusCode: null, error: expect.stringMatching(/self[- ]signed/i), status: 'pending' },
+    });
+    for (const wait of retryWaits) {
+      expect(wait).toBeGreaterThanOrEqual(MINUTE);
+      expect(wait).toBeLessThanOrEqual(1.1 * MINUTE);
+    }
+    expect(receiver.requestsTo(target)).toEqual([]);
+    expect(selfSigned.requests).toEqual([]);
+  });
+});
+
+describe('isolation', () => {
+  test('when one endpoint hangs, then deliveries to another go on undelayed, and the hanging one holds only its own slots', async () => {
+    const isolated = await DispatcherHarness.start({
+      env: {
+        WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+        WEBHOOK_CA_FILE: ca.certFile,
+        DELIVERY_CONCURRENCY: '4',
+        DELIVERY_CONCURRENCY_PER_ENDPOINT: '2',
+      },
+    });
+    const [slow, fast] = [freshPath(), freshPath()];
+    receiver.answer(slow, 'hang');
+    try {
+      const orgId = await isolated.createOrganisation();
+      const hanging = await isolated.createEndpoint(orgId, receiver.url(slow));
+      const healthy = await isolated.createEndpoint(orgId, receiver.url(fast));
+
+      const eventIds: string[] = [];
+      for (let i = 0; i < 6; i += 1) eventIds.push(await isolated.recordEvent(orgId));
+
+      for (const eventId of eventIds) await isolated.waitForAttempts(healthy.id, eventId, 1);
+      expect(receiver.requestsTo(fast)).toHaveLength(6);
+      expect(receiver.requestsTo(slow)).toHaveLength(2);
+      const waiting = await isolated.prisma.webhookDelivery.count({ where: { endpointId: hanging.id, attemptCount: 0 } });
+      expect(waiting).toBe(6);
+    } finally {
+      await receiver.close().catch(() => undefined);
+      receiver = await HttpsReceiver.start(ca.issueServerCertificate());
+      await isolated.stop();
+    }
+  });
+});
+
+describe('at-least-once', () => {
+  test('when a dispatcher claimed a delivery and died before recording it, then it is sent after the lease ends, with the same webhook-id', async () => {
+    const orgId = await harness.createOrganisation();
+    const eventId = await harness.recordEvent(orgId);
+    await harness.waitForEventReceived(eventId);
+    const path = freshPath();
+    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
+    // What a claim leaves behind: the delivery leased to its claimer, which then never came back.
+    await harness.prisma.webhookDelivery.create({
+      data: { id: newId('delivery'), endpointId: endpoint.id, eventId, status: 'pending', nextAttemptAt: new Date(harness.clock.now().getTime() + MINUTE) },
+    });
+
+    await harness.dispatcher.runDueDeliveries();
+    expect(receiver.requestsTo(path)).toEqual([]);
+    harness.clock.advance(MINUTE);
+    await harness.dispatcher.runDueDeliveries();
+
+    expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([eventId]);
+    expect(await harness.attempts(endpoint.id, eventId)).toMatchObject([{ attempt: 1, statusCode: 200 }]);
+  });
+});
+
+describe('requests from the API', () => {
+  test('when a resend is requested, then the event is sent again with the same webhook-id and the attempt is logged', async () => {
+    const orgId = await harness.createOrganisation();
+    const path = freshPath();
+    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
+    const eventId = await harness.recordEvent(orgId);
+    await harness.waitForAttempts(endpoint.id, eventId, 1);
+
+    await harness.publishRequest({ type: 'webhook.resend', endpoint_id: endpoint.id, event_id: eventId });
+
+    const attempts = await harness.waitForAttempts(endpoint.id, eventId, 2);
+    expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 200], [2, 200]]);
+    expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
+    expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', maxAttempts: 2 });
+  });
+
+  test('when a test event is requested, then it is sent signed and nothing is written to the delivery log', async () => {
+    const orgId = await harness.createOrganisation();
+    const path = freshPath();
+    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
+    const event = {
+      id: 'evt_test_abcdefghijklmnopqrstuvwx',
+      object: 'event',
+      type: 'webhook.test',
+      livemode: false,
+      created_at: harness.clock.now().toISOString(),
+      data: { object: { message: 'test' } },
+    };
+
+    await harness.publishRequest({ type: 'webhook.send_test', endpoint_id: endpoint.id, event });
+
+    const [request] = await waitFor(() => (receiver.requestsTo(path).length > 0 ? receiver.requestsTo(path) : undefined));
+    expect(new Webhook(endpoint.secret).verify(request!.body, request!.headers as Record<string, string>)).toEqual(event);
+    expect(request!.headers['webhook-id']).toBe(event.id);
+    expect(await harness.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(0);
+  });
+});

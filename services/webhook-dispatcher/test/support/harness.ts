@@ -1,0 +1,153 @@
+import { newId, type EventType, type Mode, type NewEvent } from '@pmatch/contracts';
+import { createPrisma, recordEvents, type PrismaClient } from '@pmatch/db';
+import { Broker, ManualClock, OutboxRelay, SecretBox, createLogger, newSigningSecret } from '@pmatch/platform';
+import { RABBITMQ_URL, createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
+import { loadConfig } from '../../src/config';
+import { start, type Dispatcher, type DispatcherSeams } from '../../src/main';
+
+export const SECRETS_KEY = 'dispatcher-test-secrets-key';
+export const OWNER_EMAIL = 'owner@shop.example';
+
+/**
+ * The dispatcher in this test process, on a database and broker names of its own and on a
+ * ManualClock, against the real PostgreSQL and RabbitMQ. Events go in the way production's do:
+ * recorded with their outbox rows, then published by the outbox relay.
+ */
+export class DispatcherHarness {
+  readonly secretBox = new SecretBox(SECRETS_KEY);
+  private readonly relay: OutboxRelay;
+
+  private constructor(
+    readonly dispatcher: Dispatcher,
+    readonly prisma: PrismaClient,
+    readonly clock: ManualClock,
+    private readonly broker: Broker,
+    private readonly db: TestDatabase,
+  ) {
+    this.relay = new OutboxRelay(prisma, broker, createLogger('test-relay', 'silent'), 60_000);
+  }
+
+  static async start(options: { env?: Record<string, string>; seams?: DispatcherSeams; clock?: ManualClock } = {}): Promise<DispatcherHarness> {
+    const db = await createTestDatabase();
+    const prefix = `${uniqueName('t')}.`;
+    const clock = options.clock ?? new ManualClock();
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      DATABASE_URL: db.url,
+      DATABASE_POOL_SIZE: '5',
+      RABBITMQ_URL,
+      AMQP_PREFIX: prefix,
+      SECRETS_KEY,
+      WEBHOOK_DISPATCHER_PORT: '0',
+      DELIVERY_POLL_INTERVAL_MS: '50',
+      EMAIL_POLL_INTERVAL_MS: '3600000',
+      ...options.env,
+    });
+    const dispatcher = await start(config, clock, options.seams);
+    const prisma = createPrisma(db.url, { poolSize: 3 });
+    const broker = await Broker.connect(RABBITMQ_URL, prefix, createLogger('test-broker', 'silent'));
+    return new DispatcherHarness(dispatcher, prisma, clock, broker, db);
+  }
+
+  async stop(): Promise<void> {
+    await this.dispatcher.stop();
+    await this.broker.deleteTopology().catch(() => undefined);
+    await this.broker.close();
+    await this.prisma.$disconnect();
+    await this.db.drop();
+  }
+
+  async createOrganisation(): Promise<string> {
+    const id = newId('organisation');
+    await this.prisma.organisation.create({ data: { id, name: 'Shop', ownerEmail: OWNER_EMAIL } });
+    return id;
+  }
+
+  /**
+   * An endpoint row as orders-api writes it. Written directly, so tests can also store URLs that
+   * registration refuses: what a host resolves to can change after it was registered.
+   */
+  async createEndpoint(organisationId: string, url: string, options: { mode?: Mode; enabledEvents?: EventType[] } = {}) {
+    const secret = newSigningSecret();
+    const row = await this.prisma.webhookEndpoint.create({
+      data: {
+        id: newId('webhookEndpoint'),
+        organisationId,
+        mode: options.mode ?? 'test',
+        url,
+        secretEncrypted: this.secretBox.seal(secret),
+        enabledEvents: options.enabledEvents ?? [],
+        createdAt: this.clock.now(),
+      },
+    });
+    return { id: row.id, secret };
+  }
+
+  /** Records an event as a state change would and publishes it; resolves with its id. */
+  async recordEvent(organisationId: string, type: EventType = 'order.paid', mode: Mode = 'test'): Promise<string> {
+    const event = { type, data: { object: sampleOrder(mode, this.clock.now()) } } as NewEvent;
+    const [id] = await this.prisma.$transaction((tx) =>
+      recordEvents(tx, { organisationId, mode, bankAccountId: null, at: this.clock.now() }, [event]),
+    );
+    await this.relay.publishBatch();
+    return id!;
+  }
+
+  /** Waits until the dispatcher has taken in the event (its inbox row is written). */
+  async waitForEventReceived(eventId: string): Promise<void> {
+    await waitFor(
+      async () => ((await this.prisma.inbox.count({ where: { consumer: 'webhook-dispatcher.events', messageId: eventId } })) > 0 ? true : undefined),
+      { what: `the dispatcher to receive ${eventId}` },
+    );
+  }
+
+  /** Publishes a request as orders-api does (resend, send test). */
+  async publishRequest(body: unknown): Promise<void> {
+    await this.broker.publish('events', 'webhook.requested', body, { messageId: uniqueName('whr_') });
+  }
+
+  async delivery(endpointId: string, eventId: string) {
+    return this.prisma.webhookDelivery.findUnique({ where: { endpointId_eventId: { endpointId, eventId } } });
+  }
+
+  async attempts(endpointId: string, eventId: string) {
+    const delivery = await this.delivery(endpointId, eventId);
+    if (delivery === null) return [];
+    return this.prisma.webhookDeliveryAttempt.findMany({ where: { deliveryId: delivery.id }, orderBy: { attempt: 'asc' } });
+  }
+
+  /** Waits until the event's delivery to the endpoint has made `count` attempts. */
+  async waitForAttempts(endpointId: string, eventId: string, count: number) {
+    return waitFor(
+      async () => {
+        const attempts = await this.attempts(endpointId, eventId);
+        return attempts.length >= count ? attempts : undefined;
+      },
+      { what: `${count} attempt(s) of ${eventId} to ${endpointId}` },
+    );
+  }
+}
+
+function sampleOrder(mode: Mode, at: Date) {
+  const iso = at.toISOString();
+  return {
+    id: newId('order'),
+    object: 'order',
+    livemode: mode === 'live',
+    status: 'paid',
+    amount: 12800,
+    payer_name: 'ヤマダ タロウ',
+    external_id: uniqueName('ext-'),
+    item_name: 'お米 5kg',
+    bank_account_id: newId('bankAccount'),
+    ordered_at: iso,
+    expires_at: iso,
+    closed_at: iso,
+    metadata: {},
+    payment_url: 'https://pay.example/pay/x',
+    source: null,
+    payment: null,
+    created_at: iso,
+  };
+}
