@@ -8,7 +8,7 @@ const root = require('./jest.config.js');
 module.exports = {
   rootDir: __dirname,
   displayName: 'test/faults',
-  globalSetup: root.globalSetup,
+  globalSetup: '<rootDir>/test/faults/global-setup.js',
   globalTeardown: '<rootDir>/test/faults/global-teardown.js',
   testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { MerchantClient, REPO_ROOT, SERVICES, TestSystem, waitFor, type ServiceName } from '@pmatch/testkit';
 import { HttpsReceiver } from '../../services/webhook-dispatcher/test/support/receiver';
 import { TestCa } from '../../services/webhook-dispatcher/test/support/tls';
-import { cutDatabaseConnections, databaseConnections, ensureInfrastructure, queueDepths, restartRedis, startRabbitMq, withRabbitMqStopped } from './support/infrastructure';
+import { cutDatabaseConnections, databaseConnections, queueDepths, restartRedis, withRabbitMqStopped } from './support/infrastructure';
 import { checkInvariants, workLeft, type Invariants } from './support/invariants';
 import { LoadGenerator } from './support/load';
 
@@ -13,8 +13,8 @@ import { LoadGenerator } from './support/load';
  * The fault suite (docs/RELIABILITY.md): while a bounded load of live orders and signed bank
  * notifications flows, every service is SIGKILLed and restarted, RabbitMQ and Redis are restarted
  * and the database's connections are cut; afterwards the money invariants must hold and every
- * queue must drain. It restarts the machine's RabbitMQ and Redis: run it alone (`pnpm test:faults`),
- * never beside another test run.
+ * queue must drain. The RabbitMQ and Redis it restarts are its own (support/servers.js, started by
+ * test/faults/global-setup.js), so it runs beside any other test run (`pnpm test:faults`).
  *
  * Knobs (environment): FAULT_NOTIFICATIONS (least notifications sent, default 150), FAULT_RATE
  * (scenarios started per second, default 8), FAULT_ROUNDS (times the whole fault sequence runs,
@@ -90,9 +90,6 @@ afterAll(async () => {
     mkdirSync(LOG_DIR, { recursive: true });
     for (const s of SERVICES) writeFileSync(join(LOG_DIR, `${s}.log`), `${system.exitedLogs(s)}\n--- current process:\n${system.logs(s)}`);
   }
-  // Whatever failed, the machine's RabbitMQ and Redis must be running when the suite is over.
-  await startRabbitMq().catch(() => undefined);
-  await ensureInfrastructure().catch(() => undefined);
   await system?.stop();
   await receiver?.close();
   ca?.remove();

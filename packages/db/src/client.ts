@@ -21,9 +21,14 @@ export type Tx = Prisma.TransactionClient;
 export type Db = PrismaClient | Tx;
 
 /**
- * A Prisma client over a pg pool of our own, so the pool's 'error' event has a listener: pg emits
- * it when the server ends an idle connection (a restart, pg_terminate_backend), and an 'error'
- * with no listener would crash the process. The pool drops that connection and opens another.
+ * A Prisma client over a pg pool of our own, so that PostgreSQL ending a connection (a restart, a
+ * failover, pg_terminate_backend) never crashes the process. pg emits 'error' on the client whose
+ * connection ended, and an 'error' with no listener is an uncaught exception. The pool listens on
+ * idle clients only, and the Prisma adapter only while it holds a client; in between (the pool has
+ * handed the client to a waiting `connect()`, the adapter attaches a microtask later) a FATAL that
+ * came in the same socket read as the last query's answer finds nobody listening. So every client
+ * gets a listener of its own for its whole life. The query in flight still fails with the error,
+ * and the pool drops the client and opens another.
  */
 export function createPrisma(
   databaseUrl: string,
@@ -31,6 +36,7 @@ export function createPrisma(
 ): PrismaClient {
   const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
   pool.on('error', (error) => options.onIdleConnectionError?.(error));
+  pool.on('connect', (client) => client.on('error', () => undefined));
   // Prisma's default of 5 s per interactive transaction fails good work on a loaded machine; a
   // transaction that really hangs still ends, and its work is retried.
   return new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { timeout: 30_000, maxWait: 10_000 } });

@@ -1,37 +1,17 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import { QUEUES } from '@pmatch/contracts';
-import { RABBITMQ_URL, REDIS_URL, REPO_ROOT, waitFor, type TestSystem } from '@pmatch/testkit';
+import { RABBITMQ_URL, REDIS_URL, waitFor, type TestSystem } from '@pmatch/testkit';
+import { fromEnvironment, rabbitmqctl, startRedis, stopRedis } from './servers';
 
 /**
- * Breaking the machine's shared infrastructure on purpose, and making sure it is whole again.
- * RabbitMQ and Redis are the machine's own servers, used by every test run here: a fault suite run
- * must be the only test run on the machine (docs/RELIABILITY.md).
+ * Breaking the suite's infrastructure on purpose, and making sure it is whole again. RabbitMQ and
+ * Redis here are the suite's own servers (support/servers.js, started by its global setup), never
+ * the machine's shared ones; PostgreSQL is the machine's, and only the system's own database has its
+ * connections cut.
  */
 
-const execFileAsync = promisify(execFile);
-
-async function run(command: string, args: string[], timeoutMs: number, env: Record<string, string> = {}): Promise<string> {
-  const { stdout } = await execFileAsync(command, args, { timeout: timeoutMs, env: { ...process.env, ...env } });
-  return stdout;
-}
-
-/** `bash scripts/ensure-infra.sh`: starts whichever of PostgreSQL, RabbitMQ and Redis is down, with the machine's own commands. */
-export async function ensureInfrastructure(): Promise<void> {
-  await run('bash', [join(REPO_ROOT, 'scripts', 'ensure-infra.sh')], 150_000, {
-    RABBITMQ_URL,
-    REDIS_URL,
-    INFRA_WAIT_SECONDS: '60',
-  });
-}
-
-function redisAddress(): { host: string; port: string } {
-  const url = new URL(REDIS_URL);
-  return { host: url.hostname || '127.0.0.1', port: url.port || '6379' };
-}
+const servers = fromEnvironment();
 
 async function redisAnswers(): Promise<boolean> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
@@ -47,17 +27,15 @@ async function redisAnswers(): Promise<boolean> {
 }
 
 /**
- * Restarts Redis, which keeps nothing on disk here (`--save ""`): every lock and rate-limit bucket
- * is gone. Whatever happens, Redis is running again when this resolves or rejects.
+ * Restarts Redis, which keeps nothing on disk (`--save ""`): every lock and rate-limit bucket is
+ * gone. Whatever happens, Redis is running again when this resolves or rejects.
  */
 export async function restartRedis(): Promise<void> {
-  const { host, port } = redisAddress();
   try {
-    // The server closes the connection as it goes; redis-cli may say so and exit non-zero.
-    await run('redis-cli', ['-h', host, '-p', port, 'shutdown', 'nosave'], 15_000).catch(() => undefined);
+    await stopRedis(servers);
     await waitFor(async () => ((await redisAnswers()) ? undefined : true), { timeoutMs: 15_000, what: 'Redis to go down' });
   } finally {
-    await ensureInfrastructure();
+    await startRedis(servers);
     await waitFor(async () => ((await redisAnswers()) ? true : undefined), { timeoutMs: 30_000, what: 'Redis to answer again' });
   }
 }
@@ -65,11 +43,11 @@ export async function restartRedis(): Promise<void> {
 /**
  * Stops the RabbitMQ application (the Erlang node stays, so it comes back in seconds with its
  * durable queues), runs `whileDown`, and starts it again: in a finally, so the broker is up again
- * whatever happened. Every AMQP connection on the machine is closed by this.
+ * whatever happened. Every AMQP connection to it is closed by this.
  */
 export async function withRabbitMqStopped(whileDown: () => Promise<void>): Promise<void> {
   try {
-    await run('rabbitmqctl', ['-q', 'stop_app'], 60_000);
+    await rabbitmqctl(servers, ['stop_app'], 60_000);
     await whileDown();
   } finally {
     await startRabbitMq();
@@ -78,11 +56,7 @@ export async function withRabbitMqStopped(whileDown: () => Promise<void>): Promi
 
 /** `rabbitmqctl start_app` (a no-op when it runs), then waits until it takes connections. */
 export async function startRabbitMq(): Promise<void> {
-  await run('rabbitmqctl', ['-q', 'start_app'], 120_000).catch(async (error: unknown) => {
-    // The node itself is gone (not just the application): start it as the machine does.
-    await ensureInfrastructure().catch(() => undefined);
-    if (!(await rabbitMqAnswers())) throw error;
-  });
+  await rabbitmqctl(servers, ['start_app'], 120_000);
   await waitFor(async () => ((await rabbitMqAnswers()) ? true : undefined), { timeoutMs: 60_000, what: 'RabbitMQ to take connections' });
 }
 
@@ -131,24 +105,12 @@ export async function readyMessages(prefix: string): Promise<number> {
 /** Ready and unacknowledged messages of every queue of one AMQP prefix, dead-letter queues included. */
 export async function queueDepths(prefix: string): Promise<Record<string, { ready: number; unacked: number }>> {
   const names = Object.values(QUEUES).flatMap((q) => [`${prefix}${q}`, `${prefix}${q}.dead`]);
-  const listed = await run('rabbitmqctl', ['-q', 'list_queues', '--no-table-headers', 'name', 'messages_ready', 'messages_unacknowledged'], 30_000).catch(
-    () => undefined,
-  );
+  const listed = await rabbitmqctl(servers, ['list_queues', '--no-table-headers', 'name', 'messages_ready', 'messages_unacknowledged'], 30_000);
   const depths: Record<string, { ready: number; unacked: number }> = {};
-  if (listed !== undefined) {
-    for (const line of listed.split('\n')) {
-      const [name, ready, unacked] = line.trim().split(/\s+/);
-      if (name !== undefined && names.includes(name)) depths[name] = { ready: Number(ready), unacked: Number(unacked) };
-    }
-    if (names.every((n) => n in depths)) return depths;
+  for (const line of listed.split('\n')) {
+    const [name, ready, unacked] = line.trim().split(/\s+/);
+    if (name !== undefined && names.includes(name)) depths[name] = { ready: Number(ready), unacked: Number(unacked) };
   }
-  // Without rabbitmqctl: checkQueue counts ready messages only.
-  const connection = await amqp.connect(RABBITMQ_URL);
-  try {
-    const channel = await connection.createChannel();
-    for (const name of names) depths[name] = { ready: (await channel.checkQueue(name)).messageCount, unacked: 0 };
-  } finally {
-    await connection.close();
-  }
+  for (const name of names) depths[name] ??= { ready: 0, unacked: 0 };
   return depths;
 }

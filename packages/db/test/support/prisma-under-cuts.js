@@ -1,11 +1,11 @@
-// Run by test/faults/postgres-cut.test.ts as a process of its own (a crash must not take jest with
+// Run by packages/db/test/connection-cuts.test.ts as a process of its own (a crash must not take jest with
 // it): the services' Prisma client (createPrisma) under concurrent queries and transactions while
 // every connection to its database is ended again and again, as a PostgreSQL restart, a failover
 // or an operator's pg_terminate_backend does. Prints one JSON line and exits 0 if the process
 // survived and queries work again afterwards.
 const { join } = require('node:path');
 
-const root = join(__dirname, '..', '..', '..');
+const root = join(__dirname, '..', '..', '..', '..');
 const { createPrisma } = require(join(root, 'packages', 'db', 'dist', 'index.js'));
 const { Client } = require(require.resolve('pg', { paths: [join(root, 'packages', 'db')] }));
 
