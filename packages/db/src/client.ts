@@ -46,3 +46,42 @@ export function createPrisma(
 export function isUniqueViolation(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }
+
+/**
+ * SQLSTATE classes and codes that say the database could not do the work right now, not that the
+ * work was wrong: connection exceptions (08), operator intervention such as a restart or
+ * pg_terminate_backend (57), too many connections (53300), and a serialization failure or
+ * deadlock (40001, 40P01). The same request may succeed when retried.
+ */
+const TRANSIENT_SQLSTATE = /^(08|57)|^(53300|40001|40P01)$/;
+
+/**
+ * Prisma codes with that meaning: P1001 the server cannot be reached, P1017 it closed the
+ * connection, P2024 no pooled connection in time, P2028 a transaction could not start in time
+ * (the pool is exhausted under load).
+ */
+const TRANSIENT_PRISMA_CODES = new Set(['P1001', 'P1017', 'P2024', 'P2028']);
+
+/** Socket errors on the way to the server. */
+const SOCKET_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+
+/** pg's own errors for a connection that broke under a query. */
+const BROKEN_CONNECTION_MESSAGES = ['Connection terminated', 'connection error and is not queryable', 'Client was closed'];
+
+/**
+ * Whether an error means the database was briefly unavailable (overload, restart, failover, a cut
+ * connection), so that the caller should be told to retry (503) rather than that we failed (500).
+ */
+export function isTransientDatabaseError(error: unknown): boolean {
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    if (TRANSIENT_PRISMA_CODES.has(error.code)) return true;
+    const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string; code?: string } } | undefined)?.cause;
+    if (cause?.kind === 'DatabaseNotReachable' || cause?.kind === 'TooManyConnections') return true;
+    return cause?.kind === 'postgres' && typeof cause.code === 'string' && TRANSIENT_SQLSTATE.test(cause.code);
+  }
+  if (error instanceof Prisma.PrismaClientInitializationError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (TRANSIENT_SQLSTATE.test(code) || SOCKET_ERROR_CODES.has(code))) return true;
+  return BROKEN_CONNECTION_MESSAGES.some((m) => error.message.includes(m));
+}

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
 import { AppError, LIMITS } from '@pmatch/contracts';
+import { isTransientDatabaseError } from '@pmatch/db';
 import { Histogram, type Registry } from 'prom-client';
 import type { z } from 'zod';
 import type { Logger } from './logger';
@@ -97,7 +98,8 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
     if (appError.status >= 500) {
       logger.error({ err: error, requestId: req.requestId, method: req.method, path: loggablePath(req.path) }, 'request failed');
     }
-    if (appError.code === 'rate_limited' && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
+    const retryable = appError.code === 'rate_limited' || appError.code === 'service_unavailable';
+    if (retryable && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
     res.status(appError.status).json(appError.toBody(req.requestId));
   };
 }
@@ -119,6 +121,10 @@ function toAppError(error: unknown): AppError {
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new AppError('parameter_invalid', 'The request body encoding is not supported; send UTF-8 JSON.');
+  }
+  // Overload or a database restart: the client's retry will succeed, so say so (503, Retry-After).
+  if (isTransientDatabaseError(error)) {
+    return new AppError('service_unavailable', 'The service is briefly unable to reach its database; retry later.', { cause: error });
   }
   return new AppError('internal_error', 'An internal error occurred. It has been logged; retry later.', { cause: error });
 }

@@ -1,0 +1,99 @@
+import { Client } from 'pg';
+import { createPrisma, isTransientDatabaseError, type PrismaClient } from '../src';
+import { createTestDatabase, freePort, type TestDatabase } from '@pmatch/testkit';
+
+/**
+ * isTransientDatabaseError decides between "retry later" (503) and "we failed" (500): each case is
+ * the real error Prisma and pg produce, not a hand-made one.
+ */
+describe('isTransientDatabaseError', () => {
+  let db: TestDatabase;
+  let prisma: PrismaClient;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    prisma = createPrisma(db.url, { poolSize: 2 });
+  });
+
+  afterAll(async () => {
+    await prisma?.$disconnect();
+    await db?.drop();
+  });
+
+  const failure = async (work: () => Promise<unknown>): Promise<unknown> => {
+    try {
+      await work();
+    } catch (error) {
+      return error;
+    }
+    throw new Error('expected the work to fail');
+  };
+
+  test('when every pooled connection is busy past maxWait, then the transaction error (P2028) is transient', async () => {
+    const busy = createPrisma(db.url, { poolSize: 1 });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      const holder = busy.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT 1 AS one`;
+        holding();
+        await released;
+      });
+      await held;
+      const error = await failure(() => busy.$transaction(async (tx) => tx.$queryRaw`SELECT 1 AS one`, { maxWait: 100 }));
+      release();
+      await holder;
+      expect(error).toMatchObject({ code: 'P2028' });
+      expect(isTransientDatabaseError(error)).toBe(true);
+    } finally {
+      await busy.$disconnect();
+    }
+  });
+
+  test('when the server ends the connection under a query, then the error is transient', async () => {
+    const admin = new Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const pending = failure(() => prisma.$queryRaw`SELECT 1 AS one FROM pg_sleep(30)`);
+      // Ends the backend once the sleeping query is seen running.
+      for (let ended = 0; ended === 0; ) {
+        const result = await admin.query(
+          `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep(30)%' AND state = 'active'`,
+        );
+        ended = result.rows[0].n;
+      }
+      const error = await pending;
+      expect(isTransientDatabaseError(error)).toBe(true);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  test('when nothing listens at the database address, then the error is transient', async () => {
+    const url = new URL(db.url);
+    url.port = String(await freePort());
+    const unreachable = createPrisma(url.toString());
+    try {
+      const error = await failure(() => unreachable.$queryRaw`SELECT 1 AS one`);
+      expect(isTransientDatabaseError(error)).toBe(true);
+    } finally {
+      await unreachable.$disconnect();
+    }
+  });
+
+  test('when a statement is wrong or breaks a constraint, then the error is not transient', async () => {
+    const syntax = await failure(() => prisma.$queryRawUnsafe('SELEC 1'));
+    const unique = await failure(async () => {
+      const row = { id: 'org_transient', name: 'n', ownerEmail: 'o@example.com', createdAt: new Date() };
+      await prisma.organisation.create({ data: row });
+      await prisma.organisation.create({ data: row });
+    });
+    expect(isTransientDatabaseError(syntax)).toBe(false);
+    expect(isTransientDatabaseError(unique)).toBe(false);
+    expect(isTransientDatabaseError(new Error('something else'))).toBe(false);
+    expect(isTransientDatabaseError('not an error')).toBe(false);
+  });
+});
