@@ -31,16 +31,26 @@ export interface RateDecision {
   retryAfterMs: number;
 }
 
+/** The script as a command of the connection: ioredis sends EVALSHA, and the script text only once per server. */
+interface TakeTokenCommand {
+  pmatchTakeToken(key: string, ratePerSecond: number, burst: number): Promise<[number, number]>;
+}
+
 export class RateLimiter {
+  private readonly redis: Redis & TakeTokenCommand;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
     private readonly ratePerSecond: number,
     private readonly burst: number,
-  ) {}
+  ) {
+    redis.defineCommand('pmatchTakeToken', { numberOfKeys: 1, lua: TAKE_TOKEN });
+    this.redis = redis as Redis & TakeTokenCommand;
+  }
 
   async take(key: string): Promise<RateDecision> {
-    const [allowed, waitMs] = (await this.redis.eval(TAKE_TOKEN, 1, `${this.prefix}rate:${key}`, this.ratePerSecond, this.burst)) as [number, number];
+    const [allowed, waitMs] = await this.redis.pmatchTakeToken(`${this.prefix}rate:${key}`, this.ratePerSecond, this.burst);
     return { allowed: allowed === 1, retryAfterMs: waitMs };
   }
 }

@@ -13,11 +13,21 @@ export class LockTimeoutError extends Error {
  * caused by two deposits racing). It is not what keeps money safe: locks expire and holders
  * pause, so every write it protects is also a conditional update guarded by the database.
  */
+/** The script as a command of the connection: ioredis sends EVALSHA, and the script text only once per server. */
+interface ReleaseCommand {
+  pmatchReleaseIfOwner(key: string, token: string): Promise<number>;
+}
+
 export class RedisLock {
+  private readonly redis: Redis & ReleaseCommand;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    redis.defineCommand('pmatchReleaseIfOwner', { numberOfKeys: 1, lua: RELEASE_IF_OWNER });
+    this.redis = redis as Redis & ReleaseCommand;
+  }
 
   async withLock<T>(name: string, options: { ttlMs: number; waitMs: number }, work: () => Promise<T>): Promise<T> {
     const key = `${this.prefix}lock:${name}`;
@@ -33,7 +43,7 @@ export class RedisLock {
     try {
       return await work();
     } finally {
-      await this.redis.eval(RELEASE_IF_OWNER, 1, key, token).catch(() => undefined);
+      await this.redis.pmatchReleaseIfOwner(key, token).catch(() => undefined);
     }
   }
 }

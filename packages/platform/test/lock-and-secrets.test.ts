@@ -1,6 +1,6 @@
 import { REDIS_URL, uniqueName } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
-import { LockTimeoutError, RedisLock, SecretBox, constantTimeEqual, newSigningSecret } from '../src';
+import { LockTimeoutError, RateLimiter, RedisLock, SecretBox, constantTimeEqual, newSigningSecret } from '../src';
 
 describe('RedisLock', () => {
   let redis: Redis;
@@ -40,6 +40,50 @@ describe('RedisLock', () => {
     });
 
     expect(await redis.get(`${prefix}lock:account:c`)).toBe('new-holder');
+  });
+
+  test('when Redis has forgotten its scripts (as after a restart), then the lock is still released', async () => {
+    const prefix = uniqueName('pmatch-test:');
+    const lock = new RedisLock(redis, prefix);
+    await lock.withLock('account:d', { ttlMs: 5_000, waitMs: 1_000 }, async () => undefined);
+    await redis.script('FLUSH');
+
+    await lock.withLock('account:d', { ttlMs: 5_000, waitMs: 1_000 }, async () => {
+      expect(await redis.exists(`${prefix}lock:account:d`)).toBe(1);
+    });
+
+    expect(await redis.exists(`${prefix}lock:account:d`)).toBe(0);
+  });
+});
+
+describe('RateLimiter', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL);
+  });
+  afterAll(() => redis.disconnect());
+
+  test('when a key takes more than its burst at once, then the next is refused with the wait until a token, and other keys are unaffected', async () => {
+    // One token per 100 s after the burst of 3: however slow the machine, none refills during the test.
+    const limiter = new RateLimiter(redis, uniqueName('pmatch-test:'), 0.01, 3);
+
+    const decisions = [];
+    for (let i = 0; i < 4; i += 1) decisions.push(await limiter.take('key_a'));
+
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    // The next token is at most 100 s away, and more than 90 s unless the machine stalled that long.
+    expect(decisions[3]!.retryAfterMs).toBeGreaterThan(90_000);
+    expect(decisions[3]!.retryAfterMs).toBeLessThanOrEqual(100_000);
+    expect((await limiter.take('key_b')).allowed).toBe(true);
+  });
+
+  test('when Redis has forgotten its scripts (as after a restart), then the bucket still counts', async () => {
+    // One token per 100 s: however slow the machine, no second token comes during the test.
+    const limiter = new RateLimiter(redis, uniqueName('pmatch-test:'), 0.01, 1);
+    expect((await limiter.take('key_c')).allowed).toBe(true);
+    await redis.script('FLUSH');
+
+    expect((await limiter.take('key_c')).allowed).toBe(false);
   });
 });
 
