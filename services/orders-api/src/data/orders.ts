@@ -1,6 +1,7 @@
 import type { OrderStatus } from '@pmatch/contracts';
 import { modeOf, orderView, recordEvents, type OrderRow, type Prisma, type PrismaClient } from '@pmatch/db';
 import type { AuthContext } from '../domain/auth';
+import { pageBySeq, type Page } from './pages';
 import { scopeOf } from './scope';
 
 export async function findOrder(prisma: PrismaClient, auth: AuthContext, id: string): Promise<OrderRow | null> {
@@ -39,11 +40,6 @@ export async function changeOpenOrder(
   });
 }
 
-export interface Page<T> {
-  rows: T[];
-  hasMore: boolean;
-}
-
 /** Orders newest first, after the cursor order when given; undefined when the cursor is unknown. */
 export async function listOrders(
   prisma: PrismaClient,
@@ -51,21 +47,19 @@ export async function listOrders(
   query: { status?: OrderStatus; externalId?: string; limit: number; startingAfter?: string },
 ): Promise<Page<OrderRow> | undefined> {
   const scope = scopeOf(auth);
-  let beforeSeq: bigint | undefined;
-  if (query.startingAfter !== undefined) {
-    const cursor = await prisma.order.findFirst({ where: { id: query.startingAfter, ...scope }, select: { seq: true } });
-    if (cursor === null) return undefined;
-    beforeSeq = cursor.seq;
-  }
-  const rows = await prisma.order.findMany({
-    where: {
-      ...scope,
-      ...(query.status === undefined ? {} : { status: query.status }),
-      ...(query.externalId === undefined ? {} : { externalId: query.externalId }),
-      ...(beforeSeq === undefined ? {} : { seq: { lt: beforeSeq } }),
-    },
-    orderBy: { seq: 'desc' },
-    take: query.limit + 1,
-  });
-  return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
+  return pageBySeq(
+    query,
+    (id) => prisma.order.findFirst({ where: { id, ...scope }, select: { seq: true } }),
+    (cursorSeq, take) =>
+      prisma.order.findMany({
+        where: {
+          ...scope,
+          ...(query.status === undefined ? {} : { status: query.status }),
+          ...(query.externalId === undefined ? {} : { externalId: query.externalId }),
+          ...(cursorSeq === undefined ? {} : { seq: { lt: cursorSeq } }),
+        },
+        orderBy: { seq: 'desc' },
+        take,
+      }),
+  );
 }
