@@ -1,14 +1,15 @@
 import fc from 'fast-check';
 import { ErrorBody } from '@pmatch/contracts';
 import { MerchantClient, TestSystem, api } from '@pmatch/testkit';
+import { FUZZ_RUNS as RUNS, expectWellFormed, jsonValue, weirdNumber, weirdString } from './support/hostile-input';
 
 /**
  * Hostile input on every endpoint: bodies, query strings, headers and path ids from fast-check.
  * Whatever arrives, the answer is never a 5xx, every error has the DESIGN body, and a refused
- * request stores nothing. FUZZ_RUNS sets the cases per property (CI runs the default).
+ * request stores nothing. FUZZ_RUNS sets the cases per property (CI runs the default). Webhook
+ * endpoints and bank notifications are fuzzed in fuzz-webhooks-and-ingest.test.ts.
  */
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 // Thousands of requests per property on a shared 2-core machine: time is measured in minutes here.
 jest.setTimeout(600_000);
 let system: TestSystem;
@@ -33,27 +34,6 @@ const counts = async () =>
             (SELECT count(*)::int FROM events) AS events`,
   ))[0]!;
 
-function expectWellFormed(res: { status: number; body: unknown }, context: unknown): void {
-  if (res.status >= 500) throw new Error(`5xx for ${JSON.stringify(context).slice(0, 500)}: ${JSON.stringify(res.body)}`);
-  if (res.status >= 400) ErrorBody.parse(res.body);
-}
-
-/** JSON values of every shape, including deep nesting and hostile strings. */
-const weirdString = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 80 }),
-  fc.constantFrom('', ' ', '\u0000', '\u202e', '\ud800', '𠮷野家', 'ﾔﾏﾀﾞ ﾀﾛｳ', '<script>alert(1)</script>', "'; DROP TABLE orders; --", '%00', '../../etc/passwd', 'x'.repeat(300)),
-);
-const weirdNumber = fc.oneof(
-  fc.integer(),
-  fc.double(),
-  fc.constantFrom(0, -1, 1, 9_999_999_999, 10_000_000_000, Number.MAX_SAFE_INTEGER, 1e308, -0, 0.5),
-);
-const jsonValue = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, weirdString, weirdNumber, fc.boolean(), fc.constant(null), tie('array'), tie('object')),
-  array: fc.array(tie('value'), { maxLength: 5 }),
-  object: fc.dictionary(fc.oneof(weirdString, fc.constantFrom('amount', 'payer_name', 'external_id', 'item_name', 'metadata', 'order_id', 'paid_at', 'counterparty', 'ordered_at', 'expires_at', 'matching_rules', '__proto__', 'constructor')), tie('value'), { maxKeys: 8 }),
-})).value;
-
 /** Bodies close to valid ones, with one field bent: the cases most likely to slip past a check. */
 const nearlyValidOrder = fc.record({
   amount: fc.oneof(weirdNumber, weirdString),
@@ -64,21 +44,21 @@ const nearlyValidOrder = fc.record({
   ordered_at: fc.oneof(fc.constant(undefined), weirdString, fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
 });
 
-const ROUTES: { method: string; path: () => string }[] = [
-  { method: 'POST', path: () => '/v1/orders' },
-  { method: 'PATCH', path: () => `/v1/orders/${orderId}` },
-  { method: 'POST', path: () => `/v1/orders/${orderId}/cancel` },
-  { method: 'POST', path: () => `/v1/orders/${orderId}/reverse` },
-  { method: 'POST', path: () => `/v1/orders/${orderId}/mark-paid` },
-  { method: 'POST', path: () => `/v1/transactions/${transactionId}/match` },
-  { method: 'POST', path: () => `/v1/transactions/${transactionId}/exclude` },
-  { method: 'POST', path: () => `/v1/transactions/${transactionId}/restore` },
-  { method: 'PATCH', path: () => '/v1/settings' },
-  { method: 'POST', path: () => '/v1/test/deposits' },
+const ROUTES: { name: string; method: string; path: () => string }[] = [
+  { name: 'POST /v1/orders', method: 'POST', path: () => '/v1/orders' },
+  { name: 'PATCH /v1/orders/{id}', method: 'PATCH', path: () => `/v1/orders/${orderId}` },
+  { name: 'POST /v1/orders/{id}/cancel', method: 'POST', path: () => `/v1/orders/${orderId}/cancel` },
+  { name: 'POST /v1/orders/{id}/reverse', method: 'POST', path: () => `/v1/orders/${orderId}/reverse` },
+  { name: 'POST /v1/orders/{id}/mark-paid', method: 'POST', path: () => `/v1/orders/${orderId}/mark-paid` },
+  { name: 'POST /v1/transactions/{id}/match', method: 'POST', path: () => `/v1/transactions/${transactionId}/match` },
+  { name: 'POST /v1/transactions/{id}/exclude', method: 'POST', path: () => `/v1/transactions/${transactionId}/exclude` },
+  { name: 'POST /v1/transactions/{id}/restore', method: 'POST', path: () => `/v1/transactions/${transactionId}/restore` },
+  { name: 'PATCH /v1/settings', method: 'PATCH', path: () => '/v1/settings' },
+  { name: 'POST /v1/test/deposits', method: 'POST', path: () => '/v1/test/deposits' },
 ];
 
 describe('fuzzing', () => {
-  test.each(ROUTES.map((r) => [`${r.method} ${r.path.toString().match(/`(.*)`|'(.*)'/)?.slice(1).find(Boolean)}`, r] as const))(
+  test.each(ROUTES.map((r) => [r.name, r] as const))(
     'when %s gets arbitrary JSON bodies, then never a 5xx',
     async (_name, route) => {
       await fc.assert(
@@ -127,9 +107,22 @@ describe('fuzzing', () => {
     // At least one character: an empty id is the list itself (/v1/orders/ is /v1/orders).
     const id = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }), fc.constantFrom('..', '%', '%ZZ', '%00', 'ord_', `${orderId}x`, orderId.toUpperCase()));
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/v1/orders/', '/v1/transactions/'), id, async (prefix, raw) => {
+      fc.asyncProperty(fc.constantFrom('/v1/orders/', '/v1/transactions/', '/v1/webhook-endpoints/'), id, async (prefix, raw) => {
         const res = await client.request('GET', `${prefix}${encodeURIComponent(raw).replace(/%25/g, raw.includes('%') ? '%' : '%25')}`);
         expectWellFormed(res, raw);
+        expect([400, 404]).toContain(res.status);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('when payment page tokens are arbitrary, then the not-found page (or 400 for an unreadable URL), never 5xx', async () => {
+    const token = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }), fc.constantFrom('..', '%ZZ', '%00', '0'.repeat(32), 'x'.repeat(5000)));
+    await fc.assert(
+      fc.asyncProperty(token, async (raw) => {
+        const res = await fetch(`${system.apiUrl}/pay/${encodeURIComponent(raw)}`);
+        await res.arrayBuffer();
+        if (res.status >= 500) throw new Error(`5xx for ${JSON.stringify(raw)}`);
         expect([400, 404]).toContain(res.status);
       }),
       { numRuns: RUNS },
