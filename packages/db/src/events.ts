@@ -10,43 +10,55 @@ export interface OutboxMessage {
 
 /** Queues a broker message in the caller's DB transaction; the relay publishes it after commit. */
 export async function enqueue(tx: Tx, message: OutboxMessage): Promise<void> {
-  await tx.outbox.create({
-    data: {
+  await enqueueAll(tx, [message]);
+}
+
+/**
+ * Queues broker messages in the caller's DB transaction with one INSERT (no RETURNING: nothing is
+ * read back), whatever their number; the relay publishes them after commit.
+ */
+export async function enqueueAll(tx: Tx, messages: OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await tx.outbox.createMany({
+    data: messages.map((message) => ({
       messageId: message.messageId ?? `msg_${randomBase62(24)}`,
       exchange: message.exchange,
       routingKey: message.routingKey,
       payload: message.payload as Prisma.InputJsonValue,
-    },
+    })),
   });
 }
 
 /**
  * Records events in the caller's DB transaction, each with its outbox row, so that a state change
  * and its announcement commit or roll back together. The events get increasing `seq` in the order
- * given, which is the recorded order GET /v1/events shows.
+ * given, which is the recorded order GET /v1/events shows: they go in as one multi-row INSERT,
+ * and PostgreSQL evaluates a VALUES list, and so the `seq` defaults, row by row in order.
  */
 export async function recordEvents(
   tx: Tx,
   scope: { organisationId: string; mode: Mode; bankAccountId: string | null; at: Date },
   events: NewEvent[],
 ): Promise<string[]> {
-  const ids: string[] = [];
-  for (const event of events) {
-    const id = newId('event');
-    await tx.event.create({
-      data: {
-        id,
-        organisationId: scope.organisationId,
-        mode: scope.mode,
-        bankAccountId: scope.bankAccountId,
-        type: event.type,
-        data: event.data as unknown as Prisma.InputJsonValue,
-        createdAt: scope.at,
-      },
-    });
-    const message: EventRecorded = { event_id: id, organisation_id: scope.organisationId, mode: scope.mode, type: event.type };
-    await enqueue(tx, { exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: id });
-    ids.push(id);
-  }
+  if (events.length === 0) return [];
+  const ids = events.map(() => newId('event'));
+  await tx.event.createMany({
+    data: events.map((event, i) => ({
+      id: ids[i]!,
+      organisationId: scope.organisationId,
+      mode: scope.mode,
+      bankAccountId: scope.bankAccountId,
+      type: event.type,
+      data: event.data as unknown as Prisma.InputJsonValue,
+      createdAt: scope.at,
+    })),
+  });
+  await enqueueAll(
+    tx,
+    events.map((event, i) => {
+      const message: EventRecorded = { event_id: ids[i]!, organisation_id: scope.organisationId, mode: scope.mode, type: event.type };
+      return { exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: ids[i]! };
+    }),
+  );
   return ids;
 }

@@ -1,5 +1,5 @@
 import { EXCHANGES, ROUTING_KEYS, newId, type DepositReceived } from '@pmatch/contracts';
-import { enqueue, recordEvents, transactionView, type PrismaClient, type TransactionRow } from '@pmatch/db';
+import { enqueue, recordEvents, transactionView, type BankAccountRow, type PrismaClient, type TransactionRow } from '@pmatch/db';
 import { initialStatus, type IncomingTransaction } from '../domain/transaction';
 
 export interface StoreResult {
@@ -16,7 +16,8 @@ export interface StoreResult {
 export async function storeTransaction(prisma: PrismaClient, incoming: IncomingTransaction, at: Date): Promise<StoreResult> {
   return prisma.$transaction(async (tx) => {
     const id = newId('transaction');
-    const inserted = await tx.transaction.createMany({
+    // INSERT … ON CONFLICT DO NOTHING RETURNING: the stored row comes back with the insert itself.
+    const [transaction] = await tx.transaction.createManyAndReturn({
       data: [
         {
           id,
@@ -35,13 +36,12 @@ export async function storeTransaction(prisma: PrismaClient, incoming: IncomingT
       ],
       skipDuplicates: true,
     });
-    if (inserted.count === 0) {
+    if (transaction === undefined) {
       const existing = await tx.transaction.findUniqueOrThrow({
         where: { bankAccountId_bankReference: { bankAccountId: incoming.bankAccountId, bankReference: incoming.bankReference } },
       });
       return { transaction: existing, duplicate: true };
     }
-    const transaction = await tx.transaction.findUniqueOrThrow({ where: { id } });
     if (incoming.direction === 'deposit') {
       const message: DepositReceived = {
         transaction_id: id,
@@ -65,6 +65,37 @@ export async function storeTransaction(prisma: PrismaClient, incoming: IncomingT
 
 export async function findBankAccount(prisma: PrismaClient, id: string) {
   return prisma.bankAccount.findUnique({ where: { id } });
+}
+
+/** How long a bank account read for a notification is reused before it is read again. */
+export const BANK_ACCOUNT_CACHE_MS = 60_000;
+
+/**
+ * Bank accounts by id, each reused for BANK_ACCOUNT_CACHE_MS, so that a notification does not
+ * read its account every time. Safe because what a notification takes from the account (its
+ * organisation and mode) is fixed when the account is created: no code path updates or deletes
+ * a bank account, and the transaction's foreign key still checks that the account exists. The
+ * TTL bounds how long an operator's change made by hand in SQL goes unseen. An unknown id is not
+ * cached, so an account added a moment ago is found at once, and the cache holds only accounts
+ * that exist.
+ */
+export class BankAccountCache {
+  private readonly entries = new Map<string, { until: number; account: BankAccountRow }>();
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly ttlMs: number = BANK_ACCOUNT_CACHE_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async find(id: string): Promise<BankAccountRow | null> {
+    const cached = this.entries.get(id);
+    if (cached !== undefined && this.now() < cached.until) return cached.account;
+    const account = await findBankAccount(this.prisma, id);
+    if (account === null) this.entries.delete(id);
+    else this.entries.set(id, { until: this.now() + this.ttlMs, account });
+    return account;
+  }
 }
 
 export async function listActiveAdapterSecrets(prisma: PrismaClient) {

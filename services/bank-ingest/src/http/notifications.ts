@@ -3,7 +3,7 @@ import { parseInput, type Clock } from '@pmatch/platform';
 import type { PrismaClient } from '@pmatch/db';
 import { Router, type Request } from 'express';
 import { findSigningAdapter, type AdapterSecret } from '../domain/adapter-auth';
-import { findBankAccount, storeTransaction } from '../data/transactions';
+import { BankAccountCache, storeTransaction } from '../data/transactions';
 
 export interface NotificationDeps {
   prisma: PrismaClient;
@@ -16,10 +16,11 @@ const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature
 
 export function notificationsRouter(deps: NotificationDeps): Router {
   const router = Router();
+  const accounts = new BankAccountCache(deps.prisma);
   router.post('/ingest/v1/notifications', async (req, res) => {
     await authenticateAdapter(req, deps);
     const notification = parseInput(BankNotification, req.body);
-    const account = await findBankAccount(deps.prisma, notification.bank_account_id);
+    const account = await accounts.find(notification.bank_account_id);
     if (account === null || account.mode !== 'live') {
       // Test accounts never receive bank notifications: their deposits come only from the API.
       throw new AppError('parameter_invalid', 'No such live bank account.', { param: 'bank_account_id' });

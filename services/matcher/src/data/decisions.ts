@@ -1,5 +1,5 @@
 import { MATCHING_RULES, type MatchingRule, type NewEvent, type Payment } from '@pmatch/contracts';
-import { amountOf, modeOf, orderView, recordEvents, transactionView, type OrderRow, type Prisma, type Tx, type TransactionRow } from '@pmatch/db';
+import { Prisma, amountOf, modeOf, orderView, recordEvents, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
 import type { CandidateOrder, Decision, NameMatcher } from '../domain/decide';
 import { nameMatcher } from '../domain/names/matcher';
 import { AUTOMATIC, depositPayment, type PaymentSource } from '../domain/payments';
@@ -7,11 +7,69 @@ import { AUTOMATIC, depositPayment, type PaymentSource } from '../domain/payment
 /** The most orders one decision reads; more than this with one amount on one account is a data problem. */
 const CANDIDATE_READ_LIMIT = 1000;
 
-export async function lockPendingDeposit(tx: Tx, transactionId: string): Promise<TransactionRow | undefined> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM transactions WHERE id = ${transactionId} AND status = 'pending' AND direction = 'deposit' FOR UPDATE`;
-  if (rows.length === 0) return undefined;
-  return tx.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+/** A row of `transactions` as raw SQL returns it: column names, where Prisma has field names. */
+interface TransactionColumns {
+  id: string;
+  seq: bigint;
+  organisation_id: string;
+  mode: string;
+  bank_account_id: string;
+  bank_reference: string;
+  direction: string;
+  status: string;
+  amount: bigint;
+  counterparty: string;
+  occurred_at: Date;
+  order_id: string | null;
+  candidate_order_ids: string[];
+  decision: Prisma.JsonValue | null;
+  decided_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function transactionFromColumns(c: TransactionColumns): TransactionRow {
+  return {
+    id: c.id,
+    seq: c.seq,
+    organisationId: c.organisation_id,
+    mode: c.mode,
+    bankAccountId: c.bank_account_id,
+    bankReference: c.bank_reference,
+    direction: c.direction,
+    status: c.status,
+    amount: c.amount,
+    counterparty: c.counterparty,
+    occurredAt: c.occurred_at,
+    orderId: c.order_id,
+    candidateOrderIds: c.candidate_order_ids,
+    decision: c.decision,
+    decidedAt: c.decided_at,
+    createdAt: c.created_at,
+    updatedAt: c.updated_at,
+  };
+}
+
+export interface PendingDeposit {
+  deposit: TransactionRow;
+  /** How names are compared for this deposit: its organisation's rules for its mode. */
+  nameMatcher: NameMatcher;
+}
+
+/**
+ * Locks a deposit that is still pending and reads it with its seller's matching rules, in one
+ * statement (Prisma has no FOR UPDATE, and a lock followed by a re-read is two round trips).
+ */
+export async function lockPendingDeposit(tx: Tx, transactionId: string): Promise<PendingDeposit | undefined> {
+  const rows = await tx.$queryRaw<(TransactionColumns & { matching_rules: string[] | null })[]>`
+    SELECT t.*, s.matching_rules FROM transactions t
+    LEFT JOIN settings s ON s.organisation_id = t.organisation_id AND s.mode = t.mode
+    WHERE t.id = ${transactionId} AND t.status = 'pending' AND t.direction = 'deposit'
+    FOR UPDATE OF t`;
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  const { matching_rules: rules, ...columns } = row;
+  return { deposit: transactionFromColumns(columns), nameMatcher: nameMatcherOf(rules) };
 }
 
 export async function findAmountCandidates(tx: Tx, bankAccountId: string, amount: bigint): Promise<CandidateOrder[]> {
@@ -24,14 +82,10 @@ export async function findAmountCandidates(tx: Tx, bankAccountId: string, amount
   return rows.map((r) => ({ ...r, status: r.status as CandidateOrder['status'] }));
 }
 
-/** How names are compared for this deposit's organisation and mode: the seller's enabled rules. */
-export async function nameMatcherFor(tx: Tx, deposit: TransactionRow): Promise<NameMatcher> {
-  const settings = await tx.setting.findUnique({
-    where: { organisationId_mode: { organisationId: deposit.organisationId, mode: deposit.mode } },
-    select: { matchingRules: true },
-  });
+/** How names are compared under a seller's enabled rules (`settings.matching_rules`; none without a settings row). */
+export function nameMatcherOf(matchingRules: string[] | null | undefined): NameMatcher {
   // The column is plain TEXT[]: a name this version does not know enables nothing.
-  const rules = (settings?.matchingRules ?? []).filter((r): r is MatchingRule => (MATCHING_RULES as readonly string[]).includes(r));
+  const rules = (matchingRules ?? []).filter((r): r is MatchingRule => (MATCHING_RULES as readonly string[]).includes(r));
   return nameMatcher(rules);
 }
 
@@ -50,12 +104,25 @@ export interface ApplyContext {
  * change makes it throw StaleDecisionError instead of paying twice.
  */
 export async function payOrder(tx: Tx, orderId: string, fromStatuses: string[], payment: Payment, status: 'paid' | 'paid_outside', now: Date): Promise<OrderRow> {
-  const paid = await tx.order.updateMany({
-    where: { id: orderId, status: { in: fromStatuses } },
-    data: { status, payment: payment as unknown as Prisma.InputJsonValue, closedAt: now, updatedAt: now },
-  });
-  if (paid.count !== 1) throw new StaleDecisionError(`order ${orderId} is no longer ${fromStatuses.join(' or ')}`);
-  return tx.order.findUniqueOrThrow({ where: { id: orderId } });
+  return staleWhenNoRow(`order ${orderId} is no longer ${fromStatuses.join(' or ')}`, () =>
+    tx.order.update({
+      where: { id: orderId, status: { in: fromStatuses } },
+      data: { status, payment: payment as unknown as Prisma.InputJsonValue, closedAt: now, updatedAt: now },
+    }),
+  );
+}
+
+/**
+ * Runs a conditional `update` (one UPDATE … RETURNING). Prisma reports that no row matched the
+ * condition as P2025; that means the row changed since the caller read it.
+ */
+async function staleWhenNoRow<T>(message: string, update: () => Promise<T>): Promise<T> {
+  try {
+    return await update();
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') throw new StaleDecisionError(message);
+    throw error;
+  }
 }
 
 /** Confirms a deposit for an order; the partial unique index refuses a second confirmed deposit. */
@@ -87,18 +154,18 @@ export async function setDepositStatus(
   to: { status: string; orderId: string | null; candidateOrderIds: string[]; decision?: object },
   now: Date,
 ): Promise<TransactionRow> {
-  const updated = await tx.transaction.updateMany({
-    where: { id: transactionId, status: { in: fromStatuses } },
-    data: {
-      status: to.status,
-      orderId: to.orderId,
-      candidateOrderIds: to.candidateOrderIds,
-      ...(to.decision === undefined ? {} : { decision: to.decision as Prisma.InputJsonValue, decidedAt: now }),
-      updatedAt: now,
-    },
-  });
-  if (updated.count !== 1) throw new StaleDecisionError(`transaction ${transactionId} is no longer ${fromStatuses.join(' or ')}`);
-  return tx.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+  return staleWhenNoRow(`transaction ${transactionId} is no longer ${fromStatuses.join(' or ')}`, () =>
+    tx.transaction.update({
+      where: { id: transactionId, status: { in: fromStatuses } },
+      data: {
+        status: to.status,
+        orderId: to.orderId,
+        candidateOrderIds: to.candidateOrderIds,
+        ...(to.decision === undefined ? {} : { decision: to.decision as Prisma.InputJsonValue, decidedAt: now }),
+        updatedAt: now,
+      },
+    }),
+  );
 }
 
 export async function recordFor(tx: Tx, row: { organisationId: string; mode: string; bankAccountId: string }, now: Date, events: NewEvent[]): Promise<void> {

@@ -1,7 +1,7 @@
 import type { DepositReceived } from '@pmatch/contracts';
 import type { TransactionRow } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
-import { applyDecision, findAmountCandidates, lockPendingDeposit, nameMatcherFor } from '../data/decisions';
+import { applyDecision, findAmountCandidates, lockPendingDeposit } from '../data/decisions';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -19,11 +19,12 @@ export async function decideDeposit(deps: MatcherDeps, message: DepositReceived,
   return underAccountLock(deps, message.bank_account_id, () =>
     deps.prisma.$transaction(async (tx) => {
       const firstTime = await claimMessage(tx, CONSUMER, messageId);
-      const deposit = firstTime ? await lockPendingDeposit(tx, message.transaction_id) : undefined;
-      if (deposit === undefined) return tx.transaction.findUniqueOrThrow({ where: { id: message.transaction_id } });
+      const pending = firstTime ? await lockPendingDeposit(tx, message.transaction_id) : undefined;
+      if (pending === undefined) return tx.transaction.findUniqueOrThrow({ where: { id: message.transaction_id } });
+      const { deposit, nameMatcher } = pending;
       const now = deps.clock.now();
       const candidates = await findAmountCandidates(tx, deposit.bankAccountId, deposit.amount);
-      const decision = decide(depositFacts(deposit), candidates, await nameMatcherFor(tx, deposit), now);
+      const decision = decide(depositFacts(deposit), candidates, nameMatcher, now);
       return applyDecision(tx, deposit, decision, { publicBaseUrl: deps.publicBaseUrl, now });
     }),
   );

@@ -1,7 +1,7 @@
 import type { OrderRegistered } from '@pmatch/contracts';
 import { orderView, transactionView, type Tx, type TransactionRow } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
-import { confirmDeposit, findAmountCandidates, nameMatcherFor, recordFor, setDepositStatus } from '../data/decisions';
+import { confirmDeposit, findAmountCandidates, nameMatcherOf, recordFor, setDepositStatus } from '../data/decisions';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { lateOrderOutcomes } from '../domain/late-orders';
@@ -28,10 +28,9 @@ export async function examineLateOrder(deps: MatcherDeps, message: OrderRegister
       const settings = await tx.setting.findUnique({
         where: { organisationId_mode: { organisationId: order.organisationId, mode: order.mode } },
       });
-      const decisions = [];
-      for (const deposit of deposits) {
-        decisions.push({ deposit, decision: decide(depositFacts(deposit), candidates, await nameMatcherFor(tx, deposit), now) });
-      }
+      // Every deposit here is on the order's account, so of its organisation and mode: one set of rules.
+      const matcher = nameMatcherOf(settings?.matchingRules);
+      const decisions = deposits.map((deposit) => ({ deposit, decision: decide(depositFacts(deposit), candidates, matcher, now) }));
       for (const outcome of lateOrderOutcomes(decisions, settings?.autoConfirmLateOrders ?? false)) {
         if (outcome.outcome === 'confirmed') {
           const { order: paid, transaction } = await confirmDeposit(

@@ -1,0 +1,87 @@
+import { EXCHANGES, ROUTING_KEYS, type NewEvent } from '@pmatch/contracts';
+import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { createPrisma, enqueueAll, recordEvents, type PrismaClient } from '../src';
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+const at = new Date('2026-11-22T01:02:03.456Z');
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  prisma = createPrisma(db.url);
+  await prisma.organisation.create({ data: { id: 'org_events', name: 'n', ownerEmail: 'o@example.com' } });
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await db?.drop();
+});
+
+const scope = { organisationId: 'org_events', mode: 'test' as const, bankAccountId: null, at };
+
+describe('recordEvents', () => {
+  test('when many events are recorded in one call, then their seq increases in the order given, each with its outbox row', async () => {
+    const types = ['transaction.deposited', 'order.paid', 'transaction.held', 'order.expired'];
+    const events: NewEvent[] = Array.from({ length: 40 }, (_, i) => ({ type: types[i % types.length], data: { object: { i } } }) as unknown as NewEvent);
+
+    const ids = await prisma.$transaction((tx) => recordEvents(tx, scope, events));
+
+    const stored = await prisma.event.findMany({ where: { id: { in: ids } }, orderBy: { seq: 'asc' } });
+    expect(stored.map((e) => e.id)).toEqual(ids);
+    expect(stored.map((e) => (e.data as { object: { i: number } }).object.i)).toEqual(events.map((_, i) => i));
+    expect(stored.map((e) => e.type)).toEqual(events.map((e) => e.type));
+    expect(stored.every((e) => e.createdAt.getTime() === at.getTime() && e.organisationId === 'org_events' && e.mode === 'test')).toBe(true);
+    const outbox = await prisma.outbox.findMany({ where: { messageId: { in: ids } }, orderBy: { id: 'asc' } });
+    expect(outbox.map((o) => o.messageId)).toEqual(ids);
+    expect(outbox[1]).toMatchObject({
+      exchange: EXCHANGES.events,
+      routingKey: ROUTING_KEYS.eventRecorded,
+      payload: { event_id: ids[1], organisation_id: 'org_events', mode: 'test', type: 'order.paid' },
+      publishedAt: null,
+    });
+  });
+
+  test('when later calls record more events, then their seq follows the earlier ones', async () => {
+    const first = await prisma.$transaction((tx) => recordEvents(tx, scope, [{ type: 'order.expired', data: { object: {} } } as unknown as NewEvent]));
+    const second = await prisma.$transaction((tx) => recordEvents(tx, scope, [{ type: 'order.expired', data: { object: {} } } as unknown as NewEvent]));
+
+    const stored = await prisma.event.findMany({ where: { id: { in: [...first, ...second] } }, orderBy: { seq: 'asc' } });
+    expect(stored.map((e) => e.id)).toEqual([...first, ...second]);
+  });
+
+  test('when the DB transaction rolls back, then neither the events nor their outbox rows remain', async () => {
+    let ids: string[] = [];
+    await expect(
+      prisma.$transaction(async (tx) => {
+        ids = await recordEvents(tx, scope, [{ type: 'order.expired', data: { object: {} } } as unknown as NewEvent]);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+
+    expect(ids).toHaveLength(1);
+    expect(await prisma.event.count({ where: { id: { in: ids } } })).toBe(0);
+    expect(await prisma.outbox.count({ where: { messageId: { in: ids } } })).toBe(0);
+  });
+
+  test('when there are no events, then nothing is written', async () => {
+    const before = await prisma.event.count();
+    expect(await prisma.$transaction((tx) => recordEvents(tx, scope, []))).toEqual([]);
+    expect(await prisma.event.count()).toBe(before);
+  });
+});
+
+describe('enqueueAll', () => {
+  test('when several messages are queued, then each gets its row in order, with a message id of its own when none is given', async () => {
+    await prisma.$transaction((tx) =>
+      enqueueAll(tx, [
+        { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: { n: 1 }, messageId: 'enqueue-all-1' },
+        { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: { n: 2 } },
+      ]),
+    );
+
+    const rows = await prisma.outbox.findMany({ where: { OR: [{ messageId: 'enqueue-all-1' }, { payload: { equals: { n: 2 } } }] }, orderBy: { id: 'asc' } });
+    expect(rows.map((r) => r.payload)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(rows[1]?.messageId).toMatch(/^msg_[0-9A-Za-z]{24}$/);
+    expect(rows[1]?.routingKey).toBe(ROUTING_KEYS.orderRegistered);
+  });
+});
