@@ -39,8 +39,13 @@ export async function recordEvents(
   tx: Tx,
   scope: { organisationId: string; mode: Mode; bankAccountId: string | null; at: Date },
   events: NewEvent[],
+  /** Other broker messages of the same state change, queued in the same outbox INSERT. */
+  alsoEnqueue: OutboxMessage[] = [],
 ): Promise<string[]> {
-  if (events.length === 0) return [];
+  if (events.length === 0) {
+    await enqueueAll(tx, alsoEnqueue);
+    return [];
+  }
   const ids = events.map(() => newId('event'));
   await tx.event.createMany({
     data: events.map((event, i) => ({
@@ -53,12 +58,12 @@ export async function recordEvents(
       createdAt: scope.at,
     })),
   });
-  await enqueueAll(
-    tx,
-    events.map((event, i) => {
+  await enqueueAll(tx, [
+    ...events.map((event, i) => {
       const message: EventRecorded = { event_id: ids[i]!, organisation_id: scope.organisationId, mode: scope.mode, type: event.type };
       return { exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: ids[i]! };
     }),
-  );
+    ...alsoEnqueue,
+  ]);
   return ids;
 }

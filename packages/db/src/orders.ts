@@ -1,6 +1,6 @@
 import { AppError, EXCHANGES, LIMITS, PAYMENT_TOKEN_LENGTH, ROUTING_KEYS, newId, randomBase62, type Mode, type OrderRegistered } from '@pmatch/contracts';
 import type { OrderRow, Prisma, PrismaClient } from './client';
-import { enqueue, recordEvents } from './events';
+import { recordEvents } from './events';
 import { orderView } from './views';
 
 export interface OrderTimes {
@@ -67,11 +67,13 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
         updatedAt: now,
       },
     });
-    await recordEvents(tx, { organisationId: order.organisationId, mode: order.mode, bankAccountId: order.bankAccountId, at: now }, [
-      { type: 'order.created', data: { object: orderView(row, publicBaseUrl) } },
-    ]);
     const registered: OrderRegistered = { order_id: row.id, bank_account_id: row.bankAccountId };
-    await enqueue(tx, { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: `registered_${row.id}` });
+    await recordEvents(
+      tx,
+      { organisationId: order.organisationId, mode: order.mode, bankAccountId: order.bankAccountId, at: now },
+      [{ type: 'order.created', data: { object: orderView(row, publicBaseUrl) } }],
+      [{ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: `registered_${row.id}` }],
+    );
     return row;
   });
 }

@@ -41,6 +41,16 @@ describe('recordEvents', () => {
     });
   });
 
+  test('when other messages go with the events, then they are queued after the outbox rows of the events, in the same transaction', async () => {
+    const other = { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: { order_id: 'ord_x' }, messageId: 'registered_ord_x' };
+
+    const ids = await prisma.$transaction((tx) => recordEvents(tx, scope, [{ type: 'order.created', data: { object: {} } } as unknown as NewEvent], [other]));
+
+    const outbox = await prisma.outbox.findMany({ where: { messageId: { in: [...ids, other.messageId] } }, orderBy: { id: 'asc' } });
+    expect(outbox.map((o) => o.messageId)).toEqual([...ids, other.messageId]);
+    expect(outbox[1]).toMatchObject({ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: other.payload });
+  });
+
   test('when later calls record more events, then their seq follows the earlier ones', async () => {
     const first = await prisma.$transaction((tx) => recordEvents(tx, scope, [{ type: 'order.expired', data: { object: {} } } as unknown as NewEvent]));
     const second = await prisma.$transaction((tx) => recordEvents(tx, scope, [{ type: 'order.expired', data: { object: {} } } as unknown as NewEvent]));
