@@ -35,7 +35,10 @@ import { sendDueEmails } from './use-cases/send-emails';
 
 export interface Dispatcher {
   port: number;
-  /** One scheduler pass, waiting until every attempt it started is recorded (tests step time with it). */
+  /**
+   * One scheduler pass as the poll makes it (skipping deliveries of switched-off endpoints, then
+   * claiming), waiting until every attempt it started is recorded (tests step time with it).
+   */
   runDueDeliveries(): Promise<number>;
   /** Sends the owner e-mails that are due now. */
   sendDueEmails(): Promise<number>;
@@ -114,7 +117,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
   return {
     port,
     async runDueDeliveries() {
-      const started = await scheduler.runDue();
+      const started = await scheduler.runDue({ sweep: true });
       await scheduler.drain();
       return started;
     },

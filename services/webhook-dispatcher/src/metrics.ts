@@ -6,6 +6,7 @@ export interface DispatcherMetrics {
   attemptDuration: Histogram<'outcome'>;
   deliveriesFinished: Counter<'status'>;
   attemptsInFlight: Gauge;
+  claimPasses: Counter;
   endpointsSwitchedOff: Counter;
   testEventsSent: Counter<'outcome'>;
   emails: Counter<'kind' | 'outcome'>;
@@ -35,6 +36,7 @@ export function createMetrics(registry: Registry): DispatcherMetrics {
       registers,
     }),
     attemptsInFlight: new Gauge({ name: 'webhook_delivery_attempts_in_flight', help: 'Attempts waiting for an answer', registers }),
+    claimPasses: new Counter({ name: 'webhook_delivery_claim_passes_total', help: 'Passes claiming due deliveries (one statement each)', registers }),
     endpointsSwitchedOff: new Counter({
       name: 'webhook_endpoints_switched_off_total',
       help: 'Endpoints switched off after 72 hours of failures',

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { newId } from '@pmatch/contracts';
+import { WEBHOOK_LIMITS, newId } from '@pmatch/contracts';
 import { eventView } from '@pmatch/db';
 import { newSigningSecret } from '@pmatch/platform';
 import { waitFor } from '@pmatch/testkit';
@@ -115,6 +115,23 @@ describe('delivery format', () => {
     expect(receiver.requestsTo(path)).toEqual([]);
   });
 
+  test('when an organisation has more endpoints than registration allows, then each is sent the event, and a redelivered message adds nothing', async () => {
+    const orgId = await harness.createOrganisation();
+    const paths = Array.from({ length: WEBHOOK_LIMITS.endpointsPerMode + 2 }, freshPath);
+    const endpoints = [];
+    for (const path of paths) endpoints.push(await harness.createEndpoint(orgId, receiver.url(path)));
+    const received = await harness.metric('webhook_events_received_total');
+
+    const eventId = await harness.recordEvent(orgId);
+
+    for (const endpoint of endpoints) await harness.waitForAttempts(endpoint.id, eventId, 1);
+    await harness.republishEvent(eventId);
+    await waitFor(async () => ((await harness.metric('webhook_events_received_total')) >= received + 2 ? true : undefined));
+    await harness.dispatcher.runDueDeliveries();
+    expect(await harness.prisma.webhookDelivery.count({ where: { eventId } })).toBe(endpoints.length);
+    expect(paths.map((path) => receiver.requestsTo(path).map((r) => r.headers['webhook-id']))).toEqual(paths.map(() => [eventId]));
+  });
+
   test('when an endpoint selected other types, then it is not sent this one', async () => {
     const orgId = await harness.createOrganisation();
     const selective = await harness.createEndpoint(orgId, receiver.url(freshPath()), { enabledEvents: ['order.created'] });
@@ -164,6 +181,101 @@ describe('failures', () => {
     }
     expect(receiver.requestsTo(target)).toEqual([]);
     expect(selfSigned.requests).toEqual([]);
+  });
+});
+
+describe('run of failures', () => {
+  test('when an attempt succeeds after a failure, then the run of failures ends, and a success without one leaves the endpoint row unwritten', async () => {
+    const orgId = await harness.createOrganisation();
+    const path = freshPath();
+    receiver.answer(path, { status: 500 });
+    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
+    const failedAt = harness.clock.now();
+    const eventId = await harness.recordEvent(orgId);
+    await harness.waitForAttempts(endpoint.id, eventId, 1);
+    expect(await harness.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({ failingSince: failedAt });
+
+    receiver.answer(path, { status: 200 });
+    harness.clock.set((await harness.delivery(endpoint.id, eventId))!.nextAttemptAt!);
+    await harness.dispatcher.runDueDeliveries();
+
+    expect(await harness.attempts(endpoint.id, eventId)).toMatchObject([{ statusCode: 500 }, { statusCode: 200 }]);
+    expect(await harness.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({ failingSince: null });
+    const rowVersion = () => harness.prisma.$queryRaw<{ xmin: string }[]>`SELECT xmin::text FROM webhook_endpoints WHERE id = ${endpoint.id}`;
+    const before = await rowVersion();
+    const next = await harness.recordEvent(orgId);
+    await harness.waitForAttempts(endpoint.id, next, 1);
+    expect(await rowVersion()).toEqual(before);
+  });
+});
+
+describe('switched-off endpoints', () => {
+  test('when an endpoint is switched off or deleted while its delivery waits for a retry, then the delivery is never sent and the poll marks it skipped', async () => {
+    const orgId = await harness.createOrganisation();
+    const eventId = await harness.recordEvent(orgId);
+    await harness.waitForEventReceived(eventId);
+    const [offPath, deletedPath] = [freshPath(), freshPath()];
+    const off = await harness.createEndpoint(orgId, receiver.url(offPath));
+    const deleted = await harness.createEndpoint(orgId, receiver.url(deletedPath));
+    for (const endpoint of [off, deleted]) {
+      await harness.prisma.webhookDelivery.create({
+        data: { id: newId('delivery'), endpointId: endpoint.id, eventId, status: 'pending', nextAttemptAt: new Date(harness.clock.now().getTime() + MINUTE) },
+      });
+    }
+    await harness.prisma.webhookEndpoint.update({ where: { id: off.id }, data: { enabled: false, disabledReason: 'failing' } });
+    await harness.prisma.webhookEndpoint.update({ where: { id: deleted.id }, data: { deletedAt: harness.clock.now() } });
+
+    harness.clock.advance(MINUTE);
+    await harness.dispatcher.runDueDeliveries();
+
+    expect([...receiver.requestsTo(offPath), ...receiver.requestsTo(deletedPath)]).toEqual([]);
+    for (const endpoint of [off, deleted]) {
+      expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'skipped', nextAttemptAt: null, attemptCount: 0 });
+    }
+  });
+});
+
+describe('claim passes', () => {
+  const quietly = (limits: Record<string, string>) =>
+    DispatcherHarness.start({
+      env: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_CA_FILE: ca.certFile, DELIVERY_POLL_INTERVAL_MS: String(HOUR), ...limits },
+    });
+
+  test('when the events of many decisions arrive together, then a few claim passes send them all, not one pass per event or per attempt', async () => {
+    const quiet = await quietly({ DELIVERY_CONCURRENCY: '64', DELIVERY_CONCURRENCY_PER_ENDPOINT: '20' });
+    try {
+      const orgId = await quiet.createOrganisation();
+      const endpoints = [];
+      for (let i = 0; i < 3; i += 1) endpoints.push(await quiet.createEndpoint(orgId, receiver.url(freshPath())));
+      await waitFor(async () => ((await quiet.metric('webhook_delivery_claim_passes_total')) > 0 ? true : undefined));
+      const passesBefore = await quiet.metric('webhook_delivery_claim_passes_total');
+
+      const eventIds = await quiet.recordEvents(orgId, 10);
+
+      for (const endpoint of endpoints) for (const eventId of eventIds) await quiet.waitForAttempts(endpoint.id, eventId, 1);
+      await waitFor(async () => ((await quiet.metric('webhook_delivery_attempts_in_flight')) === 0 ? true : undefined));
+      const passes = (await quiet.metric('webhook_delivery_claim_passes_total')) - passesBefore;
+      expect(passes).toBeGreaterThanOrEqual(1);
+      expect(passes).toBeLessThan(eventIds.length);
+    } finally {
+      await quiet.stop();
+    }
+  });
+
+  test('when an endpoint is at its limit of attempts in flight, then each finished attempt lets the next one go without waiting for the poll', async () => {
+    const quiet = await quietly({ DELIVERY_CONCURRENCY_PER_ENDPOINT: '1' });
+    try {
+      const orgId = await quiet.createOrganisation();
+      const path = freshPath();
+      const endpoint = await quiet.createEndpoint(orgId, receiver.url(path));
+
+      const eventIds = await quiet.recordEvents(orgId, 4);
+
+      for (const eventId of eventIds) await quiet.waitForAttempts(endpoint.id, eventId, 1);
+      expect(new Set(receiver.requestsTo(path).map((r) => r.headers['webhook-id']))).toEqual(new Set(eventIds));
+    } finally {
+      await quiet.stop();
+    }
   });
 });
 

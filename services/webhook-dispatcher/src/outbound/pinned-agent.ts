@@ -1,4 +1,4 @@
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { AddressPolicy, vetHost, type ResolveHost } from '@pmatch/platform';
 import { Agent, buildConnector } from 'undici';
 
@@ -29,7 +29,9 @@ export function createPinnedAgent(options: PinnedAgentOptions): Agent {
     buildConnector({
       timeout: options.connectTimeoutMs,
       rejectUnauthorized: true,
-      ...(options.extraCa === undefined ? {} : { ca: [...rootCertificates, options.extraCa] }),
+      // Built once: given CA options instead, every new connection would parse Node's ~140 root
+      // certificates into a context of its own.
+      secureContext: createSecureContext(options.extraCa === undefined ? {} : { ca: [...rootCertificates, options.extraCa] }),
     });
   const connect: buildConnector.connector = (target, callback) => {
     if (target.protocol !== 'https:') {

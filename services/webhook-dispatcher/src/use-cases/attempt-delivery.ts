@@ -4,12 +4,12 @@ import { deliveryFailedEmail, endpointDisabledEmail } from '../domain/emails';
 import { failingTooLong, failureEmailAllowed, isAcknowledged, nextAttemptAt } from '../domain/retries';
 import { deliveryHeaders, signingSecrets } from '../domain/signature';
 import {
-  finishAttempt,
-  markEndpointAnswering,
-  markEndpointFailing,
   noteFailureEmailQueued,
+  recordAcknowledgedAttempt,
+  recordFailedAttempt,
   switchOffFailingEndpoint,
   type ClaimedDelivery,
+  type FinishedAttempt,
 } from '../data/deliveries';
 import { queueEmail } from '../data/emails';
 import type { DispatcherMetrics } from '../metrics';
@@ -28,16 +28,14 @@ export interface AttemptDeps {
 
 /**
  * Makes one attempt of a claimed delivery and records it: the log line, the delivery's next due
- * time or final status, the endpoint's run of failures, and the owner's e-mails, in one DB
- * transaction. The body is the event object serialised once; those exact bytes are signed and sent.
+ * time or final status, the endpoint's run of failures, and the owner's e-mails, atomically (one
+ * statement for a success, one DB transaction for a failure, which may switch the endpoint off and
+ * queue e-mails). The body is the event object serialised once; those exact bytes are signed and sent.
  */
 export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelivery): Promise<void> {
-  const event = await deps.prisma.event.findUnique({ where: { id: delivery.eventId } });
-  // Retention deleted the event, and its deliveries with it: nothing is left to send or record.
-  if (event === null) return;
+  const { endpoint, event } = delivery;
   const attemptedAt = deps.clock.now();
   const body = JSON.stringify(eventView(event));
-  const { endpoint } = delivery;
   const secrets = signingSecrets(
     {
       secret: deps.secretBox.open(endpoint.secretEncrypted),
@@ -56,36 +54,35 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
   deps.metrics.attempts.inc({ outcome: label });
   deps.metrics.attemptDuration.observe({ outcome: label }, outcome.durationMs / 1000);
 
-  const recorded = await deps.prisma.$transaction(async (tx) => {
-    const written = await finishAttempt(tx, {
-      deliveryId: delivery.id,
-      attempt,
-      attemptedAt,
-      statusCode: outcome.statusCode,
-      durationMs: outcome.durationMs,
-      error: outcome.error,
-      status,
-      nextAttemptAt: retryAt,
-    });
-    if (!written) return false;
-    if (acknowledged) {
-      await markEndpointAnswering(tx, endpoint.id);
-      return true;
-    }
-    const failing = await markEndpointFailing(tx, endpoint.id, attemptedAt);
-    if (failing.enabled && failingTooLong(failing.failingSince, attemptedAt)) {
-      await switchOffFailingEndpoint(tx, endpoint.id, attemptedAt);
-      await queueEmail(tx, { ...endpointDisabledEmail(endpoint, failing.failingSince), endpointId: endpoint.id, recipient: failing.ownerEmail }, attemptedAt);
-      deps.metrics.endpointsSwitchedOff.inc();
-      deps.logger.warn({ endpointId: endpoint.id, failingSince: failing.failingSince }, 'webhook endpoint switched off after 72 h of failures');
-    }
-    if (status === 'failed' && failureEmailAllowed(failing.lastFailureEmailAt, attemptedAt)) {
-      const email = deliveryFailedEmail(endpoint, { eventId: event.id, eventType: event.type, attempts: attempt, lastError: outcome.error ?? 'unknown' });
-      await queueEmail(tx, { ...email, endpointId: endpoint.id, recipient: failing.ownerEmail }, attemptedAt);
-      await noteFailureEmailQueued(tx, endpoint.id, attemptedAt);
-    }
-    return true;
-  });
+  const finished: FinishedAttempt = {
+    deliveryId: delivery.id,
+    endpointId: endpoint.id,
+    attempt,
+    attemptedAt,
+    statusCode: outcome.statusCode,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+    status,
+    nextAttemptAt: retryAt,
+  };
+  const recorded = acknowledged
+    ? await recordAcknowledgedAttempt(deps.prisma, finished)
+    : await deps.prisma.$transaction(async (tx) => {
+        const failing = await recordFailedAttempt(tx, finished);
+        if (failing === null) return false;
+        if (failing.enabled && failingTooLong(failing.failingSince, attemptedAt)) {
+          await switchOffFailingEndpoint(tx, endpoint.id, attemptedAt);
+          await queueEmail(tx, { ...endpointDisabledEmail(endpoint, failing.failingSince), endpointId: endpoint.id, recipient: failing.ownerEmail }, attemptedAt);
+          deps.metrics.endpointsSwitchedOff.inc();
+          deps.logger.warn({ endpointId: endpoint.id, failingSince: failing.failingSince }, 'webhook endpoint switched off after 72 h of failures');
+        }
+        if (status === 'failed' && failureEmailAllowed(failing.lastFailureEmailAt, attemptedAt)) {
+          const email = deliveryFailedEmail(endpoint, { eventId: event.id, eventType: event.type, attempts: attempt, lastError: outcome.error ?? 'unknown' });
+          await queueEmail(tx, { ...email, endpointId: endpoint.id, recipient: failing.ownerEmail }, attemptedAt);
+          await noteFailureEmailQueued(tx, endpoint.id, attemptedAt);
+        }
+        return true;
+      });
   if (!recorded) {
     deps.logger.warn({ deliveryId: delivery.id, attempt }, 'attempt outlived its lease and another dispatcher made it; not recorded');
     return;

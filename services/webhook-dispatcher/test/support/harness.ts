@@ -86,12 +86,31 @@ export class DispatcherHarness {
 
   /** Records an event as a state change would and publishes it; resolves with its id. */
   async recordEvent(organisationId: string, type: EventType = 'order.paid', mode: Mode = 'test'): Promise<string> {
-    const event = { type, data: { object: sampleOrder(mode, this.clock.now()) } } as NewEvent;
-    const [id] = await this.prisma.$transaction((tx) =>
-      recordEvents(tx, { organisationId, mode, bankAccountId: null, at: this.clock.now() }, [event]),
-    );
-    await this.relay.publishBatch();
+    const [id] = await this.recordEvents(organisationId, 1, type, mode);
     return id!;
+  }
+
+  /** Records `count` events in one DB transaction, as one decision does, and publishes them together. */
+  async recordEvents(organisationId: string, count: number, type: EventType = 'order.paid', mode: Mode = 'test'): Promise<string[]> {
+    const events = Array.from({ length: count }, () => ({ type, data: { object: sampleOrder(mode, this.clock.now()) } }) as NewEvent);
+    const ids = await this.prisma.$transaction((tx) => recordEvents(tx, { organisationId, mode, bankAccountId: null, at: this.clock.now() }, events));
+    await this.relay.publishBatch();
+    return ids;
+  }
+
+  /** Publishes an event's outbox message once more, as the broker redelivers it: same message id, same body. */
+  async republishEvent(eventId: string): Promise<void> {
+    const row = await this.prisma.outbox.findUniqueOrThrow({ where: { messageId: eventId } });
+    await this.broker.publish(row.exchange, row.routingKey, row.payload, { messageId: row.messageId });
+  }
+
+  /** A counter or gauge of the dispatcher's /metrics, summed over its labels. */
+  async metric(name: string): Promise<number> {
+    const text = await (await fetch(`http://127.0.0.1:${this.dispatcher.port}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
   }
 
   /** Waits until the dispatcher has taken in the event (its inbox row is written). */
