@@ -1,7 +1,8 @@
 import type { OrderRegistered } from '@pmatch/contracts';
-import { orderView, transactionView, type Tx, type TransactionRow } from '@pmatch/db';
+import { orderView, transactionView } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
 import { confirmDeposit, findAmountCandidates, nameMatcherOf, recordFor, setDepositStatus } from '../data/decisions';
+import { lockUnmatchedDeposits, mayExplainUnmatchedDeposit } from '../data/late-orders';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { lateOrderOutcomes } from '../domain/late-orders';
@@ -16,8 +17,15 @@ const CONSUMER = 'matcher.late-orders';
  * and confirmed only when the seller enabled auto-confirmation and exactly one deposit fits.
  */
 export async function examineLateOrder(deps: MatcherDeps, message: OrderRegistered, messageId: string): Promise<void> {
-  await underAccountLock(deps, message.bank_account_id, () =>
-    deps.prisma.$transaction(async (tx) => {
+  await underAccountLock(deps, message.bank_account_id, async () => {
+    // Nearly every order is registered before its money arrives: one read settles those, without a
+    // DB transaction; the inbox row then only records that the message was handled. It runs under
+    // the lock, so a deposit being decided meanwhile is committed, and seen, before it.
+    if (!(await mayExplainUnmatchedDeposit(deps.prisma, message.order_id))) {
+      await claimMessage(deps.prisma, CONSUMER, messageId);
+      return;
+    }
+    await deps.prisma.$transaction(async (tx) => {
       if (!(await claimMessage(tx, CONSUMER, messageId))) return;
       const order = await tx.order.findUnique({ where: { id: message.order_id } });
       if (order === null || order.status !== 'open') return;
@@ -56,16 +64,6 @@ export async function examineLateOrder(deps: MatcherDeps, message: OrderRegister
           ]);
         }
       }
-    }),
-  );
-}
-
-async function lockUnmatchedDeposits(tx: Tx, bankAccountId: string, amount: bigint, notBefore: Date): Promise<TransactionRow[]> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM transactions
-    WHERE bank_account_id = ${bankAccountId} AND amount = ${amount} AND status = 'unmatched'
-      AND direction = 'deposit' AND occurred_at >= ${notBefore}
-    ORDER BY seq FOR UPDATE`;
-  if (rows.length === 0) return [];
-  return tx.transaction.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { seq: 'asc' } });
+    });
+  });
 }
