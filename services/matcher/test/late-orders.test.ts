@@ -75,8 +75,9 @@ describe('examineLateOrder', () => {
     await seedUnmatchedDeposit(orgId, accountId, 4000, '2026-11-20T09:00:00Z');
     const order = await seedOrder(orgId, accountId, 4000, '2026-11-21T00:00:00Z');
 
-    await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    const recorded = await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
 
+    expect(recorded).toBe(false);
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
     expect(await prisma.transaction.count({ where: { bankAccountId: accountId, status: 'unmatched' } })).toBe(2);
   });
@@ -87,8 +88,9 @@ describe('examineLateOrder', () => {
     const order = await seedOrder(orgId, accountId, 4100, '2026-11-21T00:00:00Z');
     const message = { order_id: order.id, bank_account_id: accountId };
 
-    await examineLateOrder(deps, message, `registered_${order.id}`);
-    await examineLateOrder(deps, message, `registered_${order.id}`);
+    const recorded = [await examineLateOrder(deps, message, `registered_${order.id}`), await examineLateOrder(deps, message, `registered_${order.id}`)];
+
+    expect(recorded).toEqual([true, false]);
 
     const held = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
     expect(held).toMatchObject({ status: 'held', candidateOrderIds: [order.id] });

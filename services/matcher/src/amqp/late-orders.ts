@@ -5,7 +5,6 @@ import { examineLateOrder } from '../use-cases/late-orders';
 
 export function lateOrderHandler(deps: MatcherDeps & { onRecorded: () => void }) {
   return async (delivery: Delivery<OrderRegistered>): Promise<void> => {
-    await examineLateOrder(deps, delivery.body, delivery.messageId);
-    deps.onRecorded();
+    if (await examineLateOrder(deps, delivery.body, delivery.messageId)) deps.onRecorded();
   };
 }

@@ -15,22 +15,23 @@ const CONSUMER = 'matcher.late-orders';
  * Spec "Late orders": a newly registered order whose ordered_at is not after an unmatched deposit
  * re-examines that deposit with the same decision as a new deposit. The result is held by default
  * and confirmed only when the seller enabled auto-confirmation and exactly one deposit fits.
+ * Resolves with whether it recorded events (so the outbox relay has something to publish).
  */
-export async function examineLateOrder(deps: MatcherDeps, message: OrderRegistered, messageId: string): Promise<void> {
-  await underAccountLock(deps, message.bank_account_id, async () => {
+export async function examineLateOrder(deps: MatcherDeps, message: OrderRegistered, messageId: string): Promise<boolean> {
+  return underAccountLock(deps, message.bank_account_id, async () => {
     // Nearly every order is registered before its money arrives: one read settles those, without a
     // DB transaction; the inbox row then only records that the message was handled. It runs under
     // the lock, so a deposit being decided meanwhile is committed, and seen, before it.
     if (!(await mayExplainUnmatchedDeposit(deps.prisma, message.order_id))) {
       await claimMessage(deps.prisma, CONSUMER, messageId);
-      return;
+      return false;
     }
-    await deps.prisma.$transaction(async (tx) => {
-      if (!(await claimMessage(tx, CONSUMER, messageId))) return;
+    return deps.prisma.$transaction(async (tx) => {
+      if (!(await claimMessage(tx, CONSUMER, messageId))) return false;
       const order = await tx.order.findUnique({ where: { id: message.order_id } });
-      if (order === null || order.status !== 'open') return;
+      if (order === null || order.status !== 'open') return false;
       const deposits = await lockUnmatchedDeposits(tx, order.bankAccountId, order.amount, order.orderedAt);
-      if (deposits.length === 0) return;
+      if (deposits.length === 0) return false;
       const now = deps.clock.now();
       const candidates = await findAmountCandidates(tx, order.bankAccountId, order.amount);
       const settings = await tx.setting.findUnique({
@@ -39,7 +40,8 @@ export async function examineLateOrder(deps: MatcherDeps, message: OrderRegister
       // Every deposit here is on the order's account, so of its organisation and mode: one set of rules.
       const matcher = nameMatcherOf(settings?.matchingRules);
       const decisions = deposits.map((deposit) => ({ deposit, decision: decide(depositFacts(deposit), candidates, matcher, now) }));
-      for (const outcome of lateOrderOutcomes(decisions, settings?.autoConfirmLateOrders ?? false)) {
+      const outcomes = lateOrderOutcomes(decisions, settings?.autoConfirmLateOrders ?? false);
+      for (const outcome of outcomes) {
         if (outcome.outcome === 'confirmed') {
           const { order: paid, transaction } = await confirmDeposit(
             tx,
@@ -64,6 +66,7 @@ export async function examineLateOrder(deps: MatcherDeps, message: OrderRegister
           ]);
         }
       }
+      return outcomes.length > 0;
     });
   });
 }
