@@ -327,6 +327,7 @@ test('when services are SIGKILLed, RabbitMQ and Redis restart and database conne
   expect(result.violations.orderPaidEvents).toEqual([]);
   expect(result.violations.wrongDecisions).toEqual([]);
   expect(result.violations.refused).toEqual([]);
+  expect(result.violations.internalErrors).toEqual([]);
   expect(result.violations.unpublished).toEqual([]);
   expect(result.violations.undrainedQueues).toEqual([]);
   expect(result.violations.undelivered).toEqual([]);

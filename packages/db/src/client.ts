@@ -75,13 +75,20 @@ const BROKEN_CONNECTION_MESSAGES = ['Connection terminated', 'connection error a
 export function isTransientDatabaseError(error: unknown): boolean {
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
     if (TRANSIENT_PRISMA_CODES.has(error.code)) return true;
-    const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string; code?: string } } | undefined)?.cause;
-    if (cause?.kind === 'DatabaseNotReachable' || cause?.kind === 'TooManyConnections') return true;
-    return cause?.kind === 'postgres' && typeof cause.code === 'string' && TRANSIENT_SQLSTATE.test(cause.code);
+    return isTransientDriverCause((error.meta?.driverAdapterError as { cause?: unknown } | undefined)?.cause);
   }
   if (error instanceof Prisma.PrismaClientInitializationError) return true;
   if (!(error instanceof Error)) return false;
+  // The adapter's own error, which reaches us unwrapped when a transaction's statement or commit fails.
+  if (error.name === 'DriverAdapterError') return isTransientDriverCause(error.cause);
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (TRANSIENT_SQLSTATE.test(code) || SOCKET_ERROR_CODES.has(code))) return true;
   return BROKEN_CONNECTION_MESSAGES.some((m) => error.message.includes(m));
+}
+
+/** The driver adapter's description of a failure (`@prisma/driver-adapter-utils` Error): transient? */
+function isTransientDriverCause(cause: unknown): boolean {
+  const { kind, code } = (cause ?? {}) as { kind?: unknown; code?: unknown };
+  if (kind === 'DatabaseNotReachable' || kind === 'TooManyConnections') return true;
+  return kind === 'postgres' && typeof code === 'string' && TRANSIENT_SQLSTATE.test(code);
 }

@@ -72,6 +72,33 @@ describe('isTransientDatabaseError', () => {
     }
   });
 
+  test('when the server ends the connection while a transaction commits, then the error is transient', async () => {
+    // A deferred constraint trigger makes COMMIT itself slow, so the cut lands inside it: the
+    // adapter's DriverAdapterError then reaches the caller unwrapped.
+    await prisma.$executeRawUnsafe('CREATE TABLE slow_commit (id int)');
+    await prisma.$executeRawUnsafe(`CREATE FUNCTION slow_commit_check() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_sleep(30); RETURN NULL; END $$`);
+    await prisma.$executeRawUnsafe(`CREATE CONSTRAINT TRIGGER slow_commit_trigger AFTER INSERT ON slow_commit
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit_check()`);
+    const admin = new Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const pending = failure(() => prisma.$transaction(async (tx) => tx.$executeRawUnsafe('INSERT INTO slow_commit VALUES (1)'), { timeout: 60_000 }));
+      for (let ended = 0; ended === 0; ) {
+        const result = await admin.query(
+          `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND pid <> pg_backend_pid() AND query = 'COMMIT' AND state = 'active'`,
+        );
+        ended = result.rows[0].n;
+      }
+      const error = await pending;
+      expect(error).toMatchObject({ name: 'DriverAdapterError' });
+      expect(isTransientDatabaseError(error)).toBe(true);
+    } finally {
+      await admin.end();
+    }
+  });
+
   test('when nothing listens at the database address, then the error is transient', async () => {
     const url = new URL(db.url);
     url.port = String(await freePort());

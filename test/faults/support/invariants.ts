@@ -41,6 +41,8 @@ export interface Invariants {
     wrongDecisions: string[];
     /** Requests refused with a 4xx that no fault explains. */
     refused: string[];
+    /** Requests answered 500: a failure not recognised as the fault's doing (that answers 503). */
+    internalErrors: string[];
     /** Outbox rows never published. */
     unpublished: string[];
     /** Queues (or dead-letter queues) with messages left. */
@@ -162,6 +164,7 @@ export async function checkInvariants(
       orderPaidEvents,
       wrongDecisions,
       refused,
+      internalErrors: load.internalErrors.map((e) => `${e.path}: ${JSON.stringify(e.body)}`),
       unpublished,
       undrainedQueues,
       undelivered,

@@ -73,6 +73,11 @@ const KIND_BY_SLOT: ScenarioKind[] = [
 
 export class LoadGenerator {
   readonly scenarios: Scenario[] = [];
+  /**
+   * Every 500 answer. A fault may make a request fail, but then the answer says "retry" (503, or no
+   * answer at all): a 500 means an error we did not recognise as the fault's doing.
+   */
+  readonly internalErrors: { path: string; body: unknown }[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private notificationsLaunched = 0;
   private faultsOver = false;
@@ -253,6 +258,7 @@ export class LoadGenerator {
       } catch {
         // Not JSON (a proxy or a dying process): kept as text for the report.
       }
+      if (res.status === 500) this.internalErrors.push({ path, body: parsed });
       return { status: res.status, body: parsed };
     } catch (error) {
       return { status: 0, body: String(error) };
