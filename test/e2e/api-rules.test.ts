@@ -1,7 +1,19 @@
-import { MerchantClient, TestSystem, api } from '@pmatch/testkit';
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { MerchantClient, TestSystem, api, waitFor } from '@pmatch/testkit';
 
-/** Endpoint rules 1–4 and 11–13, key scopes, settings, and how bad input is answered. */
+/** Endpoint rules 1–4 and 11–13, key scopes, settings, the limits of DESIGN §2, and how bad input is answered. */
 
+/** pg comes with the testkit; this suite has no @types/pg, so the little used here is typed by hand. */
+interface SqlSession {
+  connect(): Promise<void>;
+  query(text: string, values?: unknown[]): Promise<unknown>;
+  end(): Promise<void>;
+}
+const { Client } = require('pg') as { Client: new (options: { connectionString: string }) => SqlSession };
+
+const HOUR = 60 * 60 * 1000;
+const MINUTE = 60 * 1000;
 let system: TestSystem;
 let merchant: MerchantClient;
 let orgId: string;
@@ -22,6 +34,7 @@ function expectError(res: { status: number; body: any; headers: Headers }, statu
 }
 
 const countOrders = async () => Number((await system.sql('SELECT count(*)::int AS n FROM orders'))[0]!.n);
+const countKeys = async () => Number((await system.sql('SELECT count(*)::int AS n FROM idempotency_keys'))[0]!.n);
 const countEvents = async () => Number((await system.sql('SELECT count(*)::int AS n FROM events'))[0]!.n);
 const body = (externalId: string, extra: Record<string, unknown> = {}) => ({
   amount: 3000,
@@ -74,6 +87,63 @@ describe('Idempotency-Key', () => {
     expect(mine.status).toBe(201);
     expect(theirs.status).toBe(201);
     expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  test('when a request holds its key while a repeat arrives, then the repeat is 409 idempotency_key_in_use, and once it ends the answer replays', async () => {
+    const [account] = (await merchant.request('GET', '/v1/bank-accounts')).body.data;
+    // Holding the account's row makes the first request wait inside its DB transaction, key held.
+    const holder = new Client({ connectionString: system.database.url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE', [account.id]);
+    const first = merchant.request('POST', '/v1/orders', body('idem-held'), { 'idempotency-key': 'key-held' });
+    await waitFor(async () => {
+      const waiting = await system.sql(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND usename = 'pmatch_orders_api' AND wait_event_type = 'Lock'`);
+      return waiting.length > 0 ? true : undefined;
+    }, { what: 'the first request to wait inside its transaction' });
+
+    const repeat = await merchant.request('POST', '/v1/orders', body('idem-held'), { 'idempotency-key': 'key-held' });
+
+    await holder.query('COMMIT');
+    await holder.end();
+    expectError(repeat, 409, 'idempotency_key_in_use');
+    const created = await first;
+    expect(created.status).toBe(201);
+    const replayed = await merchant.request('POST', '/v1/orders', body('idem-held'), { 'idempotency-key': 'key-held' });
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(created.body);
+  });
+
+  test('when an order is created with a key, then its stored answer commits in the same DB transaction as the order', async () => {
+    const created = await merchant.request('POST', '/v1/orders', body('idem-atomic'), { 'idempotency-key': 'key-atomic' });
+
+    const [row] = await system.sql(
+      `SELECT k.response_status, k.xmin::text = o.xmin::text AS same_transaction
+       FROM idempotency_keys k JOIN orders o ON o.id = k.response_body->>'id' WHERE k.key = 'key-atomic'`,
+    );
+    expect(created.status).toBe(201);
+    expect(row).toEqual({ response_status: 201, same_transaction: true });
+  });
+
+  test('when the external_id is taken by the same order, then the 200 answer is what the key replays', async () => {
+    const original = await merchant.createOrder(body('idem-200'));
+
+    const again = await merchant.request('POST', '/v1/orders', body('idem-200'), { 'idempotency-key': 'key-200' });
+    const replayed = await merchant.request('POST', '/v1/orders', body('idem-200'), { 'idempotency-key': 'key-200' });
+
+    expect(again).toMatchObject({ status: 200, body: original });
+    expect(replayed).toMatchObject({ status: 200, body: original });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  test('when a keyed request is refused, then nothing is stored and the corrected retry with the key runs', async () => {
+    const keys = await countKeys();
+
+    expectError(await merchant.request('POST', '/v1/orders', body('idem-bad', { amount: 0 }), { 'idempotency-key': 'key-bad' }), 400, 'parameter_invalid', 'amount');
+
+    expect(await countKeys()).toBe(keys);
+    expect((await merchant.request('POST', '/v1/orders', body('idem-bad'), { 'idempotency-key': 'key-bad' })).status).toBe(201);
   });
 });
 
@@ -140,10 +210,53 @@ describe('live keys scoped to one bank account', () => {
     expectError(await scoped.request('GET', `/v1/orders/${onB.id}`), 404, 'resource_missing');
     expectError(await scoped.request('POST', '/v1/orders', body('scoped-b', { bank_account_id: b.id })), 400, 'parameter_invalid', 'bank_account_id');
     expect((await scoped.request('GET', '/v1/orders')).body.data.map((o: any) => o.id)).toEqual([created.id]);
-    expect((await scoped.events()).every((e) => e.data.object.bank_account_id === a.id)).toBe(true);
     expectError(await all.request('POST', '/v1/orders', body('unscoped-none')), 400, 'parameter_missing', 'bank_account_id');
+
+    const adapter = await system.ops('adapter', 'create', '--name', 'scope-adapter');
+    const [intoA, intoB] = [await notify(String(adapter.secret), String(a.id), 3402), await notify(String(adapter.secret), String(b.id), 3401)];
+    const createdOf = (events: any[]) => events.filter((e) => e.type === 'order.created').map((e) => e.data.object.id);
+    const allEvents = await waitFor(async () => {
+      const events = await all.events();
+      return events.filter((e) => e.type === 'transaction.deposited').length === 2 ? events : undefined;
+    }, { what: 'both deposits to be decided and listed' });
+    const scopedEvents = await scoped.events();
+
+    expect(createdOf(allEvents)).toEqual([onB.id, created.id]);
+    expect(createdOf(scopedEvents)).toEqual([created.id]);
+    expect(scopedEvents.map((e) => e.type)).toEqual(['order.created', 'transaction.deposited', 'order.paid']);
+    expect(scopedEvents.every((e) => e.data.object.bank_account_id === a.id)).toBe(true);
+    expect((await scoped.request('GET', '/v1/transactions')).body.data.map((t: any) => t.id)).toEqual([intoA]);
+    expect((await all.request('GET', '/v1/transactions')).body.data.map((t: any) => t.id).sort()).toEqual([intoA, intoB].sort());
+    expectError(await scoped.request('GET', `/v1/transactions/${intoB}`), 404, 'resource_missing');
+    const eventOfB = allEvents.find((e) => e.type === 'order.created' && e.data.object.id === onB.id);
+    expectError(await scoped.request('GET', `/v1/events?starting_after=${eventOfB.id}`), 400, 'parameter_invalid', 'starting_after');
   });
 });
+
+/** A deposit notification signed by a bank adapter, as bank-ingest receives it; resolves with the transaction id. */
+async function notify(adapterSecret: string, bankAccountId: string, amount: number): Promise<string> {
+  const notification = JSON.stringify({
+    bank_account_id: bankAccountId,
+    bank_reference: `ref-${randomUUID()}`,
+    direction: 'deposit',
+    amount,
+    counterparty: 'ヤマダ タロウ',
+    occurred_at: system.now().toISOString(),
+  });
+  const id = `msg_${randomUUID()}`;
+  const timestamp = new Date();
+  const res = await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
+    rawBody: notification,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': new Webhook(adapterSecret).sign(id, timestamp, notification),
+    },
+  });
+  if (res.status !== 202) throw new Error(`notification not accepted: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.transaction_id;
+}
 
 describe('settings', () => {
   test('when settings are read and changed, then they show the change per mode', async () => {
@@ -162,6 +275,137 @@ describe('settings', () => {
     expectError(await shop.request('PATCH', '/v1/settings', { matching_rules: ['kana_width', 'kana_width'] }), 400, 'parameter_invalid', 'matching_rules');
     expect((await shop.request('GET', '/v1/settings')).body.matching_rules).toEqual(['kana_width', 'truncated']);
   });
+
+  test('when test settings change, then live settings do not, and the other way round', async () => {
+    const { client: shop, orgId: org } = await system.createMerchant();
+    const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', 'live')).key));
+
+    await shop.request('PATCH', '/v1/settings', { auto_confirm_late_orders: true });
+    await live.request('PATCH', '/v1/settings', { matching_rules: ['decorated'] });
+
+    expect((await shop.request('GET', '/v1/settings')).body).toMatchObject({ livemode: false, auto_confirm_late_orders: true, matching_rules: [] });
+    expect((await live.request('GET', '/v1/settings')).body).toMatchObject({ livemode: true, auto_confirm_late_orders: false, matching_rules: ['decorated'] });
+  });
+
+  test('when an organisation has no settings row, then reading them shows the defaults and writes nothing, even with a read-only key', async () => {
+    const { orgId: org } = await system.createMerchant();
+    await system.sql('DELETE FROM settings WHERE organisation_id = $1', [org]);
+    const readOnly = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', org, '--mode', 'test', '--name', 'ro', '--permission', 'read_only')).key));
+
+    const res = await readOnly.request('GET', '/v1/settings');
+
+    expect(res.body).toEqual({ object: 'settings', livemode: false, auto_confirm_late_orders: false, matching_rules: [] });
+    expect(await system.sql('SELECT 1 FROM settings WHERE organisation_id = $1', [org])).toEqual([]);
+  });
+
+  test('when a live key limited to one bank account changes settings, then 403 insufficient_scope and nothing changes; it may read them', async () => {
+    const { orgId: org } = await system.createMerchant();
+    const account = await system.ops('bank-account', 'add', '--org', org, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
+      '--account-number', '5000001', '--holder-name', 'ｽｽﾞｷ');
+    const scoped = new MerchantClient(
+      system.apiUrl,
+      String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', 'one account', '--bank-account', String(account.id))).key),
+    );
+
+    const res = await scoped.request('PATCH', '/v1/settings', { auto_confirm_late_orders: true });
+
+    expectError(res, 403, 'insufficient_scope');
+    expect(res.body.error.message).toMatch(/limited to one bank account/);
+    expect((await scoped.request('GET', '/v1/settings')).body).toMatchObject({ livemode: true, auto_confirm_late_orders: false });
+    expect(await system.sql('SELECT auto_confirm_late_orders FROM settings WHERE organisation_id = $1 AND mode = $2', [org, 'live'])).toEqual([
+      { auto_confirm_late_orders: false },
+    ]);
+  });
+});
+
+describe('listing events', () => {
+  test('when events are paged with limit and starting_after, then every event comes once, oldest first, and has_more tells when to stop', async () => {
+    const { client: shop } = await system.createMerchant();
+    const orders = [];
+    for (const amount of [3501, 3502, 3503, 3504, 3505]) orders.push(await shop.createOrder({ amount }));
+    await shop.request('POST', `/v1/orders/${orders[1].id}/cancel`);
+    const everything = await waitFor(async () => {
+      const page = await shop.request('GET', '/v1/events?limit=100');
+      return page.body.data.length === 6 ? page.body : undefined;
+    }, { what: 'the six events to be listed' });
+
+    const page1 = await shop.request('GET', '/v1/events?limit=2');
+    const page2 = await shop.request('GET', `/v1/events?limit=2&starting_after=${page1.body.data[1].id}`);
+    const page3 = await shop.request('GET', `/v1/events?limit=2&starting_after=${page2.body.data[1].id}`);
+    const canceled = await shop.request('GET', '/v1/events?type=order.canceled');
+    const created = await shop.request('GET', `/v1/events?type=order.created&limit=3&starting_after=${page1.body.data[0].id}`);
+
+    expect(everything.has_more).toBe(false);
+    expect(everything.data.map((e: any) => [e.type, e.data.object.id])).toEqual([
+      ...orders.map((o) => ['order.created', o.id]),
+      ['order.canceled', orders[1].id],
+    ]);
+    expect([page1.body.has_more, page2.body.has_more, page3.body.has_more]).toEqual([true, true, false]);
+    expect([...page1.body.data, ...page2.body.data, ...page3.body.data]).toEqual(everything.data);
+    expect(canceled.body).toMatchObject({ object: 'list', has_more: false, data: [{ type: 'order.canceled' }] });
+    expect(created.body.data.map((e: any) => e.data.object.id)).toEqual([orders[1].id, orders[2].id, orders[3].id]);
+    expect(created.body.has_more).toBe(true);
+    expectError(await shop.request('GET', '/v1/events?limit=0'), 400, 'parameter_invalid', 'limit');
+    expectError(await shop.request('GET', '/v1/events?limit=101'), 400, 'parameter_invalid', 'limit');
+    expectError(await shop.request('GET', '/v1/events?starting_after=evt_unknown000000000000000'), 400, 'parameter_invalid', 'starting_after');
+    expectError(await merchant.request('GET', `/v1/events?starting_after=${page1.body.data[0].id}`), 400, 'parameter_invalid', 'starting_after');
+  });
+});
+
+describe('limits of DESIGN §2', () => {
+  const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+  let sequence = 0;
+  const create = (extra: Record<string, unknown>) => {
+    sequence += 1;
+    return merchant.request('POST', '/v1/orders', body(`limit-${sequence}`, extra));
+  };
+
+  test.each([
+    ['amount 1', { amount: 1 }],
+    ['amount 9,999,999,999', { amount: 9_999_999_999 }],
+    ['payer_name of 100 characters', { payer_name: 'p'.repeat(100) }],
+    ['external_id of 255 characters', { external_id: 'e'.repeat(255) }],
+    ['item_name of 255 characters', { item_name: 'i'.repeat(255) }],
+    ['metadata of 50 keys', { metadata: keys(50) }],
+    ['a metadata key of 40 characters', { metadata: { ['k'.repeat(40)]: 'v' } }],
+    ['a metadata value of 500 characters', { metadata: { k: 'v'.repeat(500) } }],
+  ])('when an order has %s, at the limit, then it is created with it', async (_what, extra) => {
+    const res = await create(extra);
+
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject(extra);
+  });
+
+  test.each([
+    ['amount 0', { amount: 0 }, 'amount'],
+    ['amount 10,000,000,000', { amount: 10_000_000_000 }, 'amount'],
+    ['payer_name of 101 characters', { payer_name: 'p'.repeat(101) }, 'payer_name'],
+    ['external_id of 256 characters', { external_id: 'e'.repeat(256) }, 'external_id'],
+    ['item_name of 256 characters', { item_name: 'i'.repeat(256) }, 'item_name'],
+    ['metadata of 51 keys', { metadata: keys(51) }, 'metadata'],
+    ['a metadata key of 41 characters', { metadata: { ['k'.repeat(41)]: 'v' } }, 'metadata'],
+    ['a metadata value of 501 characters', { metadata: { k: 'v'.repeat(501) } }, 'metadata.k'],
+  ])('when an order has %s, beyond the limit, then 400 parameter_invalid naming it and nothing is stored', async (_what, extra, param) => {
+    const before = await countOrders();
+
+    const res = await create(extra);
+
+    expectError(res, 400, 'parameter_invalid');
+    expect(res.body.error.param).toMatch(new RegExp(`^${param.replace('.', '\\.')}`));
+    expect(await countOrders()).toBe(before);
+  });
+
+  test('when ordered_at is 4 minutes ahead, then the order is created; 6 minutes ahead, then 400 ordered_at_in_future', async () => {
+    const ahead = (minutes: number) => new Date(system.now().getTime() + minutes * MINUTE).toISOString();
+    const [fourAhead, sixAhead] = [ahead(4), ahead(6)];
+
+    const four = await create({ ordered_at: fourAhead });
+    const six = await create({ ordered_at: sixAhead });
+
+    expect(four.status).toBe(201);
+    expect(four.body.ordered_at).toBe(fourAhead);
+    expectError(six, 400, 'ordered_at_in_future', 'ordered_at');
+  });
 });
 
 describe('bad input stores nothing', () => {
@@ -178,6 +422,24 @@ describe('bad input stores nothing', () => {
     expectError(await raw(JSON.stringify(body('big', { item_name: 'x'.repeat(2 * 1024 * 1024) }))), 413, 'body_too_large');
 
     expect(await countOrders()).toBe(before);
+  });
+
+  test('when a body nests more than 32 levels, with or without Idempotency-Key, then 400 parameter_invalid and nothing is stored', async () => {
+    const before = { orders: await countOrders(), keys: await countKeys() };
+    const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    // A whole order with one more field, so that the body is `levels` deep in all.
+    const deepOrder = (levels: number) => `${JSON.stringify(body(`deep-${levels}`)).slice(0, -1)},"x":${nested(levels - 1)}}`;
+    const keyed = (text: string, key: string) => raw(text, { 'content-type': 'application/json', 'idempotency-key': key });
+
+    // 32 levels are parsed (and refused for the unknown field); one more is too deep.
+    expectError(await raw(deepOrder(32)), 400, 'parameter_unknown', 'x');
+    expectError(await keyed(deepOrder(32), 'deep-32'), 400, 'parameter_unknown', 'x');
+    for (const res of [await raw(deepOrder(33)), await keyed(deepOrder(33), 'deep-33'), await keyed(nested(5_000), 'deep-5000'), await keyed(`${'['.repeat(20_000)}${']'.repeat(20_000)}`, 'deep-array')]) {
+      expectError(res, 400, 'parameter_invalid');
+      expect(res.body.error.message).toMatch(/nested more than 32 levels/);
+    }
+
+    expect({ orders: await countOrders(), keys: await countKeys() }).toEqual(before);
   });
 
   test('when fields are missing, of the wrong type, unknown or out of bounds, then 400 naming the parameter', async () => {
@@ -200,6 +462,18 @@ describe('bad input stores nothing', () => {
     expect(await countOrders()).toBe(before);
   });
 
+  test('when any of the four required fields is missing, then 400 parameter_missing naming it, and nothing is stored (rule 11)', async () => {
+    const before = await countOrders();
+    for (const field of ['payer_name', 'external_id', 'item_name', 'amount']) {
+      const { [field]: _left, ...rest } = body(`missing-${field}`) as Record<string, unknown>;
+
+      const res = await merchant.request('POST', '/v1/orders', rest);
+
+      expectError(res, 400, 'parameter_missing', field);
+    }
+    expect(await countOrders()).toBe(before);
+  });
+
   test('when a path id is malformed or unknown, then 404 resource_missing', async () => {
     expectError(await merchant.request('GET', '/v1/orders/not-an-id'), 404, 'resource_missing');
     expectError(await merchant.request('POST', '/v1/orders/ord_unknown00000000000000/cancel'), 404, 'resource_missing');
@@ -211,5 +485,25 @@ describe('bad input stores nothing', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     const bad = await raw('{"amount": 1,');
     expect(JSON.stringify(bad.body)).not.toMatch(/SyntaxError|at .*\.js|node_modules/);
+  });
+});
+
+describe('Idempotency-Key after 24 hours', () => {
+  test('when a key is used again more than 24 hours later, then it is a new request: another body creates another order', async () => {
+    const first = await merchant.request('POST', '/v1/orders', body('day-1'), { 'idempotency-key': 'key-day' });
+    system.advanceClock(23 * HOUR);
+    expectError(await merchant.request('POST', '/v1/orders', body('day-2'), { 'idempotency-key': 'key-day' }), 400, 'idempotency_key_reused');
+
+    system.advanceClock(HOUR + MINUTE);
+    const second = await merchant.request('POST', '/v1/orders', body('day-2'), { 'idempotency-key': 'key-day' });
+    const replayed = await merchant.request('POST', '/v1/orders', body('day-2'), { 'idempotency-key': 'key-day' });
+
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.body.id).not.toBe(first.body.id);
+    expect(second.body.external_id).toBe('day-2');
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(second.body);
   });
 });

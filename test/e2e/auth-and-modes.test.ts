@@ -63,6 +63,29 @@ describe('authentication', () => {
   });
 });
 
+describe('the key before the body', () => {
+  const post = (key: string | undefined, rawBody: string) =>
+    api(system.apiUrl, 'POST', '/v1/orders', { ...(key === undefined ? {} : { key }), rawBody, headers: { 'content-type': 'application/json' } });
+  const bodies = {
+    malformed: '{"amount": 1,',
+    'deeply nested': `${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+    'larger than 1 MiB': JSON.stringify({ ...order('big'), item_name: 'x'.repeat(2 * 1024 * 1024) }),
+  };
+
+  test.each(Object.entries(bodies))('when a request without a valid key sends a %s body, then 401: the body is not read first', async (_what, rawBody) => {
+    expectError(await post(undefined, rawBody), 401, 'authentication_error', 'invalid_api_key');
+    expectError(await post(`svc_test_${'A'.repeat(32)}`, rawBody), 401, 'authentication_error', 'invalid_api_key');
+  });
+
+  test('when a read-only key sends a malformed body, then 403 insufficient_scope; with a read-write key the body is judged', async () => {
+    const readOnly = String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'test', '--name', 'ro-body', '--permission', 'read_only')).key);
+
+    expectError(await post(readOnly, bodies.malformed), 403, 'permission_error', 'insufficient_scope');
+    expectError(await post(testKey, bodies.malformed), 400, 'invalid_request_error', 'invalid_json');
+    expectError(await post(testKey, bodies['larger than 1 MiB']), 413, 'invalid_request_error', 'body_too_large');
+  });
+});
+
 describe('modes never mix', () => {
   test('when a live key asks for a test order, then 404; and a test key for a live order, then 404', async () => {
     expectError(await api(system.apiUrl, 'GET', `/v1/orders/${testOrderId}`, { key: liveKey }), 404, 'not_found_error', 'resource_missing');
@@ -92,6 +115,29 @@ describe('modes never mix', () => {
     expect(live.body.data).toHaveLength(1);
     expect(live.body.data[0]).toMatchObject({ livemode: true, account_number_last4: '4567' });
     expect(JSON.stringify(live.body)).not.toContain('1234567');
+  });
+
+  test('when bank accounts are paged, then limit and starting_after walk them oldest first and an unknown cursor is 400', async () => {
+    const org = String((await system.ops('org', 'create', '--name', 'Many accounts', '--owner-email', 'm@example.com')).id);
+    const added: string[] = [];
+    for (const number of ['1000001', '1000002', '1000003']) {
+      added.push(String((await system.ops('bank-account', 'add', '--org', org, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
+        '--account-number', number, '--holder-name', 'ﾀﾅｶｼﾖｳﾃﾝ')).id));
+    }
+    const key = String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', 'pager')).key);
+
+    const first = await api(system.apiUrl, 'GET', '/v1/bank-accounts?limit=2', { key });
+    const second = await api(system.apiUrl, 'GET', `/v1/bank-accounts?limit=2&starting_after=${first.body.data[1].id}`, { key });
+    const unknown = await api(system.apiUrl, 'GET', `/v1/bank-accounts?starting_after=${added[0]}x`, { key });
+    const typo = await api(system.apiUrl, 'GET', '/v1/bank-accounts?limt=2', { key });
+
+    expect(first.body.data.map((a: any) => a.id)).toEqual(added.slice(0, 2));
+    expect(first.body.has_more).toBe(true);
+    expect(second.body.data.map((a: any) => a.id)).toEqual(added.slice(2));
+    expect(second.body.has_more).toBe(false);
+    expectError(unknown, 400, 'invalid_request_error', 'parameter_invalid');
+    expect(unknown.body.error.param).toBe('starting_after');
+    expectError(typo, 400, 'invalid_request_error', 'parameter_unknown');
   });
 });
 

@@ -68,6 +68,27 @@ describe('match operation', () => {
     expectError(await live.request('POST', `/v1/transactions/${deposit.id}/match`, { order_id: order.id }), 409, 'transaction_not_matchable');
   });
 
+  test('when a held deposit is matched to an order on another bank account, then 409 transaction_not_matchable and nothing changes', async () => {
+    const { orgId } = await system.createMerchant();
+    const accounts = [];
+    for (const number of ['1000011', '1000012']) {
+      accounts.push(await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', number, '--holder-name', 'ﾃｽﾄ'));
+    }
+    const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
+    const adapter = await system.ops('adapter', 'create', '--name', 'bank');
+    const elsewhere = await live.createOrder({ amount: 2106, bank_account_id: accounts[0]!.id, ordered_at: minutesAgo(10) });
+    const tied = [];
+    for (let i = 0; i < 2; i++) tied.push(await live.createOrder({ amount: 2106, bank_account_id: accounts[1]!.id, ordered_at: minutesAgo(10) }));
+    const notified = await notify(String(adapter.secret), { bank_account_id: String(accounts[1]!.id), amount: 2106, counterparty: 'ヤマダ タロウ' });
+    const deposit = await waitForDecision(live, notified.transaction_id);
+    expect(deposit).toMatchObject({ status: 'held', decision: { reason: 'several_orders_fit' } });
+
+    expectError(await live.request('POST', `/v1/transactions/${deposit.id}/match`, { order_id: elsewhere.id }), 409, 'transaction_not_matchable');
+
+    expect(await live.transaction(deposit.id)).toMatchObject({ status: 'held', candidate_order_ids: deposit.candidate_order_ids });
+    for (const order of [elsewhere, ...tied]) expect((await live.order(order.id)).status).toBe('open');
+  });
+
   test('when a confirmed deposit is matched again, then 409 transaction_not_matchable', async () => {
     const order = await merchant.createOrder({ amount: 2105 });
     const deposit = await merchant.deposit(2105);
@@ -141,6 +162,21 @@ describe('exclude and restore', () => {
     expect(excluded.body).toMatchObject({ status: 'excluded', candidate_order_ids: [] });
     const restored = await merchant.request('POST', `/v1/transactions/${deposit.id}/restore`);
     expect(restored.body.status).toBe('unmatched');
+  });
+
+  test('when a held deposit is excluded and restored, then its decision says so instead of the old reason it was held for', async () => {
+    const { client: seller } = await system.createMerchant();
+    const order = await seller.createOrder({ amount: 2304 });
+    const held = await seller.deposit(2304, 'ﾍﾞﾂﾉ ﾋﾄ');
+    expect(held.decision.reason).toBe('no_name_fits');
+    await seller.request('POST', `/v1/orders/${order.id}/cancel`);
+
+    const excluded = await seller.request('POST', `/v1/transactions/${held.id}/exclude`);
+    const restored = await seller.request('POST', `/v1/transactions/${held.id}/restore`);
+
+    expect(excluded.body).toMatchObject({ status: 'excluded', decision: { reason: 'excluded', candidates: [] } });
+    expect(restored.body).toMatchObject({ status: 'unmatched', decision: { reason: 'restored', candidates: [] } });
+    expect((await seller.transaction(held.id)).decision).toEqual({ reason: 'restored', candidates: [] });
   });
 
   test('when a confirmed deposit is excluded or a non-excluded one restored, then 409', async () => {

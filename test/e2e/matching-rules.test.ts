@@ -1,8 +1,10 @@
-import { TestSystem } from '@pmatch/testkit';
+import { MerchantClient, TestSystem, waitFor } from '@pmatch/testkit';
 
 /** Issue 4 end to end: seller-enabled rules decide, and every decision explains itself. */
 
 let system: TestSystem;
+const MINUTE = 60 * 1000;
+const minutesAgo = (n: number) => new Date(system.now().getTime() - n * MINUTE).toISOString();
 
 beforeAll(async () => {
   system = await TestSystem.start();
@@ -22,7 +24,7 @@ describe('matching rules', () => {
     expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id] });
     expect(deposit.decision).toEqual({
       reason: 'no_name_fits',
-      candidates: [{ order_id: order.id, fit: null, fit_rules: null, excluded_because: null }],
+      candidates: [{ order_id: order.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'name_differs' }],
     });
     expect((await client.order(order.id)).status).toBe('open');
   });
@@ -36,9 +38,20 @@ describe('matching rules', () => {
 
     expect(deposit).toMatchObject({ status: 'confirmed', order_id: order.id });
     expect(deposit.decision.candidates).toEqual([
-      { order_id: order.id, fit: 'rule:corporate_abbreviation', fit_rules: ['corporate_abbreviation'], excluded_because: null },
+      { order_id: order.id, fit: 'rule:corporate_abbreviation', fit_rules: ['corporate_abbreviation'], excluded_because: null, not_chosen_because: null },
     ]);
     expect((await client.order(order.id)).payment).toMatchObject({ reason: 'rule:corporate_abbreviation', decided_by: 'auto' });
+  });
+
+  test('when the other three rules are enabled but not corporate_abbreviation, then ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ is still held for 株式会社ヤマダショウジ', async () => {
+    const { client } = await system.createMerchant();
+    await client.request('PATCH', '/v1/settings', { matching_rules: ['kana_width', 'decorated', 'truncated'] });
+    const order = await client.createOrder({ amount: 4410, payer_name: '株式会社ヤマダショウジ' });
+
+    const deposit = await client.deposit(4410, 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
+
+    expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id], decision: { reason: 'no_name_fits' } });
+    expect((await client.order(order.id)).status).toBe('open');
   });
 
   test('when rules are set through the ops CLI, then matching uses them', async () => {
@@ -67,5 +80,116 @@ describe('matching rules', () => {
     expect(second.status).toBe('held');
     expect([...second.candidate_order_ids].sort()).toEqual([a.id, b.id].sort());
     expect(second.decision.reason).toBe('several_orders_fit');
+  });
+});
+
+describe('holding for a person where a rule would guess', () => {
+  test('when only truncated is enabled and one order has the deposit name in another width, another a longer name, then held with both', async () => {
+    const { client } = await system.createMerchant();
+    await client.request('PATCH', '/v1/settings', { matching_rules: ['truncated'] });
+    const a = await client.createOrder({ amount: 4951, payer_name: 'ヤマダタロウ' });
+    const b = await client.createOrder({ amount: 4951, payer_name: 'ヤマダタロウジ' });
+
+    const deposit = await client.deposit(4951, 'ﾔﾏﾀﾞﾀﾛｳ');
+
+    expect(deposit).toMatchObject({ status: 'held', decision: { reason: 'several_orders_fit' } });
+    expect([...deposit.candidate_order_ids].sort()).toEqual([a.id, b.id].sort());
+  });
+
+  test('when the deposit and the order carry different corporate forms, then held, not confirmed', async () => {
+    const { client } = await system.createMerchant();
+    await client.request('PATCH', '/v1/settings', { matching_rules: ['corporate_abbreviation'] });
+    const order = await client.createOrder({ amount: 4952, payer_name: '株式会社スズキデンキ' });
+
+    const deposit = await client.deposit(4952, 'ﾕ)ｽｽﾞｷﾃﾞﾝｷ');
+
+    expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id], decision: { reason: 'no_name_fits' } });
+  });
+
+  test('when an expired order fits exactly and an open one only by a rule, then held with both: the expired order was most likely paid late', async () => {
+    const { client } = await system.createMerchant();
+    await client.request('PATCH', '/v1/settings', { matching_rules: ['kana_width', 'corporate_abbreviation', 'decorated', 'truncated'] });
+    const expiring = await client.createOrder({ amount: 4953, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ', expires_at: new Date(system.now().getTime() + 60 * MINUTE).toISOString() });
+    system.advanceClock(2 * 60 * MINUTE);
+    await waitFor(async () => ((await client.order(expiring.id)).status === 'expired' ? true : undefined), { what: 'the order to expire' });
+    const open = await client.createOrder({ amount: 4953, payer_name: 'ヤマダ タロウジ' });
+
+    const deposit = await client.deposit(4953, 'ﾔﾏﾀﾞ ﾀﾛｳ');
+
+    expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [expiring.id, open.id], decision: { reason: 'expired_order_fits' } });
+    expect((await client.order(open.id)).status).toBe('open');
+  });
+});
+
+describe('spec matching rules 3 and 4 (no rule enabled)', () => {
+  test('when the depositor name has leading and trailing whitespace, then it is trimmed and the order confirmed as exact', async () => {
+    const { client } = await system.createMerchant();
+    const order = await client.createOrder({ amount: 4901, payer_name: 'ヤマダ タロウ' });
+
+    const deposit = await client.deposit(4901, '  ヤマダ タロウ\u3000');
+
+    expect(deposit).toMatchObject({ status: 'confirmed', order_id: order.id });
+    expect((await client.order(order.id)).payment).toMatchObject({ reason: 'exact', transaction_id: deposit.id });
+  });
+
+  test('when whitespace inside the name differs, then it is not exact and the deposit is held', async () => {
+    const { client } = await system.createMerchant();
+    const order = await client.createOrder({ amount: 4902, payer_name: 'ヤマダ タロウ' });
+
+    const deposit = await client.deposit(4902, 'ヤマダタロウ');
+
+    expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id] });
+  });
+
+  test('when the deposit is earlier than the order\'s ordered_at, then it never matches that order', async () => {
+    const { client } = await system.createMerchant();
+    const order = await client.createOrder({ amount: 4903, ordered_at: minutesAgo(10) });
+
+    const deposit = await client.deposit(4903, 'ヤマダ タロウ', { occurred_at: minutesAgo(30) });
+
+    expect(deposit).toMatchObject({ status: 'unmatched', order_id: null, candidate_order_ids: [] });
+    expect((await client.order(order.id)).status).toBe('open');
+  });
+});
+
+describe('late orders under matching rules', () => {
+  async function sellerWithRules(autoConfirm: boolean): Promise<MerchantClient> {
+    const { client } = await system.createMerchant();
+    const settings = await client.request('PATCH', '/v1/settings', { matching_rules: ['corporate_abbreviation'], auto_confirm_late_orders: autoConfirm });
+    expect(settings.status).toBe(200);
+    return client;
+  }
+
+  async function waitForStatus(client: MerchantClient, id: string, status: string): Promise<any> {
+    return waitFor(async () => {
+      const t = await client.transaction(id);
+      return t.status === status ? t : undefined;
+    }, { what: `transaction ${id} to become ${status}` });
+  }
+
+  test('when a late order fits an unmatched deposit by a rule and the seller auto-confirms, then it is confirmed with reason rule:corporate_abbreviation', async () => {
+    const client = await sellerWithRules(true);
+    const deposit = await client.deposit(4801, 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
+    expect(deposit.status).toBe('unmatched');
+
+    const order = await client.createOrder({ amount: 4801, payer_name: '株式会社ヤマダショウジ', ordered_at: minutesAgo(30) });
+
+    const confirmed = await waitForStatus(client, deposit.id, 'confirmed');
+    expect(confirmed).toMatchObject({ order_id: order.id, decision: { reason: 'rule:corporate_abbreviation' } });
+    expect((await client.order(order.id)).payment).toMatchObject({ transaction_id: deposit.id, reason: 'rule:corporate_abbreviation', decided_by: 'auto' });
+  });
+
+  test('when a late order fits an unmatched deposit by a rule without auto-confirmation, then the deposit is held for it', async () => {
+    const client = await sellerWithRules(false);
+    const deposit = await client.deposit(4802, 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
+
+    const order = await client.createOrder({ amount: 4802, payer_name: '株式会社ヤマダショウジ', ordered_at: minutesAgo(30) });
+
+    const held = await waitForStatus(client, deposit.id, 'held');
+    expect(held).toMatchObject({ candidate_order_ids: [order.id], decision: { reason: 'late_order' } });
+    expect(held.decision.candidates).toEqual([
+      { order_id: order.id, fit: 'rule:corporate_abbreviation', fit_rules: ['corporate_abbreviation'], excluded_because: null, not_chosen_because: 'late_order' },
+    ]);
+    expect((await client.order(order.id)).status).toBe('open');
   });
 });

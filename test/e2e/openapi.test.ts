@@ -1,4 +1,4 @@
-import { TestSystem, api, assertDocumentedResponse } from '@pmatch/testkit';
+import { TestSystem, api, assertDocumentedResponse, documentInUse } from '@pmatch/testkit';
 
 let system: TestSystem;
 
@@ -21,6 +21,13 @@ describe('OpenAPI document', () => {
       expect.arrayContaining(['/v1/orders', '/v1/orders/{id}', '/v1/transactions/{id}/match', '/v1/events', '/v1/test/deposits', '/v1/settings']),
     );
     expect(res.body.components.schemas.Error.properties.error.required).toEqual(['type', 'code', 'message', 'request_id']);
+  });
+
+  test('when responses are checked, then against the document the API serves, not one made in the test', async () => {
+    const served = await api(system.apiUrl, 'GET', '/v1/openapi.json');
+
+    expect(documentInUse()).toEqual(served.body);
+    expect((documentInUse() as { servers: unknown }).servers).toEqual([{ url: system.apiUrl }]);
   });
 
   test('when a response differs from the document, then the end-to-end check fails', async () => {

@@ -25,6 +25,7 @@ const FAR_DEADLINE = '2099-12-31T14:59:59.000Z';
 
 let system: TestSystem;
 let merchant: MerchantClient;
+let orgId: string;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
     throw new Error(`Debian's chromium is not installed at ${CHROMIUM_PATH}; run 'bash scripts/ensure-chromium.sh' (as root).`);
   }
   system = await TestSystem.start();
-  ({ client: merchant } = await system.createMerchant());
+  ({ client: merchant, orgId } = await system.createMerchant());
   // headless: true makes playwright pass --headless itself.
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 });
@@ -210,6 +211,30 @@ describe('payment page: what the buyer sees', () => {
     expect(paidOutsidePage).toContain('Payment received');
     expect(pastDeadlinePage).toContain('The payment deadline has passed');
     for (const body of pages.map((p) => p.body)) expect(body).not.toContain(account.account_number);
+  });
+});
+
+describe('payment page: live orders', () => {
+  test('when a buyer opens a live order\'s page, then it shows the order and no test banner, in Japanese or English', async () => {
+    await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0005', '--branch-code', '123',
+      '--account-number', '7654321', '--holder-name', 'ﾔﾏﾀﾞｼﾖｳﾃﾝ');
+    const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key));
+    const order = await live.createOrder({ amount: 12900, item_name: '本番の品', expires_at: FAR_DEADLINE });
+    expect(order.livemode).toBe(true);
+    const { page } = await openTab();
+
+    await page.goto(order.payment_url);
+    const japanese = await visibleText(page);
+    await page.goto(`${order.payment_url}?lang=en`);
+    const english = await visibleText(page);
+
+    expect(japanese).toContain('¥12,900');
+    expect(japanese).toContain('本番の品');
+    expect(japanese).toContain('7654321');
+    expect(english).toContain('Awaiting payment');
+    expect(japanese).not.toContain('テストモード');
+    expect(english).not.toContain('TEST MODE');
+    expect(await page.locator('.test-banner').count()).toBe(0);
   });
 });
 

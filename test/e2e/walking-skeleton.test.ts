@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { Webhook } from 'standardwebhooks';
-import { Event, Order, Transaction, listOf } from '@pmatch/contracts';
+import { Event, Order, QUEUES, Transaction, listOf, type CreateTestDepositCommand } from '@pmatch/contracts';
 import { RABBITMQ_URL, TestSystem, api, waitFor } from '@pmatch/testkit';
 
 let system: TestSystem;
+/** The deadline header of a request (DEADLINE_HEADER of packages/platform's broker, which the root package does not depend on). */
+const DEADLINE_HEADER = 'x-deadline';
 
 beforeAll(async () => {
   system = await TestSystem.start();
@@ -234,6 +236,35 @@ describe('idempotent matcher', () => {
     expect(await sql(`SELECT status, order_id, updated_at FROM transactions WHERE id = $1`, [deposit.body.id])).toEqual(before.transaction);
     expect(await sql(`SELECT status, payment, updated_at FROM orders WHERE id = $1`, [order.body.id])).toEqual(before.order);
     expect(await sql(`SELECT count(*)::int AS n FROM outbox`)).toEqual(before.outbox);
+  });
+});
+
+describe('request deadlines', () => {
+  test('when a test-deposit request reaches bank-ingest after its caller gave up, then it stores nothing and the retry stores one deposit', async () => {
+    const { orgId, testKey } = await system.createMerchant();
+    const [account] = await sql<{ id: string }>(`SELECT id FROM bank_accounts WHERE organisation_id = $1 AND mode = 'test'`, [orgId]);
+    const command: CreateTestDepositCommand = {
+      type: 'test_deposit.create', organisation_id: orgId, bank_account_id: account!.id, amount: 6100, counterparty: 'ヤマダ タロウ',
+      occurred_at: system.now().toISOString(),
+    };
+    const connection = await amqp.connect(RABBITMQ_URL);
+    try {
+      // The first attempt: its caller answered 503 and the deadline it wrote has passed (no broker
+      // expiration, so only bank-ingest's check can drop it). It waits ahead of the retry.
+      const channel = await connection.createConfirmChannel();
+      channel.sendToQueue(`${system.env.AMQP_PREFIX}${QUEUES.bankIngestCommands}`, Buffer.from(JSON.stringify(command)), {
+        messageId: `late_${randomUUID()}`, persistent: true, headers: { [DEADLINE_HEADER]: Date.now() - 1 },
+      });
+      await channel.waitForConfirms();
+    } finally {
+      await connection.close();
+    }
+
+    const retry = await api(system.apiUrl, 'POST', '/v1/test/deposits', { key: testKey, body: { amount: 6100, counterparty: 'ヤマダ タロウ' } });
+
+    expect(retry.status).toBe(201);
+    const stored = await sql<{ id: string }>(`SELECT id FROM transactions WHERE bank_account_id = $1`, [account!.id]);
+    expect(stored.map((t) => t.id)).toEqual([retry.body.id]);
   });
 });
 

@@ -23,9 +23,9 @@ beforeAll(async () => {
     WEBHOOK_CA_FILE: ca.certFile,
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
     // Short enough that the kill test's redelivery comes soon, long enough that its hanging attempt
-    // is still in flight when the process is killed.
+    // is still in flight when the process is killed; the lease is the least the dispatcher allows.
     DELIVERY_TIMEOUT_MS: '3000',
-    DELIVERY_LEASE_MS: '4000',
+    DELIVERY_LEASE_MS: '5000',
     DELIVERY_POLL_INTERVAL_MS: '100',
   });
   ({ client: merchant, orgId } = await system.createMerchant());
@@ -154,6 +154,36 @@ describe('endpoint management', () => {
     expectError(await reader.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`), 403, 'insufficient_scope');
     expectError(await reader.request('POST', '/v1/webhook-endpoints', { url: receiver.url('/x') }), 403, 'insufficient_scope');
     expectError(await reader.request('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`), 403, 'insufficient_scope');
+  });
+
+  test('when a live key limited to one bank account is used, then it may neither see nor manage webhook endpoints, which receive every account\'s events', async () => {
+    const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
+      '--account-number', '7000001', '--holder-name', 'ｳｪﾌﾞﾌｯｸ');
+    const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key));
+    const scoped = new MerchantClient(
+      system.apiUrl,
+      String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'one account', '--bank-account', String(account.id))).key),
+    );
+    const endpoint = await createEndpoint(live, { url: receiver.url(freshPath()) });
+
+    const attempts = [
+      await scoped.request('POST', '/v1/webhook-endpoints', { url: receiver.url(freshPath()) }),
+      await scoped.request('GET', '/v1/webhook-endpoints'),
+      await scoped.request('GET', `/v1/webhook-endpoints/${endpoint.id}`),
+      await scoped.request('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { enabled: false }),
+      await scoped.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`),
+      await scoped.request('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`),
+      await scoped.request('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`),
+      await scoped.request('DELETE', `/v1/webhook-endpoints/${endpoint.id}`),
+    ];
+
+    for (const res of attempts) {
+      expectError(res, 403, 'insufficient_scope');
+      expect(res.body.error.message).toMatch(/limited to one bank account.*every bank account of the organisation/);
+    }
+    expect((await live.request('GET', '/v1/webhook-endpoints')).body.data).toMatchObject([{ id: endpoint.id, enabled: true }]);
+    expect((await live.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`)).body.secret).toBe(endpoint.secret);
+    await deleteAllEndpoints(live);
   });
 });
 
@@ -290,4 +320,125 @@ test('when the dispatcher serves /metrics, then delivery metrics are there', asy
   expect(res.status).toBe(200);
   expect(res.body).toContain('webhook_delivery_attempts_total');
   expect(res.body).toContain('webhook_delivery_attempt_duration_seconds');
+});
+
+/** These move the services' clock forward by days, so they run after every test that verifies signatures against the wall clock. */
+describe('on the services\' clock', () => {
+  const HOUR = 3600_000;
+  afterEach(() => deleteAllEndpoints(merchant));
+
+  /** Which of `secrets` verify each entry of a request's signature header, checked by the official library at the services' time. */
+  function signers(request: ReceivedRequest, secrets: string[]): number[][] {
+    const headers = request.headers as Record<string, string>;
+    const wallClock = jest.spyOn(Date, 'now').mockReturnValue(system.now().getTime());
+    try {
+      return headers['webhook-signature']!.split(' ').map((entry) =>
+        secrets.flatMap((secret, i) => {
+          try {
+            new Webhook(secret).verify(request.body, { ...headers, 'webhook-signature': entry });
+            return [i];
+          } catch {
+            return [];
+          }
+        }),
+      );
+    } finally {
+      wallClock.mockRestore();
+    }
+  }
+
+  test('when the secret is rotated twice within 24 hours, then deliveries carry three signatures, each valid with its own secret, after 24 hours only the newer ones, and a fifth overlapping secret is refused', async () => {
+    const path = freshPath();
+    const endpoint = await createEndpoint(merchant, { url: receiver.url(path) });
+    const rotate = async () => (await merchant.request('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`)).body;
+    const firstRotation = await rotate();
+    system.advanceClock(6 * HOUR);
+    const secondRotation = await rotate();
+    const secrets = [endpoint.secret, firstRotation.secret, secondRotation.secret];
+    let sent = 0;
+    const sendTest = async () => {
+      expect((await merchant.request('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)).status).toBe(202);
+      sent += 1;
+      return (await arrivals(path, sent))[sent - 1]!;
+    };
+
+    expect(signers(await sendTest(), secrets)).toEqual([[2], [1], [0]]);
+    expect((await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`)).body).toMatchObject({
+      secret: secondRotation.secret,
+      previous_secret_expires_at: secondRotation.previous_secret_expires_at,
+    });
+
+    system.advanceClock(18 * HOUR + 60_000);
+
+    expect(signers(await sendTest(), secrets)).toEqual([[2], [1]]);
+    expect((await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`)).body.previous_secret_expires_at).toBe(secondRotation.previous_secret_expires_at);
+    // The replaced secret of the second rotation still signs; three more make four overlapping, the next would cut one short.
+    for (let i = 0; i < 3; i += 1) expect((await merchant.request('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`)).status).toBe(200);
+    const refused = await merchant.request('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`);
+    expectError(refused, 429, 'rate_limited');
+    expect(refused.body.error.message).toContain(`the next rotation is possible at ${secondRotation.previous_secret_expires_at}`);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(5.9 * 3600);
+    expect(retryAfter).toBeLessThanOrEqual(6 * 3600);
+  });
+
+  test('when an endpoint has only failed for 72 hours, then it switches itself off; switched on again by PATCH, the events it missed are resent one by one from the log', async () => {
+    const path = freshPath();
+    receiver.answer(path, { status: 500 });
+    const endpoint = await createEndpoint(merchant, { url: receiver.url(path), enabled_events: ['order.created'] });
+    const createdEvent = async (amount: number) => {
+      const order = await merchant.createOrder({ amount });
+      return (await merchant.events('order.created')).find((e) => e.data.object.id === order.id)!.id as string;
+    };
+    const log = async (eventId: string) => (await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries?event_id=${eventId}`)).body.data;
+    const endpointNow = async () => (await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body;
+    /** Moves the services' clock to each next due attempt and waits for it, until `done` or nothing is pending. */
+    const runSchedule = async (done: () => Promise<boolean>) => {
+      for (let step = 0; step < 30; step += 1) {
+        if (await done()) return;
+        const [next] = await system.sql(
+          `SELECT id, next_attempt_at, attempt_count FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' ORDER BY next_attempt_at LIMIT 1`,
+          [endpoint.id],
+        );
+        if (next === undefined) return;
+        const wait = new Date(next.next_attempt_at).getTime() - system.now().getTime();
+        if (wait > 0) system.advanceClock(wait);
+        await waitFor(async () => {
+          const [row] = await system.sql('SELECT attempt_count, status FROM webhook_deliveries WHERE id = $1', [next.id]);
+          return row!.attempt_count > next.attempt_count || row!.status !== 'pending' ? true : undefined;
+        }, { what: `attempt ${next.attempt_count + 1} of ${next.id}` });
+      }
+      throw new Error('the schedule did not end');
+    };
+    const early = await createdEvent(16100);
+    const [firstFailure] = await waitFor(async () => ((await log(early)).length === 1 ? log(early) : undefined));
+    await runSchedule(async () => false);
+    expect((await log(early)).map((a: { attempt: number }) => a.attempt)).toEqual([8, 7, 6, 5, 4, 3, 2, 1]);
+    system.advanceClock(new Date(firstFailure.attempted_at).getTime() + 60 * HOUR - system.now().getTime());
+    const late = await createdEvent(16200);
+    await waitFor(async () => ((await log(late)).length === 1 ? true : undefined));
+
+    await runSchedule(async () => (await endpointNow()).enabled === false);
+
+    expect(await endpointNow()).toMatchObject({ enabled: false, disabled_reason: 'failing', failing_since: firstFailure.attempted_at });
+    expect((await log(late)).map((a: { delivery_status: string }) => a.delivery_status)).toEqual(Array(7).fill('skipped'));
+    const whileOff = await createdEvent(16300);
+    await system.processed('webhook-dispatcher.events', whileOff);
+    expect(await log(whileOff)).toEqual([]);
+    const requestsBefore = receiver.requestsTo(path).length;
+    receiver.answer(path, { status: 204 });
+
+    const on = await merchant.request('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { enabled: true });
+
+    expect(on.body).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+    for (const [i, eventId] of [early, late, whileOff].entries()) {
+      expect((await merchant.request('POST', `/v1/webhook-endpoints/${endpoint.id}/deliveries/resend`, { event_id: eventId })).status).toBe(202);
+      const [arrived] = (await arrivals(path, requestsBefore + i + 1)).slice(-1);
+      expect(arrived!.headers['webhook-id']).toBe(eventId);
+      const [latest] = await waitFor(async () => ((await log(eventId))[0]?.status_code === 204 ? log(eventId) : undefined));
+      expect(latest).toMatchObject({ status_code: 204, error: null, delivery_status: 'succeeded' });
+    }
+    expect(receiver.requestsTo(path)).toHaveLength(requestsBefore + 3);
+    expect(await endpointNow()).toMatchObject({ enabled: true, failing_since: null });
+  });
 });

@@ -81,16 +81,46 @@ export const Order = z.object({
 });
 export type Order = z.infer<typeof Order>;
 
-/** Why a deposit was decided as it was: the reason, and how each order with its amount fitted. */
+/**
+ * Why an order with the deposit's amount is not the one the deposit was confirmed for. For the
+ * orders a held deposit lists in `candidate_order_ids`, the decision's own reason
+ * (`several_orders_fit`, `expired_order_fits`, `only_expired_orders_fit`, `too_many_candidates`,
+ * `late_order`, `several_deposits_fit_late_order`); for the others, what ruled the order out.
+ */
+export const NOT_CHOSEN_REASONS = [
+  'ordered_after_deposit',
+  'name_differs',
+  'expired',
+  'worse_fit',
+  'several_orders_fit',
+  'expired_order_fits',
+  'only_expired_orders_fit',
+  'too_many_candidates',
+  'late_order',
+  'several_deposits_fit_late_order',
+] as const;
+export type NotChosenReason = (typeof NOT_CHOSEN_REASONS)[number];
+
+/**
+ * Why a deposit was decided as it was: the reason, and how each order with its amount fitted.
+ * `reason` is the fit that confirmed it (`exact`, `rule:<name>`), why it was held or left
+ * unmatched (`several_orders_fit`, `expired_order_fits`, `only_expired_orders_fit`,
+ * `no_name_fits`, `too_many_candidates`, `late_order`, `several_deposits_fit_late_order`,
+ * `no_order_with_amount`), or the person's operation (`manual`, `payment_reversed`, `excluded`,
+ * `restored`, which list no candidates).
+ */
 export const Decision = z.object({
   reason: z.string(),
   candidates: z.array(
     z.object({
       order_id: OrderId,
+      /** How the payer name fitted the depositor name (`exact`, `rule:<name>`), null when it did not. */
       fit: z.string().nullable(),
-      /** The matching rules the fit needed (null for an exact fit or none). */
+      /** The matching rules the fit needed: [] for an exact fit, null when the name did not fit. */
       fit_rules: z.array(z.string()).nullable(),
       excluded_because: orNull(z.enum(['expired', 'ordered_after_deposit'])),
+      /** Null for the order the deposit was confirmed for. Absent from decisions recorded before it existed. */
+      not_chosen_because: orNull(z.enum(NOT_CHOSEN_REASONS)).optional(),
     }),
   ),
 });

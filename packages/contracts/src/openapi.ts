@@ -7,6 +7,7 @@ import {
   MarkPaidRequest,
   MatchTransactionRequest,
   Order,
+  ListQuery,
   OrderListQuery,
   TransactionListQuery,
   Transaction,
@@ -55,7 +56,7 @@ document({ method: 'post', path: '/v1/transactions/{id}/match', summary: 'Confir
 document({ method: 'post', path: '/v1/transactions/{id}/exclude', summary: 'Take out a deposit that is not the merchant\'s', responses: ok(Transaction) });
 document({ method: 'post', path: '/v1/transactions/{id}/restore', summary: 'Bring back an excluded deposit', responses: ok(Transaction) });
 document({ method: 'get', path: '/v1/events', summary: 'List events in recorded order (kept 30 days)', query: EventListQuery, responses: ok(listOf(Event)) });
-document({ method: 'get', path: '/v1/bank-accounts', summary: 'List the bank accounts in the key\'s scope', responses: ok(listOf(BankAccount)) });
+document({ method: 'get', path: '/v1/bank-accounts', summary: 'List the bank accounts in the key\'s scope', query: ListQuery, responses: ok(listOf(BankAccount)) });
 document({ method: 'get', path: '/v1/settings', summary: 'Read the settings of the key\'s mode', responses: ok(Settings) });
 document({ method: 'patch', path: '/v1/settings', summary: 'Change late-order auto-confirmation and matching rules', request: UpdateSettingsRequest, responses: ok(Settings) });
 document({ method: 'post', path: '/v1/test/deposits', summary: 'Make a test deposit (test keys only); answers with the decision', request: CreateTestDepositRequest, responses: {

@@ -16,6 +16,11 @@ export const WEBHOOK_LIMITS = {
   disableAfterFailingMs: 72 * 3600_000,
   failureEmailIntervalMs: 24 * 3600_000,
   previousSecretOverlapMs: 24 * 3600_000,
+  /**
+   * Replaced secrets still inside their overlap that an endpoint may have: each keeps signing for
+   * its full 24 hours, so a further rotation is refused until the oldest has expired.
+   */
+  replacedSecretsMax: 4,
   deliveryLogRetentionMs: 30 * 24 * 3600_000,
 } as const;
 
@@ -85,10 +90,21 @@ export const DeletedWebhookEndpoint = z.object({
 export const WebhookEndpointSecret = z.object({
   object: z.literal('webhook_endpoint_secret'),
   secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+=*$/),
-  /** While set, deliveries carry a second signature made with the secret replaced last. */
+  /**
+   * While set, deliveries also carry a signature per replaced secret still inside its 24 hours;
+   * this is when the last of them stops signing.
+   */
   previous_secret_expires_at: Timestamp.nullable(),
 });
 export type WebhookEndpointSecret = z.infer<typeof WebhookEndpointSecret>;
+
+/**
+ * webhook_endpoints.previous_secrets: the replaced signing secrets (sealed) still inside their
+ * overlap, newest first. orders-api writes it on rotation; the dispatcher signs with each entry
+ * whose expires_at is still ahead. Not part of the API.
+ */
+export const ReplacedSecrets = z.array(z.object({ secret_encrypted: z.string().min(1), expires_at: Timestamp }));
+export type ReplacedSecrets = z.infer<typeof ReplacedSecrets>;
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -155,7 +171,7 @@ document({ method: 'delete', path: endpointPath, summary: 'Delete a webhook endp
 document({ method: 'get', path: `${endpointPath}/secret`, summary: 'View the signing secret (read-write keys)', responses: {
   200: { description: 'OK', schema: WebhookEndpointSecret },
 } });
-document({ method: 'post', path: `${endpointPath}/rotate-secret`, summary: 'Issue a new signing secret; the old one also signs for 24 hours', responses: {
+document({ method: 'post', path: `${endpointPath}/rotate-secret`, summary: 'Issue a new signing secret; each replaced one also signs for 24 hours (429 while 4 replaced ones still sign)', responses: {
   200: { description: 'OK', schema: WebhookEndpointSecret },
 } });
 document({ method: 'post', path: `${endpointPath}/test`, summary: 'Send a webhook.test event (id evt_test_…), not written to the delivery log', responses: {

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { Prisma, PrismaClient } from './generated/prisma/client';
+import { inTransaction, sqlOn, type Sql } from './sql';
 
 export { Prisma, PrismaClient };
 export type {
@@ -30,21 +31,47 @@ export type Db = PrismaClient | Tx;
  * gets a listener of its own for its whole life. The query in flight still fails with the error,
  * and the pool drops the client and opens another.
  */
-export function createPrisma(
-  databaseUrl: string,
-  options: { poolSize?: number; onIdleConnectionError?: (error: Error) => void } = {},
-): PrismaClient {
-  const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+export function createPrisma(databaseUrl: string, options: DatabaseOptions = {}): PrismaClient {
+  return createDatabase(databaseUrl, options).prisma;
+}
+
+export interface DatabaseOptions {
+  poolSize?: number;
+  onIdleConnectionError?: (error: Error) => void;
+}
+
+/**
+ * A service's database: Prisma for most of its work, and plain SQL (`sql`, `transaction`) on the
+ * same pool for its hot paths (see sql.ts). `prisma.$disconnect()` ends the pool too.
+ */
+export interface Database {
+  prisma: PrismaClient;
+  /** Statements on the pool, each its own transaction. */
+  sql: Sql;
+  /** Runs `work` in one database transaction (COMMIT on success, ROLLBACK on a throw). */
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+/** How long a caller waits for a free pooled connection before the work fails as transient (503). */
+const POOL_WAIT_MS = 10_000;
+
+export function createDatabase(databaseUrl: string, options: DatabaseOptions = {}): Database {
+  const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: POOL_WAIT_MS });
   pool.on('error', (error) => options.onIdleConnectionError?.(error));
   pool.on('connect', (client) => client.on('error', () => undefined));
   // Prisma's default of 5 s per interactive transaction fails good work on a loaded machine; a
   // transaction that really hangs still ends, and its work is retried.
-  return new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { timeout: 30_000, maxWait: 10_000 } });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+    transactionOptions: { timeout: 30_000, maxWait: POOL_WAIT_MS },
+  });
+  return { prisma, sql: sqlOn(pool), transaction: (work) => inTransaction(pool, work) };
 }
 
-/** Postgres unique violation, as Prisma reports it through the driver adapter. */
+/** Postgres unique violation, as Prisma reports it through the driver adapter or pg directly (SQLSTATE 23505). */
 export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+  if (error instanceof Prisma.PrismaClientKnownRequestError) return error.code === 'P2002';
+  return error instanceof Error && (error as { code?: unknown }).code === '23505';
 }
 
 /**
@@ -66,7 +93,13 @@ const TRANSIENT_PRISMA_CODES = new Set(['P1001', 'P1017', 'P2024', 'P2028']);
 const SOCKET_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
 /** pg's own errors for a connection that broke under a query. */
-const BROKEN_CONNECTION_MESSAGES = ['Connection terminated', 'connection error and is not queryable', 'Client was closed'];
+const BROKEN_CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'connection error and is not queryable',
+  'Client was closed',
+  // pg's pool: no connection freed up within connectionTimeoutMillis (overload).
+  'timeout exceeded when trying to connect',
+];
 
 /**
  * Whether an error means the database was briefly unavailable (overload, restart, failover, a cut

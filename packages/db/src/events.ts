@@ -1,5 +1,5 @@
 import { EXCHANGES, type EventRecorded, type Mode, type NewEvent, ROUTING_KEYS, newId, randomBase62 } from '@pmatch/contracts';
-import type { Prisma, Tx } from './client';
+import { asSql, statement, type SqlOrPrisma } from './sql';
 
 export interface OutboxMessage {
   exchange: string;
@@ -8,38 +8,62 @@ export interface OutboxMessage {
   messageId?: string;
 }
 
+/**
+ * Outbox rows from parallel arrays, in the order given (the relay publishes by id): one statement
+ * text for any number of rows, so it is prepared once.
+ */
+const OUTBOX_ROWS = `SELECT u.message_id, u.exchange, u.routing_key, u.payload
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS u(message_id, exchange, routing_key, payload, n)
+  ORDER BY u.n`;
+
+const insertOutbox = statement('db.insert_outbox', `INSERT INTO outbox (message_id, exchange, routing_key, payload) ${OUTBOX_ROWS}`);
+
+/**
+ * Events and their outbox rows in one statement. The events get increasing `seq` in the order
+ * given: the rows come out of the SELECT in that order and each takes its `seq` default as it is
+ * inserted. No RETURNING: the writing services may insert events but not read them.
+ */
+const insertEventsAndOutbox = statement(
+  'db.insert_events_and_outbox',
+  `WITH recorded AS (
+     INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
+     SELECT e.id, $5, $6, $7, e.type, e.data, $8
+     FROM unnest($9::text[], $10::text[], $11::jsonb[]) WITH ORDINALITY AS e(id, type, data, n)
+     ORDER BY e.n)
+   INSERT INTO outbox (message_id, exchange, routing_key, payload) ${OUTBOX_ROWS}`,
+);
+
+function outboxColumns(messages: OutboxMessage[]): unknown[] {
+  return [
+    messages.map((m) => m.messageId ?? `msg_${randomBase62(24)}`),
+    messages.map((m) => m.exchange),
+    messages.map((m) => m.routingKey),
+    messages.map((m) => JSON.stringify(m.payload)),
+  ];
+}
+
 /** Queues a broker message in the caller's DB transaction; the relay publishes it after commit. */
-export async function enqueue(tx: Tx, message: OutboxMessage): Promise<void> {
+export async function enqueue(tx: SqlOrPrisma, message: OutboxMessage): Promise<void> {
   await enqueueAll(tx, [message]);
 }
 
-/**
- * Queues broker messages in the caller's DB transaction with one INSERT (no RETURNING: nothing is
- * read back), whatever their number; the relay publishes them after commit.
- */
-export async function enqueueAll(tx: Tx, messages: OutboxMessage[]): Promise<void> {
+/** Queues broker messages in the caller's DB transaction with one INSERT; the relay publishes them after commit. */
+export async function enqueueAll(tx: SqlOrPrisma, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  await tx.outbox.createMany({
-    data: messages.map((message) => ({
-      messageId: message.messageId ?? `msg_${randomBase62(24)}`,
-      exchange: message.exchange,
-      routingKey: message.routingKey,
-      payload: message.payload as Prisma.InputJsonValue,
-    })),
-  });
+  await asSql(tx).count(insertOutbox, outboxColumns(messages));
 }
 
 /**
  * Records events in the caller's DB transaction, each with its outbox row, so that a state change
- * and its announcement commit or roll back together. The events get increasing `seq` in the order
- * given, which is the recorded order GET /v1/events shows: they go in as one multi-row INSERT,
- * and PostgreSQL evaluates a VALUES list, and so the `seq` defaults, row by row in order.
+ * and its announcement commit or roll back together; one statement whatever their number.
+ * Recorded order, which GET /v1/events shows, is (tx_id, seq): the caller's DB transaction (the
+ * `tx_id` default), then the order given.
  */
 export async function recordEvents(
-  tx: Tx,
+  tx: SqlOrPrisma,
   scope: { organisationId: string; mode: Mode; bankAccountId: string | null; at: Date },
   events: NewEvent[],
-  /** Other broker messages of the same state change, queued in the same outbox INSERT. */
+  /** Other broker messages of the same state change, queued in the same statement. */
   alsoEnqueue: OutboxMessage[] = [],
 ): Promise<string[]> {
   if (events.length === 0) {
@@ -47,23 +71,19 @@ export async function recordEvents(
     return [];
   }
   const ids = events.map(() => newId('event'));
-  await tx.event.createMany({
-    data: events.map((event, i) => ({
-      id: ids[i]!,
-      organisationId: scope.organisationId,
-      mode: scope.mode,
-      bankAccountId: scope.bankAccountId,
-      type: event.type,
-      data: event.data as unknown as Prisma.InputJsonValue,
-      createdAt: scope.at,
-    })),
+  const announcements: OutboxMessage[] = events.map((event, i) => {
+    const message: EventRecorded = { event_id: ids[i]!, organisation_id: scope.organisationId, mode: scope.mode, type: event.type };
+    return { exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: ids[i]! };
   });
-  await enqueueAll(tx, [
-    ...events.map((event, i) => {
-      const message: EventRecorded = { event_id: ids[i]!, organisation_id: scope.organisationId, mode: scope.mode, type: event.type };
-      return { exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: ids[i]! };
-    }),
-    ...alsoEnqueue,
+  await asSql(tx).count(insertEventsAndOutbox, [
+    ...outboxColumns([...announcements, ...alsoEnqueue]),
+    scope.organisationId,
+    scope.mode,
+    scope.bankAccountId,
+    scope.at,
+    ids,
+    events.map((e) => e.type),
+    events.map((e) => JSON.stringify(e.data)),
   ]);
   return ids;
 }

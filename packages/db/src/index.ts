@@ -2,4 +2,6 @@ export * from './client';
 export * from './events';
 export * from './migrate';
 export * from './orders';
+export * from './rows';
+export * from './sql';
 export * from './views';

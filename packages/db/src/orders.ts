@@ -1,7 +1,7 @@
 import { AppError, EXCHANGES, LIMITS, PAYMENT_TOKEN_LENGTH, ROUTING_KEYS, newId, randomBase62, type Mode, type OrderRegistered } from '@pmatch/contracts';
-import type { OrderRow, Prisma, PrismaClient } from './client';
+import type { OrderRow, Prisma, PrismaClient, Tx } from './client';
 import { recordEvents } from './events';
-import { orderView } from './views';
+import { modeOf, orderView } from './views';
 
 export interface OrderTimes {
   orderedAt: Date;
@@ -46,35 +46,53 @@ export interface NewOrder {
  */
 export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow> {
   return prisma.$transaction(async (tx) => {
-    const row = await tx.order.create({
-      data: {
-        id: newId('order'),
-        organisationId: order.organisationId,
-        mode: order.mode,
-        bankAccountId: order.bankAccountId,
-        status: 'open',
-        amount: BigInt(order.amount),
-        payerName: order.payerName,
-        externalId: order.externalId,
-        itemName: order.itemName,
-        orderedAt: order.orderedAt,
-        expiresAt: order.expiresAt,
-        metadata: order.metadata as Prisma.InputJsonValue,
-        source: order.source,
-        // The payment page's address: unguessable, and unrelated to the order id merchants share.
-        paymentToken: randomBase62(PAYMENT_TOKEN_LENGTH),
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
-    const registered: OrderRegistered = { order_id: row.id, bank_account_id: row.bankAccountId };
-    await recordEvents(
-      tx,
-      { organisationId: order.organisationId, mode: order.mode, bankAccountId: order.bankAccountId, at: now },
-      [{ type: 'order.created', data: { object: orderView(row, publicBaseUrl) } }],
-      [{ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: `registered_${row.id}` }],
-    );
+    const row = await tx.order.create({ data: orderColumns(order, now) });
+    await announceNewOrder(tx, row, now, publicBaseUrl);
     return row;
   });
 }
 
+/**
+ * The same in the caller's DB transaction, unless the external_id is taken: then nothing is
+ * written and the result is null (INSERT … ON CONFLICT DO NOTHING, which waits for a concurrent
+ * insert of the same external_id to commit or roll back). The transaction stays usable, so the
+ * caller can read the order that holds the external_id and answer in the same transaction.
+ */
+export async function insertOrderUnlessExternalIdTaken(tx: Tx, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
+  const [row] = await tx.order.createManyAndReturn({ data: [orderColumns(order, now)], skipDuplicates: true });
+  if (row === undefined) return null;
+  await announceNewOrder(tx, row, now, publicBaseUrl);
+  return row;
+}
+
+function orderColumns(order: NewOrder, now: Date) {
+  return {
+    id: newId('order'),
+    organisationId: order.organisationId,
+    mode: order.mode,
+    bankAccountId: order.bankAccountId,
+    status: 'open',
+    amount: BigInt(order.amount),
+    payerName: order.payerName,
+    externalId: order.externalId,
+    itemName: order.itemName,
+    orderedAt: order.orderedAt,
+    expiresAt: order.expiresAt,
+    metadata: order.metadata as Prisma.InputJsonValue,
+    source: order.source,
+    // The payment page's address: unguessable, and unrelated to the order id merchants share.
+    paymentToken: randomBase62(PAYMENT_TOKEN_LENGTH),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+async function announceNewOrder(tx: Tx, row: OrderRow, now: Date, publicBaseUrl: string): Promise<void> {
+  const registered: OrderRegistered = { order_id: row.id, bank_account_id: row.bankAccountId };
+  await recordEvents(
+    tx,
+    { organisationId: row.organisationId, mode: modeOf(row), bankAccountId: row.bankAccountId, at: now },
+    [{ type: 'order.created', data: { object: orderView(row, publicBaseUrl) } }],
+    [{ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: `registered_${row.id}` }],
+  );
+}

@@ -90,7 +90,10 @@ export function eventView(row: EventRow): Event {
   } as Event;
 }
 
-export function settingsView(row: SettingRow): Settings {
+/** What settings are, without whose they are: a stored row, or the defaults when there is none. */
+export type SettingValues = Pick<SettingRow, 'mode' | 'autoConfirmLateOrders' | 'matchingRules'>;
+
+export function settingsView(row: SettingValues): Settings {
   return {
     object: 'settings',
     livemode: row.mode === 'live',

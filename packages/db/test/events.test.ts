@@ -1,6 +1,6 @@
 import { EXCHANGES, ROUTING_KEYS, type NewEvent } from '@pmatch/contracts';
-import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
-import { createPrisma, enqueueAll, recordEvents, type PrismaClient } from '../src';
+import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
+import { createDatabase, createPrisma, enqueueAll, recordEvents, type PrismaClient } from '../src';
 
 let db: TestDatabase;
 let prisma: PrismaClient;
@@ -94,4 +94,23 @@ describe('enqueueAll', () => {
     expect(rows[1]?.messageId).toMatch(/^msg_[0-9A-Za-z]{24}$/);
     expect(rows[1]?.routingKey).toBe(ROUTING_KEYS.orderRegistered);
   });
+});
+
+describe('recording events as the services\' own database roles', () => {
+  test.each(['orders-api', 'bank-ingest', 'matcher'] as const)(
+    'when %s records events through plain SQL and through Prisma, then its role may (it inserts events without reading them)',
+    async (service) => {
+      const asService = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE[service]), { poolSize: 1 });
+      try {
+        const event = { type: 'order.created', data: { object: {} } } as unknown as NewEvent;
+        const viaSql = await asService.transaction((tx) => recordEvents(tx, scope, [event]));
+        const viaPrisma = await asService.prisma.$transaction((tx) => recordEvents(tx, scope, [event]));
+
+        expect(await prisma.event.count({ where: { id: { in: [...viaSql, ...viaPrisma] } } })).toBe(2);
+        expect(await prisma.outbox.count({ where: { messageId: { in: [...viaSql, ...viaPrisma] } } })).toBe(2);
+      } finally {
+        await asService.prisma.$disconnect();
+      }
+    },
+  );
 });

@@ -162,6 +162,23 @@ async function dropDatabase(url: string): Promise<void> {
 
 describe('least privilege', () => {
   let db: TestDatabase;
+  const TABLES = [
+    'organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'orders', 'transactions', 'events', 'outbox', 'inbox',
+    'idempotency_keys', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails',
+  ];
+  /** What each service's data code reads; every other table is refused. */
+  const READS: Record<string, string[]> = {
+    pmatch_orders_api: ['bank_accounts', 'api_keys', 'settings', 'orders', 'transactions', 'events', 'outbox', 'idempotency_keys',
+      'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts'],
+    pmatch_bank_ingest: ['bank_accounts', 'bank_adapters', 'transactions', 'outbox'],
+    pmatch_matcher: ['settings', 'orders', 'transactions', 'outbox', 'inbox'],
+    pmatch_webhook_dispatcher: ['organisations', 'events', 'inbox', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails'],
+    pmatch_ops: ['organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'orders'],
+  };
+  const order = (id: string, status: string, extra = '') =>
+    `INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token${extra === '' ? '' : ', closed_at, payment'})
+     VALUES ('${id}', 'org_p', 'test', 'ba_p', '${status}', 100, 'p', '${id}', 'i', now(), now() + interval '1 day', '${id}'${extra})`;
+
   beforeAll(async () => {
     db = await createTestDatabase();
     const admin = new Client({ connectionString: db.url });
@@ -169,48 +186,121 @@ describe('least privilege', () => {
     await admin.query(`INSERT INTO organisations (id, name, owner_email) VALUES ('org_p', 'n', 'o@example.com')`);
     await admin.query(`INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name)
                        VALUES ('ba_p', 'org_p', 'test', '9999', '001', '1234567', 'h')`);
-    await admin.query(`INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token)
-                       VALUES ('ord_p', 'org_p', 'test', 'ba_p', 'open', 100, 'p', 'e', 'i', now(), now() + interval '1 day', 'tok')`);
+    await admin.query(order('ord_p', 'open'));
+    await admin.query(order('ord_open', 'open'));
+    await admin.query(order('ord_expired', 'expired', `, '2026-11-22T00:00:00Z', NULL`));
+    await admin.query(order('ord_expired2', 'expired', `, '2026-11-22T00:00:00Z', NULL`));
+    await admin.query(order('ord_paid', 'paid', `, now(), '{"reason": "exact"}'`));
+    await admin.query(`${order('ord_shop', 'open')}; UPDATE orders SET source = 'shop' WHERE id = 'ord_shop'`);
     await admin.query(`INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
                        VALUES ('txn_p', 'org_p', 'test', 'ba_p', 'r', 'deposit', 'pending', 100, 'p', now())`);
+    await admin.query(`INSERT INTO events (id, organisation_id, mode, type, data) VALUES ('evt_delivered', 'org_p', 'test', 'order.paid', '{}'),
+                       ('evt_free', 'org_p', 'test', 'order.paid', '{}')`);
+    await admin.query(`INSERT INTO webhook_endpoints (id, organisation_id, mode, url, secret_encrypted) VALUES ('we_p', 'org_p', 'test', 'https://example.com/h', 's')`);
+    await admin.query(`INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status) VALUES ('dlv_p', 'we_p', 'evt_delivered', 'succeeded')`);
+    await admin.query(`INSERT INTO webhook_delivery_attempts (delivery_id, attempt, duration_ms) VALUES ('dlv_p', 1, 5)`);
+    await admin.query(`INSERT INTO inbox (consumer, message_id) VALUES ('c', 'm')`);
     await admin.end();
   });
   afterAll(async () => {
     await db?.drop();
   });
 
-  async function as(role: string, sql: string): Promise<void> {
+  async function as<T = Record<string, unknown>>(role: string, sql: string): Promise<T[]> {
     const url = new URL(db.url);
     url.username = role;
     const client = new Client({ connectionString: url.toString() });
     await client.connect();
     try {
-      await client.query(sql);
+      return (await client.query(sql)).rows as T[];
     } finally {
       await client.end();
     }
   }
+  const orderRow = async (id: string) => (await as<{ status: string; closed_at: Date | null; amount: string }>('postgres', `SELECT status, closed_at, amount FROM orders WHERE id = '${id}'`))[0];
 
   test.each([
     ['pmatch_orders_api', `UPDATE transactions SET status = 'unmatched' WHERE id = 'txn_p'`],
     ['pmatch_orders_api', `INSERT INTO api_keys (id, organisation_id, mode, name, permission, key_hash, key_hint) VALUES ('key_x', 'org_p', 'test', 'n', 'read_write', 'h', 'h')`],
+    // Paying is the matcher's: the payment column is not orders-api's, nor are the transitions to paid, expired or back to open.
+    ['pmatch_orders_api', `UPDATE orders SET status = 'paid', payment = '{"reason": "exact"}', closed_at = now() WHERE id = 'ord_open'`],
+    ['pmatch_orders_api', `UPDATE orders SET status = 'paid_outside' WHERE id = 'ord_paid'`],
+    ['pmatch_orders_api', `UPDATE orders SET status = 'expired', closed_at = now() WHERE id = 'ord_open'`],
+    ['pmatch_orders_api', `UPDATE orders SET status = 'open', closed_at = NULL WHERE id = 'ord_expired'`],
+    ['pmatch_orders_api', `UPDATE orders SET payer_name = 'q' WHERE id = 'ord_paid'`],
+    ['pmatch_orders_api', `UPDATE orders SET status = 'canceled' WHERE id = 'ord_paid'`],
+    ['pmatch_orders_api', `UPDATE orders SET status = 'canceled', closed_at = now() WHERE id = 'ord_expired'`],
+    ['pmatch_orders_api', `UPDATE orders SET amount = 5 WHERE id = 'ord_shop'`],
+    ['pmatch_orders_api', `UPDATE orders SET source = NULL WHERE id = 'ord_shop'`],
+    ['pmatch_orders_api', order('ord_new_paid', 'paid', `, now(), '{"reason": "exact"}'`)],
+    ['pmatch_orders_api', `${order('ord_new_shop', 'open').replace('payment_token)', 'payment_token, source)').replace(`'ord_new_shop')`, `'ord_new_shop', 'shop')`)}`],
+    // The delivery log is the dispatcher's.
+    ['pmatch_orders_api', `DELETE FROM inbox`],
+    ['pmatch_orders_api', `DELETE FROM webhook_deliveries`],
+    ['pmatch_orders_api', `DELETE FROM webhook_delivery_attempts`],
+    ['pmatch_bank_ingest', `DELETE FROM inbox`],
     ['pmatch_bank_ingest', `UPDATE orders SET status = 'canceled', closed_at = now() WHERE id = 'ord_p'`],
     ['pmatch_bank_ingest', `UPDATE transactions SET amount = 1 WHERE id = 'txn_p'`],
     ['pmatch_matcher', `INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
                         VALUES ('txn_x', 'org_p', 'test', 'ba_p', 'x', 'deposit', 'pending', 100, 'p', now())`],
     ['pmatch_matcher', `DELETE FROM events`],
     ['pmatch_webhook_dispatcher', `UPDATE orders SET amount = 1 WHERE id = 'ord_p'`],
+    // The dispatcher switches an endpoint off; where it delivers and how it signs are the merchant's.
+    ['pmatch_webhook_dispatcher', `UPDATE webhook_endpoints SET url = 'https://attacker.example/h' WHERE id = 'we_p'`],
+    ['pmatch_webhook_dispatcher', `UPDATE webhook_endpoints SET secret_encrypted = 'x' WHERE id = 'we_p'`],
+    ['pmatch_webhook_dispatcher', `UPDATE webhook_endpoints SET previous_secret_encrypted = 'x' WHERE id = 'we_p'`],
     ['pmatch_ops', `UPDATE transactions SET status = 'unmatched' WHERE id = 'txn_p'`],
   ])('when %s tries a write its service does not own, then the database refuses it', async (role, sql) => {
+    const before = await as('postgres', 'SELECT id, status, amount, payer_name, closed_at, payment, source FROM orders ORDER BY id');
+
     await expect(as(role, sql)).rejects.toThrow(/permission denied/);
+
+    expect(await as('postgres', 'SELECT id, status, amount, payer_name, closed_at, payment, source FROM orders ORDER BY id')).toEqual(before);
   });
 
-  test('when each service does the writes it owns, then the database allows them', async () => {
-    await as('pmatch_orders_api', `UPDATE orders SET payer_name = 'q' WHERE id = 'ord_p'`);
+  const cells = Object.entries(READS).flatMap(([role, tables]) => TABLES.map((table) => [role, table, tables.includes(table)] as const));
+  test.each(cells.filter(([, , allowed]) => !allowed))('when %s reads %s, which its service does not need, then the database refuses it', async (role, table) => {
+    await expect(as(role, `SELECT * FROM ${table} LIMIT 1`)).rejects.toThrow(/permission denied/);
+  });
+  test.each(cells.filter(([, , allowed]) => allowed))('when %s reads %s, which its service needs, then it may', async (role, table) => {
+    await expect(as(role, `SELECT * FROM ${table} LIMIT 1`)).resolves.toBeDefined();
+  });
+
+  test('when orders-api deletes an event that still has deliveries, then it fails and the delivery log stays: nothing cascades', async () => {
+    await expect(as('pmatch_orders_api', `DELETE FROM events WHERE id = 'evt_delivered'`)).rejects.toThrow(/foreign key/);
+
+    expect(await as('postgres', `SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = 'dlv_p'`)).toEqual([{ n: 1 }]);
+  });
+
+  test('when orders-api creates, changes and cancels open orders and cancels an expired one, then the database allows it', async () => {
+    await as('pmatch_orders_api', order('ord_api', 'open'));
+    await as('pmatch_orders_api', `UPDATE orders SET amount = 200, payer_name = 'q', metadata = '{"a": "b"}', updated_at = now() WHERE id = 'ord_open'`);
+    await as('pmatch_orders_api', `UPDATE orders SET status = 'canceled', closed_at = COALESCE(closed_at, now()) WHERE id IN ('ord_api', 'ord_expired2')`);
+
+    expect(await orderRow('ord_open')).toMatchObject({ status: 'open', amount: '200' });
+    expect(await orderRow('ord_api')).toMatchObject({ status: 'canceled', closed_at: expect.any(Date) });
+    expect(await orderRow('ord_expired2')).toEqual({ status: 'canceled', closed_at: new Date('2026-11-22T00:00:00Z'), amount: '100' });
+  });
+
+  test('when each service does the other writes it owns, then the database allows them', async () => {
+    await as('pmatch_orders_api', `DELETE FROM events WHERE id = 'evt_free'`);
+    await as('pmatch_orders_api', `DELETE FROM idempotency_keys`);
     await as('pmatch_bank_ingest', `INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
                                     VALUES ('txn_b', 'org_p', 'test', 'ba_p', 'b', 'deposit', 'pending', 100, 'p', now())`);
     await as('pmatch_matcher', `UPDATE transactions SET status = 'unmatched' WHERE id = 'txn_p'`);
+    await as('pmatch_matcher', `UPDATE orders SET status = 'paid', payment = '{"reason": "exact"}', closed_at = now() WHERE id = 'ord_p'`);
+    await as('pmatch_matcher', `INSERT INTO inbox (consumer, message_id) VALUES ('matcher.x', 'm') ON CONFLICT (consumer, message_id) DO NOTHING`);
+    // Each consumer forgets its own processed messages after 30 days (platform forgetProcessedMessages).
+    await as('pmatch_matcher', `DELETE FROM inbox WHERE consumer = 'matcher.x'`);
+    await as('pmatch_webhook_dispatcher', `DELETE FROM inbox WHERE consumer = 'webhook-dispatcher.x'`);
+    await as('pmatch_webhook_dispatcher', `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', failing_since = now(), last_failure_email_at = now() WHERE id = 'we_p'`);
+    await as('pmatch_webhook_dispatcher', `DELETE FROM webhook_deliveries WHERE id = 'dlv_p'`);
     await as('pmatch_ops', `UPDATE organisations SET name = 'm' WHERE id = 'org_p'`);
+
+    expect(await orderRow('ord_p')).toMatchObject({ status: 'paid' });
+    expect(await as('postgres', `SELECT count(*)::int AS n FROM webhook_delivery_attempts`)).toEqual([{ n: 0 }]);
+    // With its deliveries gone, the event may go too.
+    await as('pmatch_orders_api', `DELETE FROM events WHERE id = 'evt_delivered'`);
   });
 });
 

@@ -16,6 +16,13 @@ const MAX_RETRY_BACKOFF_MS = 30_000;
 /** RabbitMQ's direct reply-to pseudo queue: replies without declaring a queue per request. */
 const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
+/**
+ * The header of a request that says until when its caller waits (milliseconds since the epoch).
+ * After that the caller has answered 503 and may retry; carrying out the request late would do it
+ * twice (a retried test deposit stored twice), so it is dropped instead.
+ */
+export const DEADLINE_HEADER = 'x-deadline';
+
 export interface QueueBinding {
   queue: string;
   exchange: string;
@@ -37,6 +44,22 @@ export interface Delivery<T> {
   redelivered: boolean;
   replyTo: string | undefined;
   correlationId: string | undefined;
+  /** Until when the requester waits for the reply; undefined for messages that are not requests. */
+  deadline: Date | undefined;
+}
+
+/**
+ * Whether a request's caller has stopped waiting. Wall-clock time on purpose, not a service's
+ * injectable clock: the deadline is the caller's real timer, set on its host, so hosts' clocks
+ * must agree (NTP) to well within a request timeout.
+ */
+export function pastDeadline(delivery: Pick<Delivery<unknown>, 'deadline'>): boolean {
+  return delivery.deadline !== undefined && Date.now() > delivery.deadline.getTime();
+}
+
+function deadlineOf(msg: ConsumeMessage): Date | undefined {
+  const value: unknown = msg.properties.headers?.[DEADLINE_HEADER];
+  return typeof value === 'number' && Number.isFinite(value) ? new Date(value) : undefined;
 }
 
 export type Handler<T> = (delivery: Delivery<T>) => Promise<void>;
@@ -198,14 +221,23 @@ export class Broker {
       channel.nack(msg, false, false);
       return;
     }
+    const delivery: Delivery<z.infer<S>> = {
+      body,
+      messageId,
+      redelivered: msg.fields.redelivered,
+      replyTo: msg.properties.replyTo as string | undefined,
+      correlationId: msg.properties.correlationId as string | undefined,
+      deadline: deadlineOf(msg),
+    };
+    // Before anything else (and before this function first waits), so a request whose caller gave
+    // up is gone before the next message is looked at.
+    if (pastDeadline(delivery)) {
+      this.logger.warn({ queue, messageId, deadline: delivery.deadline }, 'request past its deadline dropped: its caller has answered 503');
+      channel.ack(msg);
+      return;
+    }
     try {
-      await handler({
-        body,
-        messageId,
-        redelivered: msg.fields.redelivered,
-        replyTo: msg.properties.replyTo as string | undefined,
-        correlationId: msg.properties.correlationId as string | undefined,
-      });
+      await handler(delivery);
       channel.ack(msg);
     } catch (error) {
       const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
@@ -259,11 +291,16 @@ export class Broker {
 
   /**
    * Request/reply over direct reply-to. Resolves with the reply parsed by `schema`; rejects with
-   * 503 `service_unavailable` when no reply comes in time.
+   * 503 `service_unavailable` when no reply comes in time. The request carries its deadline, and a
+   * consumer drops it once that has passed (`pastDeadline`), so a caller that answered 503 and is
+   * retried never sees the first attempt carried out as well. No broker `expiration`: quorum queues
+   * would dead-letter expired requests, and a dead-letter queue is where poison messages wait for
+   * an operator, not where routine timeouts belong.
    */
   async request<S extends z.ZodType>(queue: string, body: unknown, schema: S, timeoutMs: number): Promise<z.infer<S>> {
     const channel = await this.ensureRpcChannel();
     const correlationId = randomUUID();
+    const deadline = Date.now() + timeoutMs;
     const reply = new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pendingReplies.delete(correlationId);
@@ -281,6 +318,7 @@ export class Broker {
       messageId: correlationId,
       correlationId,
       replyTo: DIRECT_REPLY_TO,
+      headers: { [DEADLINE_HEADER]: deadline },
     });
     return schema.parse(JSON.parse((await reply).toString('utf8')));
   }

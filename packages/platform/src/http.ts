@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
-import { AppError, LIMITS } from '@pmatch/contracts';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { AppError, LIMITS, typeOfStatus } from '@pmatch/contracts';
 import { isTransientDatabaseError } from '@pmatch/db';
 import { Histogram, type Registry } from 'prom-client';
 import type { z } from 'zod';
@@ -22,12 +23,23 @@ export interface HttpAppOptions {
   metrics: Registry;
   /** Each check throws when its dependency is not usable; /readyz answers 503 then. */
   readiness: Record<string, () => Promise<void>>;
+  /**
+   * Where JSON bodies are parsed: before every route ('all', the default), or only where the
+   * service mounts `jsonBodies()` ('where mounted'), e.g. after authentication, so that a request
+   * without a valid key is refused without its body being read.
+   */
+  bodies?: 'all' | 'where mounted';
 }
 
+const newRequestId = () => `req_${randomUUID().replace(/-/g, '')}`;
+
+/** How deep a JSON body may nest (objects and arrays); deeper bodies are refused with 400. */
+export const MAX_JSON_DEPTH = 32;
+
 /**
- * The common front of every service: request ids, JSON bodies with a size limit, health and
- * metrics endpoints. Routes are mounted by the caller, then `finishHttpApp` adds the 404 and the
- * one error handler.
+ * The common front of every service: request ids, JSON bodies with size and depth limits, health
+ * and metrics endpoints. Routes are mounted by the caller, then `finishHttpApp` adds the 404 and
+ * the one error handler.
  */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
@@ -42,7 +54,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
   });
   app.use((req: Request, res: Response, next: NextFunction) => {
-    req.requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    req.requestId = newRequestId();
     res.setHeader('Request-Id', req.requestId);
     const end = duration.startTimer({ method: req.method });
     res.on('finish', () => {
@@ -72,7 +84,20 @@ export function createHttpApp(options: HttpAppOptions): Express {
     res.setHeader('Content-Type', options.metrics.contentType);
     res.send(await options.metrics.metrics());
   });
-  app.use(
+  if ((options.bodies ?? 'all') === 'all') app.use(jsonBodies());
+  return app;
+}
+
+/**
+ * Parses a JSON body of any content type, at most LIMITS.requestBodyBytes (else 413) and at most
+ * MAX_JSON_DEPTH levels deep (else 400, before any handler sees it: code that walks a body, such
+ * as a fingerprint, must never meet one deep enough to exhaust the stack). A `__proto__` key is
+ * refused too (400): JSON.parse keeps it as a plain key, but schema parsing and copying drop it
+ * or turn it into a prototype, so a merchant's data would be lost without a word. Keeps the raw
+ * bytes for signature checks.
+ */
+export function jsonBodies(): RequestHandler[] {
+  return [
     express.json({
       limit: LIMITS.requestBodyBytes,
       strict: true,
@@ -81,8 +106,34 @@ export function createHttpApp(options: HttpAppOptions): Express {
         (req as Request).rawBody = buf;
       },
     }),
-  );
-  return app;
+    (req: Request, _res: Response, next: NextFunction) => {
+      const problem = bodyShapeProblem(req.body, MAX_JSON_DEPTH);
+      if (problem === 'too deep') {
+        next(new AppError('parameter_invalid', `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`));
+        return;
+      }
+      if (problem !== undefined) {
+        next(new AppError('parameter_invalid', 'The key __proto__ is not allowed in a request body.', { param: problem.join('.') }));
+        return;
+      }
+      next();
+    },
+  ];
+}
+
+/**
+ * 'too deep' when objects and arrays nest more than `levels` deep, the path of a `__proto__` key,
+ * or undefined for a body of a shape we take. Walked with a stack of its own, not recursion.
+ */
+function bodyShapeProblem(value: unknown, levels: number): 'too deep' | string[] | undefined {
+  const pending: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.value === null || typeof next.value !== 'object') continue;
+    if (next.path.length >= levels) return 'too deep';
+    if (Object.hasOwn(next.value, '__proto__')) return [...next.path, '__proto__'];
+    for (const [key, child] of Object.entries(next.value)) pending.push({ value: child, path: [...next.path, key] });
+  }
+  return undefined;
 }
 
 export function finishHttpApp(app: Express, logger: Logger): void {
@@ -121,6 +172,12 @@ function toAppError(error: unknown): AppError {
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new AppError('parameter_invalid', 'The request body encoding is not supported; send UTF-8 JSON.');
+  }
+  // Any other refusal of the body parser is the client's (a gzip body that is not gzip, a body
+  // shorter than its Content-Length): body-parser marks those with a 4xx status.
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new AppError('parameter_invalid', 'The request body could not be read (check Content-Encoding and Content-Length).');
   }
   // Overload or a database restart: the client's retry will succeed, so say so (503, Retry-After).
   if (isTransientDatabaseError(error)) {
@@ -168,7 +225,32 @@ function fail(code: 'parameter_missing' | 'parameter_invalid' | 'parameter_unkno
 export async function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    server.on('clientError', answerMalformedRequest);
   });
+}
+
+/**
+ * Requests Node refuses before Express sees them (bytes that are not HTTP, headers over Node's
+ * 16 KiB, a request that never finished arriving) get the error body every other refusal has,
+ * instead of Node's bare status line.
+ */
+function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request did not arrive in time.']
+        : [400, 'The request is not valid HTTP.'];
+  const requestId = newRequestId();
+  const body = JSON.stringify({ error: { type: typeOfStatus(status), code: 'parameter_invalid', message, request_id: requestId } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Stops accepting connections and waits for in-flight requests to finish. */

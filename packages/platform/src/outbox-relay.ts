@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@pmatch/db';
+import { statement, type Database } from '@pmatch/db';
 import type { Broker } from './broker';
 import type { Logger } from './logger';
 
@@ -11,6 +11,13 @@ interface OutboxRow {
 }
 
 const BATCH_SIZE = 200;
+
+const claimBatch = statement(
+  'relay.claim_batch',
+  `SELECT id, message_id, exchange, routing_key, payload FROM outbox
+   WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED`,
+);
+const markPublished = statement('relay.mark_published', 'UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])');
 
 /**
  * Publishes committed outbox rows. Rows are claimed with FOR UPDATE SKIP LOCKED inside a DB
@@ -25,7 +32,7 @@ export class OutboxRelay {
   private stopped = false;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly database: Database,
     private readonly broker: Broker,
     private readonly logger: Logger,
     private readonly pollIntervalMs: number,
@@ -70,21 +77,13 @@ export class OutboxRelay {
 
   /** Publishes one batch; resolves with how many rows it published. */
   async publishBatch(): Promise<number> {
-    return this.prisma.$transaction(
-      async (tx) => {
-        const rows = await tx.$queryRaw<OutboxRow[]>`
-          SELECT id, message_id, exchange, routing_key, payload FROM outbox
-          WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED`;
-        if (rows.length === 0) return 0;
-        await this.broker.publishBatch(
-          rows.map((r) => ({ exchange: r.exchange, routingKey: r.routing_key, body: r.payload, messageId: r.message_id })),
-        );
-        const ids = rows.map((r) => r.id);
-        await tx.$executeRaw`UPDATE outbox SET published_at = now() WHERE id = ANY(${ids}::bigint[])`;
-        return rows.length;
-      },
-      { timeout: 30_000 },
-    );
+    return this.database.transaction(async (tx) => {
+      const rows = await tx.rows<OutboxRow>(claimBatch);
+      if (rows.length === 0) return 0;
+      await this.broker.publishBatch(rows.map((r) => ({ exchange: r.exchange, routingKey: r.routing_key, body: r.payload, messageId: r.message_id })));
+      await tx.count(markPublished, [rows.map((r) => r.id)]);
+      return rows.length;
+    });
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
  * Secrets at rest (webhook and adapter signing secrets) are sealed with AES-256-GCM under a key
@@ -35,10 +35,4 @@ export function newSigningSecret(): string {
 
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
-}
-
-export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }

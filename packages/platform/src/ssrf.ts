@@ -63,40 +63,69 @@ function isPublicUnicast(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   return ip.kind() === 'ipv4' || ip.match(GLOBAL_UNICAST_V6);
 }
 
-function notAllowed(message: string): AppError {
-  return new AppError('url_not_allowed', message, { param: 'url' });
+function notAllowed(message: string, cause?: unknown): AppError {
+  return new AppError('url_not_allowed', message, { param: 'url', ...(cause === undefined ? {} : { cause }) });
 }
+
+/** How long a host name may take to resolve before the URL is refused (registration and delivery). */
+export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
 
 /**
  * The addresses a connection to `hostname` may use: every one must pass the policy, or none is
  * given. IP literals are checked as they are (a resolver is never asked about them), and names
  * for this machine are refused by name before any lookup.
+ *
+ * A refusal never names the addresses a host resolved to, and a name that resolves to nothing is
+ * refused in the same words as one that resolves to a private address: both messages reach
+ * merchants (the API's 400 and the delivery log), who must not learn our internal DNS from them.
+ * The addresses go into the error's cause, for our own logs only.
  */
-export async function vetHost(hostname: string, policy: AddressPolicy, resolve: ResolveHost): Promise<string[]> {
+export async function vetHost(
+  hostname: string,
+  policy: AddressPolicy,
+  resolve: ResolveHost,
+  options: { lookupTimeoutMs?: number } = {},
+): Promise<string[]> {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) throw notAllowed(`${host} is this machine; webhook URLs must be public.`);
-  let addresses: string[];
+  const notPublic = (cause: unknown) => notAllowed(`${host} does not resolve to a public address; webhook URLs must reach the public internet.`, cause);
   if (isIP(host) !== 0) {
-    addresses = [host];
-  } else {
-    try {
-      addresses = await resolve(host);
-    } catch (error) {
-      throw new AppError('url_not_allowed', `${host} does not resolve to an address.`, { param: 'url', cause: error });
-    }
+    if (!policy.allows(host)) throw notAllowed(`${host} is not a public address.`);
+    return [host];
   }
-  if (addresses.length === 0) throw notAllowed(`${host} does not resolve to an address.`);
-  const refused = addresses.find((address) => !policy.allows(address));
-  if (refused !== undefined) {
-    throw notAllowed(
-      refused === host ? `${host} is not a public address.` : `${host} resolves to ${refused}, which is not a public address.`,
-    );
-  }
+  const addresses = await resolveWithin(host, resolve, options.lookupTimeoutMs ?? DNS_LOOKUP_TIMEOUT_MS).catch((error: unknown) => {
+    if (error instanceof AppError) throw error;
+    throw notPublic(error);
+  });
+  if (addresses.length === 0) throw notPublic(new Error(`${host} resolved to no address`));
+  const refused = addresses.filter((address) => !policy.allows(address));
+  if (refused.length > 0) throw notPublic(new Error(`${host} resolved to ${refused.join(', ')}`));
   return addresses;
 }
 
+/** The resolver's answer, or a clear refusal once `timeoutMs` has passed without one. */
+async function resolveWithin(host: string, resolve: ResolveHost, timeoutMs: number): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(notAllowed(`Looking up ${host} took longer than ${timeoutMs / 1000} s; check the host name and its DNS, then try again.`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([resolve(host), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A webhook URL as registered: https only, no credentials, and a host that passes `vetHost`. */
-export async function vetWebhookUrl(text: string, policy: AddressPolicy, resolve: ResolveHost): Promise<URL> {
+export async function vetWebhookUrl(
+  text: string,
+  policy: AddressPolicy,
+  resolve: ResolveHost,
+  options: { lookupTimeoutMs?: number } = {},
+): Promise<URL> {
   let url: URL;
   try {
     url = new URL(text);
@@ -105,6 +134,6 @@ export async function vetWebhookUrl(text: string, policy: AddressPolicy, resolve
   }
   if (url.protocol !== 'https:') throw notAllowed('Only https URLs are accepted.');
   if (url.username !== '' || url.password !== '') throw notAllowed('The URL must not carry a user name or password.');
-  await vetHost(url.hostname, policy, resolve);
+  await vetHost(url.hostname, policy, resolve, options);
   return url;
 }

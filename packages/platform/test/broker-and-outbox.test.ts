@@ -1,5 +1,5 @@
 import { EXCHANGES, QUEUES, ROUTING_KEYS, TransactionId } from '@pmatch/contracts';
-import { createPrisma, enqueue, type PrismaClient } from '@pmatch/db';
+import { createDatabase, enqueue, type Database, type PrismaClient } from '@pmatch/db';
 import { RABBITMQ_URL, createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import amqp from 'amqplib';
 import { z } from 'zod';
@@ -7,12 +7,14 @@ import { Broker, DELIVERY_LIMIT, OutboxRelay, createLogger } from '../src';
 
 const logger = createLogger('test', 'silent');
 let db: TestDatabase;
+let database: Database;
 let prisma: PrismaClient;
 let broker: Broker;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  database = createDatabase(db.url);
+  prisma = database.prisma;
   broker = await Broker.connect(RABBITMQ_URL, `${uniqueName('t')}.`, logger);
 });
 
@@ -36,7 +38,7 @@ describe('outbox relay', () => {
     });
     const seen: string[] = [];
     const stop = await broker.consume(QUEUES.matcherDeposits, Message, async (d) => void seen.push(d.messageId), { prefetch: 100 });
-    const relays = [new OutboxRelay(prisma, broker, logger, 10_000), new OutboxRelay(prisma, broker, logger, 10_000)];
+    const relays = [new OutboxRelay(database, broker, logger, 10_000), new OutboxRelay(database, broker, logger, 10_000)];
 
     const published = await Promise.all(relays.map(async (relay) => {
       let total = 0;

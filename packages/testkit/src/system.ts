@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Broker, createLogger } from '@pmatch/platform';
+import amqp from 'amqplib';
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
 import { MerchantClient } from './merchant';
+import { useServedDocument } from './openapi-validator';
 import { RABBITMQ_URL, REDIS_URL, createTestDatabase, freePort, uniqueName, waitFor, type TestDatabase } from './infra';
 
 const execFileAsync = promisify(execFile);
@@ -36,6 +38,11 @@ export function databaseUrlAs(url: string, role: string): string {
   withRole.username = role;
   withRole.password = '';
   return withRole.toString();
+}
+
+export interface SqlSession {
+  query<T extends Record<string, unknown> = Record<string, any>>(text: string, values?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
 }
 
 interface RunningService {
@@ -99,6 +106,8 @@ export class TestSystem {
     const system = new TestSystem(database, env);
     try {
       await Promise.all(SERVICES.map((s) => system.startService(s)));
+      // Every response the tests see is checked against what merchants read: the served document.
+      await useServedDocument(system.apiUrl);
     } catch (error) {
       await system.stop();
       throw error;
@@ -254,6 +263,31 @@ export class TestSystem {
       return (await client.query<T>(text, values)).rows;
     } finally {
       await client.end();
+    }
+  }
+
+  /**
+   * One connection to this system's database, kept open for many reads (a fuzzer reads after
+   * every case, where opening a connection per read would cost more than the request itself).
+   */
+  async sqlSession(): Promise<SqlSession> {
+    const client = new Client({ connectionString: this.database.url });
+    await client.connect();
+    return {
+      query: async <T extends Record<string, unknown>>(text: string, values: unknown[] = []) => (await client.query<T>(text, values)).rows,
+      close: () => client.end(),
+    };
+  }
+
+  /** A queue of this system's broker (name without the prefix): messages ready in it, and its consumers. */
+  async queueState(queue: string): Promise<{ ready: number; consumers: number }> {
+    const connection = await amqp.connect(RABBITMQ_URL);
+    try {
+      const channel = await connection.createChannel();
+      const { messageCount, consumerCount } = await channel.checkQueue(`${this.env.AMQP_PREFIX}${queue}`);
+      return { ready: messageCount, consumers: consumerCount };
+    } finally {
+      await connection.close();
     }
   }
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { BankIngestCommand, QUEUES } from '@pmatch/contracts';
-import { createPrisma } from '@pmatch/db';
+import { createDatabase } from '@pmatch/db';
 import {
   Broker,
   OutboxRelay,
@@ -19,8 +19,7 @@ import {
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { commandHandler } from './amqp/commands';
 import { loadConfig, type BankIngestConfig } from './config';
-import { listActiveAdapterSecrets } from './data/transactions';
-import type { AdapterSecret } from './domain/adapter-auth';
+import { AdapterSecretCache, listActiveAdapterSecrets } from './data/adapter-secrets';
 import { notificationsRouter } from './http/notifications';
 
 export interface BankIngest {
@@ -30,22 +29,19 @@ export interface BankIngest {
 
 export async function start(config: BankIngestConfig, clock: Clock = systemClock): Promise<BankIngest> {
   const logger = createLogger('bank-ingest', config.LOG_LEVEL);
-  const prisma = createPrisma(config.DATABASE_URL, {
+  const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost; the pool replaces it'),
   });
+  const { prisma } = database;
   const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
-  const relay = new OutboxRelay(prisma, broker, logger, config.OUTBOX_POLL_INTERVAL_MS);
+  const relay = new OutboxRelay(database, broker, logger, config.OUTBOX_POLL_INTERVAL_MS);
   const secretBox = new SecretBox(config.SECRETS_KEY);
 
-  let cached: { at: number; adapters: AdapterSecret[] } | undefined;
-  const adapterSecrets = async (refresh: boolean): Promise<AdapterSecret[]> => {
-    if (refresh || cached === undefined || Date.now() - cached.at > config.ADAPTER_CACHE_MS) {
-      const rows = await listActiveAdapterSecrets(prisma);
-      cached = { at: Date.now(), adapters: rows.map((r) => ({ id: r.id, secret: secretBox.open(r.secretEncrypted) })) };
-    }
-    return cached.adapters;
-  };
+  const adapterSecrets = new AdapterSecretCache(() => listActiveAdapterSecrets(prisma), (sealed) => secretBox.open(sealed), {
+    ttlMs: config.ADAPTER_CACHE_MS,
+    missRefreshMs: config.ADAPTER_MISS_REFRESH_MS,
+  });
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });

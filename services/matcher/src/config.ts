@@ -9,6 +9,8 @@ export const MatcherConfig = BaseConfig.extend({
   LOCK_WAIT_MS: z.coerce.number().int().min(100).default(30_000),
   EXPIRY_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   PENDING_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).default(15_000),
+  /** How often processed messages older than 30 days are forgotten (platform INBOX_RETENTION_MS). */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(10).default(3_600_000),
 });
 export type MatcherConfig = z.infer<typeof MatcherConfig>;
 

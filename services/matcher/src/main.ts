@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { DepositReceived, MatcherCommand, OrderRegistered, QUEUES } from '@pmatch/contracts';
-import { createPrisma } from '@pmatch/db';
+import { createDatabase } from '@pmatch/db';
 import {
   Broker,
   OutboxRelay,
@@ -10,6 +10,7 @@ import {
   createHttpApp,
   createLogger,
   exitOnLoss,
+  forgetProcessedMessages,
   finishHttpApp,
   listen,
   runMain,
@@ -24,7 +25,10 @@ import { depositHandler } from './amqp/deposits';
 import { lateOrderHandler } from './amqp/late-orders';
 import { loadConfig, type MatcherConfig } from './config';
 import type { MatcherDeps } from './use-cases/deps';
+import { COMMANDS_CONSUMER } from './use-cases/commands';
+import { DEPOSITS_CONSUMER } from './use-cases/decide-deposit';
 import { expireDueOrders } from './use-cases/expire-orders';
+import { LATE_ORDERS_CONSUMER } from './use-cases/late-orders';
 import { redeliverPendingDeposits } from './use-cases/redeliver-pending';
 
 export interface Matcher {
@@ -34,13 +38,14 @@ export interface Matcher {
 
 export async function start(config: MatcherConfig, clock: Clock = systemClock): Promise<Matcher> {
   const logger = createLogger('matcher', config.LOG_LEVEL);
-  const prisma = createPrisma(config.DATABASE_URL, {
+  const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost; the pool replaces it'),
   });
+  const { prisma } = database;
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
   const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
-  const relay = new OutboxRelay(prisma, broker, logger, config.OUTBOX_POLL_INTERVAL_MS);
+  const relay = new OutboxRelay(database, broker, logger, config.OUTBOX_POLL_INTERVAL_MS);
   const lock = new RedisLock(redis, config.REDIS_PREFIX);
 
   const metrics = new Registry();
@@ -100,6 +105,13 @@ export async function start(config: MatcherConfig, clock: Clock = systemClock): 
     logger,
   );
   redelivery.start();
+  const retention = new PeriodicTask(
+    'inbox retention',
+    () => forgetProcessedMessages(prisma, [DEPOSITS_CONSUMER, COMMANDS_CONSUMER, LATE_ORDERS_CONSUMER], clock.now()),
+    config.RETENTION_INTERVAL_MS,
+    logger,
+  );
+  retention.start();
   relay.start();
   const server = await listen(app, config.MATCHER_PORT);
   const port = (server.address() as AddressInfo).port;
@@ -111,6 +123,7 @@ export async function start(config: MatcherConfig, clock: Clock = systemClock): 
       await closeServer(server);
       await sweeper.stop();
       await redelivery.stop();
+      await retention.stop();
       for (const stopConsumer of stopConsumers) await stopConsumer();
       await relay.stop();
       await broker.close();

@@ -165,6 +165,21 @@ describe('decide with nameMatcher (properties)', () => {
     );
   });
 
+  test('when a deposit is confirmed, then no expired order placed before it fits as well or better', () => {
+    fc.assert(
+      fc.property(scenario, rules, (s, enabled) => {
+        const decision = decideFor(s, enabled);
+        if (decision.outcome !== 'confirmed') return;
+        const fit = nameMatcher(enabled);
+        const rank = (o: CandidateOrder) => fit(s.deposit.counterparty, o.payerName)?.rank ?? Infinity;
+        const confirmedRank = rank(amountCandidates(s).find((o) => o.id === decision.orderId)!);
+        const expired = amountCandidates(s).filter((o) => !isEligible(o, s) && o.orderedAt.getTime() <= s.deposit.occurredAt.getTime());
+        for (const other of expired) expect(rank(other)).toBeGreaterThan(confirmedRank);
+      }),
+      RUNS,
+    );
+  });
+
   test('when two candidates are identical but for their id, then neither is ever confirmed', () => {
     fc.assert(
       fc.property(scenario, rules, fc.nat(), (s, enabled, pick) => {
@@ -179,15 +194,25 @@ describe('decide with nameMatcher (properties)', () => {
     );
   });
 
-  test('when the scenarios are generated, then they exercise confirmations by rule as well as holds', () => {
+  test('when the scenarios are generated, then they exercise confirmations by every rule as well as each kind of hold', () => {
     const outcomes = new Set<string>();
     fc.assert(
       fc.property(scenario, rules, (s, enabled) => {
         const decision = decideFor(s, enabled);
-        outcomes.add(decision.outcome === 'confirmed' ? `confirmed:${decision.reason}` : decision.outcome);
+        outcomes.add(decision.outcome === 'confirmed' ? `confirmed:${decision.reason}` : `${decision.outcome}:${decision.explanation.reason}`);
       }),
       RUNS,
     );
-    expect([...outcomes]).toEqual(expect.arrayContaining(['confirmed:exact', 'confirmed:rule:kana_width', 'confirmed:rule:truncated', 'held', 'unmatched']));
+    expect([...outcomes]).toEqual(
+      expect.arrayContaining([
+        'confirmed:exact',
+        ...MATCHING_RULES.map((rule) => `confirmed:rule:${rule}`),
+        'held:several_orders_fit',
+        'held:expired_order_fits',
+        'held:only_expired_orders_fit',
+        'held:no_name_fits',
+        'unmatched:no_order_with_amount',
+      ]),
+    );
   });
 });

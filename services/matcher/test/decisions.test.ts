@@ -1,20 +1,45 @@
-import { newId } from '@pmatch/contracts';
-import { createPrisma, isUniqueViolation, type PrismaClient } from '@pmatch/db';
-import { createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
-import { StaleDecisionError, lockPendingDeposit, payOrder, setDepositStatus } from '../src/data/decisions';
+import { LIMITS, newId } from '@pmatch/contracts';
+import { Prisma, createPrisma, isUniqueViolation, type PrismaClient } from '@pmatch/db';
+import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
+import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { Redis } from 'ioredis';
+import {
+  EXPIRED_CANDIDATE_LIMIT,
+  OPEN_CANDIDATE_CAP,
+  StaleDecisionError,
+  amountCandidatesQuery,
+  applyDecision,
+  findAmountCandidates,
+  lockPendingDeposit,
+  payOrder,
+  setDepositStatus,
+} from '../src/data/decisions';
+import { decide } from '../src/domain/decide';
+import { depositFacts } from '../src/domain/deposit';
 import { AUTOMATIC, depositPayment } from '../src/domain/payments';
+import { decideDeposit } from '../src/use-cases/decide-deposit';
+import type { MatcherDeps } from '../src/use-cases/deps';
 
 let db: TestDatabase;
 let prisma: PrismaClient;
+let redis: Redis;
+let deps: MatcherDeps;
 const now = new Date('2026-11-22T10:00:00.123Z');
+const DEPOSIT_AT = new Date('2026-11-22T09:00:00.456Z');
 
 beforeAll(async () => {
   db = await createTestDatabase();
   prisma = createPrisma(db.url);
+  redis = new Redis(REDIS_URL);
+  deps = {
+    prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock: new ManualClock(now), logger: createLogger('test', 'silent'),
+    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
+  };
 });
 
 afterAll(async () => {
   await prisma?.$disconnect();
+  redis?.disconnect();
   await db?.drop();
 });
 
@@ -38,14 +63,35 @@ async function seedOrder(orgId: string, accountId: string, amount: bigint) {
   });
 }
 
-async function seedDeposit(orgId: string, accountId: string, amount: bigint, fields: { direction?: string; status?: string } = {}) {
+async function seedDeposit(orgId: string, accountId: string, amount: bigint, fields: { direction?: string; status?: string; counterparty?: string } = {}) {
   return prisma.transaction.create({
     data: {
       id: newId('transaction'), organisationId: orgId, mode: 'test', bankAccountId: accountId, bankReference: uniqueName('ref'),
-      direction: fields.direction ?? 'deposit', status: fields.status ?? 'pending', amount, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ',
-      occurredAt: new Date('2026-11-22T09:00:00.456Z'),
+      direction: fields.direction ?? 'deposit', status: fields.status ?? 'pending', amount, counterparty: fields.counterparty ?? 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      occurredAt: DEPOSIT_AT,
     },
   });
+}
+
+interface OrderFields {
+  status?: 'open' | 'expired';
+  payerName?: string;
+  orderedAt?: Date;
+}
+
+/** Orders in one statement, in seq order: a fixed-price shop's history is thousands of them. */
+async function seedOrders(orgId: string, accountId: string, amount: bigint, count: number, fields: OrderFields = {}): Promise<string[]> {
+  const status = fields.status ?? 'open';
+  const ids = Array.from({ length: count }, () => newId('order'));
+  await prisma.order.createMany({
+    data: ids.map((id) => ({
+      id, organisationId: orgId, mode: 'test', bankAccountId: accountId, status, amount, payerName: fields.payerName ?? 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      externalId: uniqueName('e'), itemName: 'item', orderedAt: fields.orderedAt ?? new Date('2026-11-21T00:00:00Z'),
+      expiresAt: new Date(status === 'expired' ? '2026-11-21T12:00:00Z' : '2026-12-05T00:00:00Z'),
+      closedAt: status === 'expired' ? new Date('2026-11-21T12:00:00Z') : null, paymentToken: uniqueName('tok'),
+    })),
+  });
+  return ids;
 }
 
 describe('lockPendingDeposit', () => {
@@ -120,7 +166,7 @@ describe('conditional updates', () => {
     const deposit = await seedDeposit(orgId, accountId, 500n);
     const payment = depositPayment({ ...deposit, amount: 500 }, AUTOMATIC('exact'), now);
 
-    const paid = await prisma.$transaction((tx) => payOrder(tx, order.id, ['open'], payment, 'paid', now));
+    const paid = await prisma.$transaction((tx) => payOrder(tx, order.id, { statuses: ['open'], bankAccountId: accountId, amount: 500n, payerName: 'ヤマダ タロウ' }, payment, 'paid', now));
 
     expect(paid).toEqual(await prisma.order.findUniqueOrThrow({ where: { id: order.id } }));
     expect(paid).toMatchObject({ status: 'paid', closedAt: now, updatedAt: now, payment: JSON.parse(JSON.stringify(payment)) });
@@ -132,8 +178,22 @@ describe('conditional updates', () => {
     const deposit = await seedDeposit(orgId, accountId, 500n);
     const payment = depositPayment({ ...deposit, amount: 500 }, AUTOMATIC('exact'), now);
 
-    await expect(prisma.$transaction((tx) => payOrder(tx, order.id, ['expired'], payment, 'paid', now))).rejects.toThrow(StaleDecisionError);
-    await expect(prisma.$transaction((tx) => payOrder(tx, 'ord_missing', ['open'], payment, 'paid', now))).rejects.toThrow(StaleDecisionError);
+    await expect(prisma.$transaction((tx) => payOrder(tx, order.id, { statuses: ['expired'] }, payment, 'paid', now))).rejects.toThrow(StaleDecisionError);
+    await expect(prisma.$transaction((tx) => payOrder(tx, 'ord_missing', { statuses: ['open'] }, payment, 'paid', now))).rejects.toThrow(StaleDecisionError);
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toEqual(order);
+  });
+
+  test('when the order no longer has the amount, account or payer name the caller relied on, then StaleDecisionError and nothing changes', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const order = await seedOrder(orgId, accountId, 500n);
+    const deposit = await seedDeposit(orgId, accountId, 500n);
+    const payment = depositPayment({ ...deposit, amount: 500 }, AUTOMATIC('exact'), now);
+    const pay = (expected: Partial<Parameters<typeof payOrder>[2]>) =>
+      prisma.$transaction((tx) => payOrder(tx, order.id, { statuses: ['open'], ...expected }, payment, 'paid', now));
+
+    await expect(pay({ amount: 501n })).rejects.toThrow(StaleDecisionError);
+    await expect(pay({ bankAccountId: 'ba_another' })).rejects.toThrow(StaleDecisionError);
+    await expect(pay({ payerName: 'スズキ' })).rejects.toThrow(StaleDecisionError);
     expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toEqual(order);
   });
 
@@ -169,5 +229,126 @@ describe('conditional updates', () => {
 
     expect(isUniqueViolation(refused)).toBe(true);
     expect((await prisma.transaction.findUniqueOrThrow({ where: { id: b.id } })).status).toBe('pending');
+  });
+});
+
+describe('a decision racing a change of the order (no lock on the orders it read)', () => {
+  /**
+   * Reads and decides inside the decision's DB transaction, lets `change` commit on another
+   * connection (the decision holds no lock on the order, as a PATCH through orders-api finds it),
+   * then writes the decision.
+   */
+  async function decideAcrossChange(depositId: string, change: () => Promise<unknown>) {
+    return prisma.$transaction(async (tx) => {
+      const pending = (await lockPendingDeposit(tx, depositId))!;
+      const candidates = await findAmountCandidates(tx, pending.deposit.bankAccountId, pending.deposit.amount, pending.deposit.occurredAt);
+      const decision = decide(depositFacts(pending.deposit), candidates.orders, pending.nameMatcher, now, candidates.read);
+      expect(decision.outcome).toBe('confirmed');
+      await change();
+      return applyDecision(tx, pending.deposit, decision, { publicBaseUrl: 'http://localhost:3000', now });
+    });
+  }
+
+  test.each([
+    ['its amount', (id: string) => prisma.$executeRaw`UPDATE orders SET amount = 999 WHERE id = ${id}`],
+    ['its payer name', (id: string) => prisma.$executeRaw`UPDATE orders SET payer_name = 'スズキ イチロウ' WHERE id = ${id}`],
+  ])('when %s changes between the read and the write, then the write is refused as stale and the order stays unpaid', async (_what, change) => {
+    const { orgId, accountId } = await seedAccount();
+    const order = await seedOrder(orgId, accountId, 500n);
+    const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty: 'ヤマダ タロウ' });
+
+    await expect(decideAcrossChange(deposit.id, () => change(order.id))).rejects.toThrow(StaleDecisionError);
+
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({ status: 'open', payment: null });
+    expect((await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).status).toBe('pending');
+    expect(await prisma.event.count({ where: { organisationId: orgId } })).toBe(0);
+  });
+
+  test('when the decision is made again after the change, then the changed order is not paid', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const order = await seedOrder(orgId, accountId, 500n);
+    const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty: 'ヤマダ タロウ' });
+    await expect(decideAcrossChange(deposit.id, () => prisma.$executeRaw`UPDATE orders SET amount = 999 WHERE id = ${order.id}`)).rejects.toThrow(StaleDecisionError);
+
+    const again = await decideDeposit(deps, { transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
+
+    expect(again.status).toBe('unmatched');
+    expect((await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('open');
+  });
+});
+
+describe('findAmountCandidates', () => {
+  test('when orders were placed before and after the deposit, then only those at or before it are read', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const [before] = await seedOrders(orgId, accountId, 700n, 1, { orderedAt: new Date(DEPOSIT_AT.getTime() - 1) });
+    const [atTheSameTime] = await seedOrders(orgId, accountId, 700n, 1, { orderedAt: DEPOSIT_AT });
+    await seedOrders(orgId, accountId, 700n, 1, { orderedAt: new Date(DEPOSIT_AT.getTime() + 1) });
+    await seedOrders(orgId, accountId, 700n, 1, { orderedAt: new Date(DEPOSIT_AT.getTime() + 1), status: 'expired' });
+
+    const read = await prisma.$transaction((tx) => findAmountCandidates(tx, accountId, 700n, DEPOSIT_AT));
+
+    expect(read).toEqual({ orders: [expect.objectContaining({ id: before }), expect.objectContaining({ id: atTheSameTime })], read: { allOpenOrdersRead: true } });
+  });
+
+  test('when a fixed-price shop has more expired orders than the read takes, then every open order is read with only the newest expired ones', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const [oldOpen] = await seedOrders(orgId, accountId, 800n, 1);
+    const expired = await seedOrders(orgId, accountId, 800n, OPEN_CANDIDATE_CAP + 50, { status: 'expired', payerName: 'ｽｽﾞｷ ｲﾁﾛｳ' });
+    const [newOpen] = await seedOrders(orgId, accountId, 800n, 1);
+
+    const read = await prisma.$transaction((tx) => findAmountCandidates(tx, accountId, 800n, DEPOSIT_AT));
+
+    expect(read.read.allOpenOrdersRead).toBe(true);
+    expect(read.orders.map((o) => o.id)).toEqual([oldOpen, ...expired.slice(-EXPIRED_CANDIDATE_LIMIT), newOpen]);
+  });
+
+  test('when the newest order ties with an old one behind many expired orders, then the deposit is held with both, not paid to the old one', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const [oldOpen] = await seedOrders(orgId, accountId, 810n, 1);
+    await seedOrders(orgId, accountId, 810n, OPEN_CANDIDATE_CAP, { status: 'expired', payerName: 'ｽｽﾞｷ ｲﾁﾛｳ' });
+    const [newOpen] = await seedOrders(orgId, accountId, 810n, 1);
+    const deposit = await seedDeposit(orgId, accountId, 810n);
+
+    const decided = await decideDeposit(deps, { transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
+
+    expect(decided).toMatchObject({ status: 'held', candidateOrderIds: [oldOpen, newOpen] });
+  });
+
+  test('when more open orders have the amount than the cap, then the deposit is held as too_many_candidates with at most 100 listed', async () => {
+    const { orgId, accountId } = await seedAccount();
+    await seedOrders(orgId, accountId, 900n, OPEN_CANDIDATE_CAP + 1);
+    const deposit = await seedDeposit(orgId, accountId, 900n);
+
+    const read = await prisma.$transaction((tx) => findAmountCandidates(tx, accountId, 900n, DEPOSIT_AT));
+    const decided = await decideDeposit(deps, { transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
+
+    expect(read.read.allOpenOrdersRead).toBe(false);
+    expect(decided.status).toBe('held');
+    expect(decided.candidateOrderIds).toHaveLength(LIMITS.maxHeldCandidates);
+    expect(decided.decision).toMatchObject({ reason: 'too_many_candidates' });
+  });
+
+  test('when the read is planned, then both halves walk orders_candidates_idx in seq order: no sort, no scan of the table', async () => {
+    const { orgId, accountId } = await seedAccount();
+    await seedOrders(orgId, accountId, 950n, 200, { status: 'expired' });
+    await seedOrders(orgId, accountId, 950n, 20);
+    await prisma.$executeRaw`ANALYZE orders`;
+
+    // Turned off, a sequential scan, a bitmap scan or a sort is still chosen when nothing else can
+    // answer the query: seeing none proves the index answers it in order.
+    const plan = await prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+      await tx.$executeRaw`SET LOCAL enable_bitmapscan = off`;
+      await tx.$executeRaw`SET LOCAL enable_sort = off`;
+      const rows = await tx.$queryRaw<{ 'QUERY PLAN': unknown }[]>(Prisma.sql`EXPLAIN (FORMAT JSON) ${amountCandidatesQuery(accountId, 950n, DEPOSIT_AT)}`);
+      return JSON.stringify(rows[0]!['QUERY PLAN']);
+    });
+
+    const nodeTypes = [...plan.matchAll(/"Node Type":"([^"]+)"/g)].map((m) => m[1]);
+    expect(nodeTypes).not.toContain('Seq Scan');
+    expect(nodeTypes).not.toContain('Sort');
+    expect(nodeTypes).not.toContain('Bitmap Heap Scan');
+    expect([...plan.matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1])).toEqual(['orders_candidates_idx', 'orders_candidates_idx']);
+    expect(plan).toContain('"Scan Direction":"Backward"');
   });
 });

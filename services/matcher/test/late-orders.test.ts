@@ -43,21 +43,21 @@ async function seedAccount() {
   return { orgId, accountId };
 }
 
-async function seedOrder(orgId: string, accountId: string, amount: number, orderedAt: string) {
+async function seedOrder(orgId: string, accountId: string, amount: number, orderedAt: string, payerName = 'ﾔﾏﾀﾞ') {
   return prisma.order.create({
     data: {
       id: newId('order'), organisationId: orgId, mode: 'test', bankAccountId: accountId, status: 'open', amount: BigInt(amount),
-      payerName: 'ﾔﾏﾀﾞ', externalId: uniqueName('e'), itemName: 'item', orderedAt: new Date(orderedAt),
+      payerName, externalId: uniqueName('e'), itemName: 'item', orderedAt: new Date(orderedAt),
       expiresAt: new Date('2026-12-05T00:00:00Z'), paymentToken: uniqueName('tok'),
     },
   });
 }
 
-async function seedUnmatchedDeposit(orgId: string, accountId: string, amount: number, occurredAt: string) {
+async function seedUnmatchedDeposit(orgId: string, accountId: string, amount: number, occurredAt: string, counterparty = 'ﾔﾏﾀﾞ') {
   return prisma.transaction.create({
     data: {
       id: newId('transaction'), organisationId: orgId, mode: 'test', bankAccountId: accountId, bankReference: uniqueName('ref'),
-      direction: 'deposit', status: 'unmatched', amount: BigInt(amount), counterparty: 'ﾔﾏﾀﾞ', occurredAt: new Date(occurredAt),
+      direction: 'deposit', status: 'unmatched', amount: BigInt(amount), counterparty, occurredAt: new Date(occurredAt),
     },
   });
 }
@@ -108,5 +108,42 @@ describe('examineLateOrder', () => {
 
     expect((await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).status).toBe('unmatched');
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
+  });
+
+  test.each([
+    [true, 'confirmed'],
+    [false, 'held'],
+  ])('when the late order fits an unmatched deposit by a matching rule and auto-confirm is %s, then the deposit is %s with reason rule:corporate_abbreviation', async (autoConfirm, status) => {
+    const { orgId, accountId } = await seedAccount();
+    await prisma.setting.create({ data: { organisationId: orgId, mode: 'test', autoConfirmLateOrders: autoConfirm, matchingRules: ['corporate_abbreviation'] } });
+    const deposit = await seedUnmatchedDeposit(orgId, accountId, 4300, '2026-11-22T09:00:00Z', 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
+    const order = await seedOrder(orgId, accountId, 4300, '2026-11-21T00:00:00Z', '株式会社ヤマダショウジ');
+
+    await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+
+    const decided = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
+    const paid = await prisma.order.findUniqueOrThrow({ where: { id: order.id } });
+    expect(decided.status).toBe(status);
+    expect((decided.decision as { candidates: unknown[] }).candidates).toEqual([
+      expect.objectContaining({ order_id: order.id, fit: 'rule:corporate_abbreviation', fit_rules: ['corporate_abbreviation'] }),
+    ]);
+    if (autoConfirm) {
+      expect(paid).toMatchObject({ status: 'paid', payment: { transaction_id: deposit.id, reason: 'rule:corporate_abbreviation' } });
+    } else {
+      expect(decided).toMatchObject({ candidateOrderIds: [order.id], decision: { reason: 'late_order' } });
+      expect(paid.status).toBe('open');
+    }
+  });
+
+  test('when the late order fits a deposit only under a rule the seller has not enabled, then the deposit is held with no_name_fits, not confirmed', async () => {
+    const { orgId, accountId } = await seedAccount();
+    await prisma.setting.create({ data: { organisationId: orgId, mode: 'test', autoConfirmLateOrders: true, matchingRules: ['kana_width', 'decorated', 'truncated'] } });
+    const deposit = await seedUnmatchedDeposit(orgId, accountId, 4400, '2026-11-22T09:00:00Z', 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
+    const order = await seedOrder(orgId, accountId, 4400, '2026-11-21T00:00:00Z', '株式会社ヤマダショウジ');
+
+    await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+
+    expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', decision: { reason: 'no_name_fits' } });
+    expect((await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('open');
   });
 });

@@ -1,5 +1,5 @@
 import { MATCHING_RULES } from '@pmatch/contracts';
-import { withoutCorporateForms } from '../src/domain/names/corporate';
+import { corporateForms, withoutCorporateForms } from '../src/domain/names/corporate';
 import { nameMatcher } from '../src/domain/names/matcher';
 import { LONG_VOWEL, normaliseName } from '../src/domain/names/normalise';
 import { corporate_abbreviation, decorated, isCutFrom, kana_width, truncated, withoutDecoration } from '../src/domain/names/rules';
@@ -99,7 +99,8 @@ describe('kana_width', () => {
 });
 
 describe('corporate_abbreviation', () => {
-  const ABBREVIATIONS = ['ｶ', 'ﾕ', 'ﾒ', 'ｼ', 'ﾄﾞ', 'ｲ', 'ｻﾞｲ', 'ｼﾔ', 'ｼﾕｳ', 'ｶﾞｸ', 'ﾌｸ', 'ｿ', 'ﾄｸﾋ', 'ﾄﾞｸ'];
+  /** Every abbreviation of REFERENCES "Japanese bank transfers (Zengin)", branch markers included. */
+  const ABBREVIATIONS = ['ｶ', 'ﾕ', 'ﾒ', 'ｼ', 'ﾄﾞ', 'ｲ', 'ｻﾞｲ', 'ｼﾔ', 'ｼﾕｳ', 'ｶﾞｸ', 'ﾌｸ', 'ｿ', 'ﾄｸﾋ', 'ﾄﾞｸ', 'ｴｲ', 'ｼﾕﾂ', 'ﾚﾝ', 'ｷﾖｳｸﾐ'];
 
   test.each(ABBREVIATIONS)('when %s stands at the front, in the middle or at the end, then it is removed', (abbreviation) => {
     expect(corporate_abbreviation(`${abbreviation})ﾐﾗｲ`, 'ミライ')).toBe(true);
@@ -130,6 +131,9 @@ describe('corporate_abbreviation', () => {
     expect(withoutCorporateForms(normaliseName('ｼﾔ)ﾆﾎﾝ'))).toBe('ニホン');
     expect(withoutCorporateForms(normaliseName('ﾄｸﾋ)ﾆﾎﾝ'))).toBe('ニホン');
     expect(withoutCorporateForms(normaliseName('ﾆﾎﾝ(ｼﾕｳ'))).toBe('ニホン');
+    expect(withoutCorporateForms(normaliseName('ﾆﾎﾝ(ｼﾕﾂ'))).toBe('ニホン');
+    expect(withoutCorporateForms(normaliseName('ﾆﾎﾝ(ｷﾖｳｸﾐ'))).toBe('ニホン');
+    expect([...corporateForms(normaliseName('ｼﾕｳ)ﾆﾎﾝ(ｼﾕﾂ')).types].sort()).toEqual(['シユウ', 'シユツ']);
   });
 
   test('when カ stands without its bracket, then it is part of the name and stays', () => {
@@ -139,12 +143,23 @@ describe('corporate_abbreviation', () => {
     expect(corporate_abbreviation('ﾀｶﾊｼ', 'ハシ')).toBe(false);
   });
 
-  test('when a branch marker (ｴｲ for 営業所) is bracketed, then it stays: it is not a legal form', () => {
-    expect(withoutCorporateForms(normaliseName('ﾔﾏﾀﾞ(ｴｲ'))).toBe('ヤマダ(エイ');
+  test('when a name carries forms, then each is read as the type it names, branch markers included', () => {
+    expect(corporateForms(normaliseName('ﾔﾏﾀﾞ(ｶ)ﾄｳｷﾖｳ(ｴｲ'))).toEqual({ rest: 'ヤマダトウキヨウ', types: new Set(['カ', 'エイ']), endKept: false });
+    expect(corporateForms(normaliseName('カブシキガイシャ ヤマダ エイギョウショ'))).toEqual({ rest: 'ヤマダ', types: new Set(['カ', 'エイ']), endKept: false });
+    expect(corporateForms(normaliseName('ｶ)ﾔﾏﾀﾞ'))).toEqual({ rest: 'ヤマダ', types: new Set(['カ']), endKept: true });
   });
 
-  test('when the forms differ but the names are the same, then they fit: forms are removed from both, not compared', () => {
-    expect(corporate_abbreviation('ﾕ)ﾐﾗｲ', '株式会社ミライ')).toBe(true);
+  test('when both names carry a legal form and the forms differ, then they do not fit: two entities', () => {
+    expect(corporate_abbreviation('ﾕ)ﾐﾗｲ', '株式会社ミライ')).toBe(false);
+    expect(corporate_abbreviation('ｶ)ﾐﾗｲ', '有限会社ミライ')).toBe(false);
+    expect(corporate_abbreviation('ﾐﾗｲ(ｴｲ', '株式会社ミライ')).toBe(false);
+  });
+
+  test('when the forms are of the same type, however written, or only one name carries one, then they fit', () => {
+    expect(corporate_abbreviation('ｶ)ﾐﾗｲ', '株式会社ミライ')).toBe(true);
+    expect(corporate_abbreviation('ﾐﾗｲ(ｶ', '(株)ミライ')).toBe(true);
+    expect(corporate_abbreviation('ｶ)ﾐﾗｲ', 'ミライ')).toBe(true);
+    expect(corporate_abbreviation('ﾐﾗｲ', '有限会社ミライ')).toBe(true);
   });
 
   test('when nothing is left after removing the forms, then nothing fits', () => {
@@ -204,6 +219,20 @@ describe('truncated', () => {
     expect(truncated('ﾔﾏﾀ ｼﾖｳｼﾞ', 'ヤマダ ショウジロウ')).toBe(false);
   });
 
+  test('when the compared name does not end where the bank name ended, then a missing dakuten is not a cut', () => {
+    expect(isCutFrom('ヤマダショウシ', 'ヤマダショウジ', false)).toBe(false);
+    expect(isCutFrom('ヤマダショウ', 'ヤマダショウジ', false)).toBe(true);
+    const everyRule = nameMatcher(MATCHING_RULES);
+    expect(everyRule('ﾔﾏﾀﾞｼﾖｳｼ 1234', 'ヤマダショウジ')).toBeUndefined();
+    expect(everyRule('ﾔﾏﾀﾞｼﾖｳｼ(ｶ', '株式会社ヤマダショウジ')).toBeUndefined();
+    expect(everyRule('1234 ﾔﾏﾀﾞｼﾖｳｼ', 'ヤマダショウジ')).toMatchObject({ reason: 'rule:truncated' });
+  });
+
+  test('when the names are kana_width-equal, then truncated alone fits them too (each rule includes kana_width)', () => {
+    expect(truncated('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウ')).toBe(true);
+    expect(truncated('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウジ')).toBe(true);
+  });
+
   test('when the depositor name is longer than the payer name, then it does not fit', () => {
     expect(truncated('ﾔﾏﾀﾞ ﾀﾛｳｻﾞｴﾓﾝ', 'ヤマダ タロウ')).toBe(false);
   });
@@ -233,7 +262,16 @@ describe('nameMatcher', () => {
   });
 
   test('when kana_width is not enabled, then the other rules still include it', () => {
-    expect(nameMatcher(['decorated'])('ﾔﾏﾀﾞ', 'やまだ')).toEqual({ reason: 'rule:decorated', rank: 3, applied: ['decorated'] });
+    expect(nameMatcher(['decorated'])('ﾔﾏﾀﾞ', 'やまだ')).toEqual({ reason: 'rule:decorated', rank: 3, applied: ['kana_width'] });
+    expect(nameMatcher(['decorated'])('ﾔﾏﾀﾞ 2', 'ヤマダ 2')).toEqual({ reason: 'rule:decorated', rank: 3, applied: ['kana_width'] });
+    expect(nameMatcher(['corporate_abbreviation'])('ﾔﾏﾀﾞ', 'ヤマダ')).toEqual({ reason: 'rule:corporate_abbreviation', rank: 2, applied: ['kana_width'] });
+  });
+
+  test('when only one rule is enabled, then a kana_width-equal name fits at that rule as well as one its change fits', () => {
+    const onlyTruncated = nameMatcher(['truncated']);
+    expect(onlyTruncated('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウ')?.rank).toBe(onlyTruncated('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウジ')?.rank);
+    const onlyDecorated = nameMatcher(['decorated']);
+    expect(onlyDecorated('ﾔﾏﾀﾞ ﾀﾛｳ 2', 'ヤマダ タロウ 2')?.rank).toBe(onlyDecorated('ﾔﾏﾀﾞ ﾀﾛｳ 2', 'ヤマダ タロウ')?.rank);
   });
 
   test('when a deposit needs two enabled rules, then it fits under the later one and says which changes it needed', () => {

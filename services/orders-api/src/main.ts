@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { buildOpenApiDocument } from '@pmatch/contracts';
-import { createPrisma } from '@pmatch/db';
+import { createDatabase } from '@pmatch/db';
 import {
   AddressPolicy,
   Broker,
@@ -13,6 +13,7 @@ import {
   createLogger,
   exitOnLoss,
   finishHttpApp,
+  jsonBodies,
   listen,
   runMain,
   clockFromEnv,
@@ -26,7 +27,6 @@ import { deleteExpiredRecords } from './data/retention';
 import { authenticate } from './http/auth';
 import { bankAccountsRouter } from './http/bank-accounts';
 import { eventsRouter } from './http/events';
-import { idempotency } from './http/idempotency';
 import { MatcherClient } from './http/matcher-client';
 import { ordersRouter } from './http/orders';
 import { paymentPageRouter } from './http/payment-page';
@@ -43,12 +43,13 @@ export interface OrdersApi {
 
 export async function start(config: OrdersApiConfig, clock: Clock = systemClock): Promise<OrdersApi> {
   const logger = createLogger('orders-api', config.LOG_LEVEL);
-  const prisma = createPrisma(config.DATABASE_URL, {
+  const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost; the pool replaces it'),
   });
+  const { prisma } = database;
   const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
-  const relay = new OutboxRelay(prisma, broker, logger, config.OUTBOX_POLL_INTERVAL_MS);
+  const relay = new OutboxRelay(database, broker, logger, config.OUTBOX_POLL_INTERVAL_MS);
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
@@ -56,6 +57,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
     logger,
     metrics,
     readiness: { database: async () => void (await prisma.$queryRaw`SELECT 1`), broker: () => broker.ping() },
+    bodies: 'where mounted',
   });
   app.use(paymentPageRouter({ prisma, clock }));
   const openApiDocument = buildOpenApiDocument(config.PUBLIC_BASE_URL);
@@ -65,9 +67,9 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
   });
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const limiter = new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
-  app.use('/v1', authenticate(prisma), rateLimit(limiter, logger));
+  // The key first: a request without one is refused before its body is read or parsed.
+  app.use('/v1', authenticate(prisma), rateLimit(limiter, logger), jsonBodies());
   const matcher = new MatcherClient(broker, config.COMMAND_TIMEOUT_MS);
-  app.post('/v1/orders', idempotency({ prisma, clock, logger }));
   app.use(ordersRouter({ prisma, clock, publicBaseUrl: config.PUBLIC_BASE_URL, matcher, onRecorded: () => relay.nudge() }));
   app.use(transactionsRouter({ prisma, matcher }));
   app.use(settingsRouter({ prisma, clock }));

@@ -1,7 +1,9 @@
+import { AppError } from '@pmatch/contracts';
 import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { MAX_JSON_DEPTH } from '@pmatch/platform';
 import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
-import { claimKey, completeKey, releaseKey } from '../src/data/idempotency';
-import { IDEMPOTENCY_IN_PROGRESS_LEASE_MS, IDEMPOTENCY_KEY_LIFETIME_MS, requestFingerprint } from '../src/domain/idempotency';
+import { holdKey, storeAnswer, type KeyState } from '../src/data/idempotency';
+import { IDEMPOTENCY_KEY_LIFETIME_MS, requestFingerprint } from '../src/domain/idempotency';
 
 let db: TestDatabase;
 let prisma: PrismaClient;
@@ -20,44 +22,95 @@ afterAll(async () => {
 });
 
 const key = (name: string) => ({ organisationId: 'org_idem', mode: 'test' as const, key: name });
+const created = { status: 201, body: { id: 'ord_1' } };
+
+/** Holds a key, stores an answer under it and commits. */
+async function answered(name: string, fingerprint: string, at: Date): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    expect(await holdKey(tx, key(name), fingerprint, at)).toEqual({ state: 'new' });
+    await storeAnswer(tx, key(name), fingerprint, created, at);
+  });
+}
+
+const look = (name: string, fingerprint: string, at: Date): Promise<KeyState> => prisma.$transaction((tx) => holdKey(tx, key(name), fingerprint, at));
 
 describe('idempotency keys', () => {
-  test('when a key is claimed and claimed again before it completes, then the second is told it is in progress', async () => {
-    expect(await claimKey(prisma, key('a'), 'hash-1', t0)).toEqual({ state: 'claimed' });
-    expect(await claimKey(prisma, key('a'), 'hash-1', later(1000))).toEqual({ state: 'in_progress' });
+  test('when a key is held by a transaction still running, then another request with it is told it is in use', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let signalHeld!: () => void;
+    const held = new Promise<void>((resolve) => (signalHeld = resolve));
+    const first = prisma.$transaction(async (tx) => {
+      const state = await holdKey(tx, key('a'), 'hash-1', t0);
+      signalHeld();
+      await gate;
+      return state;
+    });
+    await held;
+
+    const second = await look('a', 'hash-1', later(1000));
+
+    release();
+    expect(await first).toEqual({ state: 'new' });
+    expect(second).toEqual({ state: 'in_use' });
   });
 
-  test('when the first request completed, then a repeat gets its answer and another body is refused', async () => {
-    await claimKey(prisma, key('b'), 'hash-1', t0);
-    await completeKey(prisma, key('b'), 201, { id: 'ord_1' });
+  test('when the transaction that held a key rolls back, then nothing of it remains and the retry runs', async () => {
+    await expect(
+      prisma.$transaction(async (tx) => {
+        await holdKey(tx, key('b'), 'hash-1', t0);
+        await storeAnswer(tx, key('b'), 'hash-1', created, t0);
+        throw new Error('the order could not be stored');
+      }),
+    ).rejects.toThrow('the order could not be stored');
 
-    expect(await claimKey(prisma, key('b'), 'hash-1', later(1000))).toEqual({ state: 'completed', status: 201, body: { id: 'ord_1' } });
-    expect(await claimKey(prisma, key('b'), 'hash-2', later(1000))).toEqual({ state: 'reused' });
+    expect(await look('b', 'hash-1', later(1))).toEqual({ state: 'new' });
+    expect(await prisma.idempotencyKey.count({ where: { key: 'b' } })).toBe(0);
   });
 
-  test('when a request died holding the key past its lease, then the key can be taken over', async () => {
-    await claimKey(prisma, key('c'), 'hash-1', t0);
-    expect(await claimKey(prisma, key('c'), 'hash-1', later(IDEMPOTENCY_IN_PROGRESS_LEASE_MS - 1))).toEqual({ state: 'in_progress' });
-    expect(await claimKey(prisma, key('c'), 'hash-1', later(IDEMPOTENCY_IN_PROGRESS_LEASE_MS + 1))).toEqual({ state: 'claimed' });
+  test('when an answer was stored, then a repeat gets it and another body is refused', async () => {
+    await answered('c', 'hash-1', t0);
+
+    expect(await look('c', 'hash-1', later(1000))).toEqual({ state: 'completed', ...created });
+    expect(await look('c', 'hash-2', later(1000))).toEqual({ state: 'reused' });
   });
 
-  test('when 24 hours have passed, then the key is forgotten and may carry a new request', async () => {
-    await claimKey(prisma, key('d'), 'hash-1', t0);
-    await completeKey(prisma, key('d'), 201, { id: 'ord_1' });
-    expect(await claimKey(prisma, key('d'), 'hash-2', later(IDEMPOTENCY_KEY_LIFETIME_MS - 1))).toEqual({ state: 'reused' });
-    expect(await claimKey(prisma, key('d'), 'hash-2', later(IDEMPOTENCY_KEY_LIFETIME_MS + 1))).toEqual({ state: 'claimed' });
+  test('when 24 hours have passed, then the key is forgotten, may carry a new request, and the new answer replaces the old', async () => {
+    await answered('d', 'hash-1', t0);
+    expect(await look('d', 'hash-2', later(IDEMPOTENCY_KEY_LIFETIME_MS))).toEqual({ state: 'reused' });
+
+    await answered('d', 'hash-2', later(IDEMPOTENCY_KEY_LIFETIME_MS + 1));
+
+    expect(await look('d', 'hash-2', later(IDEMPOTENCY_KEY_LIFETIME_MS + 2))).toEqual({ state: 'completed', ...created });
+    expect(await look('d', 'hash-1', later(IDEMPOTENCY_KEY_LIFETIME_MS + 2))).toEqual({ state: 'reused' });
   });
 
-  test('when the request failed on our side, then the released key is free for the retry', async () => {
-    await claimKey(prisma, key('e'), 'hash-1', t0);
-    await releaseKey(prisma, key('e'));
-    expect(await claimKey(prisma, key('e'), 'hash-1', later(1))).toEqual({ state: 'claimed' });
-  });
+  test('when keys of other organisations or modes have the same text, then they are other keys', async () => {
+    await prisma.organisation.create({ data: { id: 'org_other', name: 'n', ownerEmail: 'o@example.com' } });
+    await answered('e', 'hash-1', t0);
 
-  test('request fingerprints ignore key order but not values, paths or methods', () => {
+    expect(await prisma.$transaction((tx) => holdKey(tx, { ...key('e'), organisationId: 'org_other' }, 'hash-2', t0))).toEqual({ state: 'new' });
+    expect(await prisma.$transaction((tx) => holdKey(tx, { ...key('e'), mode: 'live' }, 'hash-2', t0))).toEqual({ state: 'new' });
+  });
+});
+
+describe('request fingerprints', () => {
+  test('when only the key order differs, then the fingerprint is the same; values, paths and methods count', () => {
     const a = requestFingerprint('POST', '/v1/orders', { amount: 1, payer_name: 'x', metadata: { b: '1', a: '2' } });
     expect(requestFingerprint('POST', '/v1/orders', { metadata: { a: '2', b: '1' }, payer_name: 'x', amount: 1 })).toBe(a);
     expect(requestFingerprint('POST', '/v1/orders', { amount: 2, payer_name: 'x', metadata: { b: '1', a: '2' } })).not.toBe(a);
     expect(requestFingerprint('POST', '/v1/other', { amount: 1, payer_name: 'x', metadata: { b: '1', a: '2' } })).not.toBe(a);
+    expect(requestFingerprint('PATCH', '/v1/orders', { amount: 1, payer_name: 'x', metadata: { b: '1', a: '2' } })).not.toBe(a);
+  });
+
+  test('when a body nests deeper than the HTTP front allows, then a 400 parameter_invalid, never a stack overflow', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    let atLimit: unknown = 1;
+    for (let i = 0; i < MAX_JSON_DEPTH; i++) atLimit = { a: atLimit };
+
+    expect(() => requestFingerprint('POST', '/v1/orders', atLimit)).not.toThrow();
+    expect(() => requestFingerprint('POST', '/v1/orders', deep)).toThrow(AppError);
+    expect(() => requestFingerprint('POST', '/v1/orders', deep)).toThrow(expect.objectContaining({ code: 'parameter_invalid', status: 400 }));
   });
 });

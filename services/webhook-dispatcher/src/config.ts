@@ -2,6 +2,13 @@ import { WEBHOOK_LIMITS } from '@pmatch/contracts';
 import { AllowedCidrsSetting, BaseConfig, loadConfig as load } from '@pmatch/platform';
 import { z } from 'zod';
 
+/**
+ * What a delivery's lease must outlast besides the answer deadline: writing the attempt's outcome
+ * (one statement, or one short transaction) after the answer came. A lease that ran out before
+ * that write would let another dispatcher send the same attempt again.
+ */
+export const LEASE_MARGIN_MS = 2_000;
+
 /** An unset variable and an empty one mean the same: not configured. */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
@@ -19,8 +26,8 @@ export const DispatcherConfig = BaseConfig.extend({
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(50).max(WEBHOOK_LIMITS.responseTimeoutMs).default(WEBHOOK_LIMITS.responseTimeoutMs),
   /**
    * How long a claimed delivery is reserved for the process that claimed it. If that process dies
-   * mid-delivery, the delivery is due again after this; it must outlast the answer deadline, or a
-   * slow receiver would be sent the same attempt twice.
+   * mid-delivery, the delivery is due again after this; it must outlast the answer deadline and the
+   * write of the outcome (LEASE_MARGIN_MS), or a slow receiver would be sent the same attempt twice.
    */
   DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(60_000),
   DELIVERY_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
@@ -28,14 +35,20 @@ export const DispatcherConfig = BaseConfig.extend({
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   DELIVERY_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100).default(4),
   EMAIL_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(10_000),
+  /** How often delivery logs older than 30 days are looked for and deleted. */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(10).default(3_600_000),
 })
-  .refine((c) => c.DELIVERY_LEASE_MS > c.DELIVERY_TIMEOUT_MS, {
-    message: 'must be longer than DELIVERY_TIMEOUT_MS',
+  .refine((c) => c.DELIVERY_LEASE_MS >= c.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS, {
+    message: `must be at least DELIVERY_TIMEOUT_MS + ${LEASE_MARGIN_MS} ms (the answer deadline and the time to record the outcome)`,
     path: ['DELIVERY_LEASE_MS'],
   })
-  .refine((c) => c.NODE_ENV !== 'production' || (c.WEBHOOK_ALLOWED_CIDRS.length === 0 && c.WEBHOOK_CA_FILE === undefined), {
-    message: 'WEBHOOK_ALLOWED_CIDRS and WEBHOOK_CA_FILE are for test receivers only and must be unset in production',
+  .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOK_ALLOWED_CIDRS.length === 0, {
+    message: 'is for test receivers only and must be unset in production',
     path: ['WEBHOOK_ALLOWED_CIDRS'],
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOK_CA_FILE === undefined, {
+    message: 'is for test receivers only and must be unset in production',
+    path: ['WEBHOOK_CA_FILE'],
   });
 export type DispatcherConfig = z.infer<typeof DispatcherConfig>;
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { PrismaClient } from '@pmatch/db';
 import type { Clock, Logger } from '@pmatch/platform';
-import { claimDueDeliveries, skipDeliveriesOfSwitchedOffEndpoints, type ClaimedDelivery } from './data/deliveries';
+import { claimDueDeliveries, skipDeliveriesOfSwitchedOffEndpoints, type ClaimedDelivery, type EndpointShare } from './data/deliveries';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SchedulerLimits {
@@ -9,6 +9,16 @@ export interface SchedulerLimits {
   perEndpoint: number;
   leaseMs: number;
   pollIntervalMs: number;
+  /** An attempt still unanswered after this long makes its endpoint slow (see `DeliveryScheduler`). */
+  slowAfterMs: number;
+}
+
+/** An answer slower than this marks an endpoint slow, unless the HTTP deadline is shorter still. */
+const SLOW_ANSWER_MS = 2_000;
+
+/** When an attempt counts as slow for a given answer deadline: well before the deadline ends. */
+export function slowAfterMs(timeoutMs: number): number {
+  return Math.min(SLOW_ANSWER_MS, Math.floor(timeoutMs / 2));
 }
 
 /**
@@ -17,13 +27,38 @@ export interface SchedulerLimits {
  */
 const NUDGE_COALESCE_MS = 10;
 
+/** Endpoints whose last answer is remembered; beyond this the oldest is forgotten (it becomes unknown). */
+const REMEMBERED_ENDPOINTS = 5_000;
+
+/** Test events waiting for a slot, per endpoint: a merchant pressing the button more often waits for none. */
+const WAITING_TEST_EVENTS_PER_ENDPOINT = 3;
+
+/** Work that holds a slot of an endpoint: a delivery attempt, or a test event outside the log. */
+type SlotWork = () => Promise<void>;
+
 /**
  * Runs due deliveries. Every retry lives in the database (webhook_deliveries.next_attempt_at), so
  * this loop holds nothing that a crash could lose: it polls for due rows, claims as many as it has
- * slots for, and starts each attempt without waiting for it. Slots are bounded in all and per
- * endpoint, and an endpoint whose slots are full is left out of the next claim, so a hanging
- * endpoint ties up at most its own slots while every other endpoint's deliveries go on.
- * "Now" is the injected clock's, so tests move time instead of waiting.
+ * slots for, and starts each attempt without waiting for it. "Now" is the injected clock's, so
+ * tests move time instead of waiting.
+ *
+ * Isolation. Slots are bounded in all (`concurrency`) and per endpoint, and handed out so that no
+ * endpoint, and no set of slow endpoints, can hold them all:
+ * - an endpoint gets up to `perEndpoint` slots only while it answers promptly (its last attempt
+ *   here answered within `slowAfterMs` and none of its attempts in flight has taken longer);
+ * - an endpoint not yet heard from, or slow (last answer late, or an attempt in flight for longer
+ *   than `slowAfterMs`), gets one slot at a time;
+ * - slow endpoints together hold at most three quarters of the slots, so a quarter stays for the
+ *   endpoints that answer;
+ * - each pass takes every endpoint's oldest due delivery before any endpoint's next one (see
+ *   `claimDueDeliveries`), so a backlog of old due rows of one endpoint never crowds out another's.
+ * A hanging endpoint is known for what it is only once an attempt of it has been unanswered for
+ * `slowAfterMs`; until then endpoints that all start hanging at once hold one slot each (or, if
+ * they had answered promptly before, up to `perEndpoint`), for at most one answer deadline.
+ *
+ * Test events (webhook.test) hold slots like deliveries: they wait in memory, a few per endpoint,
+ * and go first when their endpoint has a slot. They are never retried, so nothing is lost that the
+ * spec promises to keep.
  *
  * A claim pass is one statement; passes are kept few. Nudges coalesce, and a finished attempt
  * nudges only when its slot was one a pass could have been short of (see `launch`). Skipping the
@@ -31,7 +66,12 @@ const NUDGE_COALESCE_MS = 10;
  */
 export class DeliveryScheduler {
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly inFlightByEndpoint = new Map<string, number>();
+  /** When each attempt in flight started (performance.now()), per endpoint. */
+  private readonly startedByEndpoint = new Map<string, number[]>();
+  /** Whether an endpoint's last finished attempt answered promptly; insertion order is age. */
+  private readonly lastAnswer = new Map<string, 'prompt' | 'slow'>();
+  private readonly waitingTestEvents = new Map<string, SlotWork[]>();
+  private readonly slowShare: number;
   private lastPass: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   /** When the pending timer fires (performance.now()), so that a later nudge never postpones it. */
@@ -50,7 +90,9 @@ export class DeliveryScheduler {
       attempt: (delivery: ClaimedDelivery) => Promise<void>;
     },
     private readonly limits: SchedulerLimits,
-  ) {}
+  ) {
+    this.slowShare = Math.max(1, limits.concurrency - Math.ceil(limits.concurrency / 4));
+  }
 
   start(): void {
     this.schedule(0);
@@ -64,6 +106,19 @@ export class DeliveryScheduler {
       return;
     }
     this.schedule(NUDGE_COALESCE_MS);
+  }
+
+  /**
+   * Queues a test event for its endpoint's next free slot. Returns false, sending nothing, when
+   * that endpoint already has as many waiting as allowed.
+   */
+  enqueueTestEvent(endpointId: string, send: SlotWork): boolean {
+    const waiting = this.waitingTestEvents.get(endpointId) ?? [];
+    if (waiting.length >= WAITING_TEST_EVENTS_PER_ENDPOINT) return false;
+    waiting.push(send);
+    this.waitingTestEvents.set(endpointId, waiting);
+    this.nudge();
+    return true;
   }
 
   /**
@@ -117,40 +172,90 @@ export class DeliveryScheduler {
     if (this.stopped) return 0;
     const now = this.deps.clock.now();
     if (sweep) await skipDeliveriesOfSwitchedOffEndpoints(this.deps.prisma, now);
-    const free = this.limits.concurrency - this.inFlight.size;
-    if (free <= 0) return 0;
+    const shares = this.endpointShares();
+    const budget = {
+      free: this.limits.concurrency - this.inFlight.size,
+      slowFree: this.slowShare - [...shares.values()].reduce((held, s) => held + (s.slow ? s.inFlight : 0), 0),
+    };
+    const tested = this.startWaitingTestEvents(shares, budget);
+    if (budget.free <= 0) return tested;
     this.deps.metrics.claimPasses.inc();
     const claimed = await claimDueDeliveries(this.deps.prisma, now, {
-      limit: free,
       leaseUntil: new Date(now.getTime() + this.limits.leaseMs),
-      perEndpoint: this.limits.perEndpoint,
-      inFlight: this.inFlightByEndpoint,
+      free: budget.free,
+      slowFree: Math.max(0, budget.slowFree),
+      known: [...shares.values()],
+      unknownAllowance: 1,
     });
-    for (const delivery of claimed) this.launch(delivery);
-    return claimed.length;
+    for (const delivery of claimed) this.launch(delivery.endpoint.id, () => this.deps.attempt(delivery));
+    return tested + claimed.length;
   }
 
-  private launch(delivery: ClaimedDelivery): void {
-    const endpointId = delivery.endpoint.id;
-    this.inFlightByEndpoint.set(endpointId, (this.inFlightByEndpoint.get(endpointId) ?? 0) + 1);
+  /** What each endpoint this process knows of may start now (see the class comment). */
+  private endpointShares(): Map<string, EndpointShare> {
+    const now = performance.now();
+    const shares = new Map<string, EndpointShare>();
+    for (const endpointId of this.startedByEndpoint.keys()) shares.set(endpointId, this.shareOf(endpointId, now));
+    for (const endpointId of this.lastAnswer.keys()) if (!shares.has(endpointId)) shares.set(endpointId, this.shareOf(endpointId, now));
+    return shares;
+  }
+
+  private shareOf(endpointId: string, now: number): EndpointShare {
+    const started = this.startedByEndpoint.get(endpointId) ?? [];
+    const answer = this.lastAnswer.get(endpointId);
+    const slow = answer === 'slow' || started.some((at) => now - at >= this.limits.slowAfterMs);
+    const limit = answer === 'prompt' && !slow ? this.limits.perEndpoint : 1;
+    return { endpointId, allowance: Math.max(0, limit - started.length), inFlight: started.length, slow };
+  }
+
+  /** Starts waiting test events where their endpoint has a slot; updates `shares` and `budget`. */
+  private startWaitingTestEvents(shares: Map<string, EndpointShare>, budget: { free: number; slowFree: number }): number {
+    let started = 0;
+    for (const [endpointId, waiting] of this.waitingTestEvents) {
+      const share = shares.get(endpointId) ?? { endpointId, allowance: 1, inFlight: 0, slow: false };
+      while (waiting.length > 0 && budget.free > 0 && share.allowance > 0 && (!share.slow || budget.slowFree > 0)) {
+        this.launch(endpointId, waiting.shift()!);
+        budget.free -= 1;
+        if (share.slow) budget.slowFree -= 1;
+        share.allowance -= 1;
+        share.inFlight += 1;
+        started += 1;
+      }
+      shares.set(endpointId, share);
+      if (waiting.length === 0) this.waitingTestEvents.delete(endpointId);
+    }
+    return started;
+  }
+
+  private launch(endpointId: string, work: SlotWork): void {
+    const startedAt = performance.now();
+    this.startedByEndpoint.set(endpointId, [...(this.startedByEndpoint.get(endpointId) ?? []), startedAt]);
     this.deps.metrics.attemptsInFlight.inc();
-    const work = this.deps
-      .attempt(delivery)
+    const running = work()
       .catch((error: unknown) => {
         // The lease brings the delivery back; nothing else is needed to retry it.
-        this.deps.logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt failed to complete; it will be due again');
+        this.deps.logger.error({ err: error, endpointId }, 'delivery attempt failed to complete; it will be due again');
       })
       .finally(() => {
-        // A pass leaves a due delivery behind only for want of a slot: all of them taken, or all
-        // of its endpoint's. Unless this attempt held such a limit, its slot frees nothing waiting.
-        const held = this.inFlightByEndpoint.get(endpointId) ?? 1;
-        const atLimit = this.inFlight.size >= this.limits.concurrency || held >= this.limits.perEndpoint;
-        if (held === 1) this.inFlightByEndpoint.delete(endpointId);
-        else this.inFlightByEndpoint.set(endpointId, held - 1);
+        // A pass leaves due work behind only for want of a slot: all of them taken, or all its
+        // endpoint may hold. Unless this attempt held such a limit, its slot frees nothing waiting.
+        const finishedAt = performance.now();
+        const wasFull = this.inFlight.size >= this.limits.concurrency;
+        const endpointWasFull = this.shareOf(endpointId, finishedAt).allowance === 0;
+        const started = this.startedByEndpoint.get(endpointId)!;
+        started.splice(started.indexOf(startedAt), 1);
+        if (started.length === 0) this.startedByEndpoint.delete(endpointId);
+        this.remember(endpointId, finishedAt - startedAt < this.limits.slowAfterMs ? 'prompt' : 'slow');
         this.deps.metrics.attemptsInFlight.dec();
-        this.inFlight.delete(work);
-        if (atLimit) this.nudge();
+        this.inFlight.delete(running);
+        if (wasFull || endpointWasFull || this.waitingTestEvents.has(endpointId)) this.nudge();
       });
-    this.inFlight.add(work);
+    this.inFlight.add(running);
+  }
+
+  private remember(endpointId: string, answer: 'prompt' | 'slow'): void {
+    this.lastAnswer.delete(endpointId);
+    this.lastAnswer.set(endpointId, answer);
+    if (this.lastAnswer.size > REMEMBERED_ENDPOINTS) this.lastAnswer.delete(this.lastAnswer.keys().next().value!);
   }
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { EventRecorded, QUEUES, WebhookRequest } from '@pmatch/contracts';
-import { createPrisma } from '@pmatch/db';
+import { createDatabase } from '@pmatch/db';
 import {
   AddressPolicy,
   Broker,
@@ -19,13 +19,16 @@ import {
   systemClock,
   type Clock,
   type ResolveHost,
+  forgetProcessedMessages,
 } from '@pmatch/platform';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { buildConnector } from 'undici';
 import { eventHandler } from './amqp/events';
 import { requestHandler } from './amqp/requests';
 import { loadConfig, type DispatcherConfig } from './config';
-import { DeliveryScheduler } from './delivery-scheduler';
+import { EVENTS_CONSUMER, REQUESTS_CONSUMER } from './data/deliveries';
+import { deleteExpiredDeliveryLog } from './data/retention';
+import { DeliveryScheduler, slowAfterMs } from './delivery-scheduler';
 import { createMetrics } from './metrics';
 import { createSmtpMailer } from './outbound/mailer';
 import { createPinnedAgent } from './outbound/pinned-agent';
@@ -42,6 +45,8 @@ export interface Dispatcher {
   runDueDeliveries(): Promise<number>;
   /** Sends the owner e-mails that are due now. */
   sendDueEmails(): Promise<number>;
+  /** One pass of the retention sweep: deletes delivery logs (and e-mails) older than 30 days. */
+  deleteExpiredDeliveryLog(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -58,10 +63,11 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
   if (config.WEBHOOK_ALLOWED_CIDRS.length > 0 || extraCa !== undefined) {
     logger.warn({ allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE }, 'webhook address or CA exemptions for test receivers are in force');
   }
-  const prisma = createPrisma(config.DATABASE_URL, {
+  const database = createDatabase(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost; the pool replaces it'),
   });
+  const { prisma } = database;
   const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
   const secretBox = new SecretBox(config.SECRETS_KEY);
 
@@ -86,10 +92,17 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
       perEndpoint: config.DELIVERY_CONCURRENCY_PER_ENDPOINT,
       leaseMs: config.DELIVERY_LEASE_MS,
       pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
+      slowAfterMs: slowAfterMs(config.DELIVERY_TIMEOUT_MS),
     },
   );
   const emailDeps = { prisma, clock, logger, metrics, mailer };
   const emails = new PeriodicTask('owner e-mails', () => sendDueEmails(emailDeps), config.EMAIL_POLL_INTERVAL_MS, logger);
+  const retention = new PeriodicTask(
+    'retention sweep',
+    async () => (await deleteExpiredDeliveryLog(prisma, clock.now())) + (await forgetProcessedMessages(prisma, [EVENTS_CONSUMER, REQUESTS_CONSUMER], clock.now())),
+    config.RETENTION_INTERVAL_MS,
+    logger,
+  );
 
   const app = createHttpApp({
     logger,
@@ -105,11 +118,12 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
   const stopRequests = await broker.consume(
     QUEUES.dispatcherRequests,
     WebhookRequest,
-    requestHandler({ prisma, clock, secretBox, client, logger, metrics, onDue }),
+    requestHandler({ prisma, clock, secretBox, client, logger, metrics, onDue, enqueueTestEvent: (endpointId, send) => scheduler.enqueueTestEvent(endpointId, send) }),
     { prefetch: config.DISPATCHER_PREFETCH },
   );
   scheduler.start();
   emails.start();
+  retention.start();
   const server = await listen(app, config.WEBHOOK_DISPATCHER_PORT);
   const port = (server.address() as AddressInfo).port;
   logger.info({ port }, 'webhook-dispatcher running');
@@ -122,12 +136,14 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
       return started;
     },
     sendDueEmails: () => sendDueEmails(emailDeps),
+    deleteExpiredDeliveryLog: () => deleteExpiredDeliveryLog(prisma, clock.now()),
     async stop() {
       await closeServer(server);
       await stopEvents();
       await stopRequests();
       await scheduler.stop();
       await emails.stop();
+      await retention.stop();
       await agent.close();
       mailer?.close();
       await broker.close();

@@ -4,7 +4,7 @@ import { eventView } from '@pmatch/db';
 import { newSigningSecret } from '@pmatch/platform';
 import { waitFor } from '@pmatch/testkit';
 import { DispatcherHarness } from './support/harness';
-import { HttpsReceiver } from './support/receiver';
+import { HttpsReceiver, type ReceivedRequest } from './support/receiver';
 import { TestCa } from './support/tls';
 
 const MINUTE = 60_000;
@@ -42,6 +42,22 @@ const resolveFromTable = async (host: string): Promise<string[]> => {
 let pathCounter = 0;
 const freshPath = () => `/hooks/${++pathCounter}`;
 
+/**
+ * Whether `secret` verifies one signature entry of a received request with the official library,
+ * whose 5-minute timestamp check reads the wall clock: it is set to `at`, the dispatcher's time.
+ */
+function verifies(secret: string, request: ReceivedRequest, entry: string, at: Date): boolean {
+  const wallClock = jest.spyOn(Date, 'now').mockReturnValue(at.getTime());
+  try {
+    new Webhook(secret).verify(request.body, { ...(request.headers as Record<string, string>), 'webhook-signature': entry });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    wallClock.mockRestore();
+  }
+}
+
 describe('delivery format', () => {
   test('when order.paid is recorded, then it arrives once, signed over the exact body, and verifies with standardwebhooks', async () => {
     const orgId = await harness.createOrganisation();
@@ -63,30 +79,38 @@ describe('delivery format', () => {
     expect((await harness.delivery(endpoint.id, eventId))!.status).toBe('succeeded');
   });
 
-  test('when the secret was rotated within 24 hours, then the delivery carries two signatures, each valid with its own secret', async () => {
+  test('when the secret was rotated within 24 hours, then a delivery carries two signatures, each valid with its own secret, and once the overlap has passed only the new one signs', async () => {
     const orgId = await harness.createOrganisation();
     const path = freshPath();
     const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
     const newSecret = newSigningSecret();
-    await harness.prisma.webhookEndpoint.update({
-      where: { id: endpoint.id },
-      data: {
-        secretEncrypted: harness.secretBox.seal(newSecret),
-        previousSecretEncrypted: harness.secretBox.seal(endpoint.secret),
-        previousSecretExpiresAt: new Date(harness.clock.now().getTime() + 24 * HOUR),
-      },
-    });
+    const rotatedAt = harness.clock.now();
+    const overlapEnds = new Date(rotatedAt.getTime() + 24 * HOUR);
+    await harness.setSecrets(endpoint.id, newSecret, [{ secret: endpoint.secret, expiresAt: overlapEnds }]);
 
     const eventId = await harness.recordEvent(orgId);
 
     await harness.waitForAttempts(endpoint.id, eventId, 1);
-    const [request] = receiver.requestsTo(path);
-    const headers = request!.headers as Record<string, string>;
-    const [first, second, ...rest] = headers['webhook-signature']!.split(' ');
+    const [during] = receiver.requestsTo(path);
+    const [first, second, ...rest] = String(during!.headers['webhook-signature']).split(' ');
     expect(rest).toEqual([]);
-    expect(() => new Webhook(newSecret).verify(request!.body, { ...headers, 'webhook-signature': first! })).not.toThrow();
-    expect(() => new Webhook(endpoint.secret).verify(request!.body, { ...headers, 'webhook-signature': second! })).not.toThrow();
-    expect(() => new Webhook(endpoint.secret).verify(request!.body, { ...headers, 'webhook-signature': first! })).toThrow();
+    expect(verifies(newSecret, during!, first!, rotatedAt)).toBe(true);
+    expect(verifies(endpoint.secret, during!, second!, rotatedAt)).toBe(true);
+    expect(verifies(endpoint.secret, during!, first!, rotatedAt)).toBe(false);
+
+    harness.clock.set(overlapEnds);
+    try {
+      const later = await harness.recordEvent(orgId);
+
+      await harness.waitForAttempts(endpoint.id, later, 1);
+      const [, after] = receiver.requestsTo(path);
+      const signatures = String(after!.headers['webhook-signature']).split(' ');
+      expect(signatures).toHaveLength(1);
+      expect(verifies(newSecret, after!, signatures[0]!, overlapEnds)).toBe(true);
+      expect(verifies(endpoint.secret, after!, signatures[0]!, overlapEnds)).toBe(false);
+    } finally {
+      harness.clock.set(rotatedAt);
+    }
   });
 
   test('when a name resolves to two addresses and the first refuses connections, then the next is used and the certificate is checked against the name', async () => {
@@ -280,35 +304,69 @@ describe('claim passes', () => {
 });
 
 describe('isolation', () => {
-  test('when one endpoint hangs, then deliveries to another go on undelayed, and the hanging one holds only its own slots', async () => {
-    const isolated = await DispatcherHarness.start({
-      env: {
-        WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-        WEBHOOK_CA_FILE: ca.certFile,
-        DELIVERY_CONCURRENCY: '4',
-        DELIVERY_CONCURRENCY_PER_ENDPOINT: '2',
-      },
-    });
-    const [slow, fast] = [freshPath(), freshPath()];
-    receiver.answer(slow, 'hang');
+  /** A dispatcher of its own (limits, answer deadline 10 s), and a fresh receiver afterwards, which drops every hanging request. */
+  async function withIsolatedDispatcher(env: Record<string, string>, run: (isolated: DispatcherHarness) => Promise<void>): Promise<void> {
+    const isolated = await DispatcherHarness.start({ env: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_CA_FILE: ca.certFile, ...env } });
     try {
-      const orgId = await isolated.createOrganisation();
-      const hanging = await isolated.createEndpoint(orgId, receiver.url(slow));
-      const healthy = await isolated.createEndpoint(orgId, receiver.url(fast));
-
-      const eventIds: string[] = [];
-      for (let i = 0; i < 6; i += 1) eventIds.push(await isolated.recordEvent(orgId));
-
-      for (const eventId of eventIds) await isolated.waitForAttempts(healthy.id, eventId, 1);
-      expect(receiver.requestsTo(fast)).toHaveLength(6);
-      expect(receiver.requestsTo(slow)).toHaveLength(2);
-      const waiting = await isolated.prisma.webhookDelivery.count({ where: { endpointId: hanging.id, attemptCount: 0 } });
-      expect(waiting).toBe(6);
+      await run(isolated);
     } finally {
       await receiver.close().catch(() => undefined);
       receiver = await HttpsReceiver.start(ca.issueServerCertificate());
       await isolated.stop();
     }
+  }
+
+  test('when more endpoints hang than the slots could hold at their per-endpoint limit, then a healthy endpoint\'s deliveries go out while they still hang', async () => {
+    await withIsolatedDispatcher({ DELIVERY_CONCURRENCY: '4', DELIVERY_CONCURRENCY_PER_ENDPOINT: '2' }, async (isolated) => {
+      const hangPaths = [freshPath(), freshPath(), freshPath()];
+      for (const path of hangPaths) receiver.answer(path, 'hang');
+      const orgId = await isolated.createOrganisation();
+      const hanging = [];
+      for (const path of hangPaths) hanging.push(await isolated.createEndpoint(orgId, receiver.url(path), { enabledEvents: ['order.paid'] }));
+      const healthyPath = freshPath();
+      const healthy = await isolated.createEndpoint(orgId, receiver.url(healthyPath), { enabledEvents: ['order.created'] });
+      // The hanging endpoints' deliveries are older, so they come first in due order.
+      await isolated.recordEvents(orgId, 4, 'order.paid');
+      await waitFor(() => (hangPaths.every((path) => receiver.hanging(path) > 0) ? true : undefined), { what: 'every hanging endpoint to be sent one' });
+
+      const healthyEvents = await isolated.recordEvents(orgId, 3, 'order.created');
+
+      for (const eventId of healthyEvents) await isolated.waitForAttempts(healthy.id, eventId, 1);
+      expect(receiver.requestsTo(healthyPath).map((r) => r.headers['webhook-id']).sort()).toEqual([...healthyEvents].sort());
+      // Not one hanging attempt has ended: the healthy endpoint did not wait for a slot to time out.
+      expect(await isolated.prisma.webhookDelivery.count({ where: { endpointId: { in: hanging.map((e) => e.id) }, attemptCount: { gt: 0 } } })).toBe(0);
+      expect(hangPaths.map((path) => receiver.hanging(path))).toEqual([1, 1, 1]);
+    });
+  });
+
+  test('when a test event\'s URL hangs, then it holds neither the request queue nor more than its endpoint\'s slot: a resend goes out meanwhile', async () => {
+    await withIsolatedDispatcher({ DISPATCHER_PREFETCH: '1' }, async (isolated) => {
+      const hangPath = freshPath();
+      receiver.answer(hangPath, 'hang');
+      const orgId = await isolated.createOrganisation();
+      const hanging = await isolated.createEndpoint(orgId, receiver.url(hangPath), { enabledEvents: ['order.created'] });
+      const healthyPath = freshPath();
+      const healthy = await isolated.createEndpoint(orgId, receiver.url(healthyPath));
+      const eventId = await isolated.recordEvent(orgId, 'order.paid');
+      await isolated.waitForAttempts(healthy.id, eventId, 1);
+      const testEvent = (n: number) => ({
+        id: `evt_test_${String(n).padStart(24, '0')}`,
+        object: 'event',
+        type: 'webhook.test',
+        livemode: false,
+        created_at: isolated.clock.now().toISOString(),
+        data: { object: { message: 'test' } },
+      });
+      await isolated.publishRequest({ type: 'webhook.send_test', endpoint_id: hanging.id, event: testEvent(1) });
+      await isolated.publishRequest({ type: 'webhook.send_test', endpoint_id: hanging.id, event: testEvent(2) });
+      await waitFor(() => (receiver.hanging(hangPath) > 0 ? true : undefined), { what: 'the first test event to hang' });
+
+      await isolated.publishRequest({ type: 'webhook.resend', endpoint_id: healthy.id, event_id: eventId });
+
+      await isolated.waitForAttempts(healthy.id, eventId, 2);
+      expect(receiver.hanging(hangPath)).toBe(1);
+      expect(receiver.requestsTo(hangPath).map((r) => r.headers['webhook-id'])).toEqual([testEvent(1).id]);
+    });
   });
 });
 
@@ -348,6 +406,30 @@ describe('requests from the API', () => {
     expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 200], [2, 200]]);
     expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', maxAttempts: 2 });
+  });
+
+  test('when a resend comes while an attempt of the delivery is in flight, then no second attempt goes out beside it, every attempt is logged, and the next follows at once', async () => {
+    const orgId = await harness.createOrganisation();
+    const path = freshPath();
+    receiver.answer(path, 'hang');
+    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
+    const eventId = await harness.recordEvent(orgId);
+    await waitFor(() => (receiver.hanging(path) > 0 ? true : undefined), { what: 'the first attempt to be in flight' });
+    const requestsTaken = () => harness.prisma.inbox.count({ where: { consumer: 'webhook-dispatcher.requests' } });
+    const taken = await requestsTaken();
+    receiver.answer(path, { status: 200 });
+
+    await harness.publishRequest({ type: 'webhook.resend', endpoint_id: endpoint.id, event_id: eventId });
+
+    await waitFor(async () => ((await requestsTaken()) > taken ? true : undefined), { what: 'the resend to be taken in' });
+    const attempts = await harness.waitForAttempts(endpoint.id, eventId, 2);
+    expect(attempts.map((a) => [a.attempt, a.statusCode, a.error])).toEqual([
+      [1, null, 'no answer within 2000 ms'],
+      [2, 200, null],
+    ]);
+    expect(attempts[1]!.attemptedAt.getTime()).toBe(attempts[0]!.attemptedAt.getTime());
+    expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
+    expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', leasedUntil: null, resendRequested: false });
   });
 
   test('when a test event is requested, then it is sent signed and nothing is written to the delivery log', async () => {

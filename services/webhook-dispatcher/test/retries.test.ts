@@ -1,5 +1,7 @@
 import { WEBHOOK_LIMITS } from '@pmatch/contracts';
-import { ManualClock } from '@pmatch/platform';
+import { ManualClock, SecretBox } from '@pmatch/platform';
+import { waitFor } from '@pmatch/testkit';
+import { MAIL_SEND_DEADLINE_MS } from '../src/outbound/mailer';
 import { DispatcherHarness, OWNER_EMAIL } from './support/harness';
 import { HttpsReceiver } from './support/receiver';
 import { SmtpListener } from './support/smtp';
@@ -156,4 +158,84 @@ test('when the SMTP server is down, then a notice stays queued and goes out on a
 
   expect(await harness.prisma.webhookEmail.findUniqueOrThrow({ where: { id: queued.id } })).toMatchObject({ sentAt: harness.clock.now(), nextAttemptAt: null });
   expect(mailsWithSubject(`Webhook delivery failed: ${receiver.url(endpoint.path)}`)).toHaveLength(1);
+});
+
+test('when an endpoint failed, then nothing was attempted for more than 72 hours, and it fails again, then it is switched off at once: a quiet spell is no success', async () => {
+  // Spec "Retries": switched off "when only failures occur for 72 hours". Only a 2xx (or switching
+  // the endpoint on by hand) ends a run of failures; silence in between leaves it running.
+  const endpoint = await failingEndpoint();
+  const failingSince = harness.clock.now();
+  const first = await recordAndAttemptOnce(endpoint.orgId, endpoint.id);
+  await runScheduleToEnd(endpoint.id);
+  expect(await harness.delivery(endpoint.id, first)).toMatchObject({ status: 'failed' });
+  expect(await harness.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({ enabled: true, failingSince });
+  harness.clock.set(new Date(failingSince.getTime() + 80 * HOUR));
+
+  const late = await recordAndAttemptOnce(endpoint.orgId, endpoint.id);
+
+  expect(await harness.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({
+    enabled: false,
+    disabledReason: 'failing',
+    failingSince,
+  });
+  expect(await harness.delivery(endpoint.id, late)).toMatchObject({ status: 'skipped', attemptCount: 1 });
+});
+
+test('when an attempt cannot even be signed (its secret no longer decrypts), then it is logged as a failure without the secret, follows the schedule to failed, and the owner is told', async () => {
+  const orgId = await harness.createOrganisation();
+  const path = `/unsendable/${++pathCounter}`;
+  const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
+  // As after SECRETS_KEY was changed without re-sealing the secrets.
+  const sealedWithOldKey = new SecretBox('the-secrets-key-before-the-change').seal(endpoint.secret);
+  await harness.prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: sealedWithOldKey } });
+
+  const eventId = await recordAndAttemptOnce(orgId, endpoint.id);
+  await runScheduleToEnd(endpoint.id);
+
+  const attempts = await harness.attempts(endpoint.id, eventId);
+  expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, null]));
+  expect(new Set(attempts.map((a) => a.error))).toEqual(new Set(["not sent: the endpoint's signing secret could not be decrypted (a fault on our side, not of the endpoint)"]));
+  expect(attempts[0]!.error).not.toContain(endpoint.secret.slice('whsec_'.length, 20));
+  expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'failed', attemptCount: 8, nextAttemptAt: null });
+  expect(receiver.requestsTo(path)).toEqual([]);
+  await harness.dispatcher.sendDueEmails();
+  expect(mailsWithSubject(`Webhook delivery failed: ${receiver.url(path)}`)).toHaveLength(1);
+});
+
+test('when an e-mail is slow to send, then only it is leased (for longer than a send may take), and another dispatcher sends the next one meanwhile, each once', async () => {
+  await harness.dispatcher.sendDueEmails();
+  const orgId = await harness.createOrganisation();
+  const endpoint = await harness.createEndpoint(orgId, receiver.url(`/mailed/${++pathCounter}`));
+  const subjects = [`Slow notice ${pathCounter}`, `Next notice ${pathCounter}`];
+  for (const [i, subject] of subjects.entries()) {
+    await harness.prisma.webhookEmail.create({
+      data: {
+        id: `eml_lease${i}${pathCounter}`,
+        endpointId: endpoint.id,
+        kind: 'delivery_failed',
+        recipient: OWNER_EMAIL,
+        subject,
+        body: 'b',
+        nextAttemptAt: new Date(harness.clock.now().getTime() - (2 - i) * 1000),
+        createdAt: harness.clock.now(),
+      },
+    });
+  }
+  smtp.hold();
+  try {
+    const firstPass = harness.dispatcher.sendDueEmails();
+    await waitFor(() => (smtp.held.length === 1 ? true : undefined), { what: 'the first notice to reach the slow mail server' });
+    const leased = await harness.prisma.webhookEmail.findMany({ where: { endpointId: endpoint.id, nextAttemptAt: { gt: harness.clock.now() } } });
+    expect(leased.map((e) => e.subject)).toEqual([subjects[0]]);
+    expect(leased[0]!.nextAttemptAt!.getTime() - harness.clock.now().getTime()).toBeGreaterThan(MAIL_SEND_DEADLINE_MS);
+
+    const otherDispatcher = harness.dispatcher.sendDueEmails();
+
+    await waitFor(() => (smtp.held.length === 2 ? true : undefined), { what: 'the next notice to be sent by the other dispatcher' });
+    smtp.release();
+    expect(await Promise.all([firstPass, otherDispatcher])).toEqual([1, 1]);
+  } finally {
+    smtp.release();
+  }
+  for (const subject of subjects) expect(mailsWithSubject(subject)).toHaveLength(1);
 });

@@ -1,4 +1,4 @@
-import { AddressPolicy, vetWebhookUrl, type ResolveHost } from '@pmatch/platform';
+import { AddressPolicy, DNS_LOOKUP_TIMEOUT_MS, vetWebhookUrl, type ResolveHost } from '@pmatch/platform';
 import { buildConnector } from 'undici';
 import { DispatcherHarness } from './support/harness';
 import { Canary } from './support/receiver';
@@ -67,6 +67,42 @@ describe('address policy with an empty allow-list', () => {
     },
   );
 
+  test('when a name resolves to a private address, then the refusal does not say which, nor differ from a name that does not resolve', async () => {
+    const refusal = async (url: string) => {
+      try {
+        await vetWebhookUrl(url, policy, resolveFromTable);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error(`${url} was accepted`);
+    };
+
+    const messages = {
+      private: await refusal('https://private.example/hooks'),
+      metadata: await refusal('https://metadata.example/hooks'),
+      mixed: await refusal('https://mixed.example/hooks'),
+      missing: await refusal('https://nowhere.example/hooks'),
+    };
+
+    for (const message of Object.values(messages)) expect(message).not.toMatch(/10\.1\.2\.3|169\.254|10\.0\.0\.7|93\.184|\d+\.\d+\.\d+\.\d+/);
+    expect(messages.private).toBe('private.example does not resolve to a public address; webhook URLs must reach the public internet.');
+    expect(messages.missing).toBe(messages.private.replace('private.example', 'nowhere.example'));
+  });
+
+  test('when DNS does not answer, then registration gives up after the lookup deadline (5 s by default) with a clear 400', async () => {
+    const silent: ResolveHost = () => new Promise<string[]>(() => undefined);
+
+    const refused = vetWebhookUrl('https://slow-dns.example/hooks', policy, silent, { lookupTimeoutMs: 50 });
+
+    await expect(refused).rejects.toMatchObject({
+      code: 'url_not_allowed',
+      status: 400,
+      param: 'url',
+      message: expect.stringMatching(/^Looking up slow-dns\.example took longer than 0\.05 s; check the host name/),
+    });
+    expect(DNS_LOOKUP_TIMEOUT_MS).toBe(5000);
+  });
+
   test('when a name resolves only to public addresses, or the URL is a public IP literal, then it is accepted', async () => {
     await expect(vetWebhookUrl('https://public.example/hooks', policy, resolveFromTable)).resolves.toBeInstanceOf(URL);
     await expect(vetWebhookUrl('https://93.184.216.34/hooks', policy, resolveFromTable)).resolves.toBeInstanceOf(URL);
@@ -134,6 +170,8 @@ describe('delivery to forbidden addresses (allow-list empty)', () => {
         statusCode: null,
         error: expect.stringMatching(/^url_not_allowed: /),
       });
+      // A name's addresses are our DNS's answer, never shown to the merchant (a literal is their own input).
+      if (urls[i]!.includes('.example:')) expect(attempt!.error).not.toMatch(/\d+\.\d+\.\d+\.\d+|::/);
     }
     expect(dialled).toEqual([]);
     expect(canary4.connections).toBe(0);

@@ -25,12 +25,22 @@ export interface Invariants {
     failedAttempts: Record<string, number>;
   };
   violations: {
+    /** Notifications sent but never answered 2xx (retried with the same bank reference until the deadline): silently dropped. */
+    unanswered: string[];
+    /** Scenarios whose orders could not be created (a 4xx, or no 2xx before the deadline), so their notifications were never sent. */
+    abandonedScenarios: string[];
     /** A notification answered 2xx whose transaction is missing, stored twice, or answered with another id. */
     lostOrDuplicated: string[];
     /** Stored deposits not decided. */
     undecided: string[];
     /** Deposits without exactly one transaction.deposited event. */
     depositedEvents: string[];
+    /**
+     * Deposits decided more (or less) than once by their other marks: a transaction.held event
+     * for a held deposit only, and one; an order.paid event naming a confirmed deposit only, and one;
+     * exactly one processing of the matcher's deposit consumer in the inbox.
+     */
+    decidedOnce: string[];
     /** Orders with two confirmed deposits, or paid by a deposit that does not confirm them. */
     doublePaidOrders: string[];
     /** Deposits named as payment by two orders, or confirmed with no paid order. */
@@ -39,7 +49,7 @@ export interface Invariants {
     orderPaidEvents: string[];
     /** Scenarios decided otherwise than one at a time without faults would decide them. */
     wrongDecisions: string[];
-    /** Requests refused with a 4xx that no fault explains. */
+    /** Notifications refused with a 4xx that no fault explains (orders refused so are in abandonedScenarios). */
     refused: string[];
     /** Requests answered 500: a failure not recognised as the fault's doing (that answers 503). */
     internalErrors: string[];
@@ -58,8 +68,8 @@ export async function checkInvariants(
   received: ReceivedRequest[],
   amqpPrefix: string,
 ): Promise<Invariants> {
-  const transactions = await system.sql<{ id: string; bank_account_id: string; bank_reference: string; status: string; order_id: string | null; decided_at: Date | null }>(
-    `SELECT id, bank_account_id, bank_reference, status, order_id, decided_at FROM transactions WHERE direction = 'deposit'`,
+  const transactions = await system.sql<Deposit>(
+    `SELECT id, bank_account_id, bank_reference, status, order_id, candidate_order_ids, decided_at FROM transactions WHERE direction = 'deposit'`,
   );
   const byReference = new Map<string, typeof transactions>();
   for (const t of transactions) {
@@ -67,6 +77,13 @@ export async function checkInvariants(
     byReference.set(key, [...(byReference.get(key) ?? []), t]);
   }
   const notifications = load.notifications();
+
+  const unanswered = notifications
+    .filter((n) => n.transactionId === undefined && n.refused === undefined)
+    .map((n) => `${n.bankReference}: no 2xx in ${n.attempts.length} attempts (last ${n.attempts.at(-1) ?? 'none'})`);
+  const abandonedScenarios = load.scenarios
+    .filter((s) => s.abandoned)
+    .map((s) => `${s.kind} scenario ${s.index}: order not created (${s.orderFailure?.status ?? '?'} ${JSON.stringify(s.orderFailure?.body ?? '').slice(0, 300)})`);
 
   const lostOrDuplicated: string[] = [];
   for (const n of notifications) {
@@ -83,6 +100,8 @@ export async function checkInvariants(
   );
   const depositedCount = new Map(deposited.map((d) => [d.id, d.n]));
   const depositedEvents = transactions.filter((t) => depositedCount.get(t.id) !== 1).map((t) => `${t.id}: ${depositedCount.get(t.id) ?? 0} transaction.deposited event(s)`);
+
+  const decidedOnce = await decidedOnceViolations(system, transactions);
 
   const doublePaidOrders = (
     await system.sql<{ order_id: string; ids: string[] }>(
@@ -156,9 +175,12 @@ export async function checkInvariants(
       failedAttempts,
     },
     violations: {
+      unanswered,
+      abandonedScenarios,
       lostOrDuplicated,
       undecided,
       depositedEvents,
+      decidedOnce,
       doublePaidOrders,
       doubleUsedDeposits,
       orderPaidEvents,
@@ -172,26 +194,68 @@ export async function checkInvariants(
   };
 }
 
+type Deposit = {
+  id: string;
+  bank_account_id: string;
+  bank_reference: string;
+  status: string;
+  order_id: string | null;
+  candidate_order_ids: string[];
+  decided_at: Date | null;
+};
+
+/**
+ * The marks a deposit's decision leaves besides its status, each of which a second decision would
+ * double: its transaction.held event (held deposits only), the order.paid event naming it
+ * (confirmed deposits only), and the matcher's processing of its deposit.received message
+ * (`deposit_<id>`, or `redeliver_<id>_…` from the pending sweep) in the inbox.
+ */
+async function decidedOnceViolations(system: TestSystem, deposits: Deposit[]): Promise<string[]> {
+  const marks = await system.sql<{ id: string; held: number; paid: number; processed: number }>(
+    `SELECT t.id,
+            (SELECT count(*)::int FROM events e WHERE e.type = 'transaction.held' AND e.data->'object'->>'id' = t.id) AS held,
+            (SELECT count(*)::int FROM events e WHERE e.type = 'order.paid' AND e.data->'object'->'payment'->>'transaction_id' = t.id) AS paid,
+            (SELECT count(*)::int FROM inbox i WHERE i.consumer = 'matcher.deposits'
+               AND (i.message_id = 'deposit_' || t.id OR i.message_id LIKE 'redeliver\\_' || t.id || '\\_%')) AS processed
+     FROM transactions t WHERE t.direction = 'deposit'`,
+  );
+  const status = new Map(deposits.map((d) => [d.id, d.status]));
+  return marks.flatMap((m) => {
+    const want = { held: status.get(m.id) === 'held' ? 1 : 0, paid: status.get(m.id) === 'confirmed' ? 1 : 0, processed: 1 };
+    const got = { held: m.held, paid: m.paid, processed: m.processed };
+    return JSON.stringify(got) === JSON.stringify(want) ? [] : [`${m.id} (${status.get(m.id)}): ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`];
+  });
+}
+
 /**
  * Each scenario has amounts of its own, so without faults its decision is fixed; faults may delay
  * a decision but must never change it (the Redis lock buys good decisions, DESIGN §1 rule 4).
+ * Every notification of a scenario must have been answered and stored: a scenario with a
+ * notification missing is wrong, never passed over.
  */
-function wrongDecision(s: Scenario, byId: Map<string, { status: string; order_id: string | null }>): string[] {
-  const decided = s.notifications.filter((n) => n.transactionId !== undefined).map((n) => byId.get(n.transactionId!));
-  if (decided.length === 0) return [];
+export function wrongDecision(s: Scenario, byId: Map<string, Pick<Deposit, 'status' | 'order_id' | 'candidate_order_ids'>>): string[] {
+  const expectedNotifications = s.kind === 'double' ? 2 : 1;
+  const decided = s.notifications.map((n) => (n.transactionId === undefined ? undefined : byId.get(n.transactionId)));
   const statuses = decided.map((t) => t?.status ?? 'missing');
-  const describe = `${s.kind} scenario ${s.index} (amount ${s.amount}): ${statuses.join(', ')}`;
+  const describe = `${s.kind} scenario ${s.index} (amount ${s.amount}, orders ${s.orderIds.join(', ') || 'none'}): ${statuses.join(', ') || 'no notification'}`;
+  if (s.abandoned || decided.length !== expectedNotifications || decided.some((t) => t === undefined)) return [describe];
+  const deposits = decided as Pick<Deposit, 'status' | 'order_id' | 'candidate_order_ids'>[];
+  const sameIds = (a: string[], b: string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
   switch (s.kind) {
     case 'confirm':
-      return decided[0]?.status === 'confirmed' && decided[0].order_id === s.orderIds[0] ? [] : [describe];
+      return deposits[0]!.status === 'confirmed' && deposits[0]!.order_id === s.orderIds[0] ? [] : [describe];
     case 'hold':
-      return statuses.every((x) => x === 'held') ? [] : [describe];
+      // Two open orders fit exactly: held, with exactly those two as the candidates to choose from.
+      return deposits[0]!.status === 'held' && deposits[0]!.order_id === null && sameIds(deposits[0]!.candidate_order_ids, s.orderIds)
+        ? []
+        : [`${describe}; candidates ${JSON.stringify(deposits[0]!.candidate_order_ids)}`];
     case 'unmatched':
-      return statuses.every((x) => x === 'unmatched') ? [] : [describe];
+      return deposits[0]!.status === 'unmatched' && deposits[0]!.order_id === null ? [] : [describe];
     case 'double': {
-      // Two deposits for one order: exactly one pays it (if both were answered), neither pays another.
-      const confirmed = decided.filter((t) => t?.status === 'confirmed');
-      const ok = confirmed.every((t) => t!.order_id === s.orderIds[0]) && (decided.length === 2 ? confirmed.length === 1 : confirmed.length <= 1);
+      // Two deposits for one order: exactly one pays it, the other pays nothing and is decided.
+      const confirmed = deposits.filter((t) => t.status === 'confirmed');
+      const other = deposits.filter((t) => t.status !== 'confirmed');
+      const ok = confirmed.length === 1 && confirmed[0]!.order_id === s.orderIds[0] && other.every((t) => t.status !== 'pending' && t.order_id === null);
       return ok ? [] : [describe];
     }
   }

@@ -25,7 +25,7 @@ export interface Notification {
   transactionId?: string;
   /** Transaction ids of every 2xx answer, the same notification sent again after a 2xx included. */
   answeredIds: string[];
-  /** A 4xx that is not a fault's doing (anything but 408/409/429): the request was refused as such. */
+  /** A 4xx that is not a fault's doing (anything but 408/429): the request was refused as such. */
   refused?: { status: number; body: unknown };
 }
 
@@ -35,8 +35,13 @@ export interface Scenario {
   amount: number;
   bankAccountId: string;
   orderIds: string[];
-  /** Orders that could not be created before the deadline: the scenario sends no notification. */
+  /**
+   * An order could not be created (refused with a 4xx, or no 2xx before the deadline): the
+   * scenario sends no notification, and the run fails (invariants.ts, abandonedScenarios).
+   */
   abandoned: boolean;
+  /** Why the order was not created: the last answer (status 0: no answer came). */
+  orderFailure?: { status: number; body: unknown };
   notifications: Notification[];
 }
 
@@ -148,17 +153,18 @@ export class LoadGenerator {
     const deposits = kind === 'double' ? 2 : 1;
     this.notificationsLaunched += deposits;
     for (let i = 0; i < orders; i += 1) {
-      const id = await this.createOrder(scenario, i);
-      if (id === undefined) {
+      const answer = await this.createOrder(scenario, i);
+      if (!answer.ok) {
         scenario.abandoned = true;
+        scenario.orderFailure = { status: answer.status, body: answer.body };
         return;
       }
-      scenario.orderIds.push(id);
+      scenario.orderIds.push(String(answer.body.id));
     }
     await Promise.all(Array.from({ length: deposits }, () => this.notify(scenario)));
   }
 
-  private async createOrder(scenario: Scenario, n: number): Promise<string | undefined> {
+  private async createOrder(scenario: Scenario, n: number): Promise<Answer & { ok: boolean }> {
     const body = {
       amount: scenario.amount,
       payer_name: PAYER,
@@ -170,17 +176,19 @@ export class LoadGenerator {
     // A key left "in progress" by a killed orders-api is locked for a minute; external_id makes
     // the retry without it safe (the same content gives the existing order).
     let idempotencyKey: string | undefined = randomUUID();
-    const answer = await this.untilAnswered(
+    const keyInUse = (a: Answer) => a.status === 409 && a.body?.error?.code === 'idempotency_key_in_use';
+    // Any other 4xx (a 400, an external_id_conflict) is a refusal no fault explains: not retried.
+    return this.untilAnswered(
       () =>
         this.send(this.system.apiUrl, '/v1/orders', JSON.stringify(body), {
           authorization: `Bearer ${this.target.liveKey}`,
           ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
         }),
       (a) => {
-        if (a.status === 409 && a.body?.error?.code === 'idempotency_key_in_use') idempotencyKey = undefined;
+        if (keyInUse(a)) idempotencyKey = undefined;
       },
+      (a) => keyInUse(a) || a.status === 429,
     );
-    return answer.ok ? String(answer.body.id) : undefined;
   }
 
   private async notify(scenario: Scenario): Promise<void> {
@@ -200,7 +208,12 @@ export class LoadGenerator {
       counterparty: PAYER,
       occurred_at: new Date(this.system.now().getTime() - MINUTE).toISOString(),
     });
-    const answer = await this.untilAnswered(() => this.sendSigned(body), (a) => notification.attempts.push(a.status));
+    // The same bank reference on every attempt, as a bank resends what it has not seen answered.
+    const answer = await this.untilAnswered(
+      () => this.sendSigned(body),
+      (a) => notification.attempts.push(a.status),
+      (a) => a.status === 408 || a.status === 429,
+    );
     if (!answer.ok) {
       if (answer.status >= 400 && answer.status < 500) notification.refused = { status: answer.status, body: answer.body };
       return;
@@ -226,17 +239,22 @@ export class LoadGenerator {
   }
 
   /**
-   * Retries a request until it is answered 2xx or refused as such (a 4xx other than 408, 409,
-   * 429), or the deadline passes. Resolves with the last answer.
+   * Retries a request until it is answered 2xx or refused as such (a 4xx that `retryable4xx` does
+   * not name), or the deadline passes. No answer and 5xx are always retried. Resolves with the last
+   * answer.
    */
-  private async untilAnswered(attempt: () => Promise<Answer>, seen: (a: Answer) => void): Promise<Answer & { ok: boolean }> {
+  private async untilAnswered(
+    attempt: () => Promise<Answer>,
+    seen: (a: Answer) => void,
+    retryable4xx: (a: Answer) => boolean,
+  ): Promise<Answer & { ok: boolean }> {
     const deadline = Date.now() + this.options.requestDeadlineMs;
     let backoffMs = 50;
     for (;;) {
       const answer = await attempt();
       seen(answer);
       if (answer.status >= 200 && answer.status < 300) return { ...answer, ok: true };
-      const retryable = answer.status === 0 || answer.status >= 500 || [408, 409, 429].includes(answer.status);
+      const retryable = answer.status === 0 || answer.status >= 500 || retryable4xx(answer);
       if (!retryable || Date.now() > deadline) return { ...answer, ok: false };
       await new Promise((resolve) => setTimeout(resolve, backoffMs));
       backoffMs = Math.min(backoffMs * 2, 1_000);

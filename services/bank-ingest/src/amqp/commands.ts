@@ -1,6 +1,6 @@
 import { AppError, toWireError, type BankIngestCommand, type TransactionReply } from '@pmatch/contracts';
 import { transactionView, type PrismaClient } from '@pmatch/db';
-import type { Broker, Clock, Delivery, Logger } from '@pmatch/platform';
+import { pastDeadline, type Broker, type Clock, type Delivery, type Logger } from '@pmatch/platform';
 import { testDepositReference } from '../domain/transaction';
 import { findBankAccount, storeTransaction } from '../data/transactions';
 
@@ -15,7 +15,8 @@ export interface CommandDeps {
 /**
  * Test deposits take the bank notification's storing path. The matcher answers the requester
  * once it has decided; bank-ingest answers only when there is nothing for the matcher to decide
- * (an error, or a redelivered request whose deposit is already decided).
+ * (an error, or a redelivered request whose deposit is already decided). A request whose caller
+ * stopped waiting is not stored: the caller answered 503 and its retry stores the deposit.
  */
 export function commandHandler(deps: CommandDeps) {
   return async (delivery: Delivery<BankIngestCommand>): Promise<void> => {
@@ -26,6 +27,11 @@ export function commandHandler(deps: CommandDeps) {
     const account = await findBankAccount(deps.prisma, body.bank_account_id);
     if (account === null || account.organisationId !== body.organisation_id || account.mode !== 'test') {
       await reply({ ok: false, error: toWireError(new AppError('parameter_invalid', 'No such test bank account.', { param: 'bank_account_id' })) });
+      return;
+    }
+    // The broker dropped it if it arrived late; this catches a deadline that passed while the account was read.
+    if (pastDeadline(delivery)) {
+      deps.logger.warn({ messageId: delivery.messageId }, 'test deposit past its deadline not stored: its caller has answered 503');
       return;
     }
     const stored = await storeTransaction(

@@ -97,7 +97,3 @@ export class BankAccountCache {
     return account;
   }
 }
-
-export async function listActiveAdapterSecrets(prisma: PrismaClient) {
-  return prisma.bankAdapter.findMany({ where: { revokedAt: null }, select: { id: true, secretEncrypted: true } });
-}

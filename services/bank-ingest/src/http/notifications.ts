@@ -2,13 +2,14 @@ import { AppError, BankNotification } from '@pmatch/contracts';
 import { parseInput, type Clock } from '@pmatch/platform';
 import type { PrismaClient } from '@pmatch/db';
 import { Router, type Request } from 'express';
-import { findSigningAdapter, type AdapterSecret } from '../domain/adapter-auth';
+import { findSigningAdapter } from '../domain/adapter-auth';
+import type { AdapterSecretCache } from '../data/adapter-secrets';
 import { BankAccountCache, storeTransaction } from '../data/transactions';
 
 export interface NotificationDeps {
   prisma: PrismaClient;
   clock: Clock;
-  adapterSecrets: (refresh: boolean) => Promise<AdapterSecret[]>;
+  adapterSecrets: AdapterSecretCache;
   onStored: () => void;
 }
 
@@ -53,8 +54,11 @@ async function authenticateAdapter(req: Request, deps: NotificationDeps): Promis
     headers[name] = value;
   }
   const signed = { rawBody: req.rawBody?.toString('utf8') ?? '', headers };
-  // A miss re-reads the adapters once, so a freshly created adapter works without waiting for the cache.
-  const adapterId =
-    findSigningAdapter(await deps.adapterSecrets(false), signed) ?? findSigningAdapter(await deps.adapterSecrets(true), signed);
+  // A miss may re-read the adapters (at most once per interval), so a freshly created adapter works without waiting out the cache.
+  let adapterId = findSigningAdapter(await deps.adapterSecrets.current(), signed);
+  if (adapterId === undefined) {
+    const reread = await deps.adapterSecrets.afterMiss();
+    if (reread !== undefined) adapterId = findSigningAdapter(reread, signed);
+  }
   if (adapterId === undefined) throw new AppError('invalid_api_key', 'The notification signature is not valid.');
 }

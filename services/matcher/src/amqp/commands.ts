@@ -1,20 +1,25 @@
 import { AppError, toWireError, type MatcherCommand } from '@pmatch/contracts';
-import type { Broker, Delivery } from '@pmatch/platform';
-import { resultView, runCommand } from '../use-cases/commands';
+import { pastDeadline, type Broker, type Delivery } from '@pmatch/platform';
+import { CommandExpiredError, resultView, runCommand } from '../use-cases/commands';
 import type { MatcherDeps } from '../use-cases/deps';
 
 /**
  * `matcher.commands`: requests from orders-api and ops. A refusal (an AppError: 409, 404) is an
- * answer, sent back; anything else is a failure, retried by the broker.
+ * answer, sent back; a command whose caller stopped waiting is dropped unanswered (the broker
+ * already drops those that arrive late); anything else is a failure, retried by the broker.
  */
 export function commandHandler(deps: MatcherDeps & { broker: Broker; onRecorded: () => void }) {
   return async (delivery: Delivery<MatcherCommand>): Promise<void> => {
     let reply: object;
     try {
-      const result = await runCommand(deps, delivery.body, delivery.messageId);
+      const result = await runCommand(deps, delivery.body, delivery.messageId, () => !pastDeadline(delivery));
       deps.onRecorded();
       reply = { ok: true, ...resultView(result, deps.publicBaseUrl) };
     } catch (error) {
+      if (error instanceof CommandExpiredError) {
+        deps.logger.warn({ messageId: delivery.messageId, type: delivery.body.type }, 'command past its deadline dropped: its caller has answered 503');
+        return;
+      }
       if (!(error instanceof AppError)) throw error;
       reply = { ok: false, error: toWireError(error) };
     }

@@ -1,11 +1,19 @@
 import { MATCHING_RULES, type MatchingRule, type NewEvent, type Payment } from '@pmatch/contracts';
 import { Prisma, amountOf, modeOf, orderView, recordEvents, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
-import type { CandidateOrder, Decision, NameMatcher } from '../domain/decide';
+import type { CandidateOrder, CandidateRead, Decision, NameMatcher } from '../domain/decide';
 import { nameMatcher } from '../domain/names/matcher';
 import { AUTOMATIC, depositPayment, type PaymentSource } from '../domain/payments';
 
-/** The most orders one decision reads; more than this with one amount on one account is a data problem. */
-const CANDIDATE_READ_LIMIT = 1000;
+/**
+ * The most open orders one decision reads. More open orders than this with one amount on one
+ * account is a data problem: the deposit is held (`too_many_candidates`), never guessed.
+ */
+export const OPEN_CANDIDATE_CAP = 1000;
+/**
+ * Expired orders are kept for ever; a decision reads only the most recent ones, to hold a deposit
+ * whose likeliest story is an expired order paid late.
+ */
+export const EXPIRED_CANDIDATE_LIMIT = 100;
 
 /** A row of `transactions` as raw SQL returns it: column names, where Prisma has field names. */
 interface TransactionColumns {
@@ -72,14 +80,45 @@ export async function lockPendingDeposit(tx: Tx, transactionId: string): Promise
   return { deposit: transactionFromColumns(columns), nameMatcher: nameMatcherOf(rules) };
 }
 
-export async function findAmountCandidates(tx: Tx, bankAccountId: string, amount: bigint): Promise<CandidateOrder[]> {
-  const rows = await tx.order.findMany({
-    where: { bankAccountId, amount, status: { in: ['open', 'expired'] } },
-    orderBy: { seq: 'asc' },
-    take: CANDIDATE_READ_LIMIT,
-    select: { id: true, status: true, payerName: true, orderedAt: true, expiresAt: true },
-  });
-  return rows.map((r) => ({ ...r, status: r.status as CandidateOrder['status'] }));
+/**
+ * The amount candidates of DESIGN "Matching decision" as one statement: every open order on the
+ * account with the amount placed at or before `occurredAt` (up to the cap and one more, to know
+ * the cap was passed), and the most recent expired ones. Both halves walk orders_candidates_idx
+ * (bank_account_id, amount, status, seq) in seq order and stop at their limit, so neither grows
+ * with the expired orders a fixed-price shop piles up.
+ */
+export function amountCandidatesQuery(bankAccountId: string, amount: bigint, occurredAt: Date): Prisma.Sql {
+  return Prisma.sql`
+    (SELECT id, seq, status, payer_name, ordered_at, expires_at FROM orders
+      WHERE bank_account_id = ${bankAccountId} AND amount = ${amount} AND status = 'open' AND ordered_at <= ${occurredAt}
+      ORDER BY seq LIMIT ${OPEN_CANDIDATE_CAP + 1})
+    UNION ALL
+    (SELECT id, seq, status, payer_name, ordered_at, expires_at FROM orders
+      WHERE bank_account_id = ${bankAccountId} AND amount = ${amount} AND status = 'expired' AND ordered_at <= ${occurredAt}
+      ORDER BY seq DESC LIMIT ${EXPIRED_CANDIDATE_LIMIT})`;
+}
+
+export interface AmountCandidates {
+  /** Oldest first. */
+  orders: CandidateOrder[];
+  read: CandidateRead;
+}
+
+export async function findAmountCandidates(tx: Tx, bankAccountId: string, amount: bigint, occurredAt: Date): Promise<AmountCandidates> {
+  const rows = await tx.$queryRaw<{ id: string; seq: bigint; status: string; payer_name: string; ordered_at: Date; expires_at: Date }[]>(
+    amountCandidatesQuery(bankAccountId, amount, occurredAt),
+  );
+  const openRead = rows.filter((r) => r.status === 'open').length;
+  const orders = rows
+    .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0))
+    .map((r): CandidateOrder => ({
+      id: r.id,
+      status: r.status as CandidateOrder['status'],
+      payerName: r.payer_name,
+      orderedAt: r.ordered_at,
+      expiresAt: r.expires_at,
+    }));
+  return { orders, read: { allOpenOrdersRead: openRead <= OPEN_CANDIDATE_CAP } };
 }
 
 /** How names are compared under a seller's enabled rules (`settings.matching_rules`; none without a settings row). */
@@ -100,13 +139,31 @@ export interface ApplyContext {
 }
 
 /**
- * Marks an open (or expired) order paid. Conditional on the status the caller saw: a concurrent
- * change makes it throw StaleDecisionError instead of paying twice.
+ * What a payment relies on in the order row: its status, and for a deposit the account and amount
+ * (and, for an automatic decision, the payer name the fit was found with). The UPDATE is
+ * conditional on all of them, so a PATCH of the amount or payer name that commits between the
+ * decision's read and this write makes it throw StaleDecisionError instead of paying the order with
+ * a deposit of another amount.
  */
-export async function payOrder(tx: Tx, orderId: string, fromStatuses: string[], payment: Payment, status: 'paid' | 'paid_outside', now: Date): Promise<OrderRow> {
-  return staleWhenNoRow(`order ${orderId} is no longer ${fromStatuses.join(' or ')}`, () =>
+export interface PaidOrderExpectation {
+  statuses: string[];
+  bankAccountId?: string;
+  amount?: bigint;
+  payerName?: string;
+}
+
+/** Marks an open (or expired) order paid, conditional on what the caller relied on. */
+export async function payOrder(tx: Tx, orderId: string, expected: PaidOrderExpectation, payment: Payment, status: 'paid' | 'paid_outside', now: Date): Promise<OrderRow> {
+  const { statuses, bankAccountId, amount, payerName } = expected;
+  return staleWhenNoRow(`order ${orderId} is no longer ${statuses.join(' or ')} with what the decision saw`, () =>
     tx.order.update({
-      where: { id: orderId, status: { in: fromStatuses } },
+      where: {
+        id: orderId,
+        status: { in: statuses },
+        ...(bankAccountId === undefined ? {} : { bankAccountId }),
+        ...(amount === undefined ? {} : { amount }),
+        ...(payerName === undefined ? {} : { payerName }),
+      },
       data: { status, payment: payment as unknown as Prisma.InputJsonValue, closedAt: now, updatedAt: now },
     }),
   );
@@ -125,18 +182,29 @@ async function staleWhenNoRow<T>(message: string, update: () => Promise<T>): Pro
   }
 }
 
-/** Confirms a deposit for an order; the partial unique index refuses a second confirmed deposit. */
+/**
+ * Confirms a deposit for an order; the partial unique index refuses a second confirmed deposit.
+ * The order must still have the deposit's account and amount, and `payerName` when given (the name
+ * an automatic decision compared).
+ */
 export async function confirmDeposit(
   tx: Tx,
   deposit: TransactionRow,
   orderId: string,
   source: PaymentSource,
-  from: { depositStatuses: string[]; orderStatuses: string[] },
+  from: { depositStatuses: string[]; orderStatuses: string[]; payerName?: string },
   explanation: object,
   now: Date,
 ): Promise<{ order: OrderRow; transaction: TransactionRow }> {
   const payment = depositPayment({ ...deposit, amount: amountOf(deposit.amount) }, source, now);
-  const order = await payOrder(tx, orderId, from.orderStatuses, payment, 'paid', now);
+  const order = await payOrder(
+    tx,
+    orderId,
+    { statuses: from.orderStatuses, bankAccountId: deposit.bankAccountId, amount: deposit.amount, ...(from.payerName === undefined ? {} : { payerName: from.payerName }) },
+    payment,
+    'paid',
+    now,
+  );
   const transaction = await setDepositStatus(
     tx,
     deposit.id,
@@ -186,7 +254,7 @@ export async function applyDecision(tx: Tx, deposit: TransactionRow, decision: D
       deposit,
       decision.orderId,
       AUTOMATIC(decision.reason),
-      { depositStatuses: ['pending'], orderStatuses: ['open'] },
+      { depositStatuses: ['pending'], orderStatuses: ['open'], payerName: decision.payerName },
       decision.explanation,
       ctx.now,
     ));

@@ -1,4 +1,4 @@
-import { LIMITS } from '@pmatch/contracts';
+import { LIMITS, type NotChosenReason } from '@pmatch/contracts';
 
 /** What the decision needs of a deposit. */
 export interface DepositFacts {
@@ -16,11 +16,20 @@ export interface CandidateOrder {
   expiresAt: Date;
 }
 
+/**
+ * Whether the orders given are every open order that may explain the deposit. A read that stopped
+ * at its safety cap is not: the order that fits may be among those left unread.
+ */
+export interface CandidateRead {
+  allOpenOrdersRead: boolean;
+}
+export const COMPLETE_READ: CandidateRead = { allOpenOrdersRead: true };
+
 /** How a payer name fitted the depositor name; lower rank is a better fit. */
 export interface NameFit {
   reason: string;
   rank: number;
-  /** The rules whose changes the fit needed, when a rule fitted. */
+  /** The rules whose changes the fit needed: [] for an exact fit. */
   applied?: readonly string[];
 }
 
@@ -28,7 +37,14 @@ export interface NameFit {
 export type NameMatcher = (depositorName: string, payerName: string) => NameFit | undefined;
 
 export type Decision =
-  | { outcome: 'confirmed'; orderId: string; reason: string; explanation: Explanation }
+  | {
+      outcome: 'confirmed';
+      orderId: string;
+      /** The payer name the fit was found with: the payment is written only if the order still has it. */
+      payerName: string;
+      reason: string;
+      explanation: Explanation;
+    }
   | { outcome: 'held'; candidateOrderIds: string[]; explanation: Explanation }
   | { outcome: 'unmatched'; explanation: Explanation };
 
@@ -37,6 +53,7 @@ export interface CandidateExplanation {
   fit: string | null;
   fit_rules: string[] | null;
   excluded_because: 'expired' | 'ordered_after_deposit' | null;
+  not_chosen_because: NotChosenReason | null;
 }
 
 export interface Explanation {
@@ -46,60 +63,115 @@ export interface Explanation {
 
 /** Exact fit: identical once leading and trailing whitespace is removed (spec rule 3). */
 export const exactName: NameMatcher = (depositorName, payerName) =>
-  depositorName.trim() === payerName.trim() ? { reason: 'exact', rank: 0 } : undefined;
+  depositorName.trim() === payerName.trim() ? { reason: 'exact', rank: 0, applied: [] } : undefined;
+
+interface Assessed {
+  order: CandidateOrder;
+  fit: NameFit | undefined;
+  excludedBecause: CandidateExplanation['excluded_because'];
+}
+
+type Fitting = Assessed & { fit: NameFit };
+
+const fits = (a: Assessed): a is Fitting => a.fit !== undefined;
 
 /**
- * The matching decision of DESIGN "Matching decision". `orders` are the orders on the deposit's
+ * The matching decision of DESIGN "Matching decision". `orders` are orders on the deposit's
  * account with the deposit's amount that are open or expired; this function applies every other
  * rule itself, so automatic matching, late orders and the seller screen decide alike.
+ *
+ * Holding for a person wins wherever the story is not clear:
+ * - several open orders at the best fit: `several_orders_fit`;
+ * - an expired order fits as well as or better than the best open one: `expired_order_fits` (its
+ *   buyer most likely paid late), listing both;
+ * - the read stopped at its safety cap (`read`): `too_many_candidates`, whatever fitted.
  */
-export function decide(deposit: DepositFacts, orders: CandidateOrder[], fitName: NameMatcher, now: Date): Decision {
-  const eligible: { order: CandidateOrder; fit: NameFit | undefined }[] = [];
-  const explained: CandidateExplanation[] = [];
-  for (const order of orders) {
+export function decide(deposit: DepositFacts, orders: CandidateOrder[], fitName: NameMatcher, now: Date, read: CandidateRead = COMPLETE_READ): Decision {
+  const assessed: Assessed[] = orders.map((order) => {
     const fit = fitName(deposit.counterparty, order.payerName);
-    if (order.orderedAt.getTime() > deposit.occurredAt.getTime()) {
-      // Spec rule 4: a deposit earlier than ordered_at is never matched to that order.
-      explained.push({ order_id: order.id, ...fitOf(fit), excluded_because: 'ordered_after_deposit' });
-      continue;
-    }
+    // Spec rule 4: a deposit earlier than ordered_at is never matched to that order.
+    if (order.orderedAt.getTime() > deposit.occurredAt.getTime()) return { order, fit, excludedBecause: 'ordered_after_deposit' };
     const expired = order.status === 'expired' || order.expiresAt.getTime() < now.getTime();
-    explained.push({ order_id: order.id, ...fitOf(fit), excluded_because: expired ? 'expired' : null });
-    if (!expired) eligible.push({ order, fit });
+    return { order, fit, excludedBecause: expired ? 'expired' : null };
+  });
+  const considered = assessed.filter((a) => a.excludedBecause !== 'ordered_after_deposit');
+  if (considered.length === 0) return { outcome: 'unmatched', explanation: explain('no_order_with_amount', assessed) };
+
+  const fitting = considered.filter(fits);
+  if (!read.allOpenOrdersRead) {
+    const bestFirst = [...fitting].sort((a, b) => a.fit.rank - b.fit.rank);
+    return held('too_many_candidates', bestFirst.length > 0 ? bestFirst : considered, assessed);
   }
-  const considered = explained.filter((c) => c.excluded_because !== 'ordered_after_deposit').map((c) => c.order_id);
-  if (considered.length === 0) {
-    return { outcome: 'unmatched', explanation: { reason: 'no_order_with_amount', candidates: explained } };
-  }
-  const fitting = eligible.filter((e): e is { order: CandidateOrder; fit: NameFit } => e.fit !== undefined);
-  if (fitting.length > 0) {
-    const bestRank = Math.min(...fitting.map((e) => e.fit.rank));
-    const best = fitting.filter((e) => e.fit.rank === bestRank);
-    if (best.length === 1) {
-      const only = best[0]!;
-      return {
-        outcome: 'confirmed',
-        orderId: only.order.id,
-        reason: only.fit.reason,
-        explanation: { reason: only.fit.reason, candidates: explained },
-      };
-    }
+  const open = fitting.filter((a) => a.excludedBecause === null);
+  const expiredFitting = fitting.filter((a) => a.excludedBecause === 'expired');
+  if (open.length > 0) {
+    const bestRank = Math.min(...open.map((a) => a.fit.rank));
+    const best = open.filter((a) => a.fit.rank === bestRank);
+    const expiredRivals = expiredFitting.filter((a) => a.fit.rank <= bestRank);
+    if (expiredRivals.length > 0) return held('expired_order_fits', [...expiredRivals, ...best], assessed);
+    if (best.length > 1) return held('several_orders_fit', best, assessed);
+    const only = best[0]!;
     return {
-      outcome: 'held',
-      candidateOrderIds: best.map((e) => e.order.id).slice(0, LIMITS.maxHeldCandidates),
-      explanation: { reason: 'several_orders_fit', candidates: explained },
+      outcome: 'confirmed',
+      orderId: only.order.id,
+      payerName: only.order.payerName,
+      reason: only.fit.reason,
+      explanation: explain(only.fit.reason, assessed, { chosen: only.order.id }),
     };
   }
   // Orders with the amount exist but none fits by name, or only expired ones do: a person decides,
   // shown the expired orders that fit if there are any, else every order with the amount.
-  const expiredFitting = explained.filter((c) => c.excluded_because === 'expired' && c.fit !== null).map((c) => c.order_id);
+  if (expiredFitting.length > 0) return held('only_expired_orders_fit', expiredFitting, assessed);
+  return held('no_name_fits', considered, assessed);
+}
+
+/**
+ * A decision that would have confirmed, held instead for `reason` (a late order without
+ * auto-confirmation): its order becomes the one candidate a person is shown.
+ */
+export function heldInstead(decision: Extract<Decision, { outcome: 'confirmed' }>, reason: NotChosenReason): Extract<Decision, { outcome: 'held' }> {
   return {
     outcome: 'held',
-    candidateOrderIds: (expiredFitting.length > 0 ? expiredFitting : considered).slice(0, LIMITS.maxHeldCandidates),
-    explanation: { reason: expiredFitting.length > 0 ? 'only_expired_orders_fit' : 'no_name_fits', candidates: explained },
+    candidateOrderIds: [decision.orderId],
+    explanation: {
+      reason,
+      candidates: decision.explanation.candidates.map((c) => (c.order_id === decision.orderId ? { ...c, not_chosen_because: reason } : c)),
+    },
   };
 }
 
-function fitOf(fit: NameFit | undefined): Pick<CandidateExplanation, 'fit' | 'fit_rules'> {
-  return { fit: fit?.reason ?? null, fit_rules: fit?.applied === undefined ? null : [...fit.applied] };
+function held(reason: NotChosenReason | 'no_name_fits', candidates: Assessed[], assessed: Assessed[]): Decision {
+  const ids = candidates.map((a) => a.order.id).slice(0, LIMITS.maxHeldCandidates);
+  const listedReason = reason === 'no_name_fits' ? 'name_differs' : reason;
+  return { outcome: 'held', candidateOrderIds: ids, explanation: explain(reason, assessed, { listed: new Set(ids), listedReason }) };
+}
+
+/**
+ * Every order read, with how its name fitted and why it is not the one (`not_chosen_because`): ruled
+ * out by its own facts first (placed after the deposit, a name that does not fit), then, for the
+ * orders a held deposit lists, the decision's reason; an expired order is `expired`, and an open
+ * one that fitted less well than the chosen or listed ones `worse_fit`.
+ */
+function explain(
+  reason: string,
+  assessed: Assessed[],
+  outcome: { chosen?: string; listed?: ReadonlySet<string>; listedReason?: NotChosenReason } = {},
+): Explanation {
+  const notChosenBecause = (a: Assessed): NotChosenReason | null => {
+    if (a.excludedBecause === 'ordered_after_deposit') return 'ordered_after_deposit';
+    if (a.fit === undefined) return 'name_differs';
+    if (outcome.listed?.has(a.order.id) === true) return outcome.listedReason!;
+    if (a.order.id === outcome.chosen) return null;
+    return a.excludedBecause ?? 'worse_fit';
+  };
+  return {
+    reason,
+    candidates: assessed.map((a) => ({
+      order_id: a.order.id,
+      fit: a.fit?.reason ?? null,
+      fit_rules: a.fit === undefined ? null : [...(a.fit.applied ?? [])],
+      excluded_because: a.excludedBecause,
+      not_chosen_because: notChosenBecause(a),
+    })),
+  };
 }

@@ -1,7 +1,7 @@
-import type { Decision, Explanation } from './decide';
+import { heldInstead, type Decision, type Explanation } from './decide';
 
 export type LateOrderOutcome<D> =
-  | { deposit: D; outcome: 'confirmed'; orderId: string; reason: string; explanation: Explanation }
+  | { deposit: D; outcome: 'confirmed'; orderId: string; payerName: string; reason: string; explanation: Explanation }
   | { deposit: D; outcome: 'held'; candidateOrderIds: string[]; explanation: Explanation };
 
 /**
@@ -21,14 +21,11 @@ export function lateOrderOutcomes<D>(decisions: { deposit: D; decision: Decision
     if (decision.outcome === 'held') {
       outcomes.push({ deposit, outcome: 'held', candidateOrderIds: decision.candidateOrderIds, explanation: decision.explanation });
     } else if (autoConfirm && confirmsPerOrder.get(decision.orderId) === 1) {
-      outcomes.push({ deposit, outcome: 'confirmed', orderId: decision.orderId, reason: decision.reason, explanation: decision.explanation });
+      const { orderId, payerName, reason, explanation } = decision;
+      outcomes.push({ deposit, outcome: 'confirmed', orderId, payerName, reason, explanation });
     } else {
-      outcomes.push({
-        deposit,
-        outcome: 'held',
-        candidateOrderIds: [decision.orderId],
-        explanation: { ...decision.explanation, reason: autoConfirm ? 'several_deposits_fit_late_order' : 'late_order' },
-      });
+      const instead = heldInstead(decision, autoConfirm ? 'several_deposits_fit_late_order' : 'late_order');
+      outcomes.push({ deposit, outcome: 'held', candidateOrderIds: instead.candidateOrderIds, explanation: instead.explanation });
     }
   }
   return outcomes;

@@ -5,21 +5,29 @@ import { StaleDecisionError, confirmDeposit, payOrder, recordFor, setDepositStat
 import { MATCH_OPERATION, assertMatchable, assertReversible, outsidePayment } from '../domain/payments';
 import { underAccountLock, type MatcherDeps } from './deps';
 
-const CONSUMER = 'matcher.commands';
+export const COMMANDS_CONSUMER = 'matcher.commands';
 
 export type CommandResult = { kind: 'order'; row: OrderRow } | { kind: 'transaction'; row: TransactionRow };
 
 type Scope = { organisation_id: string; mode: string };
 
+/** The caller stopped waiting (its request timed out) before the command could be carried out. */
+export class CommandExpiredError extends Error {
+  override name = 'CommandExpiredError';
+}
+
 /**
  * Carries out a command under the account lock in one DB transaction. A command message seen
  * before (the broker redelivered it after a crash) changes nothing and answers the current state.
+ * `callerWaits` is asked once the lock is taken, inside the transaction: a command whose caller
+ * gave up meanwhile throws CommandExpiredError and changes nothing.
  */
-export async function runCommand(deps: MatcherDeps, command: MatcherCommand, messageId: string): Promise<CommandResult> {
+export async function runCommand(deps: MatcherDeps, command: MatcherCommand, messageId: string, callerWaits: () => boolean): Promise<CommandResult> {
   const target = await findTarget(deps, command);
   return underAccountLock(deps, target.bankAccountId, () =>
     deps.prisma.$transaction(async (tx) => {
-      if (!(await claimMessage(tx, CONSUMER, messageId))) return currentState(tx, command);
+      if (!callerWaits()) throw new CommandExpiredError(`command ${messageId} is past its deadline`);
+      if (!(await claimMessage(tx, COMMANDS_CONSUMER, messageId))) return currentState(tx, command);
       const now = deps.clock.now();
       switch (command.type) {
         case 'order.reverse':
@@ -109,7 +117,7 @@ async function markPaid(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.mar
   const paidAt = command.paid_at === undefined ? now : new Date(command.paid_at);
   if (paidAt.getTime() > now.getTime()) throw new AppError('parameter_invalid', 'paid_at must not be in the future.', { param: 'paid_at' });
   const payment = outsidePayment({ amount: amountOf(order.amount), payerName: order.payerName }, paidAt, now, command.trigger);
-  const row = await payOrder(tx, order.id, ['open'], payment, 'paid_outside', now);
+  const row = await payOrder(tx, order.id, { statuses: ['open'], amount: order.amount }, payment, 'paid_outside', now);
   await recordFor(tx, row, now, [{ type: 'order.paid', data: { object: orderView(row, deps.publicBaseUrl) } }]);
   return row;
 }
@@ -149,13 +157,26 @@ async function exclude(tx: Tx, command: CommandOf<'transaction.exclude'>, now: D
   if (openOrder !== null) {
     throw new AppError('open_order_with_same_amount', `An open order with the same amount exists (${openOrder.id}); match or cancel it first.`);
   }
-  return setDepositStatus(tx, deposit.id, [deposit.status], { status: 'excluded', orderId: null, candidateOrderIds: [] }, now);
+  // The decision says what happened last: an excluded deposit no longer shows why it was held.
+  return setDepositStatus(
+    tx,
+    deposit.id,
+    [deposit.status],
+    { status: 'excluded', orderId: null, candidateOrderIds: [], decision: { reason: 'excluded', candidates: [] } },
+    now,
+  );
 }
 
 async function restore(tx: Tx, command: CommandOf<'transaction.restore'>, now: Date): Promise<TransactionRow> {
   const deposit = await lockTransaction(tx, command.transaction_id, command);
   if (deposit.status !== 'excluded') throw new AppError('transaction_not_excluded', `The transaction is ${deposit.status}, not excluded.`);
-  return setDepositStatus(tx, deposit.id, ['excluded'], { status: 'unmatched', orderId: null, candidateOrderIds: [] }, now);
+  return setDepositStatus(
+    tx,
+    deposit.id,
+    ['excluded'],
+    { status: 'unmatched', orderId: null, candidateOrderIds: [], decision: { reason: 'restored', candidates: [] } },
+    now,
+  );
 }
 
 export function resultView(result: CommandResult, publicBaseUrl: string) {

@@ -8,7 +8,7 @@ import { underAccountLock, type MatcherDeps } from './deps';
 
 export type DecideDepositDeps = MatcherDeps;
 
-const CONSUMER = 'matcher.deposits';
+export const DEPOSITS_CONSUMER = 'matcher.deposits';
 
 /**
  * The use case behind `deposit.received`: under the account's lock, decide the pending deposit and
@@ -18,13 +18,13 @@ const CONSUMER = 'matcher.deposits';
 export async function decideDeposit(deps: MatcherDeps, message: DepositReceived, messageId: string): Promise<TransactionRow> {
   return underAccountLock(deps, message.bank_account_id, () =>
     deps.prisma.$transaction(async (tx) => {
-      const firstTime = await claimMessage(tx, CONSUMER, messageId);
+      const firstTime = await claimMessage(tx, DEPOSITS_CONSUMER, messageId);
       const pending = firstTime ? await lockPendingDeposit(tx, message.transaction_id) : undefined;
       if (pending === undefined) return tx.transaction.findUniqueOrThrow({ where: { id: message.transaction_id } });
       const { deposit, nameMatcher } = pending;
       const now = deps.clock.now();
-      const candidates = await findAmountCandidates(tx, deposit.bankAccountId, deposit.amount);
-      const decision = decide(depositFacts(deposit), candidates, nameMatcher, now);
+      const candidates = await findAmountCandidates(tx, deposit.bankAccountId, deposit.amount, deposit.occurredAt);
+      const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
       return applyDecision(tx, deposit, decision, { publicBaseUrl: deps.publicBaseUrl, now });
     }),
   );

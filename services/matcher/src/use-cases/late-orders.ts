@@ -9,7 +9,7 @@ import { lateOrderOutcomes } from '../domain/late-orders';
 import { AUTOMATIC } from '../domain/payments';
 import { underAccountLock, type MatcherDeps } from './deps';
 
-const CONSUMER = 'matcher.late-orders';
+export const LATE_ORDERS_CONSUMER = 'matcher.late-orders';
 
 /**
  * Spec "Late orders": a newly registered order whose ordered_at is not after an unmatched deposit
@@ -23,23 +23,26 @@ export async function examineLateOrder(deps: MatcherDeps, message: OrderRegister
     // DB transaction; the inbox row then only records that the message was handled. It runs under
     // the lock, so a deposit being decided meanwhile is committed, and seen, before it.
     if (!(await mayExplainUnmatchedDeposit(deps.prisma, message.order_id))) {
-      await claimMessage(deps.prisma, CONSUMER, messageId);
+      await claimMessage(deps.prisma, LATE_ORDERS_CONSUMER, messageId);
       return false;
     }
     return deps.prisma.$transaction(async (tx) => {
-      if (!(await claimMessage(tx, CONSUMER, messageId))) return false;
+      if (!(await claimMessage(tx, LATE_ORDERS_CONSUMER, messageId))) return false;
       const order = await tx.order.findUnique({ where: { id: message.order_id } });
       if (order === null || order.status !== 'open') return false;
       const deposits = await lockUnmatchedDeposits(tx, order.bankAccountId, order.amount, order.orderedAt);
       if (deposits.length === 0) return false;
       const now = deps.clock.now();
-      const candidates = await findAmountCandidates(tx, order.bankAccountId, order.amount);
+      // One read for every deposit: the latest one's time bounds them all; decide() leaves out, per
+      // deposit, the orders placed after it.
+      const latest = new Date(Math.max(...deposits.map((d) => d.occurredAt.getTime())));
+      const candidates = await findAmountCandidates(tx, order.bankAccountId, order.amount, latest);
       const settings = await tx.setting.findUnique({
         where: { organisationId_mode: { organisationId: order.organisationId, mode: order.mode } },
       });
       // Every deposit here is on the order's account, so of its organisation and mode: one set of rules.
       const matcher = nameMatcherOf(settings?.matchingRules);
-      const decisions = deposits.map((deposit) => ({ deposit, decision: decide(depositFacts(deposit), candidates, matcher, now) }));
+      const decisions = deposits.map((deposit) => ({ deposit, decision: decide(depositFacts(deposit), candidates.orders, matcher, now, candidates.read) }));
       const outcomes = lateOrderOutcomes(decisions, settings?.autoConfirmLateOrders ?? false);
       for (const outcome of outcomes) {
         if (outcome.outcome === 'confirmed') {
@@ -48,7 +51,7 @@ export async function examineLateOrder(deps: MatcherDeps, message: OrderRegister
             outcome.deposit,
             outcome.orderId,
             AUTOMATIC(outcome.reason),
-            { depositStatuses: ['unmatched'], orderStatuses: ['open'] },
+            { depositStatuses: ['unmatched'], orderStatuses: ['open'], payerName: outcome.payerName },
             outcome.explanation,
             now,
           );

@@ -1,14 +1,40 @@
-import type { BankAccountRow, PrismaClient } from '@pmatch/db';
+import type { BankAccountRow, Db } from '@pmatch/db';
 import type { AuthContext } from '../domain/auth';
+import type { Page } from './pages';
 
 /** The bank accounts a key may see and use: its one scoped account, or every account of its mode. */
-export async function accountsInScope(prisma: PrismaClient, auth: AuthContext): Promise<BankAccountRow[]> {
-  return prisma.bankAccount.findMany({
+export async function accountsInScope(db: Db, auth: AuthContext): Promise<BankAccountRow[]> {
+  return db.bankAccount.findMany({
     where: {
       organisationId: auth.organisationId,
       mode: auth.mode,
       ...(auth.bankAccountId === null ? {} : { id: auth.bankAccountId }),
     },
-    orderBy: { createdAt: 'asc' },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
   });
+}
+
+/**
+ * One page of the accounts in scope, oldest first; the cursor is the id of the last account the
+ * client saw (undefined when that is not an account in scope). Accounts have no `seq`, so the
+ * order is (created_at, id).
+ */
+export async function listAccountsInScope(
+  db: Db,
+  auth: AuthContext,
+  query: { limit: number; startingAfter?: string },
+): Promise<Page<BankAccountRow> | undefined> {
+  const scope = { organisationId: auth.organisationId, mode: auth.mode, ...(auth.bankAccountId === null ? {} : { id: auth.bankAccountId }) };
+  let after = {};
+  if (query.startingAfter !== undefined) {
+    const cursor = await db.bankAccount.findFirst({ where: { ...scope, id: query.startingAfter }, select: { id: true, createdAt: true } });
+    if (cursor === null) return undefined;
+    after = { OR: [{ createdAt: { gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { gt: cursor.id } }] };
+  }
+  const rows = await db.bankAccount.findMany({
+    where: { AND: [scope, after] },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: query.limit + 1,
+  });
+  return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }

@@ -1,5 +1,5 @@
 import type { OrderStatus } from '@pmatch/contracts';
-import { modeOf, orderView, recordEvents, type OrderRow, type Prisma, type PrismaClient } from '@pmatch/db';
+import { modeOf, orderView, recordEvents, type Db, type OrderRow, type Prisma, type PrismaClient, type Tx } from '@pmatch/db';
 import type { AuthContext } from '../domain/auth';
 import { pageBySeq, type Page } from './pages';
 import { scopeOf } from './scope';
@@ -8,36 +8,53 @@ export async function findOrder(prisma: PrismaClient, auth: AuthContext, id: str
   return prisma.order.findFirst({ where: { id, ...scopeOf(auth) } });
 }
 
-export async function findOrderByExternalId(prisma: PrismaClient, auth: AuthContext, externalId: string): Promise<OrderRow | null> {
-  return prisma.order.findUnique({
+export async function findOrderByExternalId(db: Db, auth: AuthContext, externalId: string): Promise<OrderRow | null> {
+  return db.order.findUnique({
     where: { organisationId_mode_externalId: { organisationId: auth.organisationId, mode: auth.mode, externalId } },
   });
 }
 
 /**
- * Changes an open order and records the change event, in one DB transaction. Conditional on the
- * order still being open and not from a shop: null when it no longer is (the matcher may have
+ * Changes an open order (PATCH) and records order.updated, in one DB transaction. Conditional on
+ * the order still being open and not from a shop: null when it no longer is (the matcher may have
  * paid it a moment ago).
  */
 export async function changeOpenOrder(
   prisma: PrismaClient,
-  order: OrderRow,
-  change: { data: Prisma.OrderUpdateManyMutationInput; event: 'order.updated' | 'order.canceled'; fromStatuses: OrderStatus[] },
+  orderId: string,
+  data: Prisma.OrderUpdateManyMutationInput,
   now: Date,
   publicBaseUrl: string,
 ): Promise<OrderRow | null> {
   return prisma.$transaction(async (tx) => {
-    const updated = await tx.order.updateMany({
-      where: { id: order.id, status: { in: change.fromStatuses }, source: null },
-      data: { ...change.data, updatedAt: now },
-    });
+    const updated = await tx.order.updateMany({ where: { id: orderId, status: 'open', source: null }, data: { ...data, updatedAt: now } });
     if (updated.count !== 1) return null;
-    const row = await tx.order.findUniqueOrThrow({ where: { id: order.id } });
-    await recordEvents(tx, { organisationId: row.organisationId, mode: modeOf(row), bankAccountId: row.bankAccountId, at: now }, [
-      { type: change.event, data: { object: orderView(row, publicBaseUrl) } },
-    ]);
-    return row;
+    return recordChange(tx, orderId, 'order.updated', now, publicBaseUrl);
   });
+}
+
+/**
+ * Cancels an open or expired order and records order.canceled, in one DB transaction. One
+ * conditional UPDATE decides, whatever status the caller read before: an order the expiry sweeper
+ * moved to expired a moment ago is canceled all the same, and keeps the moment it left open
+ * (closed_at). Null when the order is neither open nor expired (paid meanwhile) or is from a shop.
+ */
+export async function cancelOrder(prisma: PrismaClient, orderId: string, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
+  return prisma.$transaction(async (tx) => {
+    const updated = await tx.$executeRaw`
+      UPDATE orders SET status = 'canceled', closed_at = COALESCE(closed_at, ${now}), updated_at = ${now}
+      WHERE id = ${orderId} AND status IN ('open', 'expired') AND source IS NULL`;
+    if (updated !== 1) return null;
+    return recordChange(tx, orderId, 'order.canceled', now, publicBaseUrl);
+  });
+}
+
+async function recordChange(tx: Tx, orderId: string, event: 'order.updated' | 'order.canceled', now: Date, publicBaseUrl: string): Promise<OrderRow> {
+  const row = await tx.order.findUniqueOrThrow({ where: { id: orderId } });
+  await recordEvents(tx, { organisationId: row.organisationId, mode: modeOf(row), bankAccountId: row.bankAccountId, at: now }, [
+    { type: event, data: { object: orderView(row, publicBaseUrl) } },
+  ]);
+  return row;
 }
 
 /** Orders newest first, after the cursor order when given; undefined when the cursor is unknown. */

@@ -1,13 +1,16 @@
 import type { Mode, UpdateSettingsRequest } from '@pmatch/contracts';
-import type { PrismaClient, SettingRow } from '@pmatch/db';
+import type { PrismaClient, SettingRow, SettingValues } from '@pmatch/db';
 
-/** The settings of an organisation and mode; an organisation without a row has the defaults. */
-export async function readSettings(prisma: PrismaClient, organisationId: string, mode: Mode): Promise<SettingRow> {
-  return prisma.setting.upsert({
+/**
+ * The settings of an organisation and mode. Reading writes nothing: an organisation without a
+ * row (ops creates one per mode with the organisation) has the column defaults of the migration.
+ */
+export async function readSettings(prisma: PrismaClient, organisationId: string, mode: Mode): Promise<SettingValues> {
+  const row = await prisma.setting.findUnique({
     where: { organisationId_mode: { organisationId, mode } },
-    create: { organisationId, mode },
-    update: {},
+    select: { mode: true, autoConfirmLateOrders: true, matchingRules: true },
   });
+  return row ?? { mode, autoConfirmLateOrders: false, matchingRules: [] };
 }
 
 export async function updateSettings(

@@ -79,19 +79,28 @@ export async function deleteWebhookEndpoint(prisma: PrismaClient, id: string, no
 
 /**
  * Makes `secretEncrypted` the signing secret and keeps the one it replaces signing until
- * `previousExpiresAt`. One statement, so two rotations at once cannot lose a secret in between.
+ * `replacedExpiresAt`, beside every earlier replaced secret still inside its own overlap (expired
+ * ones are dropped). One statement, so two rotations at once cannot lose a secret in between.
+ * Returns null, changing nothing, when the endpoint already has the most replaced secrets that may
+ * overlap (WEBHOOK_LIMITS.replacedSecretsMax): dropping one would cut its promised 24 hours short.
  */
 export async function rotateWebhookSecret(
   prisma: PrismaClient,
   id: string,
   secretEncrypted: string,
-  previousExpiresAt: Date,
-): Promise<WebhookEndpointRow> {
-  await prisma.$executeRaw`
+  now: Date,
+  replacedExpiresAt: Date,
+): Promise<WebhookEndpointRow | null> {
+  const overlapping = Prisma.sql`(
+    SELECT coalesce(jsonb_agg(s ORDER BY s->>'expires_at' DESC), '[]'::jsonb)
+    FROM jsonb_array_elements(previous_secrets) s WHERE (s->>'expires_at')::timestamptz > ${now}::timestamptz)`;
+  const rotated = await prisma.$executeRaw`
     UPDATE webhook_endpoints
-    SET previous_secret_encrypted = secret_encrypted, previous_secret_expires_at = ${previousExpiresAt},
+    SET previous_secrets = jsonb_build_array(jsonb_build_object('secret_encrypted', secret_encrypted, 'expires_at', ${replacedExpiresAt.toISOString()}::text))
+                           || ${overlapping},
         secret_encrypted = ${secretEncrypted}
-    WHERE id = ${id} AND deleted_at IS NULL`;
+    WHERE id = ${id} AND deleted_at IS NULL AND jsonb_array_length(${overlapping}) < ${WEBHOOK_LIMITS.replacedSecretsMax}`;
+  if (rotated === 0) return null;
   return prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
 }
 

@@ -1,29 +1,29 @@
 import { createHash } from 'node:crypto';
+import { AppError } from '@pmatch/contracts';
+import { MAX_JSON_DEPTH } from '@pmatch/platform';
 
 /** DESIGN: idempotency keys are remembered 24 hours. */
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
-/** A request still "in progress" after this long died mid-way; its key may be taken over. */
-export const IDEMPOTENCY_IN_PROGRESS_LEASE_MS = 60 * 1000;
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** The same request means the same method, path and JSON body, whatever the key order. */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body, 0)}`).digest('hex');
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    return `{${Object.keys(record)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`)
-      .join(',')}}`;
+/**
+ * JSON with object keys sorted. The HTTP front refuses bodies nested deeper than MAX_JSON_DEPTH;
+ * the same bound here keeps the recursion shallow whatever the caller passes.
+ */
+function canonicalJson(value: unknown, depth: number): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (depth >= MAX_JSON_DEPTH) {
+    throw new AppError('parameter_invalid', `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** Only final answers are replayed: a 5xx (or a 409 for a key in use) leaves the key free to retry. */
-export function isReplayable(status: number): boolean {
-  return status < 500 && status !== 409;
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  return `{${Object.keys(record)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k], depth + 1)}`)
+    .join(',')}}`;
 }

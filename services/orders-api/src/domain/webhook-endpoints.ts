@@ -1,5 +1,6 @@
 import {
   ALL_EVENT_TYPES,
+  ReplacedSecrets,
   TEST_EVENT_ID_PREFIX,
   WEBHOOK_LIMITS,
   randomBase62,
@@ -46,6 +47,25 @@ export function enablementChange(
 
 export function previousSecretExpiry(now: Date): Date {
   return new Date(now.getTime() + WEBHOOK_LIMITS.previousSecretOverlapMs);
+}
+
+/**
+ * `previous_secret_expires_at` of the secret view: when the last replaced secret still signing at
+ * `now` stops signing, or null when only the current secret signs.
+ */
+export function lastReplacedSecretExpiry(row: Pick<WebhookEndpointRow, 'previousSecrets'>, now: Date): Date | null {
+  const expiries = ReplacedSecrets.parse(row.previousSecrets)
+    .map((r) => new Date(r.expires_at))
+    .filter((expiresAt) => expiresAt > now);
+  return expiries.length === 0 ? null : new Date(Math.max(...expiries.map((d) => d.getTime())));
+}
+
+/** When a rotation refused for too many overlapping secrets can succeed: the oldest one's expiry. */
+export function nextRotationPossibleAt(row: Pick<WebhookEndpointRow, 'previousSecrets'>, now: Date): Date | null {
+  const expiries = ReplacedSecrets.parse(row.previousSecrets)
+    .map((r) => new Date(r.expires_at).getTime())
+    .filter((expiresAt) => expiresAt > now.getTime());
+  return expiries.length === 0 ? null : new Date(Math.min(...expiries));
 }
 
 /** The event the send-test-event action delivers; it is never recorded, so its id says "test". */

@@ -1,51 +1,52 @@
 import { AppError } from '@pmatch/contracts';
-import type { PrismaClient } from '@pmatch/db';
-import type { Clock, Logger } from '@pmatch/platform';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { IDEMPOTENCY_KEY_PATTERN, isReplayable, requestFingerprint } from '../domain/idempotency';
-import { claimKey, completeKey, releaseKey } from '../data/idempotency';
-import { authOf } from './auth';
+import type { PrismaClient, Tx } from '@pmatch/db';
+import type { Request } from 'express';
+import type { AuthContext } from '../domain/auth';
+import { IDEMPOTENCY_KEY_PATTERN, requestFingerprint } from '../domain/idempotency';
+import { holdKey, storeAnswer } from '../data/idempotency';
+
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+/** The Idempotency-Key header, when sent; a malformed one is a 400. */
+export function idempotencyKeyOf(req: Request): string | undefined {
+  const key = req.get('idempotency-key');
+  if (key !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new AppError('parameter_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', { param: 'Idempotency-Key' });
+  }
+  return key;
+}
 
 /**
- * Idempotency-Key (spec endpoint rule 1): the first request with a key runs; a repeat with the same
- * body gets the stored answer with `Idempotent-Replayed: true`; another body is 400
- * idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_use.
- * The answer is stored before it is sent, so a retry after the answer always finds it.
+ * Answers a request at most once per Idempotency-Key (spec endpoint rule 1; DESIGN: 24 hours per
+ * organisation and mode). `answer` runs in one DB transaction with the key, and its answer is
+ * stored in that transaction: the order, its events and the stored answer commit together, so a
+ * retry after any failure finds either all of them or none. A repeat with the same body gets the
+ * stored answer (`replayed`); another body is 400 idempotency_key_reused; a repeat while the first
+ * still runs is 409 idempotency_key_in_use. An error answer stores nothing: the retry runs again.
  */
-export function idempotency(deps: { prisma: PrismaClient; clock: Clock; logger: Logger }): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    const key = req.get('idempotency-key');
-    if (key === undefined) return next();
-    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-      throw new AppError('parameter_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', { param: 'Idempotency-Key' });
-    }
-    const auth = authOf(req);
-    const id = { organisationId: auth.organisationId, mode: auth.mode, key };
-    const claim = await claimKey(deps.prisma, id, requestFingerprint(req.method, req.path, req.body), deps.clock.now());
-    if (claim.state === 'reused') {
-      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { param: 'Idempotency-Key' });
-    }
-    if (claim.state === 'in_progress') {
+export async function answerOnce(
+  prisma: PrismaClient,
+  request: { req: Request; auth: AuthContext; key: string | undefined; now: Date },
+  answer: (tx: Tx) => Promise<Answer>,
+): Promise<Answer & { replayed: boolean }> {
+  const { req, auth, key, now } = request;
+  if (key === undefined) return prisma.$transaction(async (tx) => ({ ...(await answer(tx)), replayed: false }));
+  const id = { organisationId: auth.organisationId, mode: auth.mode, key };
+  const fingerprint = requestFingerprint(req.method, req.path, req.body);
+  return prisma.$transaction(async (tx) => {
+    const held = await holdKey(tx, id, fingerprint, now);
+    if (held.state === 'in_use') {
       throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
     }
-    if (claim.state === 'completed') {
-      res.setHeader('Idempotent-Replayed', 'true');
-      res.status(claim.status).json(claim.body);
-      return;
+    if (held.state === 'reused') {
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { param: 'Idempotency-Key' });
     }
-    const send = res.json.bind(res);
-    res.json = (body: unknown) => {
-      const status = res.statusCode;
-      const stored = isReplayable(status) ? completeKey(deps.prisma, id, status, body) : releaseKey(deps.prisma, id);
-      stored.then(
-        () => send(body),
-        (error: unknown) => {
-          deps.logger.error({ err: error }, 'could not store the idempotent response');
-          send(body);
-        },
-      );
-      return res;
-    };
-    next();
-  };
+    if (held.state === 'completed') return { status: held.status, body: held.body, replayed: true };
+    const given = await answer(tx);
+    await storeAnswer(tx, id, fingerprint, given, now);
+    return { ...given, replayed: false };
+  });
 }

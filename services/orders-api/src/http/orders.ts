@@ -7,14 +7,15 @@ import {
   OrderListQuery,
   UpdateOrderRequest,
 } from '@pmatch/contracts';
-import { insertOrder, isUniqueViolation, orderTimes, orderView, type OrderRow, type Prisma, type PrismaClient } from '@pmatch/db';
+import { insertOrderUnlessExternalIdTaken, orderTimes, orderView, type Db, type OrderRow, type Prisma, type PrismaClient, type Tx } from '@pmatch/db';
 import { parseInput, type Clock } from '@pmatch/platform';
 import { Router } from 'express';
 import type { AuthContext } from '../domain/auth';
 import { sameOrderContent } from '../domain/orders';
 import { accountsInScope } from '../data/bank-accounts';
-import { changeOpenOrder, findOrder, findOrderByExternalId, listOrders } from '../data/orders';
+import { cancelOrder, changeOpenOrder, findOrder, findOrderByExternalId, listOrders } from '../data/orders';
 import { authOf } from './auth';
+import { answerOnce, idempotencyKeyOf, type Answer } from './idempotency';
 import { pathId } from './ids';
 import type { MatcherClient } from './matcher-client';
 
@@ -32,9 +33,21 @@ export function ordersRouter(deps: OrdersDeps): Router {
 
   router.post('/v1/orders', async (req, res) => {
     const auth = authOf(req);
+    const key = idempotencyKeyOf(req);
     const request = parseInput(CreateOrderRequest, req.body);
     const now = deps.clock.now();
-    const bankAccountId = await resolveBankAccount(deps.prisma, auth, request.bank_account_id);
+    const answer = await answerOnce(deps.prisma, { req, auth, key, now }, (tx) => createOrder(tx, auth, request, now));
+    if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    else if (answer.status === 201) deps.onRecorded();
+    res.status(answer.status).json(answer.body);
+  });
+
+  /**
+   * A new order is 201. An external_id already used is answered with its order (200) when the
+   * request asks for the same order, else refused; either way nothing is overwritten.
+   */
+  async function createOrder(tx: Tx, auth: AuthContext, request: CreateOrderRequest, now: Date): Promise<Answer> {
+    const bankAccountId = await resolveBankAccount(tx, auth, request.bank_account_id);
     const times = orderTimes(
       {
         orderedAt: request.ordered_at === undefined ? undefined : new Date(request.ordered_at),
@@ -42,40 +55,32 @@ export function ordersRouter(deps: OrdersDeps): Router {
       },
       now,
     );
-    try {
-      const row = await insertOrder(
-        deps.prisma,
-        {
-          organisationId: auth.organisationId,
-          mode: auth.mode,
-          bankAccountId,
-          amount: request.amount,
-          payerName: request.payer_name,
-          externalId: request.external_id,
-          itemName: request.item_name,
-          orderedAt: times.orderedAt,
-          expiresAt: times.expiresAt,
-          metadata: request.metadata ?? {},
-          source: null,
-        },
-        now,
-        deps.publicBaseUrl,
-      );
-      deps.onRecorded();
-      res.status(201).json(view(row));
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      // The external_id is taken: the same order asked again is answered, a different one refused.
-      const existing = await findOrderByExternalId(deps.prisma, auth, request.external_id);
-      if (existing === null) throw error;
-      if (!sameOrderContent(existing, request, bankAccountId)) {
-        throw new AppError('external_id_conflict', 'An order with this external_id already exists with different content.', {
-          param: 'external_id',
-        });
-      }
-      res.status(200).json(view(existing));
+    const row = await insertOrderUnlessExternalIdTaken(
+      tx,
+      {
+        organisationId: auth.organisationId,
+        mode: auth.mode,
+        bankAccountId,
+        amount: request.amount,
+        payerName: request.payer_name,
+        externalId: request.external_id,
+        itemName: request.item_name,
+        orderedAt: times.orderedAt,
+        expiresAt: times.expiresAt,
+        metadata: request.metadata ?? {},
+        source: null,
+      },
+      now,
+      deps.publicBaseUrl,
+    );
+    if (row !== null) return { status: 201, body: view(row) };
+    const existing = await findOrderByExternalId(tx, auth, request.external_id);
+    if (existing === null) throw new Error('an order insert found a conflict, yet no order has its external_id');
+    if (!sameOrderContent(existing, request, bankAccountId)) {
+      throw new AppError('external_id_conflict', 'An order with this external_id already exists with different content.', { param: 'external_id' });
     }
-  });
+    return { status: 200, body: view(existing) };
+  }
 
   router.get('/v1/orders', async (req, res) => {
     const query = parseInput(OrderListQuery, req.query, 'query');
@@ -103,7 +108,7 @@ export function ordersRouter(deps: OrdersDeps): Router {
       ...(change.payer_name === undefined ? {} : { payerName: change.payer_name }),
       ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
     };
-    const row = await changeOpenOrder(deps.prisma, order, { data, event: 'order.updated', fromStatuses: ['open'] }, deps.clock.now(), deps.publicBaseUrl);
+    const row = await changeOpenOrder(deps.prisma, order.id, data, deps.clock.now(), deps.publicBaseUrl);
     if (row === null) throw notOpen('changed');
     deps.onRecorded();
     res.json(view(row));
@@ -114,10 +119,7 @@ export function ordersRouter(deps: OrdersDeps): Router {
     const order = await visibleOrder(deps.prisma, auth, req.params.id);
     parseInput(EmptyRequest, req.body);
     assertEditable(order, ['open', 'expired'], 'canceled');
-    const now = deps.clock.now();
-    // An expired order keeps the moment it left open; an open one leaves it now.
-    const data = order.status === 'open' ? { status: 'canceled', closedAt: now } : { status: 'canceled' };
-    const row = await changeOpenOrder(deps.prisma, order, { data, event: 'order.canceled', fromStatuses: [order.status as 'open' | 'expired'] }, now, deps.publicBaseUrl);
+    const row = await cancelOrder(deps.prisma, order.id, deps.clock.now(), deps.publicBaseUrl);
     if (row === null) throw notOpen('canceled');
     deps.onRecorded();
     res.json(view(row));
@@ -170,8 +172,8 @@ function notOpen(what: string): AppError {
  * bank_account_id may be omitted only when exactly one account is in the key's scope (spec
  * endpoint rule 3); a given one must be in scope.
  */
-export async function resolveBankAccount(prisma: PrismaClient, auth: AuthContext, requested: string | undefined): Promise<string> {
-  const accounts = await accountsInScope(prisma, auth);
+export async function resolveBankAccount(db: Db, auth: AuthContext, requested: string | undefined): Promise<string> {
+  const accounts = await accountsInScope(db, auth);
   if (requested !== undefined) {
     if (!accounts.some((a) => a.id === requested)) {
       throw new AppError('parameter_invalid', `No such bank account: ${requested}.`, { param: 'bank_account_id' });

@@ -6,6 +6,7 @@ import {
   ListQuery,
   ResendRequest,
   UpdateWebhookEndpointRequest,
+  WEBHOOK_LIMITS,
   WebhookEndpointId,
   receivesEventType,
   type EventType,
@@ -25,6 +26,8 @@ import {
   DELIVERY_ATTEMPT_ID_PREFIX,
   deliveryAttemptView,
   enablementChange,
+  lastReplacedSecretExpiry,
+  nextRotationPossibleAt,
   previousSecretExpiry,
   storedEnabledEvents,
   testEvent,
@@ -57,6 +60,19 @@ export interface WebhookEndpointsDeps {
 /** /v1/webhook-endpoints (DESIGN §2 "Paths the spec does not show"): endpoints per mode, secrets, tests, the log. */
 export function webhookEndpointsRouter(deps: WebhookEndpointsDeps): Router {
   const router = Router();
+
+  // An endpoint receives the events of every bank account of its organisation and mode, so a key
+  // limited to one bank account may not see or change endpoints (nor their secrets and logs).
+  router.use('/v1/webhook-endpoints', (req, _res, next) => {
+    if (authOf(req).bankAccountId !== null) {
+      throw new AppError(
+        'insufficient_scope',
+        'This API key is limited to one bank account, but a webhook endpoint receives the events of every bank account of the organisation; use a key without a bank-account limit to manage webhook endpoints.',
+      );
+    }
+    next();
+  });
+
   const vetUrl = async (url: string) => (await vetWebhookUrl(url, deps.addressPolicy, resolveWithSystem)).href;
 
   const endpointOf = async (req: Request<{ id: string }>): Promise<WebhookEndpointRow> => {
@@ -124,12 +140,10 @@ export function webhookEndpointsRouter(deps: WebhookEndpointsDeps): Router {
       throw new AppError('insufficient_scope', 'Reading a signing secret needs a read-write key.');
     }
     const row = await endpointOf(req);
-    const now = deps.clock.now();
-    const overlapping = row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt > now;
     res.json({
       object: 'webhook_endpoint_secret',
       secret: deps.secretBox.open(row.secretEncrypted),
-      previous_secret_expires_at: overlapping ? row.previousSecretExpiresAt!.toISOString() : null,
+      previous_secret_expires_at: lastReplacedSecretExpiry(row, deps.clock.now())?.toISOString() ?? null,
     });
   });
 
@@ -137,11 +151,21 @@ export function webhookEndpointsRouter(deps: WebhookEndpointsDeps): Router {
     const row = await endpointOf(req);
     parseInput(EmptyRequest, req.body);
     const secret = newSigningSecret();
-    const rotated = await rotateWebhookSecret(deps.prisma, row.id, deps.secretBox.seal(secret), previousSecretExpiry(deps.clock.now()));
+    const now = deps.clock.now();
+    const rotated = await rotateWebhookSecret(deps.prisma, row.id, deps.secretBox.seal(secret), now, previousSecretExpiry(now));
+    if (rotated === null) {
+      const possibleAt = nextRotationPossibleAt(row, now) ?? now;
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil((possibleAt.getTime() - now.getTime()) / 1000))));
+      throw new AppError(
+        'rate_limited',
+        `This endpoint already has ${WEBHOOK_LIMITS.replacedSecretsMax} replaced secrets that still sign for their promised 24 hours; ` +
+          `the next rotation is possible at ${possibleAt.toISOString()}.`,
+      );
+    }
     res.json({
       object: 'webhook_endpoint_secret',
       secret,
-      previous_secret_expires_at: rotated.previousSecretExpiresAt?.toISOString() ?? null,
+      previous_secret_expires_at: lastReplacedSecretExpiry(rotated, now)?.toISOString() ?? null,
     });
   });
 

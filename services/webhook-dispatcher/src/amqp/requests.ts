@@ -3,13 +3,20 @@ import type { Delivery } from '@pmatch/platform';
 import { requestResend } from '../data/deliveries';
 import { sendTestEvent, type TestEventDeps } from '../use-cases/send-test-event';
 
-/** Requests from orders-api: send a test event now, or resend one event from the delivery log. */
-export function requestHandler(deps: TestEventDeps & { onDue: () => void }) {
+/**
+ * Requests from orders-api: send a test event, or resend one event from the delivery log. A test
+ * event is handed to the scheduler, which sends it in a slot of its endpoint, so a hanging URL
+ * holds neither this queue nor more than its endpoint's share of the slots.
+ */
+export function requestHandler(deps: TestEventDeps & { onDue: () => void; enqueueTestEvent: (endpointId: string, send: () => Promise<void>) => boolean }) {
   return async (delivery: Delivery<WebhookRequest>): Promise<void> => {
     const request = delivery.body;
     switch (request.type) {
       case 'webhook.send_test':
-        await sendTestEvent(deps, request.endpoint_id, request.event);
+        if (!deps.enqueueTestEvent(request.endpoint_id, () => sendTestEvent(deps, request.endpoint_id, request.event))) {
+          deps.metrics.testEventsSent.inc({ outcome: 'dropped' });
+          deps.logger.info({ endpointId: request.endpoint_id, eventId: request.event.id }, 'test event dropped: its endpoint has several waiting already');
+        }
         return;
       case 'webhook.resend':
         if (await requestResend(deps.prisma, { endpointId: request.endpoint_id, eventId: request.event_id }, delivery.messageId, deps.clock.now())) {

@@ -1,10 +1,10 @@
-import { WEBHOOK_LIMITS, newId, type DeliveryStatus, type EventRecorded, type Mode } from '@pmatch/contracts';
+import { ReplacedSecrets, WEBHOOK_LIMITS, newId, type DeliveryStatus, type EventRecorded, type Mode } from '@pmatch/contracts';
 import { Prisma, modeOf, type EventRow, type PrismaClient, type Tx } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
 import { SCHEDULED_ATTEMPTS } from '../domain/retries';
 
-const EVENTS_CONSUMER = 'webhook-dispatcher.events';
-const REQUESTS_CONSUMER = 'webhook-dispatcher.requests';
+export const EVENTS_CONSUMER = 'webhook-dispatcher.events';
+export const REQUESTS_CONSUMER = 'webhook-dispatcher.requests';
 
 /**
  * Records a received event as one pending delivery per enabled, subscribed endpoint of its
@@ -46,12 +46,18 @@ export async function recordReceivedEvent(prisma: PrismaClient, message: EventRe
 }
 
 /**
- * A resend from the delivery log: the event's delivery to this endpoint is due now and may make
- * one more attempt than it has made. A delivery still in its schedule keeps the rest of it; one
- * that never existed (the event came while the endpoint was off) is created for one attempt.
- * An event deleted by retention meanwhile is not resent. Returns false for a request seen before.
+ * A resend from the delivery log: the event's delivery to this endpoint may make one more attempt
+ * than it has made, due now. A delivery still in its schedule keeps the rest of it; one that never
+ * existed (the event came while the endpoint was off) is created for one attempt. An event deleted
+ * by retention meanwhile is not resent. Returns false for a request seen before.
+ *
+ * A delivery whose attempt is in flight (leased, the lease still running) keeps its lease: making
+ * it due now would send a second attempt beside the first, and one of the two outcomes would be
+ * lost. It is flagged instead and allowed one attempt beyond the one in flight, which falls due at
+ * once if the one in flight fails (see `moveDelivery`).
  */
 export async function requestResend(prisma: PrismaClient, request: { endpointId: string; eventId: string }, messageId: string, now: Date): Promise<boolean> {
+  const inFlight = Prisma.sql`(webhook_deliveries.status = 'pending' AND webhook_deliveries.leased_until > ${now}::timestamptz)`;
   return prisma.$transaction(async (tx) => {
     if (!(await claimMessage(tx, REQUESTS_CONSUMER, messageId))) return false;
     await tx.$executeRaw`
@@ -59,10 +65,14 @@ export async function requestResend(prisma: PrismaClient, request: { endpointId:
       SELECT ${newId('delivery')}, ${request.endpointId}, e.id, 'pending', 0, 1, ${now}, ${now}, ${now}
       FROM events e WHERE e.id = ${request.eventId}
       ON CONFLICT (endpoint_id, event_id) DO UPDATE SET
-        max_attempts = CASE WHEN webhook_deliveries.status = 'pending'
-                            THEN GREATEST(webhook_deliveries.max_attempts, webhook_deliveries.attempt_count + 1)
-                            ELSE webhook_deliveries.attempt_count + 1 END,
-        status = 'pending', next_attempt_at = ${now}, updated_at = ${now}`;
+        max_attempts = CASE
+          WHEN ${inFlight} THEN GREATEST(webhook_deliveries.max_attempts, webhook_deliveries.attempt_count + 2)
+          WHEN webhook_deliveries.status = 'pending' THEN GREATEST(webhook_deliveries.max_attempts, webhook_deliveries.attempt_count + 1)
+          ELSE webhook_deliveries.attempt_count + 1 END,
+        resend_requested = ${inFlight},
+        next_attempt_at = CASE WHEN ${inFlight} THEN webhook_deliveries.next_attempt_at ELSE ${now}::timestamptz END,
+        status = 'pending',
+        updated_at = ${now}`;
     return true;
   });
 }
@@ -72,23 +82,28 @@ export interface ClaimedDelivery {
   /** Attempts made before this one; the attempt about to be made is number attemptCount + 1. */
   attemptCount: number;
   maxAttempts: number;
+  /** The lease this claim holds; the outcome is written only while the delivery still carries it. */
+  leasedUntil: Date;
   /** Read with the claim, so an attempt needs no query before it sends. */
   event: EventRow;
-  endpoint: {
-    id: string;
-    organisationId: string;
-    mode: Mode;
-    url: string;
-    secretEncrypted: string;
-    previousSecretEncrypted: string | null;
-    previousSecretExpiresAt: Date | null;
-  };
+  endpoint: ClaimedEndpoint;
+}
+
+export interface ClaimedEndpoint {
+  id: string;
+  organisationId: string;
+  mode: Mode;
+  url: string;
+  secretEncrypted: string;
+  /** Replaced secrets (sealed) and when each stops signing. */
+  replacedSecrets: { secretEncrypted: string; expiresAt: Date }[];
 }
 
 interface ClaimedRow {
   id: string;
   attempt_count: number;
   max_attempts: number;
+  leased_until: Date;
   event_id: string;
   event_seq: bigint;
   event_organisation_id: string;
@@ -102,51 +117,89 @@ interface ClaimedRow {
   mode: string;
   url: string;
   secret_encrypted: string;
-  previous_secret_encrypted: string | null;
-  previous_secret_expires_at: Date | null;
+  previous_secrets: Prisma.JsonValue;
+}
+
+/** What this process may still start for one endpoint, as the scheduler judges it. */
+export interface EndpointShare {
+  endpointId: string;
+  /** More attempts it may start now (0: none). */
+  allowance: number;
+  /** Attempts of it in flight in this process: endpoints with fewer come first. */
+  inFlight: number;
+  /** Whether it counts against the share of slots that slow endpoints may hold. */
+  slow: boolean;
+}
+
+export interface ClaimLimits {
+  leaseUntil: Date;
+  /** Free slots of this process. */
+  free: number;
+  /** How many of them slow endpoints may take. */
+  slowFree: number;
+  /** Endpoints the scheduler knows (in flight or seen answering); any other gets `unknownAllowance`. */
+  known: readonly EndpointShare[];
+  unknownAllowance: number;
 }
 
 /**
- * Claims deliveries that are due, oldest first, for at most `limit` attempts and at most
- * `perEndpoint` in flight per endpoint (counting `inFlight`, which holds this process's attempts
- * per endpoint). Rows are locked FOR UPDATE SKIP LOCKED, so dispatchers never claim the same row
- * at once, and leased by moving next_attempt_at to `leaseUntil`: a dispatcher that dies
- * mid-delivery leaves a delivery that simply falls due again. Deliveries of endpoints switched
- * off or deleted are never claimed (`skipDeliveriesOfSwitchedOffEndpoints` marks them).
+ * Claims due deliveries fairly: each endpoint offers at most its allowance of its oldest due
+ * deliveries (so one endpoint's backlog can never crowd another's out of a pass), and the offers
+ * are taken round-robin, every endpoint's next delivery before any endpoint's one after it, the
+ * endpoint with the fewest attempts in flight first, then oldest first, up to `free`, with slow
+ * endpoints taking at most `slowFree`. Deliveries of endpoints switched off or deleted are never
+ * claimed (`skipDeliveriesOfSwitchedOffEndpoints` marks them).
  *
- * One statement: lock, pick per endpoint, lease, and read each delivery's endpoint and event.
+ * Claimed rows are locked FOR UPDATE SKIP LOCKED, so dispatchers never claim the same row at
+ * once (a row another dispatcher holds is just left out of this pass), and leased: next_attempt_at
+ * and leased_until move to `leaseUntil`. A dispatcher that dies mid-delivery leaves a delivery that
+ * simply falls due again, and its late write of the outcome is refused (see `moveDelivery`).
+ *
+ * One statement: pick per endpoint, lock, lease, and read each delivery's endpoint and event.
  */
-export async function claimDueDeliveries(
-  prisma: PrismaClient,
-  now: Date,
-  options: { limit: number; leaseUntil: Date; perEndpoint: number; inFlight: ReadonlyMap<string, number> },
-): Promise<ClaimedDelivery[]> {
-  const busyIds = [...options.inFlight.keys()];
-  const busyCounts = [...options.inFlight.values()];
-  const full = busyIds.filter((_, i) => busyCounts[i]! >= options.perEndpoint);
+export async function claimDueDeliveries(prisma: PrismaClient, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  if (limits.free <= 0) return [];
+  const known = limits.known;
   const rows = await prisma.$queryRaw<ClaimedRow[]>`
-    WITH due AS (
-      SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.status = 'pending' AND d.next_attempt_at <= ${now} AND e.enabled AND e.deleted_at IS NULL
-        AND NOT (d.endpoint_id = ANY(${full}::text[]))
-      ORDER BY d.next_attempt_at, d.id
-      LIMIT ${options.limit}
-      FOR UPDATE OF d SKIP LOCKED),
+    WITH known AS (
+      SELECT * FROM unnest(${known.map((k) => k.endpointId)}::text[], ${known.map((k) => k.allowance)}::int[],
+                           ${known.map((k) => k.inFlight)}::int[], ${known.map((k) => k.slow)}::boolean[])
+        AS k(endpoint_id, allowance, in_flight, slow)),
+    due_endpoints AS (
+      SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${now}),
+    candidates AS (
+      SELECT e.id, COALESCE(k.allowance, ${limits.unknownAllowance}::int) AS allowance,
+             COALESCE(k.in_flight, 0) AS in_flight, COALESCE(k.slow, false) AS slow
+      FROM due_endpoints de
+      JOIN webhook_endpoints e ON e.id = de.endpoint_id AND e.enabled AND e.deleted_at IS NULL
+      LEFT JOIN known k ON k.endpoint_id = e.id
+      WHERE COALESCE(k.allowance, ${limits.unknownAllowance}::int) > 0),
+    offered AS (
+      SELECT o.id, o.next_attempt_at, c.slow, c.in_flight + o.nth AS turn
+      FROM candidates c CROSS JOIN LATERAL (
+        SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS nth
+        FROM (SELECT id, next_attempt_at FROM webhook_deliveries
+              WHERE endpoint_id = c.id AND status = 'pending' AND next_attempt_at <= ${now}
+              ORDER BY next_attempt_at, id LIMIT c.allowance) d) o),
+    ranked AS (
+      SELECT id, next_attempt_at, turn, slow,
+             count(*) FILTER (WHERE slow) OVER (ORDER BY turn, next_attempt_at, id) AS slow_nth
+      FROM offered),
     picked AS (
-      SELECT r.id, r.next_attempt_at FROM (
-        SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS nth FROM due
-      ) r
-      LEFT JOIN unnest(${busyIds}::text[], ${busyCounts}::int[]) AS busy(endpoint_id, in_flight) ON busy.endpoint_id = r.endpoint_id
-      WHERE r.nth <= ${options.perEndpoint} - COALESCE(busy.in_flight, 0)),
+      SELECT id FROM ranked WHERE NOT slow OR slow_nth <= ${limits.slowFree}
+      ORDER BY turn, next_attempt_at, id LIMIT ${limits.free}),
+    locked AS (
+      SELECT d.id, d.next_attempt_at AS due_at FROM webhook_deliveries d
+      WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND d.next_attempt_at <= ${now}
+      FOR UPDATE SKIP LOCKED),
     leased AS (
-      UPDATE webhook_deliveries d SET next_attempt_at = ${options.leaseUntil}, updated_at = ${now}
-      FROM picked WHERE d.id = picked.id
-      RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, d.max_attempts, picked.next_attempt_at AS due_at)
-    SELECT l.id, l.attempt_count, l.max_attempts,
+      UPDATE webhook_deliveries d SET next_attempt_at = ${limits.leaseUntil}, leased_until = ${limits.leaseUntil}, updated_at = ${now}
+      FROM locked WHERE d.id = locked.id
+      RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, d.max_attempts, d.leased_until, locked.due_at)
+    SELECT l.id, l.attempt_count, l.max_attempts, l.leased_until,
       ev.id AS event_id, ev.seq AS event_seq, ev.organisation_id AS event_organisation_id, ev.mode AS event_mode,
       ev.bank_account_id AS event_bank_account_id, ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at,
-      e.id AS endpoint_id, e.organisation_id, e.mode, e.url, e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at
+      e.id AS endpoint_id, e.organisation_id, e.mode, e.url, e.secret_encrypted, e.previous_secrets
     FROM leased l
     JOIN webhook_endpoints e ON e.id = l.endpoint_id
     JOIN events ev ON ev.id = l.event_id
@@ -155,6 +208,7 @@ export async function claimDueDeliveries(
     id: row.id,
     attemptCount: row.attempt_count,
     maxAttempts: row.max_attempts,
+    leasedUntil: row.leased_until,
     event: {
       id: row.event_id,
       seq: row.event_seq,
@@ -171,10 +225,28 @@ export async function claimDueDeliveries(
       mode: modeOf(row),
       url: row.url,
       secretEncrypted: row.secret_encrypted,
-      previousSecretEncrypted: row.previous_secret_encrypted,
-      previousSecretExpiresAt: row.previous_secret_expires_at,
+      replacedSecrets: replacedSecretsOf(row.previous_secrets),
     },
   }));
+}
+
+/** webhook_endpoints.previous_secrets as the dispatcher uses it. */
+export function replacedSecretsOf(stored: Prisma.JsonValue): ClaimedEndpoint['replacedSecrets'] {
+  return ReplacedSecrets.parse(stored).map((r) => ({ secretEncrypted: r.secret_encrypted, expiresAt: new Date(r.expires_at) }));
+}
+
+/** An endpoint as a test event needs it, or null when it is deleted. */
+export async function findEndpointForTestEvent(prisma: PrismaClient, endpointId: string): Promise<ClaimedEndpoint | null> {
+  const row = await prisma.webhookEndpoint.findFirst({ where: { id: endpointId, deletedAt: null } });
+  if (row === null) return null;
+  return {
+    id: row.id,
+    organisationId: row.organisationId,
+    mode: modeOf(row),
+    url: row.url,
+    secretEncrypted: row.secretEncrypted,
+    replacedSecrets: replacedSecretsOf(row.previousSecrets),
+  };
 }
 
 /**
@@ -184,7 +256,7 @@ export async function claimDueDeliveries(
  */
 export async function skipDeliveriesOfSwitchedOffEndpoints(prisma: PrismaClient, now: Date): Promise<number> {
   return prisma.$executeRaw`
-    UPDATE webhook_deliveries d SET status = 'skipped', next_attempt_at = NULL, updated_at = ${now}
+    UPDATE webhook_deliveries d SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = ${now}
     FROM webhook_endpoints e
     WHERE e.id = d.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= ${now}
       AND (NOT e.enabled OR e.deleted_at IS NOT NULL)`;
@@ -194,23 +266,24 @@ export interface FinishedAttempt {
   deliveryId: string;
   endpointId: string;
   attempt: number;
+  /** The claim's lease: the outcome is written only if the delivery still carries it. */
+  leasedUntil: Date;
   attemptedAt: Date;
   statusCode: number | null;
   durationMs: number;
   error: string | null;
-  status: DeliveryStatus;
-  nextAttemptAt: Date | null;
+  /** For a failure: when the schedule wants the next attempt, or null when it has none left. */
+  retryAt: Date | null;
 }
 
 /**
  * Records an acknowledged attempt in one statement: the log line, the delivery's final status,
  * and the end of the endpoint's run of failures (a write only when there was one). Conditional on
- * the delivery still standing where the claim found it: a dispatcher that outlived its lease
- * (another one has made this attempt since) writes nothing. Returns whether it wrote.
+ * the delivery still carrying this claim's lease (see `moveDelivery`). Returns whether it wrote.
  */
 export async function recordAcknowledgedAttempt(prisma: PrismaClient, finished: FinishedAttempt): Promise<boolean> {
   const [row] = await prisma.$queryRaw<{ moved: bigint }[]>`
-    WITH moved AS (${moveDelivery(finished)}),
+    WITH moved AS (${moveDelivery(finished, true)}),
     logged AS (${logAttempt(finished)}),
     answering AS (
       UPDATE webhook_endpoints SET failing_since = NULL
@@ -230,31 +303,55 @@ export interface FailingEndpoint {
  * Records a failed attempt in one statement: the log line, the delivery's next due time or final
  * status, and the start (or continuation) of the endpoint's run of failures, whose row lock
  * serialises concurrent attempts. Conditional like `recordAcknowledgedAttempt`; returns null when
- * it wrote nothing, else the endpoint's state for what follows in the caller's transaction.
+ * it wrote nothing, else the delivery's status now and the endpoint's state for what follows in
+ * the caller's transaction.
+ *
+ * The run of failures starts at the first failure after the last success (or after the endpoint
+ * was switched on by hand) and only a 2xx ends it. A quiet spell without attempts does not reset
+ * it: the spec switches an endpoint off "when only failures occur for 72 hours", and a time in
+ * which nothing was delivered held no success; every failure in it was already reported by e-mail.
  */
-export async function recordFailedAttempt(tx: Tx, finished: FinishedAttempt): Promise<FailingEndpoint | null> {
-  const [row] = await tx.$queryRaw<{ failing_since: Date | null; enabled: boolean | null; last_failure_email_at: Date | null; owner_email: string | null }[]>`
-    WITH moved AS (${moveDelivery(finished)}),
+export async function recordFailedAttempt(tx: Tx, finished: FinishedAttempt): Promise<{ status: DeliveryStatus; endpoint: FailingEndpoint } | null> {
+  const [row] = await tx.$queryRaw<
+    { status: DeliveryStatus; failing_since: Date | null; enabled: boolean | null; last_failure_email_at: Date | null; owner_email: string | null }[]
+  >`
+    WITH moved AS (${moveDelivery(finished, false)}),
     logged AS (${logAttempt(finished)}),
     failing AS (
       UPDATE webhook_endpoints e SET failing_since = COALESCE(e.failing_since, ${finished.attemptedAt})
       FROM organisations o
       WHERE e.id = ${finished.endpointId} AND o.id = e.organisation_id AND EXISTS (SELECT FROM moved)
       RETURNING e.failing_since, e.enabled, e.last_failure_email_at, o.owner_email)
-    SELECT f.failing_since, f.enabled, f.last_failure_email_at, f.owner_email FROM moved LEFT JOIN failing f ON true`;
+    SELECT m.status, f.failing_since, f.enabled, f.last_failure_email_at, f.owner_email FROM moved m LEFT JOIN failing f ON true`;
   if (row === undefined) return null;
   if (row.failing_since === null) throw new Error(`webhook endpoint ${finished.endpointId} vanished`);
-  return { failingSince: row.failing_since, enabled: row.enabled!, lastFailureEmailAt: row.last_failure_email_at, ownerEmail: row.owner_email! };
+  return {
+    status: row.status,
+    endpoint: { failingSince: row.failing_since, enabled: row.enabled!, lastFailureEmailAt: row.last_failure_email_at, ownerEmail: row.owner_email! },
+  };
 }
 
-/** Moves the delivery on, only if it still stands where the claim found it. */
-function moveDelivery(finished: FinishedAttempt): Prisma.Sql {
+/**
+ * Moves the delivery on, only if it still carries this claim's lease and count of attempts: a
+ * dispatcher that outlived its lease (another one has claimed the delivery since) writes nothing.
+ * A failure follows the schedule, unless a resend came while the attempt was in flight: then the
+ * next attempt is due at once.
+ */
+function moveDelivery(finished: FinishedAttempt, acknowledged: boolean): Prisma.Sql {
+  const resendNow = Prisma.sql`(resend_requested AND max_attempts > ${finished.attempt})`;
+  const status = acknowledged
+    ? Prisma.sql`'succeeded'`
+    : Prisma.sql`CASE WHEN ${resendNow} OR ${finished.retryAt}::timestamptz IS NOT NULL THEN 'pending' ELSE 'failed' END`;
+  const nextAttemptAt = acknowledged
+    ? Prisma.sql`NULL::timestamptz`
+    : Prisma.sql`CASE WHEN ${resendNow} THEN ${finished.attemptedAt}::timestamptz ELSE ${finished.retryAt}::timestamptz END`;
   return Prisma.sql`
     UPDATE webhook_deliveries
-    SET attempt_count = ${finished.attempt}, status = ${finished.status}, next_attempt_at = ${finished.nextAttemptAt},
-        updated_at = ${finished.attemptedAt}
+    SET attempt_count = ${finished.attempt}, status = ${status}, next_attempt_at = ${nextAttemptAt},
+        leased_until = NULL, resend_requested = false, updated_at = ${finished.attemptedAt}
     WHERE id = ${finished.deliveryId} AND status = 'pending' AND attempt_count = ${finished.attempt - 1}
-    RETURNING id`;
+      AND leased_until = ${finished.leasedUntil}
+    RETURNING id, status`;
 }
 
 /** The attempt's line in the delivery log, written only with the move. */
@@ -272,7 +369,7 @@ function logAttempt(finished: FinishedAttempt): Prisma.Sql {
 export async function switchOffFailingEndpoint(tx: Tx, endpointId: string, at: Date): Promise<void> {
   await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { enabled: false, disabledReason: 'failing' } });
   await tx.$executeRaw`
-    UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, updated_at = ${at}
+    UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = ${at}
     WHERE endpoint_id = ${endpointId} AND status = 'pending'`;
 }
 

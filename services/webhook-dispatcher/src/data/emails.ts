@@ -1,4 +1,4 @@
-import { WEBHOOK_LIMITS, randomBase62 } from '@pmatch/contracts';
+import { randomBase62 } from '@pmatch/contracts';
 import type { PrismaClient, Tx } from '@pmatch/db';
 import type { Email } from '../domain/emails';
 
@@ -28,23 +28,19 @@ export interface DueEmail {
 }
 
 /**
- * Claims unsent e-mails that are due (FOR UPDATE SKIP LOCKED), leasing each for `leaseMs`: a
- * dispatcher that dies while sending leaves it to be sent again later, so a notice is never lost
- * (at worst it arrives twice).
+ * Claims the oldest unsent e-mail that is due (FOR UPDATE SKIP LOCKED), leasing it for `leaseMs`:
+ * a dispatcher that dies while sending leaves it to be sent again later, so a notice is never lost
+ * (at worst it arrives twice). One at a time, right before it is sent, so the lease covers exactly
+ * one send however long the ones before it took.
  */
-export async function claimDueEmails(prisma: PrismaClient, now: Date, limit: number, leaseMs: number): Promise<DueEmail[]> {
-  return prisma.$transaction(async (tx) => {
-    const due = await tx.$queryRaw<DueEmail[]>`
-      SELECT id, kind, recipient, subject, body, attempt_count FROM webhook_emails
-      WHERE sent_at IS NULL AND next_attempt_at <= ${now}
-      ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
-    if (due.length > 0) {
-      await tx.$executeRaw`
-        UPDATE webhook_emails SET next_attempt_at = ${new Date(now.getTime() + leaseMs)}
-        WHERE id = ANY(${due.map((e) => e.id)}::text[])`;
-    }
-    return due;
-  });
+export async function claimDueEmail(prisma: PrismaClient, now: Date, leaseMs: number): Promise<DueEmail | null> {
+  const [email] = await prisma.$queryRaw<DueEmail[]>`
+    UPDATE webhook_emails SET next_attempt_at = ${new Date(now.getTime() + leaseMs)}
+    WHERE id = (
+      SELECT id FROM webhook_emails WHERE sent_at IS NULL AND next_attempt_at <= ${now}
+      ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING id, kind, recipient, subject, body, attempt_count`;
+  return email ?? null;
 }
 
 export async function markEmailSent(prisma: PrismaClient, id: string, at: Date): Promise<void> {
@@ -53,11 +49,4 @@ export async function markEmailSent(prisma: PrismaClient, id: string, at: Date):
 
 export async function markEmailNotSent(prisma: PrismaClient, id: string, error: string, retryAt: Date): Promise<void> {
   await prisma.webhookEmail.update({ where: { id }, data: { lastError: error, nextAttemptAt: retryAt, attemptCount: { increment: 1 } } });
-}
-
-/** Notices are kept as long as the delivery log they point to, then deleted, sent or not. */
-export async function deleteExpiredEmails(prisma: PrismaClient, now: Date): Promise<number> {
-  return prisma.webhookEmail
-    .deleteMany({ where: { createdAt: { lt: new Date(now.getTime() - WEBHOOK_LIMITS.deliveryLogRetentionMs) } } })
-    .then((r) => r.count);
 }

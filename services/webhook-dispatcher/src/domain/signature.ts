@@ -19,14 +19,18 @@ export function signatureHeader(secrets: readonly string[], webhookId: string, t
 
 export interface EndpointSecrets {
   secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
+  /** Secrets replaced by rotations, each signing until its own expiry (24 hours after it was replaced). */
+  replaced: readonly { secret: string; expiresAt: Date }[];
 }
 
-/** The newest secret first; the replaced one while its 24 hours of overlap last. */
+/**
+ * The current secret first, then every replaced one still inside its overlap, newest first: a
+ * receiver that has not yet switched to the newest secret keeps verifying for the 24 hours it was
+ * promised, however many rotations came after.
+ */
 export function signingSecrets(endpoint: EndpointSecrets, at: Date): string[] {
-  const overlapping = endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > at;
-  return overlapping ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
+  const overlapping = endpoint.replaced.filter((r) => r.expiresAt > at).sort((a, b) => b.expiresAt.getTime() - a.expiresAt.getTime());
+  return [endpoint.secret, ...overlapping.map((r) => r.secret)];
 }
 
 /** The headers of one delivery attempt (spec "Delivery format"); the body is signed as sent. */

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { eventView, type PrismaClient } from '@pmatch/db';
 import type { Clock, Logger, SecretBox } from '@pmatch/platform';
 import { deliveryFailedEmail, endpointDisabledEmail } from '../domain/emails';
@@ -9,11 +10,12 @@ import {
   recordFailedAttempt,
   switchOffFailingEndpoint,
   type ClaimedDelivery,
+  type ClaimedEndpoint,
   type FinishedAttempt,
 } from '../data/deliveries';
 import { queueEmail } from '../data/emails';
 import type { DispatcherMetrics } from '../metrics';
-import type { WebhookClient } from '../outbound/webhook-client';
+import type { HttpOutcome, WebhookClient } from '../outbound/webhook-client';
 
 export interface AttemptDeps {
   prisma: PrismaClient;
@@ -31,25 +33,22 @@ export interface AttemptDeps {
  * time or final status, the endpoint's run of failures, and the owner's e-mails, atomically (one
  * statement for a success, one DB transaction for a failure, which may switch the endpoint off and
  * queue e-mails). The body is the event object serialised once; those exact bytes are signed and sent.
+ *
+ * An attempt that cannot even be sent (a secret that no longer decrypts after SECRETS_KEY changed,
+ * or any other fault of ours) is recorded as a failed attempt like any other, so it follows the
+ * retry schedule to `failed` and the owner hears of it, instead of coming back with every lease.
+ * Only a failure to record the outcome is left to the lease.
  */
 export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelivery): Promise<void> {
   const { endpoint, event } = delivery;
   const attemptedAt = deps.clock.now();
-  const body = JSON.stringify(eventView(event));
-  const secrets = signingSecrets(
-    {
-      secret: deps.secretBox.open(endpoint.secretEncrypted),
-      previousSecret: endpoint.previousSecretEncrypted === null ? null : deps.secretBox.open(endpoint.previousSecretEncrypted),
-      previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
-    },
-    attemptedAt,
-  );
-  const outcome = await deps.client.post(endpoint.url, deliveryHeaders(secrets, event.id, attemptedAt, body), body);
+  const outcome = await sendOrExplain(deps, { endpointId: endpoint.id, eventId: event.id }, async () => {
+    const body = JSON.stringify(eventView(event));
+    return deps.client.post(endpoint.url, deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, attemptedAt), event.id, attemptedAt, body), body);
+  });
 
   const attempt = delivery.attemptCount + 1;
   const acknowledged = outcome.statusCode !== null && isAcknowledged(outcome.statusCode);
-  const retryAt = acknowledged ? null : nextAttemptAt(attempt, delivery.maxAttempts, attemptedAt, deps.random());
-  const status = acknowledged ? 'succeeded' : retryAt === null ? 'failed' : 'pending';
   const label = acknowledged ? 'succeeded' : 'failed';
   deps.metrics.attempts.inc({ outcome: label });
   deps.metrics.attemptDuration.observe({ outcome: label }, outcome.durationMs / 1000);
@@ -58,34 +57,76 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
     deliveryId: delivery.id,
     endpointId: endpoint.id,
     attempt,
+    leasedUntil: delivery.leasedUntil,
     attemptedAt,
     statusCode: outcome.statusCode,
     durationMs: outcome.durationMs,
     error: outcome.error,
-    status,
-    nextAttemptAt: retryAt,
+    retryAt: acknowledged ? null : nextAttemptAt(attempt, delivery.maxAttempts, attemptedAt, deps.random()),
   };
-  const recorded = acknowledged
-    ? await recordAcknowledgedAttempt(deps.prisma, finished)
+  const status = acknowledged
+    ? (await recordAcknowledgedAttempt(deps.prisma, finished)) && 'succeeded'
     : await deps.prisma.$transaction(async (tx) => {
-        const failing = await recordFailedAttempt(tx, finished);
-        if (failing === null) return false;
+        const recorded = await recordFailedAttempt(tx, finished);
+        if (recorded === null) return false;
+        const failing = recorded.endpoint;
         if (failing.enabled && failingTooLong(failing.failingSince, attemptedAt)) {
           await switchOffFailingEndpoint(tx, endpoint.id, attemptedAt);
           await queueEmail(tx, { ...endpointDisabledEmail(endpoint, failing.failingSince), endpointId: endpoint.id, recipient: failing.ownerEmail }, attemptedAt);
           deps.metrics.endpointsSwitchedOff.inc();
           deps.logger.warn({ endpointId: endpoint.id, failingSince: failing.failingSince }, 'webhook endpoint switched off after 72 h of failures');
         }
-        if (status === 'failed' && failureEmailAllowed(failing.lastFailureEmailAt, attemptedAt)) {
+        if (recorded.status === 'failed' && failureEmailAllowed(failing.lastFailureEmailAt, attemptedAt)) {
           const email = deliveryFailedEmail(endpoint, { eventId: event.id, eventType: event.type, attempts: attempt, lastError: outcome.error ?? 'unknown' });
           await queueEmail(tx, { ...email, endpointId: endpoint.id, recipient: failing.ownerEmail }, attemptedAt);
           await noteFailureEmailQueued(tx, endpoint.id, attemptedAt);
         }
-        return true;
+        return recorded.status;
       });
-  if (!recorded) {
+  if (status === false) {
     deps.logger.warn({ deliveryId: delivery.id, attempt }, 'attempt outlived its lease and another dispatcher made it; not recorded');
     return;
   }
   if (status !== 'pending') deps.metrics.deliveriesFinished.inc({ status });
+}
+
+/**
+ * The secrets to sign with at `at`, opened: the current one and each replaced one still inside
+ * its overlap. Expired ones are not even opened.
+ */
+export function openSigningSecrets(secretBox: SecretBox, endpoint: Pick<ClaimedEndpoint, 'secretEncrypted' | 'replacedSecrets'>, at: Date): string[] {
+  const sealed = signingSecrets(
+    { secret: endpoint.secretEncrypted, replaced: endpoint.replacedSecrets.map((r) => ({ secret: r.secretEncrypted, expiresAt: r.expiresAt })) },
+    at,
+  );
+  return sealed.map((s) => {
+    try {
+      return secretBox.open(s);
+    } catch (error) {
+      throw new UnsendableError('the endpoint\'s signing secret could not be decrypted', error);
+    }
+  });
+}
+
+/** A fault of ours that keeps an attempt from being sent; its message is fit for the merchant's log. */
+class UnsendableError extends Error {
+  constructor(reason: string, cause: unknown) {
+    super(reason, { cause });
+  }
+}
+
+/**
+ * Runs `send`, or turns a fault that kept it from sending into a failed outcome. The merchant's
+ * log gets a plain reason and never the fault's own message (which might carry internals); our log
+ * gets all of it.
+ */
+export async function sendOrExplain(deps: Pick<AttemptDeps, 'logger'>, context: Record<string, string>, send: () => Promise<HttpOutcome>): Promise<HttpOutcome> {
+  const started = performance.now();
+  try {
+    return await send();
+  } catch (error) {
+    deps.logger.error({ err: error, ...context }, 'webhook not sent: a fault of the dispatcher; recorded as a failed attempt');
+    const reason = error instanceof UnsendableError ? error.message : 'an internal error of the sender';
+    return { statusCode: null, error: `not sent: ${reason} (a fault on our side, not of the endpoint)`, durationMs: Math.round(performance.now() - started) };
+  }
 }

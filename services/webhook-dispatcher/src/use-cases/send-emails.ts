@@ -1,12 +1,17 @@
 import type { PrismaClient } from '@pmatch/db';
 import type { Clock, Logger } from '@pmatch/platform';
-import { claimDueEmails, deleteExpiredEmails, markEmailNotSent, markEmailSent } from '../data/emails';
+import { claimDueEmail, markEmailNotSent, markEmailSent } from '../data/emails';
 import type { DispatcherMetrics } from '../metrics';
-import type { Mailer } from '../outbound/mailer';
+import { MAIL_SEND_DEADLINE_MS, type Mailer } from '../outbound/mailer';
 
+/** E-mails sent per pass at most; the loop comes back at once while there are more. */
 const BATCH = 20;
-/** Longer than the mailer's own deadlines, so a send in progress is never claimed twice. */
-const SEND_LEASE_MS = 2 * 60_000;
+/**
+ * How long a claimed e-mail is reserved for this process: one send's deadline and a margin for
+ * recording it. Each e-mail is claimed right before it is sent, so no e-mail waits under a lease
+ * behind others (another dispatcher would then send it again, and the owner get two).
+ */
+export const SEND_LEASE_MS = MAIL_SEND_DEADLINE_MS + 60_000;
 const MAX_RETRY_WAIT_MS = 60 * 60_000;
 
 export interface EmailDeps {
@@ -18,12 +23,13 @@ export interface EmailDeps {
   mailer: Mailer | undefined;
 }
 
-/** Sends the owner e-mails that are due; a failed send is retried later, backing off to hourly. */
+/** Sends the owner e-mails that are due, one claim each; a failed send is retried later, backing off to hourly. */
 export async function sendDueEmails(deps: EmailDeps): Promise<number> {
-  const now = deps.clock.now();
-  await deleteExpiredEmails(deps.prisma, now);
-  const due = await claimDueEmails(deps.prisma, now, BATCH, SEND_LEASE_MS);
-  for (const email of due) {
+  let sent = 0;
+  for (; sent < BATCH; sent += 1) {
+    const now = deps.clock.now();
+    const email = await claimDueEmail(deps.prisma, now, SEND_LEASE_MS);
+    if (email === null) break;
     const retryAt = new Date(now.getTime() + Math.min(MAX_RETRY_WAIT_MS, 60_000 * 2 ** email.attempt_count));
     if (deps.mailer === undefined) {
       deps.logger.warn({ emailId: email.id }, 'SMTP_URL is not set; an owner e-mail waits unsent');
@@ -40,5 +46,5 @@ export async function sendDueEmails(deps: EmailDeps): Promise<number> {
       deps.metrics.emails.inc({ kind: email.kind, outcome: 'failed' });
     }
   }
-  return due.length;
+  return sent;
 }

@@ -1,5 +1,5 @@
 import { newId, type EventType, type Mode, type NewEvent } from '@pmatch/contracts';
-import { createPrisma, recordEvents, type PrismaClient } from '@pmatch/db';
+import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { Broker, ManualClock, OutboxRelay, SecretBox, createLogger, newSigningSecret } from '@pmatch/platform';
 import { RABBITMQ_URL, createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import { loadConfig } from '../../src/config';
@@ -17,14 +17,17 @@ export class DispatcherHarness {
   readonly secretBox = new SecretBox(SECRETS_KEY);
   private readonly relay: OutboxRelay;
 
+  readonly prisma: PrismaClient;
+
   private constructor(
     readonly dispatcher: Dispatcher,
-    readonly prisma: PrismaClient,
+    database: Database,
     readonly clock: ManualClock,
     private readonly broker: Broker,
     private readonly db: TestDatabase,
   ) {
-    this.relay = new OutboxRelay(prisma, broker, createLogger('test-relay', 'silent'), 60_000);
+    this.prisma = database.prisma;
+    this.relay = new OutboxRelay(database, broker, createLogger('test-relay', 'silent'), 60_000);
   }
 
   static async start(options: { env?: Record<string, string>; seams?: DispatcherSeams; clock?: ManualClock } = {}): Promise<DispatcherHarness> {
@@ -45,9 +48,9 @@ export class DispatcherHarness {
       ...options.env,
     });
     const dispatcher = await start(config, clock, options.seams);
-    const prisma = createPrisma(db.url, { poolSize: 3 });
+    const database = createDatabase(db.url, { poolSize: 3 });
     const broker = await Broker.connect(RABBITMQ_URL, prefix, createLogger('test-broker', 'silent'));
-    return new DispatcherHarness(dispatcher, prisma, clock, broker, db);
+    return new DispatcherHarness(dispatcher, database, clock, broker, db);
   }
 
   async stop(): Promise<void> {
@@ -82,6 +85,20 @@ export class DispatcherHarness {
       },
     });
     return { id: row.id, secret };
+  }
+
+  /**
+   * Makes `secret` the endpoint's signing secret, with `replaced` secrets still signing until their
+   * expiry, as orders-api's rotation leaves them.
+   */
+  async setSecrets(endpointId: string, secret: string, replaced: { secret: string; expiresAt: Date }[]): Promise<void> {
+    await this.prisma.webhookEndpoint.update({
+      where: { id: endpointId },
+      data: {
+        secretEncrypted: this.secretBox.seal(secret),
+        previousSecrets: replaced.map((r) => ({ secret_encrypted: this.secretBox.seal(r.secret), expires_at: r.expiresAt.toISOString() })),
+      },
+    });
   }
 
   /** Records an event as a state change would and publishes it; resolves with its id. */

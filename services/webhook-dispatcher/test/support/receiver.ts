@@ -25,7 +25,8 @@ export class HttpsReceiver {
   readonly requests: ReceivedRequest[] = [];
   connections = 0;
   private readonly behaviours = new Map<string, Behaviour>();
-  private readonly open = new Set<ServerResponse>();
+  /** Requests held open by "hang", with their path, until the sender gives up or the receiver closes. */
+  private readonly open = new Map<ServerResponse, string>();
 
   private constructor(
     private readonly server: Server,
@@ -58,6 +59,11 @@ export class HttpsReceiver {
     return this.requests.filter((r) => r.path === path);
   }
 
+  /** How many requests to `path` are held open right now (the sender has not given up on them). */
+  hanging(path: string): number {
+    return [...this.open.values()].filter((p) => p === path).length;
+  }
+
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -66,7 +72,8 @@ export class HttpsReceiver {
       this.requests.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), servername: (req.socket as TLSSocket).servername });
       const behaviour = this.behaviours.get(path) ?? { status: 200 };
       if (behaviour === 'hang') {
-        this.open.add(res);
+        this.open.set(res, path);
+        res.on('close', () => this.open.delete(res));
         return;
       }
       res.writeHead(behaviour.status, behaviour.headers).end('ok');
@@ -74,7 +81,7 @@ export class HttpsReceiver {
   }
 
   async close(): Promise<void> {
-    for (const res of this.open) res.destroy();
+    for (const res of this.open.keys()) res.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

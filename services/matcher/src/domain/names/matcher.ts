@@ -34,7 +34,9 @@ function catalogueOrder(rules: Iterable<MatchingRule>): MatchingRule[] {
  * identical; rank 0) always, then each enabled rule in catalogue order whatever the order given
  * (rank 1 + catalogue index, reason `rule:<name>`); the first that fits wins.
  *
- * Composition. Each rule on its own is kana_width plus its own change (rules.ts). When several are
+ * Composition. Each rule on its own fits kana_width-equal names and names equal after its own
+ * change (rules.ts), so the names a stage fits always include those kana_width fits: with only
+ * `truncated` on, ヤマダタロウ and ヤマダタロウジ both fit ﾔﾏﾀﾞﾀﾛｳ at that rule and tie. When several are
  * enabled, a rule also fits with any of the EARLIER enabled rules' changes added, and the reason
  * names the rule that fitted (the latest one needed): `1234 ｶ)ﾔﾏﾀﾞ` fits `株式会社ヤマダ` as
  * `rule:decorated` when corporate_abbreviation and decorated are both on. The seller has switched
@@ -50,11 +52,8 @@ export function nameMatcher(enabledRules: readonly MatchingRule[]): ExplainingNa
   const stages: Stage[] = enabled.map((rule) => {
     const earlierChanges = enabled.filter((r): r is NameChange => r !== 'kana_width' && MATCHING_RULES.indexOf(r) < MATCHING_RULES.indexOf(rule));
     const own: NameChange[] = rule === 'kana_width' ? [] : [rule];
-    return {
-      rule,
-      rank: 1 + MATCHING_RULES.indexOf(rule),
-      attempts: subsets(earlierChanges).map((changes) => new Set([...changes, ...own])),
-    };
+    const withOwnChange = own.length === 0 ? [] : subsets(earlierChanges).map((changes) => new Set([...changes, ...own]));
+    return { rule, rank: 1 + MATCHING_RULES.indexOf(rule), attempts: [new Set<NameChange>(), ...withOwnChange] };
   });
 
   return (depositorName, payerName) => {

@@ -1,0 +1,59 @@
+/**
+ * Select lists that give plain-SQL rows the shape of Prisma's (`OrderRow`, `TransactionRow`):
+ * columns aliased to Prisma's field names, so the views and the rest of the code take rows from
+ * either path alike. `from` is the table's alias in the statement, if it has one.
+ */
+function fields(columns: Record<string, string>, from?: string): string {
+  const prefix = from === undefined ? '' : `${from}.`;
+  return Object.entries(columns)
+    .map(([field, column]) => (field === column ? `${prefix}${column}` : `${prefix}${column} AS "${field}"`))
+    .join(', ');
+}
+
+const ORDER_COLUMNS = {
+  id: 'id',
+  seq: 'seq',
+  organisationId: 'organisation_id',
+  mode: 'mode',
+  bankAccountId: 'bank_account_id',
+  status: 'status',
+  amount: 'amount',
+  payerName: 'payer_name',
+  externalId: 'external_id',
+  itemName: 'item_name',
+  orderedAt: 'ordered_at',
+  expiresAt: 'expires_at',
+  closedAt: 'closed_at',
+  metadata: 'metadata',
+  source: 'source',
+  paymentToken: 'payment_token',
+  payment: 'payment',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+const TRANSACTION_COLUMNS = {
+  id: 'id',
+  seq: 'seq',
+  organisationId: 'organisation_id',
+  mode: 'mode',
+  bankAccountId: 'bank_account_id',
+  bankReference: 'bank_reference',
+  direction: 'direction',
+  status: 'status',
+  amount: 'amount',
+  counterparty: 'counterparty',
+  occurredAt: 'occurred_at',
+  orderId: 'order_id',
+  candidateOrderIds: 'candidate_order_ids',
+  decision: 'decision',
+  decidedAt: 'decided_at',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+/** Every column of `orders` as an `OrderRow`. */
+export const orderFields = (from?: string): string => fields(ORDER_COLUMNS, from);
+
+/** Every column of `transactions` as a `TransactionRow`. */
+export const transactionFields = (from?: string): string => fields(TRANSACTION_COLUMNS, from);

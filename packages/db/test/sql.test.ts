@@ -1,0 +1,127 @@
+import { Client } from 'pg';
+import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { createDatabase, isTransientDatabaseError, isUniqueViolation, orderFields, statement, transactionFields, type Database } from '../src';
+
+/** The plain-SQL path of the hot paths: the same pool as Prisma, typed as Prisma types, transactions that never leak. */
+
+let db: TestDatabase;
+let database: Database;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  database = createDatabase(db.url, { poolSize: 2 });
+  await database.prisma.organisation.create({ data: { id: 'org_sql', name: 'n', ownerEmail: 'o@example.com' } });
+});
+
+afterAll(async () => {
+  await database?.prisma.$disconnect();
+  await db?.drop();
+});
+
+const insertInbox = statement('test.insert_inbox', 'INSERT INTO inbox (consumer, message_id) VALUES ($1, $2)');
+const countInbox = statement('test.count_inbox', 'SELECT count(*) AS n FROM inbox WHERE consumer = $1');
+
+const failure = async (work: () => Promise<unknown>): Promise<unknown> => {
+  try {
+    await work();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the work to fail');
+};
+
+test('when a BIGINT is read, then it is a bigint as Prisma gives it, and other types keep pg\'s parsers', async () => {
+  const [row] = await database.sql.rows<{ big: bigint; n: number; at: Date; list: string[] }>(
+    statement('test.types', "SELECT 9007199254740993::bigint AS big, 7::int AS n, '2026-11-22T00:00:00Z'::timestamptz AS at, ARRAY['a','b'] AS list"),
+  );
+
+  expect(row).toEqual({ big: 9007199254740993n, n: 7, at: new Date('2026-11-22T00:00:00Z'), list: ['a', 'b'] });
+});
+
+test('when the work of a transaction resolves, then all of it is committed; when it throws, then none of it', async () => {
+  await database.transaction(async (tx) => {
+    await tx.count(insertInbox, ['committed', 'm1']);
+    await tx.count(insertInbox, ['committed', 'm2']);
+  });
+  const thrown = await failure(() =>
+    database.transaction(async (tx) => {
+      await tx.count(insertInbox, ['rolled-back', 'm1']);
+      throw new Error('the work failed');
+    }),
+  );
+
+  expect((thrown as Error).message).toBe('the work failed');
+  expect(await database.sql.rows(countInbox, ['committed'])).toEqual([{ n: 2n }]);
+  expect(await database.sql.rows(countInbox, ['rolled-back'])).toEqual([{ n: 0n }]);
+});
+
+test('when a unique key is taken through plain SQL, then isUniqueViolation says so', async () => {
+  await database.sql.count(insertInbox, ['unique', 'm']);
+
+  const error = await failure(() => database.sql.count(insertInbox, ['unique', 'm']));
+
+  expect(isUniqueViolation(error)).toBe(true);
+  expect(isTransientDatabaseError(error)).toBe(false);
+});
+
+test('when the server ends a transaction\'s connection, then the error is transient and the pool goes on with a new connection', async () => {
+  const admin = new Client({ connectionString: db.url });
+  await admin.connect();
+  try {
+    const error = await failure(() =>
+      database.transaction(async (tx) => {
+        const [me] = await tx.rows<{ pid: number }>(statement('test.pid', 'SELECT pg_backend_pid() AS pid'));
+        await admin.query('SELECT pg_terminate_backend($1)', [me!.pid]);
+        await tx.count(insertInbox, ['cut', 'm']);
+      }),
+    );
+
+    expect(isTransientDatabaseError(error)).toBe(true);
+    // Both pooled connections still work: the broken one was destroyed, not handed out again.
+    const counts = await Promise.all([0, 1].map(() => database.transaction((tx) => tx.rows(countInbox, ['cut']))));
+    expect(counts).toEqual([[{ n: 0n }], [{ n: 0n }]]);
+  } finally {
+    await admin.end();
+  }
+});
+
+test('when no pooled connection frees up in time, then the error is transient (503), not ours', async () => {
+  const { Pool } = await import('pg');
+  const pool = new Pool({ connectionString: db.url, max: 1, connectionTimeoutMillis: 100 });
+  const held = await pool.connect();
+  try {
+    const error = await failure(() => pool.connect());
+
+    expect(isTransientDatabaseError(error)).toBe(true);
+  } finally {
+    held.release();
+    await pool.end();
+  }
+});
+
+test('when an order and a transaction are read with orderFields and transactionFields, then they equal what Prisma reads, field for field', async () => {
+  const { prisma } = database;
+  await prisma.bankAccount.create({
+    data: { id: 'ba_sql', organisationId: 'org_sql', mode: 'test', bankCode: '0001', branchCode: '001', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ' },
+  });
+  await prisma.order.create({
+    data: {
+      id: 'ord_sql', organisationId: 'org_sql', mode: 'test', bankAccountId: 'ba_sql', status: 'paid', amount: 9_999_999_999n, payerName: 'ﾔﾏﾀﾞ',
+      externalId: 'e', itemName: 'i', orderedAt: new Date('2026-11-21T00:00:00Z'), expiresAt: new Date('2026-12-05T00:00:00Z'),
+      closedAt: new Date('2026-11-22T00:00:00Z'), metadata: { k: 'v' }, source: 'shop', paymentToken: 'tok_sql', payment: { reason: 'exact' },
+    },
+  });
+  await prisma.transaction.create({
+    data: {
+      id: 'txn_sql', organisationId: 'org_sql', mode: 'test', bankAccountId: 'ba_sql', bankReference: 'r', direction: 'deposit', status: 'held',
+      amount: 5000n, counterparty: 'ﾔﾏﾀﾞ', occurredAt: new Date('2026-11-22T00:00:00Z'), orderId: null, candidateOrderIds: ['ord_a', 'ord_b'],
+      decision: { reason: 'several_orders_fit' }, decidedAt: new Date('2026-11-22T00:00:01Z'),
+    },
+  });
+
+  const [order] = await database.sql.rows(statement('test.order_fields', `SELECT ${orderFields('o')} FROM orders o WHERE o.id = $1`), ['ord_sql']);
+  const [transaction] = await database.sql.rows(statement('test.transaction_fields', `SELECT ${transactionFields()} FROM transactions WHERE id = $1`), ['txn_sql']);
+
+  expect(order).toEqual(await prisma.order.findUnique({ where: { id: 'ord_sql' } }));
+  expect(transaction).toEqual(await prisma.transaction.findUnique({ where: { id: 'txn_sql' } }));
+});

@@ -1,0 +1,160 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { newId } from '@pmatch/contracts';
+import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { ManualClock, SecretBox, closeServer, createHttpApp, createLogger, finishHttpApp, listen, newSigningSecret } from '@pmatch/platform';
+import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { Registry } from 'prom-client';
+import { AdapterSecretCache, listActiveAdapterSecrets } from '../src/data/adapter-secrets';
+import { notificationsRouter } from '../src/http/notifications';
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+const secretBox = new SecretBox('test-secrets-key-0123456789');
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  prisma = createPrisma(db.url);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await db?.drop();
+});
+
+beforeEach(async () => {
+  await prisma.bankAdapter.deleteMany();
+});
+
+async function createAdapter(): Promise<{ id: string; secret: string }> {
+  const secret = newSigningSecret();
+  const id = newId('adapter');
+  await prisma.bankAdapter.create({ data: { id, name: 'bank', secretEncrypted: secretBox.seal(secret) } });
+  return { id, secret };
+}
+
+/** A cache over the real table that counts how often it reads the table and opens a secret. */
+function countingCache(now: () => number, options = { ttlMs: 30_000, missRefreshMs: 1_000 }) {
+  const counts = { reads: 0, opens: 0 };
+  const cache = new AdapterSecretCache(
+    async () => {
+      counts.reads += 1;
+      return listActiveAdapterSecrets(prisma);
+    },
+    (sealed) => {
+      counts.opens += 1;
+      return secretBox.open(sealed);
+    },
+    { ...options, now },
+  );
+  return { cache, counts };
+}
+
+describe('AdapterSecretCache', () => {
+  test('when many notifications miss within the miss interval, then the secrets are read once more at most, and none is opened again', async () => {
+    await createAdapter();
+    await createAdapter();
+    let now = 0;
+    const { cache, counts } = countingCache(() => now);
+    await cache.current();
+    expect(counts).toEqual({ reads: 1, opens: 2 });
+
+    now = 1_000;
+    const rereads = await Promise.all(Array.from({ length: 50 }, async () => [await cache.current(), await cache.afterMiss()]));
+
+    // One re-read shared by the concurrent misses; the secrets it found were opened already.
+    expect(counts).toEqual({ reads: 2, opens: 2 });
+    expect(rereads.every(([current]) => current!.length === 2)).toBe(true);
+    now = 1_999;
+    expect(await cache.afterMiss()).toBeUndefined();
+    expect(counts.reads).toBe(2);
+  });
+
+  test('when an adapter is created after the secrets were read, then its notification is verified once the miss interval has passed, long before the TTL', async () => {
+    await createAdapter();
+    let now = 0;
+    const { cache, counts } = countingCache(() => now);
+    await cache.current();
+    const fresh = await createAdapter();
+
+    now = 500;
+    expect(await cache.afterMiss()).toBeUndefined();
+    now = 1_000;
+    const reread = await cache.afterMiss();
+
+    expect(reread?.find((a) => a.id === fresh.id)?.secret).toBe(fresh.secret);
+    expect(counts).toEqual({ reads: 2, opens: 2 });
+  });
+
+  test('when an adapter is revoked, then its secret is no longer used once the TTL has passed', async () => {
+    const revoked = await createAdapter();
+    let now = 0;
+    const { cache } = countingCache(() => now);
+    expect((await cache.current()).map((a) => a.id)).toEqual([revoked.id]);
+    await prisma.bankAdapter.update({ where: { id: revoked.id }, data: { revokedAt: new Date() } });
+
+    now = 30_000;
+    expect((await cache.current()).map((a) => a.id)).toEqual([revoked.id]);
+    now = 30_001;
+    expect(await cache.current()).toEqual([]);
+  });
+});
+
+describe('POST /ingest/v1/notifications', () => {
+  let server: Server;
+  let url: string;
+  let counts: { reads: number; opens: number };
+  let now = 0;
+
+  beforeEach(async () => {
+    const counted = countingCache(() => now);
+    counts = counted.counts;
+    const logger = createLogger('bank-ingest-test', 'silent');
+    const app = createHttpApp({ logger, metrics: new Registry(), readiness: {} });
+    app.use(notificationsRouter({ prisma, clock: new ManualClock(), adapterSecrets: counted.cache, onStored: () => undefined }));
+    finishHttpApp(app, logger);
+    server = await listen(app, 0, '127.0.0.1');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ingest/v1/notifications`;
+  });
+
+  afterEach(async () => {
+    await closeServer(server);
+  });
+
+  const send = (secret: string) => {
+    const body = '{}';
+    const id = `msg_${Math.random().toString(36).slice(2)}`;
+    const at = new Date();
+    return fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body) },
+      body,
+    });
+  };
+
+  test('when a burst of badly signed notifications arrives, then each is refused with 401 and the secrets are read and opened once', async () => {
+    await createAdapter();
+    await createAdapter();
+    now = 10_000;
+
+    const statuses = await Promise.all(Array.from({ length: 40 }, async () => (await send(newSigningSecret())).status));
+
+    expect(statuses).toEqual(Array(40).fill(401));
+    expect(counts).toEqual({ reads: 1, opens: 2 });
+  });
+
+  test('when an adapter created after the last read signs a notification past the miss interval, then its signature is accepted', async () => {
+    await createAdapter();
+    now = 20_000;
+    expect((await send(newSigningSecret())).status).toBe(401);
+    const fresh = await createAdapter();
+    now += 1_000;
+
+    // Past authentication, the empty body is what is refused.
+    const res = await send(fresh.secret);
+
+    expect(res.status).toBe(400);
+    expect(counts.reads).toBe(2);
+  });
+});

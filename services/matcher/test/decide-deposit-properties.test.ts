@@ -1,0 +1,127 @@
+import { MATCHING_RULES, newId } from '@pmatch/contracts';
+import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
+import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { decideDeposit } from '../src/use-cases/decide-deposit';
+import type { MatcherDeps } from '../src/use-cases/deps';
+import { NAME_CORPUS } from './fixtures/names-corpus';
+
+/**
+ * The safety property of issue 4 over the whole use case and the REAL database: generated orders
+ * are stored (two accounts, three amounts, every status, placed before and after the deposit,
+ * expiring before and after the decision), a pending deposit is decided by decideDeposit — the
+ * candidate read in SQL, decide(), the conditional writes — and whatever it decides, it never
+ * pays an order of another account or amount, or one placed after the deposit.
+ */
+
+const RUNS = { numRuns: 150 };
+const MINUTE = 60_000;
+const OCCURRED_AT = new Date('2026-11-22T09:00:00Z').getTime();
+const CORPUS_NAMES = [...new Set(NAME_CORPUS.flatMap((c) => [c.depositor, c.payer]))];
+
+let db: TestDatabase;
+let prisma: PrismaClient;
+let redis: Redis;
+let lock: RedisLock;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  prisma = createPrisma(db.url);
+  redis = new Redis(REDIS_URL);
+  lock = new RedisLock(redis, uniqueName('pmatch-test:'));
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  redis?.disconnect();
+  await db?.drop();
+});
+
+const scenario = fc.record({
+  caseIndex: fc.nat({ max: NAME_CORPUS.length - 1 }),
+  rules: fc.subarray([...MATCHING_RULES]),
+  depositOnSecondAccount: fc.boolean(),
+  amount: fc.constantFrom(1000, 5000, 5001),
+  nowAfterMinutes: fc.integer({ min: 0, max: 3 * 24 * 60 }),
+  orders: fc.array(
+    fc.record({
+      onSecondAccount: fc.boolean(),
+      amount: fc.constantFrom(1000, 5000, 5001),
+      status: fc.constantFrom('open', 'open', 'expired', 'paid', 'canceled'),
+      payerName: fc.oneof(fc.constant('own payer'), fc.constant('depositor'), fc.constantFrom(...CORPUS_NAMES)),
+      orderedMinutesBefore: fc.integer({ min: -24 * 60, max: 10 * 24 * 60 }),
+      openForMinutes: fc.integer({ min: 0, max: 14 * 24 * 60 }),
+    }),
+    { maxLength: 8 },
+  ),
+});
+
+type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;
+
+async function store(s: Scenario) {
+  const orgId = newId('organisation');
+  const accounts = [newId('bankAccount'), newId('bankAccount')];
+  await prisma.organisation.create({ data: { id: orgId, name: 'Shop', ownerEmail: 'o@example.com' } });
+  for (const [i, id] of accounts.entries()) {
+    await prisma.bankAccount.create({
+      data: { id, organisationId: orgId, mode: 'live', bankCode: '9999', branchCode: '001', accountNumber: `123456${i}`, holderName: 'ｼﾖﾂﾌﾟ' },
+    });
+  }
+  await prisma.setting.create({ data: { organisationId: orgId, mode: 'live', matchingRules: s.rules } });
+  const nameCase = NAME_CORPUS[s.caseIndex]!;
+  await prisma.order.createMany({
+    data: s.orders.map((o) => {
+      const orderedAt = new Date(OCCURRED_AT - o.orderedMinutesBefore * MINUTE);
+      const expiresAt = new Date(orderedAt.getTime() + o.openForMinutes * MINUTE);
+      const closed = o.status !== 'open';
+      return {
+        id: newId('order'), organisationId: orgId, mode: 'live', bankAccountId: accounts[o.onSecondAccount ? 1 : 0]!, status: o.status,
+        amount: BigInt(o.amount), payerName: o.payerName === 'own payer' ? nameCase.payer : o.payerName === 'depositor' ? nameCase.depositor : o.payerName,
+        externalId: uniqueName('e'), itemName: 'item', orderedAt, expiresAt, closedAt: closed ? expiresAt : null,
+        payment: o.status === 'paid' ? { reason: 'exact' } : undefined, paymentToken: uniqueName('tok'),
+      };
+    }),
+  });
+  const deposit = await prisma.transaction.create({
+    data: {
+      id: newId('transaction'), organisationId: orgId, mode: 'live', bankAccountId: accounts[s.depositOnSecondAccount ? 1 : 0]!,
+      bankReference: uniqueName('ref'), direction: 'deposit', status: 'pending', amount: BigInt(s.amount), counterparty: nameCase.depositor,
+      occurredAt: new Date(OCCURRED_AT),
+    },
+  });
+  return { orgId, deposit };
+}
+
+describe('decideDeposit over the database (properties)', () => {
+  test('when a deposit is decided, then it is never paid to, nor held for, an order of another account or amount or placed after it', async () => {
+    const outcomes = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        const { orgId, deposit } = await store(s);
+        const deps: MatcherDeps = {
+          prisma, lock, clock: new ManualClock(new Date(OCCURRED_AT + s.nowAfterMinutes * MINUTE)), logger: createLogger('test', 'silent'),
+          publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
+        };
+
+        const decided = await decideDeposit(deps, { transaction_id: deposit.id, bank_account_id: deposit.bankAccountId }, `m_${deposit.id}`);
+
+        outcomes.add(decided.status);
+        const named = [...decided.candidateOrderIds, ...(decided.orderId === null ? [] : [decided.orderId])];
+        const orders = await prisma.order.findMany({ where: { id: { in: named } } });
+        expect(orders).toHaveLength(named.length);
+        for (const order of orders) {
+          expect(order.bankAccountId).toBe(deposit.bankAccountId);
+          expect(order.amount).toBe(deposit.amount);
+          expect(order.orderedAt.getTime()).toBeLessThanOrEqual(deposit.occurredAt.getTime());
+        }
+        const paid = await prisma.order.findMany({ where: { organisationId: orgId, payment: { path: ['transaction_id'], equals: deposit.id } } });
+        expect(paid.map((o) => o.id)).toEqual(decided.status === 'confirmed' ? [decided.orderId] : []);
+        if (decided.status === 'confirmed') expect(paid[0]!.expiresAt.getTime()).toBeGreaterThanOrEqual(deps.clock.now().getTime());
+      }),
+      RUNS,
+    );
+    expect([...outcomes].sort()).toEqual(['confirmed', 'held', 'unmatched']);
+  });
+});

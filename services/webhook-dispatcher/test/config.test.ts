@@ -1,0 +1,33 @@
+import { LEASE_MARGIN_MS, loadConfig } from '../src/config';
+
+const base = { NODE_ENV: 'test', SECRETS_KEY: 'config-test-secrets-key' };
+
+describe('dispatcher configuration', () => {
+  test('when nothing is set, then a receiver has the spec\'s 10 seconds to answer and the lease outlasts that and the write after it', () => {
+    const config = loadConfig(base);
+
+    expect(config.DELIVERY_TIMEOUT_MS).toBe(10_000);
+    expect(config.DELIVERY_LEASE_MS).toBeGreaterThanOrEqual(config.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS);
+  });
+
+  test('when the answer deadline is set above 10 seconds, then the configuration is refused', () => {
+    expect(() => loadConfig({ ...base, DELIVERY_TIMEOUT_MS: '10001' })).toThrow(/DELIVERY_TIMEOUT_MS/);
+  });
+
+  test('when the lease leaves less than the safety margin after the answer deadline, then the configuration is refused, and at the margin it is accepted', () => {
+    expect(() => loadConfig({ ...base, DELIVERY_TIMEOUT_MS: '3000', DELIVERY_LEASE_MS: String(3000 + LEASE_MARGIN_MS - 1) })).toThrow(
+      /DELIVERY_LEASE_MS: must be at least DELIVERY_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ ...base, DELIVERY_TIMEOUT_MS: '3000', DELIVERY_LEASE_MS: '3001' })).toThrow(/DELIVERY_LEASE_MS/);
+    expect(loadConfig({ ...base, DELIVERY_TIMEOUT_MS: '3000', DELIVERY_LEASE_MS: String(3000 + LEASE_MARGIN_MS) }).DELIVERY_LEASE_MS).toBe(3000 + LEASE_MARGIN_MS);
+  });
+
+  test('when NODE_ENV is production, then WEBHOOK_ALLOWED_CIDRS and WEBHOOK_CA_FILE are each refused, and without them it starts', () => {
+    const production = { NODE_ENV: 'production', SECRETS_KEY: 'a-production-secrets-key-of-our-own' };
+
+    expect(() => loadConfig({ ...production, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' })).toThrow(/WEBHOOK_ALLOWED_CIDRS: is for test receivers only/);
+    expect(() => loadConfig({ ...production, WEBHOOK_CA_FILE: '/etc/test-ca.pem' })).toThrow(/WEBHOOK_CA_FILE: is for test receivers only/);
+    expect(loadConfig({ ...production, WEBHOOK_ALLOWED_CIDRS: '', WEBHOOK_CA_FILE: '' })).toMatchObject({ WEBHOOK_ALLOWED_CIDRS: [], NODE_ENV: 'production' });
+    expect(loadConfig({ ...base, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_CA_FILE: '/tmp/ca.pem' }).WEBHOOK_ALLOWED_CIDRS).toEqual(['127.0.0.0/8']);
+  });
+});
