@@ -40,7 +40,7 @@ import {
 
 /**
  * Hostile input on every orders-api endpoint but the webhook endpoints (fuzz-webhooks-and-ingest
- * has those and bank-ingest): FUZZ_RUNS cases per endpoint (default 1,000), each a hostile body,
+ * has those and bank-ingest): FUZZ_RUNS cases per endpoint (default 2,000), each a hostile body,
  * query string, path id or header on an otherwise good request. Every answer is exactly the one
  * DESIGN's rules give (stated in support/hostile-input.ts and here, not taken from the services'
  * schemas), every error carries DESIGN's error body, and a refused request leaves everything the

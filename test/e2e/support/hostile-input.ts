@@ -12,7 +12,7 @@ import { api, type ApiResponse, type SqlSession, type TestSystem } from '@pmatch
  */
 
 /** Cases per endpoint; CI runs the default. */
-export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
+export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 /** Endpoints fuzzed at once (each on an organisation of its own, so their checks never see each other's writes). */
 export const FUZZ_CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 4);
 
