@@ -68,9 +68,17 @@ export function createDatabase(databaseUrl: string, options: DatabaseOptions = {
   return { prisma, sql: sqlOn(pool), transaction: (work) => inTransaction(pool, work) };
 }
 
-/** Postgres unique violation, as Prisma reports it through the driver adapter or pg directly (SQLSTATE 23505). */
+/**
+ * Postgres unique violation (SQLSTATE 23505), as Prisma reports it through the driver adapter (P2002
+ * from a model query; P2010, "raw query failed", with the adapter's cause from a statement that
+ * `sqlIn` runs in a Prisma transaction) or pg directly.
+ */
 export function isUniqueViolation(error: unknown): boolean {
-  if (error instanceof Prisma.PrismaClientKnownRequestError) return error.code === 'P2002';
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    if (error.code === 'P2002') return true;
+    const cause = (error.meta?.driverAdapterError as { cause?: { kind?: unknown } } | undefined)?.cause;
+    return error.code === 'P2010' && cause?.kind === 'UniqueConstraintViolation';
+  }
   return error instanceof Error && (error as { code?: unknown }).code === '23505';
 }
 

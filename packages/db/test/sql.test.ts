@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
-import { createDatabase, isTransientDatabaseError, isUniqueViolation, orderFields, statement, transactionFields, type Database } from '../src';
+import { createDatabase, isTransientDatabaseError, isUniqueViolation, orderFields, sqlIn, statement, transactionFields, type Database } from '../src';
 
 /** The plain-SQL path of the hot paths: the same pool as Prisma, typed as Prisma types, transactions that never leak. */
 
@@ -59,6 +59,15 @@ test('when a unique key is taken through plain SQL, then isUniqueViolation says 
   await database.sql.count(insertInbox, ['unique', 'm']);
 
   const error = await failure(() => database.sql.count(insertInbox, ['unique', 'm']));
+
+  expect(isUniqueViolation(error)).toBe(true);
+  expect(isTransientDatabaseError(error)).toBe(false);
+});
+
+test('when a unique key is taken by a statement run in a Prisma transaction, then isUniqueViolation says so', async () => {
+  await database.sql.count(insertInbox, ['unique-in-prisma', 'm']);
+
+  const error = await failure(() => database.prisma.$transaction((tx) => sqlIn(tx).count(insertInbox, ['unique-in-prisma', 'm'])));
 
   expect(isUniqueViolation(error)).toBe(true);
   expect(isTransientDatabaseError(error)).toBe(false);

@@ -62,6 +62,7 @@ export async function start(config: MatcherConfig, clock: Clock = systemClock): 
   finishHttpApp(app, logger);
 
   const deps: MatcherDeps = {
+    database,
     prisma,
     lock,
     clock,

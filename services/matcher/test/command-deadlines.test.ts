@@ -1,5 +1,5 @@
 import { MatcherCommand, OrderReply, QUEUES, newId } from '@pmatch/contracts';
-import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { Broker, DEADLINE_HEADER, ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { RABBITMQ_URL, REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import amqp from 'amqplib';
@@ -16,6 +16,7 @@ import type { MatcherDeps } from '../src/use-cases/deps';
 
 const logger = createLogger('test', 'silent');
 let db: TestDatabase;
+let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let broker: Broker;
@@ -23,11 +24,12 @@ let deps: MatcherDeps;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  database = createDatabase(db.url);
+  prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   broker = await Broker.connect(RABBITMQ_URL, `${uniqueName('t')}.`, logger);
   deps = {
-    prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock: new ManualClock('2026-11-22T10:00:00Z'), logger,
+    database, prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock: new ManualClock('2026-11-22T10:00:00Z'), logger,
     publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
   };
 });

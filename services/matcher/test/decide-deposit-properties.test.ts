@@ -1,5 +1,5 @@
 import { MATCHING_RULES, newId } from '@pmatch/contracts';
-import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import fc from 'fast-check';
@@ -22,13 +22,15 @@ const OCCURRED_AT = new Date('2026-11-22T09:00:00Z').getTime();
 const CORPUS_NAMES = [...new Set(NAME_CORPUS.flatMap((c) => [c.depositor, c.payer]))];
 
 let db: TestDatabase;
+let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let lock: RedisLock;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  database = createDatabase(db.url);
+  prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   lock = new RedisLock(redis, uniqueName('pmatch-test:'));
 });
@@ -101,7 +103,7 @@ describe('decideDeposit over the database (properties)', () => {
       fc.asyncProperty(scenario, async (s) => {
         const { orgId, deposit } = await store(s);
         const deps: MatcherDeps = {
-          prisma, lock, clock: new ManualClock(new Date(OCCURRED_AT + s.nowAfterMinutes * MINUTE)), logger: createLogger('test', 'silent'),
+          database, prisma, lock, clock: new ManualClock(new Date(OCCURRED_AT + s.nowAfterMinutes * MINUTE)), logger: createLogger('test', 'silent'),
           publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
         };
 

@@ -1,5 +1,5 @@
 import { newId } from '@pmatch/contracts';
-import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
@@ -7,13 +7,15 @@ import { decideDeposit, type DecideDepositDeps } from '../src/use-cases/decide-d
 import { PENDING_GRACE_MS, redeliverPendingDeposits } from '../src/use-cases/redeliver-pending';
 
 let db: TestDatabase;
+let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 const clock = new ManualClock('2026-11-22T10:00:00Z');
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  database = createDatabase(db.url);
+  prisma = database.prisma;
   redis = new Redis(REDIS_URL);
 });
 
@@ -54,7 +56,7 @@ async function seedDeposit(orgId: string, accountId: string, amount: number) {
 
 function deps(lock: Pick<RedisLock, 'withLock'>): DecideDepositDeps {
   return {
-    prisma, lock: lock as RedisLock, clock, logger: createLogger('test', 'silent'),
+    database, prisma, lock: lock as RedisLock, clock, logger: createLogger('test', 'silent'),
     publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
   };
 }
@@ -91,6 +93,21 @@ describe('decideDeposit', () => {
 
     expect(first.status).toBe('confirmed');
     expect(second).toEqual(first);
+    expect(await prisma.event.count({ where: { organisationId: orgId } })).toBe(eventsAfterFirst);
+  });
+
+  test('when another message comes for a deposit already decided, then it changes nothing and answers the deposit as stored', async () => {
+    const { orgId, accountId } = await seedAccount();
+    await seedOrder(orgId, accountId, 800);
+    const deposit = await seedDeposit(orgId, accountId, 800);
+    const lock = new RedisLock(redis, uniqueName('pmatch-test:'));
+    await decideDeposit(deps(lock), { transaction_id: deposit.id, bank_account_id: accountId }, 'm-first');
+    const eventsAfterFirst = await prisma.event.count({ where: { organisationId: orgId } });
+
+    const again = await decideDeposit(deps(lock), { transaction_id: deposit.id, bank_account_id: accountId }, 'm-asked-again');
+
+    expect(again).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } }));
+    expect(again.status).toBe('confirmed');
     expect(await prisma.event.count({ where: { organisationId: orgId } })).toBe(eventsAfterFirst);
   });
 

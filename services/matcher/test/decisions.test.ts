@@ -1,5 +1,5 @@
 import { LIMITS, newId } from '@pmatch/contracts';
-import { Prisma, createPrisma, isUniqueViolation, type PrismaClient } from '@pmatch/db';
+import { createDatabase, isUniqueViolation, type Database, type PrismaClient, type SqlOrPrisma } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
@@ -7,7 +7,7 @@ import {
   EXPIRED_CANDIDATE_LIMIT,
   OPEN_CANDIDATE_CAP,
   StaleDecisionError,
-  amountCandidatesQuery,
+  amountCandidates,
   applyDecision,
   findAmountCandidates,
   lockPendingDeposit,
@@ -16,11 +16,12 @@ import {
 } from '../src/data/decisions';
 import { decide } from '../src/domain/decide';
 import { depositFacts } from '../src/domain/deposit';
-import { AUTOMATIC, depositPayment } from '../src/domain/payments';
+import { AUTOMATIC, depositPayment, outsidePayment } from '../src/domain/payments';
 import { decideDeposit } from '../src/use-cases/decide-deposit';
 import type { MatcherDeps } from '../src/use-cases/deps';
 
 let db: TestDatabase;
+let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: MatcherDeps;
@@ -29,10 +30,11 @@ const DEPOSIT_AT = new Date('2026-11-22T09:00:00.456Z');
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  database = createDatabase(db.url);
+  prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   deps = {
-    prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock: new ManualClock(now), logger: createLogger('test', 'silent'),
+    database, prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock: new ManualClock(now), logger: createLogger('test', 'silent'),
     publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
   };
 });
@@ -105,7 +107,7 @@ describe('lockPendingDeposit', () => {
     });
     const expected = await prisma.transaction.findUniqueOrThrow({ where: { id: seeded.id } });
 
-    const locked = await prisma.$transaction((tx) => lockPendingDeposit(tx, seeded.id));
+    const locked = await database.transaction((sql) => lockPendingDeposit(sql, seeded.id));
 
     expect(locked?.deposit).toEqual(expected);
     expect(typeof locked?.deposit.amount).toBe('bigint');
@@ -117,9 +119,9 @@ describe('lockPendingDeposit', () => {
     const decided = await seedDeposit(orgId, accountId, 100n, { status: 'unmatched' });
     const withdrawal = await seedDeposit(orgId, accountId, 100n, { direction: 'withdrawal', status: 'unmatched' });
 
-    expect(await prisma.$transaction((tx) => lockPendingDeposit(tx, decided.id))).toBeUndefined();
-    expect(await prisma.$transaction((tx) => lockPendingDeposit(tx, withdrawal.id))).toBeUndefined();
-    expect(await prisma.$transaction((tx) => lockPendingDeposit(tx, 'txn_missing'))).toBeUndefined();
+    expect(await database.transaction((sql) => lockPendingDeposit(sql, decided.id))).toBeUndefined();
+    expect(await database.transaction((sql) => lockPendingDeposit(sql, withdrawal.id))).toBeUndefined();
+    expect(await database.transaction((sql) => lockPendingDeposit(sql, 'txn_missing'))).toBeUndefined();
   });
 
   test('when it has read the deposit, then the row stays locked until the transaction ends', async () => {
@@ -130,8 +132,8 @@ describe('lockPendingDeposit', () => {
     let locked!: () => void;
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
 
-    const holder = prisma.$transaction(async (tx) => {
-      await lockPendingDeposit(tx, deposit.id);
+    const holder = database.transaction(async (sql) => {
+      await lockPendingDeposit(sql, deposit.id);
       locked();
       await held;
     });
@@ -151,7 +153,7 @@ describe('lockPendingDeposit', () => {
     const withoutSettings = await seedAccount();
     const b = await seedDeposit(withoutSettings.orgId, withoutSettings.accountId, 100n);
 
-    const [lockedA, lockedB] = await prisma.$transaction(async (tx) => [await lockPendingDeposit(tx, a.id), await lockPendingDeposit(tx, b.id)]);
+    const [lockedA, lockedB] = await database.transaction(async (sql) => [await lockPendingDeposit(sql, a.id), await lockPendingDeposit(sql, b.id)]);
 
     expect(lockedA?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toEqual(expect.objectContaining({ reason: 'rule:kana_width' }));
     expect(lockedB?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toBeUndefined();
@@ -159,17 +161,37 @@ describe('lockPendingDeposit', () => {
   });
 });
 
-describe('conditional updates', () => {
+/**
+ * The deposit decision runs these writes on plain SQL; commands and late orders run them in a
+ * Prisma transaction. Each must behave the same on both.
+ */
+const writePaths: [string, <T>(work: (tx: SqlOrPrisma) => Promise<T>) => Promise<T>][] = [
+  ['plain SQL', (work) => database.transaction(work)],
+  ['a Prisma transaction', (work) => prisma.$transaction((tx) => work(tx))],
+];
+
+describe.each(writePaths)('conditional updates through %s', (_path, inTransaction) => {
   test('when the order is in a status the caller named, then it is paid and the row returned is the row stored', async () => {
     const { orgId, accountId } = await seedAccount();
     const order = await seedOrder(orgId, accountId, 500n);
     const deposit = await seedDeposit(orgId, accountId, 500n);
     const payment = depositPayment({ ...deposit, amount: 500 }, AUTOMATIC('exact'), now);
 
-    const paid = await prisma.$transaction((tx) => payOrder(tx, order.id, { statuses: ['open'], bankAccountId: accountId, amount: 500n, payerName: 'ヤマダ タロウ' }, payment, 'paid', now));
+    const paid = await inTransaction((tx) => payOrder(tx, order.id, { statuses: ['open'], bankAccountId: accountId, amount: 500n, payerName: 'ヤマダ タロウ' }, payment, 'paid', now));
 
     expect(paid).toEqual(await prisma.order.findUniqueOrThrow({ where: { id: order.id } }));
     expect(paid).toMatchObject({ status: 'paid', closedAt: now, updatedAt: now, payment: JSON.parse(JSON.stringify(payment)) });
+  });
+
+  test('when the caller relied on the status alone, then the order is paid whatever its account, amount and payer name', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const order = await seedOrder(orgId, accountId, 500n);
+    const payment = outsidePayment({ amount: 500, payerName: order.payerName }, now, now, 'api');
+
+    const paid = await inTransaction((tx) => payOrder(tx, order.id, { statuses: ['open'] }, payment, 'paid_outside', now));
+
+    expect(paid).toEqual(await prisma.order.findUniqueOrThrow({ where: { id: order.id } }));
+    expect(paid).toMatchObject({ status: 'paid_outside', closedAt: now, payment: JSON.parse(JSON.stringify(payment)) });
   });
 
   test('when the order is no longer in a status the caller named, then StaleDecisionError and nothing changes', async () => {
@@ -178,8 +200,8 @@ describe('conditional updates', () => {
     const deposit = await seedDeposit(orgId, accountId, 500n);
     const payment = depositPayment({ ...deposit, amount: 500 }, AUTOMATIC('exact'), now);
 
-    await expect(prisma.$transaction((tx) => payOrder(tx, order.id, { statuses: ['expired'] }, payment, 'paid', now))).rejects.toThrow(StaleDecisionError);
-    await expect(prisma.$transaction((tx) => payOrder(tx, 'ord_missing', { statuses: ['open'] }, payment, 'paid', now))).rejects.toThrow(StaleDecisionError);
+    await expect(inTransaction((tx) => payOrder(tx, order.id, { statuses: ['expired'] }, payment, 'paid', now))).rejects.toThrow(StaleDecisionError);
+    await expect(inTransaction((tx) => payOrder(tx, 'ord_missing', { statuses: ['open'] }, payment, 'paid', now))).rejects.toThrow(StaleDecisionError);
     expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toEqual(order);
   });
 
@@ -189,7 +211,7 @@ describe('conditional updates', () => {
     const deposit = await seedDeposit(orgId, accountId, 500n);
     const payment = depositPayment({ ...deposit, amount: 500 }, AUTOMATIC('exact'), now);
     const pay = (expected: Partial<Parameters<typeof payOrder>[2]>) =>
-      prisma.$transaction((tx) => payOrder(tx, order.id, { statuses: ['open'], ...expected }, payment, 'paid', now));
+      inTransaction((tx) => payOrder(tx, order.id, { statuses: ['open'], ...expected }, payment, 'paid', now));
 
     await expect(pay({ amount: 501n })).rejects.toThrow(StaleDecisionError);
     await expect(pay({ bankAccountId: 'ba_another' })).rejects.toThrow(StaleDecisionError);
@@ -202,10 +224,22 @@ describe('conditional updates', () => {
     const deposit = await seedDeposit(orgId, accountId, 500n);
     const to = { status: 'held', orderId: null, candidateOrderIds: ['ord_a', 'ord_b'], decision: { reason: 'several', candidates: [] } };
 
-    const held = await prisma.$transaction((tx) => setDepositStatus(tx, deposit.id, ['pending'], to, now));
+    const held = await inTransaction((tx) => setDepositStatus(tx, deposit.id, ['pending'], to, now));
 
     expect(held).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } }));
     expect(held).toMatchObject({ ...to, decidedAt: now, updatedAt: now });
+  });
+
+  test('when no decision is given, then the deposit keeps its decision and when it was made', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const deposit = await seedDeposit(orgId, accountId, 500n);
+    const decidedBefore = new Date('2026-11-22T09:30:00Z');
+    await prisma.transaction.update({ where: { id: deposit.id }, data: { decision: { reason: 'several', candidates: [] }, decidedAt: decidedBefore } });
+
+    const held = await inTransaction((tx) => setDepositStatus(tx, deposit.id, ['pending'], { status: 'held', orderId: null, candidateOrderIds: ['ord_a'] }, now));
+
+    expect(held).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } }));
+    expect(held).toMatchObject({ status: 'held', decision: { reason: 'several', candidates: [] }, decidedAt: decidedBefore, updatedAt: now });
   });
 
   test('when the deposit is no longer in a status the caller named, then StaleDecisionError and nothing changes', async () => {
@@ -213,7 +247,7 @@ describe('conditional updates', () => {
     const deposit = await seedDeposit(orgId, accountId, 500n, { status: 'unmatched' });
 
     await expect(
-      prisma.$transaction((tx) => setDepositStatus(tx, deposit.id, ['pending'], { status: 'held', orderId: null, candidateOrderIds: [] }, now)),
+      inTransaction((tx) => setDepositStatus(tx, deposit.id, ['pending'], { status: 'held', orderId: null, candidateOrderIds: [] }, now)),
     ).rejects.toThrow(StaleDecisionError);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toEqual(deposit);
   });
@@ -223,9 +257,9 @@ describe('conditional updates', () => {
     const order = await seedOrder(orgId, accountId, 500n);
     const [a, b] = [await seedDeposit(orgId, accountId, 500n), await seedDeposit(orgId, accountId, 500n)];
     const confirm = { status: 'confirmed', orderId: order.id, candidateOrderIds: [], decision: { reason: 'exact', candidates: [] } };
-    await prisma.$transaction((tx) => setDepositStatus(tx, a.id, ['pending'], confirm, now));
+    await inTransaction((tx) => setDepositStatus(tx, a.id, ['pending'], confirm, now));
 
-    const refused: unknown = await prisma.$transaction((tx) => setDepositStatus(tx, b.id, ['pending'], confirm, now)).catch((error: unknown) => error);
+    const refused: unknown = await inTransaction((tx) => setDepositStatus(tx, b.id, ['pending'], confirm, now)).catch((error: unknown) => error);
 
     expect(isUniqueViolation(refused)).toBe(true);
     expect((await prisma.transaction.findUniqueOrThrow({ where: { id: b.id } })).status).toBe('pending');
@@ -239,13 +273,13 @@ describe('a decision racing a change of the order (no lock on the orders it read
    * then writes the decision.
    */
   async function decideAcrossChange(depositId: string, change: () => Promise<unknown>) {
-    return prisma.$transaction(async (tx) => {
-      const pending = (await lockPendingDeposit(tx, depositId))!;
-      const candidates = await findAmountCandidates(tx, pending.deposit.bankAccountId, pending.deposit.amount, pending.deposit.occurredAt);
+    return database.transaction(async (sql) => {
+      const pending = (await lockPendingDeposit(sql, depositId))!;
+      const candidates = await findAmountCandidates(sql, pending.deposit.bankAccountId, pending.deposit.amount, pending.deposit.occurredAt);
       const decision = decide(depositFacts(pending.deposit), candidates.orders, pending.nameMatcher, now, candidates.read);
       expect(decision.outcome).toBe('confirmed');
       await change();
-      return applyDecision(tx, pending.deposit, decision, { publicBaseUrl: 'http://localhost:3000', now });
+      return applyDecision(sql, pending.deposit, decision, { publicBaseUrl: 'http://localhost:3000', now });
     });
   }
 
@@ -285,7 +319,7 @@ describe('findAmountCandidates', () => {
     await seedOrders(orgId, accountId, 700n, 1, { orderedAt: new Date(DEPOSIT_AT.getTime() + 1) });
     await seedOrders(orgId, accountId, 700n, 1, { orderedAt: new Date(DEPOSIT_AT.getTime() + 1), status: 'expired' });
 
-    const read = await prisma.$transaction((tx) => findAmountCandidates(tx, accountId, 700n, DEPOSIT_AT));
+    const read = await database.transaction((sql) => findAmountCandidates(sql, accountId, 700n, DEPOSIT_AT));
 
     expect(read).toEqual({ orders: [expect.objectContaining({ id: before }), expect.objectContaining({ id: atTheSameTime })], read: { allOpenOrdersRead: true } });
   });
@@ -296,7 +330,7 @@ describe('findAmountCandidates', () => {
     const expired = await seedOrders(orgId, accountId, 800n, OPEN_CANDIDATE_CAP + 50, { status: 'expired', payerName: 'ｽｽﾞｷ ｲﾁﾛｳ' });
     const [newOpen] = await seedOrders(orgId, accountId, 800n, 1);
 
-    const read = await prisma.$transaction((tx) => findAmountCandidates(tx, accountId, 800n, DEPOSIT_AT));
+    const read = await database.transaction((sql) => findAmountCandidates(sql, accountId, 800n, DEPOSIT_AT));
 
     expect(read.read.allOpenOrdersRead).toBe(true);
     expect(read.orders.map((o) => o.id)).toEqual([oldOpen, ...expired.slice(-EXPIRED_CANDIDATE_LIMIT), newOpen]);
@@ -319,7 +353,7 @@ describe('findAmountCandidates', () => {
     await seedOrders(orgId, accountId, 900n, OPEN_CANDIDATE_CAP + 1);
     const deposit = await seedDeposit(orgId, accountId, 900n);
 
-    const read = await prisma.$transaction((tx) => findAmountCandidates(tx, accountId, 900n, DEPOSIT_AT));
+    const read = await database.transaction((sql) => findAmountCandidates(sql, accountId, 900n, DEPOSIT_AT));
     const decided = await decideDeposit(deps, { transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
 
     expect(read.read.allOpenOrdersRead).toBe(false);
@@ -328,7 +362,10 @@ describe('findAmountCandidates', () => {
     expect(decided.decision).toMatchObject({ reason: 'too_many_candidates' });
   });
 
-  test('when the read is planned, then both halves walk orders_candidates_idx in seq order: no sort, no scan of the table', async () => {
+  // The statement is prepared once per connection: PostgreSQL plans it for the values given at
+  // first, and may switch to a generic plan, made without them, after five executions. Both must
+  // walk the index.
+  test.each(['force_custom_plan', 'force_generic_plan'])('when the read is planned (%s), then both halves walk orders_candidates_idx in seq order: no sort, no scan of the table', async (planCacheMode) => {
     const { orgId, accountId } = await seedAccount();
     await seedOrders(orgId, accountId, 950n, 200, { status: 'expired' });
     await seedOrders(orgId, accountId, 950n, 20);
@@ -340,7 +377,13 @@ describe('findAmountCandidates', () => {
       await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
       await tx.$executeRaw`SET LOCAL enable_bitmapscan = off`;
       await tx.$executeRaw`SET LOCAL enable_sort = off`;
-      const rows = await tx.$queryRaw<{ 'QUERY PLAN': unknown }[]>(Prisma.sql`EXPLAIN (FORMAT JSON) ${amountCandidatesQuery(accountId, 950n, DEPOSIT_AT)}`);
+      await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
+      // EXECUTE takes no bind parameters: the test's own values are written into the text.
+      await tx.$executeRawUnsafe(`PREPARE ${planCacheMode} AS ${amountCandidates.text}`);
+      const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(
+        `EXPLAIN (FORMAT JSON) EXECUTE ${planCacheMode}('${accountId}', 950, '${DEPOSIT_AT.toISOString()}')`,
+      );
+      await tx.$executeRawUnsafe(`DEALLOCATE ${planCacheMode}`);
       return JSON.stringify(rows[0]!['QUERY PLAN']);
     });
 

@@ -1,5 +1,5 @@
 import { newId } from '@pmatch/contracts';
-import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
@@ -12,6 +12,7 @@ import { examineLateOrder } from '../src/use-cases/late-orders';
  */
 
 let db: TestDatabase;
+let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: MatcherDeps;
@@ -19,10 +20,11 @@ const clock = new ManualClock('2026-11-22T10:00:00Z');
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  database = createDatabase(db.url);
+  prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   deps = {
-    prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock, logger: createLogger('test', 'silent'),
+    database, prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock, logger: createLogger('test', 'silent'),
     publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
   };
 });

@@ -1,5 +1,18 @@
 import { MATCHING_RULES, type MatchingRule, type NewEvent, type Payment } from '@pmatch/contracts';
-import { Prisma, amountOf, modeOf, orderView, recordEvents, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
+import {
+  amountOf,
+  asSql,
+  modeOf,
+  orderFields,
+  orderView,
+  recordEvents,
+  statement,
+  transactionFields,
+  transactionView,
+  type OrderRow,
+  type SqlOrPrisma,
+  type TransactionRow,
+} from '@pmatch/db';
 import type { CandidateOrder, CandidateRead, Decision, NameMatcher } from '../domain/decide';
 import { nameMatcher } from '../domain/names/matcher';
 import { AUTOMATIC, depositPayment, type PaymentSource } from '../domain/payments';
@@ -15,69 +28,38 @@ export const OPEN_CANDIDATE_CAP = 1000;
  */
 export const EXPIRED_CANDIDATE_LIMIT = 100;
 
-/** A row of `transactions` as raw SQL returns it: column names, where Prisma has field names. */
-interface TransactionColumns {
-  id: string;
-  seq: bigint;
-  organisation_id: string;
-  mode: string;
-  bank_account_id: string;
-  bank_reference: string;
-  direction: string;
-  status: string;
-  amount: bigint;
-  counterparty: string;
-  occurred_at: Date;
-  order_id: string | null;
-  candidate_order_ids: string[];
-  decision: Prisma.JsonValue | null;
-  decided_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function transactionFromColumns(c: TransactionColumns): TransactionRow {
-  return {
-    id: c.id,
-    seq: c.seq,
-    organisationId: c.organisation_id,
-    mode: c.mode,
-    bankAccountId: c.bank_account_id,
-    bankReference: c.bank_reference,
-    direction: c.direction,
-    status: c.status,
-    amount: c.amount,
-    counterparty: c.counterparty,
-    occurredAt: c.occurred_at,
-    orderId: c.order_id,
-    candidateOrderIds: c.candidate_order_ids,
-    decision: c.decision,
-    decidedAt: c.decided_at,
-    createdAt: c.created_at,
-    updatedAt: c.updated_at,
-  };
-}
-
 export interface PendingDeposit {
   deposit: TransactionRow;
   /** How names are compared for this deposit: its organisation's rules for its mode. */
   nameMatcher: NameMatcher;
 }
 
+const lockPending = statement(
+  'matcher.lock_pending_deposit',
+  `SELECT ${transactionFields('t')}, s.matching_rules AS "matchingRules" FROM transactions t
+   LEFT JOIN settings s ON s.organisation_id = t.organisation_id AND s.mode = t.mode
+   WHERE t.id = $1 AND t.status = 'pending' AND t.direction = 'deposit'
+   FOR UPDATE OF t`,
+);
+
 /**
  * Locks a deposit that is still pending and reads it with its seller's matching rules, in one
- * statement (Prisma has no FOR UPDATE, and a lock followed by a re-read is two round trips).
+ * statement (a lock followed by a re-read would be two round trips).
  */
-export async function lockPendingDeposit(tx: Tx, transactionId: string): Promise<PendingDeposit | undefined> {
-  const rows = await tx.$queryRaw<(TransactionColumns & { matching_rules: string[] | null })[]>`
-    SELECT t.*, s.matching_rules FROM transactions t
-    LEFT JOIN settings s ON s.organisation_id = t.organisation_id AND s.mode = t.mode
-    WHERE t.id = ${transactionId} AND t.status = 'pending' AND t.direction = 'deposit'
-    FOR UPDATE OF t`;
-  const row = rows[0];
+export async function lockPendingDeposit(tx: SqlOrPrisma, transactionId: string): Promise<PendingDeposit | undefined> {
+  const [row] = await asSql(tx).rows<TransactionRow & { matchingRules: string[] | null }>(lockPending, [transactionId]);
   if (row === undefined) return undefined;
-  const { matching_rules: rules, ...columns } = row;
-  return { deposit: transactionFromColumns(columns), nameMatcher: nameMatcherOf(rules) };
+  const { matchingRules, ...deposit } = row;
+  return { deposit, nameMatcher: nameMatcherOf(matchingRules) };
+}
+
+const readTransaction = statement('matcher.read_transaction', `SELECT ${transactionFields()} FROM transactions WHERE id = $1`);
+
+/** A transaction as it now stands; it must exist. */
+export async function findTransaction(tx: SqlOrPrisma, transactionId: string): Promise<TransactionRow> {
+  const [row] = await asSql(tx).rows<TransactionRow>(readTransaction, [transactionId]);
+  if (row === undefined) throw new Error(`transaction ${transactionId} does not exist`);
+  return row;
 }
 
 /**
@@ -85,18 +67,20 @@ export async function lockPendingDeposit(tx: Tx, transactionId: string): Promise
  * account with the amount placed at or before `occurredAt` (up to the cap and one more, to know
  * the cap was passed), and the most recent expired ones. Both halves walk orders_candidates_idx
  * (bank_account_id, amount, status, seq) in seq order and stop at their limit, so neither grows
- * with the expired orders a fixed-price shop piles up.
+ * with the expired orders a fixed-price shop piles up. The limits are in the text, not parameters,
+ * so that a generic plan of the prepared statement knows them too.
+ * Parameters: bank account id, amount, occurred at.
  */
-export function amountCandidatesQuery(bankAccountId: string, amount: bigint, occurredAt: Date): Prisma.Sql {
-  return Prisma.sql`
-    (SELECT id, seq, status, payer_name, ordered_at, expires_at FROM orders
-      WHERE bank_account_id = ${bankAccountId} AND amount = ${amount} AND status = 'open' AND ordered_at <= ${occurredAt}
-      ORDER BY seq LIMIT ${OPEN_CANDIDATE_CAP + 1})
-    UNION ALL
-    (SELECT id, seq, status, payer_name, ordered_at, expires_at FROM orders
-      WHERE bank_account_id = ${bankAccountId} AND amount = ${amount} AND status = 'expired' AND ordered_at <= ${occurredAt}
-      ORDER BY seq DESC LIMIT ${EXPIRED_CANDIDATE_LIMIT})`;
-}
+export const amountCandidates = statement(
+  'matcher.amount_candidates',
+  `(SELECT id, seq, status, payer_name AS "payerName", ordered_at AS "orderedAt", expires_at AS "expiresAt" FROM orders
+     WHERE bank_account_id = $1 AND amount = $2 AND status = 'open' AND ordered_at <= $3
+     ORDER BY seq LIMIT ${OPEN_CANDIDATE_CAP + 1})
+   UNION ALL
+   (SELECT id, seq, status, payer_name AS "payerName", ordered_at AS "orderedAt", expires_at AS "expiresAt" FROM orders
+     WHERE bank_account_id = $1 AND amount = $2 AND status = 'expired' AND ordered_at <= $3
+     ORDER BY seq DESC LIMIT ${EXPIRED_CANDIDATE_LIMIT})`,
+);
 
 export interface AmountCandidates {
   /** Oldest first. */
@@ -104,19 +88,21 @@ export interface AmountCandidates {
   read: CandidateRead;
 }
 
-export async function findAmountCandidates(tx: Tx, bankAccountId: string, amount: bigint, occurredAt: Date): Promise<AmountCandidates> {
-  const rows = await tx.$queryRaw<{ id: string; seq: bigint; status: string; payer_name: string; ordered_at: Date; expires_at: Date }[]>(
-    amountCandidatesQuery(bankAccountId, amount, occurredAt),
-  );
+export async function findAmountCandidates(tx: SqlOrPrisma, bankAccountId: string, amount: bigint, occurredAt: Date): Promise<AmountCandidates> {
+  const rows = await asSql(tx).rows<{ id: string; seq: bigint; status: string; payerName: string; orderedAt: Date; expiresAt: Date }>(amountCandidates, [
+    bankAccountId,
+    amount,
+    occurredAt,
+  ]);
   const openRead = rows.filter((r) => r.status === 'open').length;
   const orders = rows
     .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0))
     .map((r): CandidateOrder => ({
       id: r.id,
       status: r.status as CandidateOrder['status'],
-      payerName: r.payer_name,
-      orderedAt: r.ordered_at,
-      expiresAt: r.expires_at,
+      payerName: r.payerName,
+      orderedAt: r.orderedAt,
+      expiresAt: r.expiresAt,
     }));
   return { orders, read: { allOpenOrdersRead: openRead <= OPEN_CANDIDATE_CAP } };
 }
@@ -152,34 +138,42 @@ export interface PaidOrderExpectation {
   payerName?: string;
 }
 
+/**
+ * One statement for every expectation: a condition left out is passed as NULL and holds. Parameters:
+ * order id, statuses, account, amount, payer name (each NULL when not relied on), new status,
+ * payment (JSON), now.
+ */
+const payOrderStatement = statement(
+  'matcher.pay_order',
+  `UPDATE orders SET status = $6, payment = $7::jsonb, closed_at = $8, updated_at = $8
+   WHERE id = $1 AND status = ANY($2::text[])
+     AND ($3::text IS NULL OR bank_account_id = $3)
+     AND ($4::bigint IS NULL OR amount = $4)
+     AND ($5::text IS NULL OR payer_name = $5)
+   RETURNING ${orderFields()}`,
+);
+
 /** Marks an open (or expired) order paid, conditional on what the caller relied on. */
-export async function payOrder(tx: Tx, orderId: string, expected: PaidOrderExpectation, payment: Payment, status: 'paid' | 'paid_outside', now: Date): Promise<OrderRow> {
+export async function payOrder(tx: SqlOrPrisma, orderId: string, expected: PaidOrderExpectation, payment: Payment, status: 'paid' | 'paid_outside', now: Date): Promise<OrderRow> {
   const { statuses, bankAccountId, amount, payerName } = expected;
-  return staleWhenNoRow(`order ${orderId} is no longer ${statuses.join(' or ')} with what the decision saw`, () =>
-    tx.order.update({
-      where: {
-        id: orderId,
-        status: { in: statuses },
-        ...(bankAccountId === undefined ? {} : { bankAccountId }),
-        ...(amount === undefined ? {} : { amount }),
-        ...(payerName === undefined ? {} : { payerName }),
-      },
-      data: { status, payment: payment as unknown as Prisma.InputJsonValue, closedAt: now, updatedAt: now },
-    }),
-  );
+  const rows = await asSql(tx).rows<OrderRow>(payOrderStatement, [
+    orderId,
+    statuses,
+    bankAccountId ?? null,
+    amount ?? null,
+    payerName ?? null,
+    status,
+    JSON.stringify(payment),
+    now,
+  ]);
+  return onlyRow(rows, `order ${orderId} is no longer ${statuses.join(' or ')} with what the decision saw`);
 }
 
-/**
- * Runs a conditional `update` (one UPDATE … RETURNING). Prisma reports that no row matched the
- * condition as P2025; that means the row changed since the caller read it.
- */
-async function staleWhenNoRow<T>(message: string, update: () => Promise<T>): Promise<T> {
-  try {
-    return await update();
-  } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') throw new StaleDecisionError(message);
-    throw error;
-  }
+/** The row a conditional UPDATE … RETURNING changed; none means it changed since the caller read it. */
+function onlyRow<T>(rows: T[], staleMessage: string): T {
+  const [row] = rows;
+  if (row === undefined) throw new StaleDecisionError(staleMessage);
+  return row;
 }
 
 /**
@@ -188,7 +182,7 @@ async function staleWhenNoRow<T>(message: string, update: () => Promise<T>): Pro
  * an automatic decision compared).
  */
 export async function confirmDeposit(
-  tx: Tx,
+  tx: SqlOrPrisma,
   deposit: TransactionRow,
   orderId: string,
   source: PaymentSource,
@@ -215,28 +209,41 @@ export async function confirmDeposit(
   return { order, transaction };
 }
 
+/**
+ * A new status with its order and candidates; with a decision (JSON), also the decision and
+ * decided_at, which are otherwise kept. Parameters: transaction id, statuses, status, order id,
+ * candidate order ids, decision (or NULL), now.
+ */
+const setDepositStatusStatement = statement(
+  'matcher.set_deposit_status',
+  `UPDATE transactions SET status = $3, order_id = $4, candidate_order_ids = $5::text[],
+     decision = COALESCE($6::jsonb, decision),
+     decided_at = CASE WHEN $6::jsonb IS NULL THEN decided_at ELSE $7::timestamptz END,
+     updated_at = $7::timestamptz
+   WHERE id = $1 AND status = ANY($2::text[])
+   RETURNING ${transactionFields()}`,
+);
+
 export async function setDepositStatus(
-  tx: Tx,
+  tx: SqlOrPrisma,
   transactionId: string,
   fromStatuses: string[],
   to: { status: string; orderId: string | null; candidateOrderIds: string[]; decision?: object },
   now: Date,
 ): Promise<TransactionRow> {
-  return staleWhenNoRow(`transaction ${transactionId} is no longer ${fromStatuses.join(' or ')}`, () =>
-    tx.transaction.update({
-      where: { id: transactionId, status: { in: fromStatuses } },
-      data: {
-        status: to.status,
-        orderId: to.orderId,
-        candidateOrderIds: to.candidateOrderIds,
-        ...(to.decision === undefined ? {} : { decision: to.decision as Prisma.InputJsonValue, decidedAt: now }),
-        updatedAt: now,
-      },
-    }),
-  );
+  const rows = await asSql(tx).rows<TransactionRow>(setDepositStatusStatement, [
+    transactionId,
+    fromStatuses,
+    to.status,
+    to.orderId,
+    to.candidateOrderIds,
+    to.decision === undefined ? null : JSON.stringify(to.decision),
+    now,
+  ]);
+  return onlyRow(rows, `transaction ${transactionId} is no longer ${fromStatuses.join(' or ')}`);
 }
 
-export async function recordFor(tx: Tx, row: { organisationId: string; mode: string; bankAccountId: string }, now: Date, events: NewEvent[]): Promise<void> {
+export async function recordFor(tx: SqlOrPrisma, row: { organisationId: string; mode: string; bankAccountId: string }, now: Date, events: NewEvent[]): Promise<void> {
   await recordEvents(tx, { organisationId: row.organisationId, mode: modeOf(row), bankAccountId: row.bankAccountId, at: now }, events);
 }
 
@@ -244,7 +251,7 @@ export async function recordFor(tx: Tx, row: { organisationId: string; mode: str
  * Writes a decision on a new deposit and its events (transaction.deposited, then order.paid or
  * transaction.held) in the caller's DB transaction.
  */
-export async function applyDecision(tx: Tx, deposit: TransactionRow, decision: Decision, ctx: ApplyContext): Promise<TransactionRow> {
+export async function applyDecision(tx: SqlOrPrisma, deposit: TransactionRow, decision: Decision, ctx: ApplyContext): Promise<TransactionRow> {
   const events: NewEvent[] = [];
   let transaction: TransactionRow;
   let paidOrder: OrderRow | undefined;

@@ -1,7 +1,7 @@
 import type { DepositReceived } from '@pmatch/contracts';
 import type { TransactionRow } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
-import { applyDecision, findAmountCandidates, lockPendingDeposit } from '../data/decisions';
+import { applyDecision, findAmountCandidates, findTransaction, lockPendingDeposit } from '../data/decisions';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -14,18 +14,19 @@ export const DEPOSITS_CONSUMER = 'matcher.deposits';
  * The use case behind `deposit.received`: under the account's lock, decide the pending deposit and
  * write the decision with its events in one DB transaction. Idempotent: a message seen before, or
  * a deposit already decided, changes nothing. Resolves with the deposit as it now stands.
+ * Plain SQL, not Prisma: this runs once per deposit, and Prisma's client would be most of its CPU.
  */
 export async function decideDeposit(deps: MatcherDeps, message: DepositReceived, messageId: string): Promise<TransactionRow> {
   return underAccountLock(deps, message.bank_account_id, () =>
-    deps.prisma.$transaction(async (tx) => {
-      const firstTime = await claimMessage(tx, DEPOSITS_CONSUMER, messageId);
-      const pending = firstTime ? await lockPendingDeposit(tx, message.transaction_id) : undefined;
-      if (pending === undefined) return tx.transaction.findUniqueOrThrow({ where: { id: message.transaction_id } });
+    deps.database.transaction(async (sql) => {
+      const firstTime = await claimMessage(sql, DEPOSITS_CONSUMER, messageId);
+      const pending = firstTime ? await lockPendingDeposit(sql, message.transaction_id) : undefined;
+      if (pending === undefined) return findTransaction(sql, message.transaction_id);
       const { deposit, nameMatcher } = pending;
       const now = deps.clock.now();
-      const candidates = await findAmountCandidates(tx, deposit.bankAccountId, deposit.amount, deposit.occurredAt);
+      const candidates = await findAmountCandidates(sql, deposit.bankAccountId, deposit.amount, deposit.occurredAt);
       const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
-      return applyDecision(tx, deposit, decision, { publicBaseUrl: deps.publicBaseUrl, now });
+      return applyDecision(sql, deposit, decision, { publicBaseUrl: deps.publicBaseUrl, now });
     }),
   );
 }

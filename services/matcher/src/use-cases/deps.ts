@@ -1,8 +1,10 @@
-import { isUniqueViolation, type PrismaClient } from '@pmatch/db';
+import { isUniqueViolation, type Database, type PrismaClient } from '@pmatch/db';
 import type { Clock, Logger, RedisLock } from '@pmatch/platform';
 import { StaleDecisionError } from '../data/decisions';
 
 export interface MatcherDeps {
+  /** Plain SQL for the deposit decision, the hot path; Prisma (on the same pool) for the rest. */
+  database: Database;
   prisma: PrismaClient;
   lock: RedisLock;
   clock: Clock;
