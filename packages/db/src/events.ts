@@ -9,14 +9,32 @@ export interface OutboxMessage {
 }
 
 /**
- * Outbox rows from parallel arrays, in the order given (the relay publishes by id): one statement
- * text for any number of rows, so it is prepared once.
+ * The INSERT of outbox rows, to run alone or as part of a larger statement (a CTE beside the write
+ * they announce), so that every writer queues messages in the same format. The rows come from
+ * parallel arrays, in the order given (the relay publishes by id): one statement text for any
+ * number of rows, so it is prepared once. The arrays are parameters `$firstParameter` to
+ * `$firstParameter + 3`, whose values `outboxParameters` gives. `onlyIf` is a condition on the
+ * rest of the statement (say, that a CTE inserted a row) under which the rows are inserted.
  */
-const OUTBOX_ROWS = `SELECT u.message_id, u.exchange, u.routing_key, u.payload
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS u(message_id, exchange, routing_key, payload, n)
-  ORDER BY u.n`;
+export function outboxInsert(firstParameter: number, onlyIf?: string): string {
+  const [messageIds, exchanges, routingKeys, payloads] = [0, 1, 2, 3].map((i) => `$${firstParameter + i}`);
+  return `INSERT INTO outbox (message_id, exchange, routing_key, payload)
+  SELECT u.message_id, u.exchange, u.routing_key, u.payload
+  FROM unnest(${messageIds}::text[], ${exchanges}::text[], ${routingKeys}::text[], ${payloads}::jsonb[]) WITH ORDINALITY AS u(message_id, exchange, routing_key, payload, n)
+  ${onlyIf === undefined ? '' : `WHERE ${onlyIf}\n  `}ORDER BY u.n`;
+}
 
-const insertOutbox = statement('db.insert_outbox', `INSERT INTO outbox (message_id, exchange, routing_key, payload) ${OUTBOX_ROWS}`);
+/** The values of `outboxInsert`'s parameters for these messages, in its order. */
+export function outboxParameters(messages: OutboxMessage[]): unknown[] {
+  return [
+    messages.map((m) => m.messageId ?? `msg_${randomBase62(24)}`),
+    messages.map((m) => m.exchange),
+    messages.map((m) => m.routingKey),
+    messages.map((m) => JSON.stringify(m.payload)),
+  ];
+}
+
+const insertOutbox = statement('db.insert_outbox', outboxInsert(1));
 
 /**
  * Events and their outbox rows in one statement. The events get increasing `seq` in the order
@@ -30,17 +48,8 @@ const insertEventsAndOutbox = statement(
      SELECT e.id, $5, $6, $7, e.type, e.data, $8
      FROM unnest($9::text[], $10::text[], $11::jsonb[]) WITH ORDINALITY AS e(id, type, data, n)
      ORDER BY e.n)
-   INSERT INTO outbox (message_id, exchange, routing_key, payload) ${OUTBOX_ROWS}`,
+   ${outboxInsert(1)}`,
 );
-
-function outboxColumns(messages: OutboxMessage[]): unknown[] {
-  return [
-    messages.map((m) => m.messageId ?? `msg_${randomBase62(24)}`),
-    messages.map((m) => m.exchange),
-    messages.map((m) => m.routingKey),
-    messages.map((m) => JSON.stringify(m.payload)),
-  ];
-}
 
 /** Queues a broker message in the caller's DB transaction; the relay publishes it after commit. */
 export async function enqueue(tx: SqlOrPrisma, message: OutboxMessage): Promise<void> {
@@ -50,7 +59,7 @@ export async function enqueue(tx: SqlOrPrisma, message: OutboxMessage): Promise<
 /** Queues broker messages in the caller's DB transaction with one INSERT; the relay publishes them after commit. */
 export async function enqueueAll(tx: SqlOrPrisma, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  await asSql(tx).count(insertOutbox, outboxColumns(messages));
+  await asSql(tx).count(insertOutbox, outboxParameters(messages));
 }
 
 /**
@@ -76,7 +85,7 @@ export async function recordEvents(
     return { exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: ids[i]! };
   });
   await asSql(tx).count(insertEventsAndOutbox, [
-    ...outboxColumns([...announcements, ...alsoEnqueue]),
+    ...outboxParameters([...announcements, ...alsoEnqueue]),
     scope.organisationId,
     scope.mode,
     scope.bankAccountId,

@@ -1,6 +1,6 @@
 import { EXCHANGES, ROUTING_KEYS, type NewEvent } from '@pmatch/contracts';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
-import { createDatabase, createPrisma, enqueueAll, recordEvents, type PrismaClient } from '../src';
+import { createDatabase, createPrisma, enqueueAll, outboxInsert, outboxParameters, recordEvents, statement, type PrismaClient } from '../src';
 
 let db: TestDatabase;
 let prisma: PrismaClient;
@@ -93,6 +93,29 @@ describe('enqueueAll', () => {
     expect(rows.map((r) => r.payload)).toEqual([{ n: 1 }, { n: 2 }]);
     expect(rows[1]?.messageId).toMatch(/^msg_[0-9A-Za-z]{24}$/);
     expect(rows[1]?.routingKey).toBe(ROUTING_KEYS.orderRegistered);
+  });
+});
+
+describe('outboxInsert', () => {
+  test('when it is part of a larger statement, then its rows are inserted only under its condition, from parameters where it is told', async () => {
+    const database = createDatabase(db.url, { poolSize: 1 });
+    const guarded = statement(
+      'test.guarded_outbox',
+      `WITH wanted AS (SELECT 1 WHERE $1::boolean) ${outboxInsert(2, 'EXISTS (SELECT FROM wanted)')}`,
+    );
+    const message = (messageId: string) => ({ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: { messageId }, messageId });
+    try {
+      expect(await database.sql.count(guarded, [false, ...outboxParameters([message('guarded-no')])])).toBe(0);
+      expect(await database.sql.count(guarded, [true, ...outboxParameters([message('guarded-yes-1'), message('guarded-yes-2')])])).toBe(2);
+    } finally {
+      await database.prisma.$disconnect();
+    }
+
+    const rows = await prisma.outbox.findMany({ where: { messageId: { startsWith: 'guarded-' } }, orderBy: { id: 'asc' } });
+    expect(rows.map((r) => [r.messageId, r.payload])).toEqual([
+      ['guarded-yes-1', { messageId: 'guarded-yes-1' }],
+      ['guarded-yes-2', { messageId: 'guarded-yes-2' }],
+    ]);
   });
 });
 

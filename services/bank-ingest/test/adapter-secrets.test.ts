@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { newId } from '@pmatch/contracts';
-import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, SecretBox, closeServer, createHttpApp, createLogger, finishHttpApp, listen, newSigningSecret } from '@pmatch/platform';
 import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import { Registry } from 'prom-client';
@@ -10,12 +10,14 @@ import { AdapterSecretCache, listActiveAdapterSecrets } from '../src/data/adapte
 import { notificationsRouter } from '../src/http/notifications';
 
 let db: TestDatabase;
+let database: Database;
 let prisma: PrismaClient;
 const secretBox = new SecretBox('test-secrets-key-0123456789');
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  database = createDatabase(db.url);
+  prisma = database.prisma;
 });
 
 afterAll(async () => {
@@ -112,7 +114,7 @@ describe('POST /ingest/v1/notifications', () => {
     counts = counted.counts;
     const logger = createLogger('bank-ingest-test', 'silent');
     const app = createHttpApp({ logger, metrics: new Registry(), readiness: {} });
-    app.use(notificationsRouter({ prisma, clock: new ManualClock(), adapterSecrets: counted.cache, onStored: () => undefined }));
+    app.use(notificationsRouter({ database, clock: new ManualClock(), adapterSecrets: counted.cache, onStored: () => undefined }));
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ingest/v1/notifications`;

@@ -1,11 +1,11 @@
 import { AppError, toWireError, type BankIngestCommand, type TransactionReply } from '@pmatch/contracts';
-import { transactionView, type PrismaClient } from '@pmatch/db';
+import { transactionView, type Database } from '@pmatch/db';
 import { pastDeadline, type Broker, type Clock, type Delivery, type Logger } from '@pmatch/platform';
 import { testDepositReference } from '../domain/transaction';
 import { findBankAccount, storeTransaction } from '../data/transactions';
 
 export interface CommandDeps {
-  prisma: PrismaClient;
+  database: Database;
   broker: Broker;
   clock: Clock;
   logger: Logger;
@@ -24,7 +24,7 @@ export function commandHandler(deps: CommandDeps) {
     const reply = async (message: TransactionReply) => {
       if (replyTo !== undefined && correlationId !== undefined) await deps.broker.reply(replyTo, correlationId, message);
     };
-    const account = await findBankAccount(deps.prisma, body.bank_account_id);
+    const account = await findBankAccount(deps.database.prisma, body.bank_account_id);
     if (account === null || account.organisationId !== body.organisation_id || account.mode !== 'test') {
       await reply({ ok: false, error: toWireError(new AppError('parameter_invalid', 'No such test bank account.', { param: 'bank_account_id' })) });
       return;
@@ -35,7 +35,7 @@ export function commandHandler(deps: CommandDeps) {
       return;
     }
     const stored = await storeTransaction(
-      deps.prisma,
+      deps.database,
       {
         organisationId: account.organisationId,
         mode: 'test',

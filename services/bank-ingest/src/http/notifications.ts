@@ -1,13 +1,13 @@
 import { AppError, BankNotification } from '@pmatch/contracts';
 import { parseInput, type Clock } from '@pmatch/platform';
-import type { PrismaClient } from '@pmatch/db';
+import type { Database } from '@pmatch/db';
 import { Router, type Request } from 'express';
 import { findSigningAdapter } from '../domain/adapter-auth';
 import type { AdapterSecretCache } from '../data/adapter-secrets';
 import { BankAccountCache, storeTransaction } from '../data/transactions';
 
 export interface NotificationDeps {
-  prisma: PrismaClient;
+  database: Database;
   clock: Clock;
   adapterSecrets: AdapterSecretCache;
   onStored: () => void;
@@ -17,7 +17,7 @@ const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature
 
 export function notificationsRouter(deps: NotificationDeps): Router {
   const router = Router();
-  const accounts = new BankAccountCache(deps.prisma);
+  const accounts = new BankAccountCache(deps.database.prisma);
   router.post('/ingest/v1/notifications', async (req, res) => {
     await authenticateAdapter(req, deps);
     const notification = parseInput(BankNotification, req.body);
@@ -27,7 +27,7 @@ export function notificationsRouter(deps: NotificationDeps): Router {
       throw new AppError('parameter_invalid', 'No such live bank account.', { param: 'bank_account_id' });
     }
     const stored = await storeTransaction(
-      deps.prisma,
+      deps.database,
       {
         organisationId: account.organisationId,
         mode: 'live',
