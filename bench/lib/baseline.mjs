@@ -4,7 +4,7 @@ import amqp from 'amqplib';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { INFRA, createMigratedDatabase, uniqueName, cleanUpRedis } from './system.mjs';
-import { PAYER_NAME, planPipeline, seedOrders } from './pipeline.mjs';
+import { PAYER_NAME, matcherCandidateLookup, planPipeline, seedOrders } from './pipeline.mjs';
 import { pool, ratePerSecond, round, summarise, waitUntil } from './stats.mjs';
 import { CpuMeter, postgresPidsOf } from './machine.mjs';
 
@@ -15,11 +15,11 @@ const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return r
  * raw `pg` with prepared statements on a database of its own seeded like the pipeline's, plus the
  * per-account Redis lock.
  *
- *   ingest tx:  INSERT transaction (ON CONFLICT DO NOTHING) + INSERT outbox row
+ *   ingest:     one statement: INSERT transaction (ON CONFLICT DO NOTHING) and, in a CTE, its outbox row
  *   lock:       SET NX PX on the account's key … EVAL compare-and-delete
- *   decide tx:  INSERT inbox; SELECT the deposit FOR UPDATE; SELECT candidates by (account, amount,
- *               status); UPDATE order (confirmed only); UPDATE transaction; INSERT events;
- *               INSERT outbox rows (one multi-row statement each)
+ *   decide tx:  INSERT inbox; SELECT the deposit FOR UPDATE; the matcher's own candidate statement;
+ *               UPDATE order (confirmed only); UPDATE transaction; INSERT events and their outbox
+ *               rows (one statement)
  *
  * One worker per bank account, so decisions on one account are one at a time as under the lock,
  * and as many accounts at once as the pipeline has.
@@ -124,33 +124,25 @@ async function seedAccounts(databaseUrl, count) {
   }
 }
 
+const candidateLookup = matcherCandidateLookup();
+
 let sequence = 0;
 const nextId = (prefix) => `${prefix}_base${process.pid}x${(++sequence).toString(36).padStart(12, '0')}`;
 
 async function ingest(db, deposit) {
-  const client = await db.connect();
-  try {
-    const id = nextId('txn');
-    await client.query('BEGIN');
-    const inserted = await client.query({
-      name: 'base-ingest-txn',
-      text: `INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
-             VALUES ($1, $2, 'live', $3, $4, 'deposit', 'pending', $5, $6, now()) ON CONFLICT DO NOTHING RETURNING *`,
-      values: [id, deposit.account.organisationId, deposit.account.id, deposit.reference, deposit.amount, PAYER_NAME],
-    });
-    await client.query({
-      name: 'base-ingest-outbox',
-      text: "INSERT INTO outbox (message_id, exchange, routing_key, payload) VALUES ($1, 'bank', 'deposit.received', $2)",
-      values: [`deposit_${id}`, JSON.stringify({ transaction_id: id, bank_account_id: deposit.account.id })],
-    });
-    await client.query('COMMIT');
-    return inserted.rows[0].id;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  const id = nextId('txn');
+  const inserted = await db.query({
+    name: 'base-ingest',
+    text: `WITH stored AS (
+             INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
+             VALUES ($1, $2, 'live', $3, $4, 'deposit', 'pending', $5, $6, now()) ON CONFLICT DO NOTHING RETURNING *),
+           announced AS (
+             INSERT INTO outbox (message_id, exchange, routing_key, payload)
+             SELECT 'deposit_' || id, 'bank', 'deposit.received', $7::jsonb FROM stored)
+           SELECT id FROM stored`,
+    values: [id, deposit.account.organisationId, deposit.account.id, deposit.reference, deposit.amount, PAYER_NAME, JSON.stringify({ transaction_id: id, bank_account_id: deposit.account.id })],
+  });
+  return inserted.rows[0].id;
 }
 
 async function decide(db, transactionId, deposit) {
@@ -169,11 +161,10 @@ async function decide(db, transactionId, deposit) {
     })).rows[0];
     const candidates = (await client.query({
       name: 'base-candidates',
-      text: `SELECT id, status, payer_name, ordered_at, expires_at FROM orders
-             WHERE bank_account_id = $1 AND amount = $2 AND status IN ('open', 'expired') ORDER BY seq LIMIT 1000`,
-      values: [txn.bank_account_id, txn.amount],
+      text: candidateLookup.text,
+      values: [txn.bank_account_id, txn.amount, txn.occurred_at],
     })).rows;
-    const fitting = candidates.filter((c) => c.payer_name === PAYER_NAME);
+    const fitting = candidates.filter((c) => c.payerName === PAYER_NAME);
     const outcome = candidates.length === 0 ? 'unmatched' : fitting.length === 1 ? 'confirmed' : 'held';
     const now = new Date();
     const decision = { reason: outcome === 'confirmed' ? 'exact' : outcome, candidates: candidates.map((c) => ({ order_id: c.id, fit: 'exact', fit_rules: null, excluded_because: null })) };
@@ -198,15 +189,20 @@ async function decide(db, transactionId, deposit) {
     const eventIds = events.map(() => nextId('evt'));
     await client.query({
       name: `base-events-${events.length}`,
-      text: `INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
-             SELECT id, $2, 'live', $3, type, data, $4 FROM unnest($1::text[], $5::text[], $6::jsonb[]) AS e(id, type, data)`,
-      values: [eventIds, deposit.account.organisationId, deposit.account.id, now, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
-    });
-    await client.query({
-      name: `base-events-outbox-${events.length}`,
-      text: `INSERT INTO outbox (message_id, exchange, routing_key, payload)
-             SELECT id, 'events', 'event.recorded', payload FROM unnest($1::text[], $2::jsonb[]) AS o(id, payload)`,
-      values: [eventIds, events.map((e, i) => JSON.stringify({ event_id: eventIds[i], organisation_id: deposit.account.organisationId, mode: 'live', type: e.type }))],
+      text: `WITH recorded AS (
+               INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
+               SELECT id, $2, 'live', $3, type, data, $4 FROM unnest($1::text[], $5::text[], $6::jsonb[]) AS e(id, type, data))
+             INSERT INTO outbox (message_id, exchange, routing_key, payload)
+             SELECT id, 'events', 'event.recorded', payload FROM unnest($1::text[], $7::jsonb[]) AS o(id, payload)`,
+      values: [
+        eventIds,
+        deposit.account.organisationId,
+        deposit.account.id,
+        now,
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.data)),
+        events.map((e, i) => JSON.stringify({ event_id: eventIds[i], organisation_id: deposit.account.organisationId, mode: 'live', type: e.type })),
+      ],
     });
     await client.query('COMMIT');
     return outcome;

@@ -8,6 +8,11 @@ import { INFRA, REPO_ROOT } from './system.mjs';
 import { pool, prng, ratePerSecond, round, shuffle, sleep, summarise, waitForProgress } from './stats.mjs';
 
 const require = createRequire(import.meta.url);
+
+/** The matcher's candidate statement (parameters: bank account id, amount, deposit time), from its build. */
+export function matcherCandidateLookup() {
+  return require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js')).amountCandidates;
+}
 const { newId, randomBase62 } = require(join(REPO_ROOT, 'packages', 'contracts', 'dist', 'index.js'));
 
 export const PAYER_NAME = 'ヤマダ タロウ';
@@ -160,7 +165,7 @@ export async function seedOrders(databaseUrl, orders) {
 }
 
 /**
- * The matcher's candidate lookup (the statement Prisma sends for findAmountCandidates) on the
+ * The matcher's candidate lookup (its own prepared statement, `amountCandidates`, from its build) on the
  * seeded table: its plan, and its mean time over 200 runs on a quiet connection, so a missing or
  * unused index shows at once and the time can be compared across table sizes.
  */
@@ -168,11 +173,11 @@ export async function probeCandidateLookup(databaseUrl, orders) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const text = `SELECT id, status, payer_name, ordered_at, expires_at FROM orders
-                  WHERE bank_account_id = $1 AND amount = $2 AND status IN ('open', 'expired') ORDER BY seq ASC LIMIT 1000`;
+    const { text } = matcherCandidateLookup();
     const sample = (i) => orders[(i * 7919) % orders.length];
+    const now = new Date();
     const first = sample(0);
-    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, [first.account.id, first.amount]);
+    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, [first.account.id, first.amount, now]);
     const plan = rows[0]['QUERY PLAN'][0].Plan;
     const nodes = [];
     const walk = (n) => {
@@ -180,10 +185,10 @@ export async function probeCandidateLookup(databaseUrl, orders) {
       for (const c of n.Plans ?? []) walk(c);
     };
     walk(plan);
-    for (let i = 0; i < 20; i++) await client.query({ name: 'probe', text, values: [sample(i).account.id, sample(i).amount] });
+    for (let i = 0; i < 20; i++) await client.query({ name: 'probe', text, values: [sample(i).account.id, sample(i).amount, now] });
     const started = performance.now();
     const runs = 200;
-    for (let i = 0; i < runs; i++) await client.query({ name: 'probe', text, values: [sample(i).account.id, sample(i).amount] });
+    for (let i = 0; i < runs; i++) await client.query({ name: 'probe', text, values: [sample(i).account.id, sample(i).amount, now] });
     return { openOrders: orders.length, plan: nodes.join(' → '), meanMs: round((performance.now() - started) / runs, 3) };
   } finally {
     await client.end();

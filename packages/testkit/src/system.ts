@@ -273,9 +273,20 @@ export class TestSystem {
   async sqlSession(): Promise<SqlSession> {
     const client = new Client({ connectionString: this.database.url });
     await client.connect();
+    // Callers read concurrently (fuzzers run several endpoints at once); one connection runs one
+    // query at a time, so each waits for the one before it instead of relying on pg's queue,
+    // which is deprecated.
+    let previous: Promise<unknown> = Promise.resolve();
     return {
-      query: async <T extends Record<string, unknown>>(text: string, values: unknown[] = []) => (await client.query<T>(text, values)).rows,
-      close: () => client.end(),
+      query: <T extends Record<string, unknown>>(text: string, values: unknown[] = []) => {
+        const rows = previous.then(async () => (await client.query<T>(text, values)).rows);
+        previous = rows.catch(() => undefined);
+        return rows;
+      },
+      close: async () => {
+        await previous;
+        await client.end();
+      },
     };
   }
 
