@@ -1,6 +1,8 @@
 import { AppError, EXCHANGES, LIMITS, PAYMENT_TOKEN_LENGTH, ROUTING_KEYS, newId, randomBase62, type Mode, type OrderRegistered } from '@pmatch/contracts';
-import type { OrderRow, Prisma, PrismaClient, Tx } from './client';
+import type { OrderRow, PrismaClient } from './client';
 import { recordEvents } from './events';
+import { orderFields } from './rows';
+import { asSql, statement, type SqlOrPrisma } from './sql';
 import { modeOf, orderView } from './views';
 
 export interface OrderTimes {
@@ -41,12 +43,51 @@ export interface NewOrder {
 }
 
 /**
+ * The INSERT of a new order, returning the row as an `OrderRow`: open, unpaid, its metadata as
+ * JSON text. Parameters are `newOrderValues`. With `unlessExternalIdTaken`, an external_id
+ * already used in the organisation and mode inserts nothing and returns no row; the INSERT waits
+ * for a concurrent insert of the same external_id to commit or roll back.
+ */
+function orderInsert(unlessExternalIdTaken: boolean): string {
+  return `INSERT INTO orders
+      (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
+       ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, 'open', $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $14)
+    ${unlessExternalIdTaken ? 'ON CONFLICT (organisation_id, mode, external_id) DO NOTHING\n    ' : ''}RETURNING ${orderFields()}`;
+}
+
+const insertOrderStatement = statement('db.insert_order', orderInsert(false));
+const insertOrderUnlessTakenStatement = statement('db.insert_order_unless_external_id_taken', orderInsert(true));
+
+function newOrderValues(order: NewOrder, now: Date): unknown[] {
+  return [
+    newId('order'),
+    order.organisationId,
+    order.mode,
+    order.bankAccountId,
+    BigInt(order.amount),
+    order.payerName,
+    order.externalId,
+    order.itemName,
+    order.orderedAt,
+    order.expiresAt,
+    JSON.stringify(order.metadata),
+    order.source,
+    // The payment page's address: unguessable, and unrelated to the order id merchants share.
+    randomBase62(PAYMENT_TOKEN_LENGTH),
+    now,
+  ];
+}
+
+/**
  * Inserts an open order with its `order.created` event and, in the same DB transaction, asks the
- * matcher to re-examine unmatched deposits the order could explain (spec "Late orders").
+ * matcher to re-examine unmatched deposits the order could explain (spec "Late orders"). An
+ * external_id already used fails as a unique violation (`isUniqueViolation`).
  */
 export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow> {
   return prisma.$transaction(async (tx) => {
-    const row = await tx.order.create({ data: orderColumns(order, now) });
+    const [row] = await asSql(tx).rows<OrderRow>(insertOrderStatement, newOrderValues(order, now));
+    if (row === undefined) throw new Error('an order INSERT returned no row');
     await announceNewOrder(tx, row, now, publicBaseUrl);
     return row;
   });
@@ -58,36 +99,14 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
  * insert of the same external_id to commit or roll back). The transaction stays usable, so the
  * caller can read the order that holds the external_id and answer in the same transaction.
  */
-export async function insertOrderUnlessExternalIdTaken(tx: Tx, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
-  const [row] = await tx.order.createManyAndReturn({ data: [orderColumns(order, now)], skipDuplicates: true });
+export async function insertOrderUnlessExternalIdTaken(tx: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
+  const [row] = await asSql(tx).rows<OrderRow>(insertOrderUnlessTakenStatement, newOrderValues(order, now));
   if (row === undefined) return null;
   await announceNewOrder(tx, row, now, publicBaseUrl);
   return row;
 }
 
-function orderColumns(order: NewOrder, now: Date) {
-  return {
-    id: newId('order'),
-    organisationId: order.organisationId,
-    mode: order.mode,
-    bankAccountId: order.bankAccountId,
-    status: 'open',
-    amount: BigInt(order.amount),
-    payerName: order.payerName,
-    externalId: order.externalId,
-    itemName: order.itemName,
-    orderedAt: order.orderedAt,
-    expiresAt: order.expiresAt,
-    metadata: order.metadata as Prisma.InputJsonValue,
-    source: order.source,
-    // The payment page's address: unguessable, and unrelated to the order id merchants share.
-    paymentToken: randomBase62(PAYMENT_TOKEN_LENGTH),
-    createdAt: now,
-    updatedAt: now,
-  };
-}
-
-async function announceNewOrder(tx: Tx, row: OrderRow, now: Date, publicBaseUrl: string): Promise<void> {
+async function announceNewOrder(tx: SqlOrPrisma, row: OrderRow, now: Date, publicBaseUrl: string): Promise<void> {
   const registered: OrderRegistered = { order_id: row.id, bank_account_id: row.bankAccountId };
   await recordEvents(
     tx,

@@ -68,9 +68,9 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const limiter = new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
   // The key first: a request without one is refused before its body is read or parsed.
-  app.use('/v1', authenticate(prisma), rateLimit(limiter, logger), jsonBodies());
+  app.use('/v1', authenticate(database.sql), rateLimit(limiter, logger), jsonBodies());
   const matcher = new MatcherClient(broker, config.COMMAND_TIMEOUT_MS);
-  app.use(ordersRouter({ prisma, clock, publicBaseUrl: config.PUBLIC_BASE_URL, matcher, onRecorded: () => relay.nudge() }));
+  app.use(ordersRouter({ prisma, database, clock, publicBaseUrl: config.PUBLIC_BASE_URL, matcher, onRecorded: () => relay.nudge() }));
   app.use(transactionsRouter({ prisma, matcher }));
   app.use(settingsRouter({ prisma, clock }));
   app.use(bankAccountsRouter({ prisma }));

@@ -1,38 +1,42 @@
 import { AppError } from '@pmatch/contracts';
-import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { createDatabase, createPrisma, type Database, type PrismaClient } from '@pmatch/db';
 import { MAX_JSON_DEPTH } from '@pmatch/platform';
-import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
 import { holdKey, storeAnswer, type KeyState } from '../src/data/idempotency';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, requestFingerprint } from '../src/domain/idempotency';
 
 let db: TestDatabase;
 let prisma: PrismaClient;
+/** As orders-api connects: in its own least-privilege role. */
+let database: Database;
 const t0 = new Date('2026-11-22T00:00:00Z');
 const later = (ms: number) => new Date(t0.getTime() + ms);
 
 beforeAll(async () => {
   db = await createTestDatabase();
   prisma = createPrisma(db.url);
+  database = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['orders-api']));
   await prisma.organisation.create({ data: { id: 'org_idem', name: 'n', ownerEmail: 'o@example.com' } });
 });
 
 afterAll(async () => {
+  await database?.prisma.$disconnect();
   await prisma?.$disconnect();
   await db?.drop();
 });
 
 const key = (name: string) => ({ organisationId: 'org_idem', mode: 'test' as const, key: name });
-const created = { status: 201, body: { id: 'ord_1' } };
+const created = { status: 201, body: { id: 'ord_1', metadata: { b: "it's", a: '"ü"' }, closed_at: null } };
 
 /** Holds a key, stores an answer under it and commits. */
 async function answered(name: string, fingerprint: string, at: Date): Promise<void> {
-  await prisma.$transaction(async (tx) => {
+  await database.transaction(async (tx) => {
     expect(await holdKey(tx, key(name), fingerprint, at)).toEqual({ state: 'new' });
     await storeAnswer(tx, key(name), fingerprint, created, at);
   });
 }
 
-const look = (name: string, fingerprint: string, at: Date): Promise<KeyState> => prisma.$transaction((tx) => holdKey(tx, key(name), fingerprint, at));
+const look = (name: string, fingerprint: string, at: Date): Promise<KeyState> => database.transaction((tx) => holdKey(tx, key(name), fingerprint, at));
 
 describe('idempotency keys', () => {
   test('when a key is held by a transaction still running, then another request with it is told it is in use', async () => {
@@ -40,7 +44,7 @@ describe('idempotency keys', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     let signalHeld!: () => void;
     const held = new Promise<void>((resolve) => (signalHeld = resolve));
-    const first = prisma.$transaction(async (tx) => {
+    const first = database.transaction(async (tx) => {
       const state = await holdKey(tx, key('a'), 'hash-1', t0);
       signalHeld();
       await gate;
@@ -57,7 +61,7 @@ describe('idempotency keys', () => {
 
   test('when the transaction that held a key rolls back, then nothing of it remains and the retry runs', async () => {
     await expect(
-      prisma.$transaction(async (tx) => {
+      database.transaction(async (tx) => {
         await holdKey(tx, key('b'), 'hash-1', t0);
         await storeAnswer(tx, key('b'), 'hash-1', created, t0);
         throw new Error('the order could not be stored');
@@ -72,6 +76,13 @@ describe('idempotency keys', () => {
     await answered('c', 'hash-1', t0);
 
     expect(await look('c', 'hash-1', later(1000))).toEqual({ state: 'completed', ...created });
+    expect(await prisma.idempotencyKey.findUnique({ where: { organisationId_mode_key: key('c') } })).toEqual({
+      ...key('c'),
+      requestHash: 'hash-1',
+      responseStatus: 201,
+      responseBody: created.body,
+      createdAt: t0,
+    });
     expect(await look('c', 'hash-2', later(1000))).toEqual({ state: 'reused' });
   });
 
@@ -89,8 +100,8 @@ describe('idempotency keys', () => {
     await prisma.organisation.create({ data: { id: 'org_other', name: 'n', ownerEmail: 'o@example.com' } });
     await answered('e', 'hash-1', t0);
 
-    expect(await prisma.$transaction((tx) => holdKey(tx, { ...key('e'), organisationId: 'org_other' }, 'hash-2', t0))).toEqual({ state: 'new' });
-    expect(await prisma.$transaction((tx) => holdKey(tx, { ...key('e'), mode: 'live' }, 'hash-2', t0))).toEqual({ state: 'new' });
+    expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), organisationId: 'org_other' }, 'hash-2', t0))).toEqual({ state: 'new' });
+    expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), mode: 'live' }, 'hash-2', t0))).toEqual({ state: 'new' });
   });
 });
 

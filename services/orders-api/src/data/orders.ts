@@ -1,5 +1,17 @@
 import type { OrderStatus } from '@pmatch/contracts';
-import { modeOf, orderView, recordEvents, type Db, type OrderRow, type Prisma, type PrismaClient, type Tx } from '@pmatch/db';
+import {
+  asSql,
+  modeOf,
+  orderFields,
+  orderView,
+  recordEvents,
+  statement,
+  type OrderRow,
+  type Prisma,
+  type PrismaClient,
+  type SqlOrPrisma,
+  type Tx,
+} from '@pmatch/db';
 import type { AuthContext } from '../domain/auth';
 import { pageBySeq, type Page } from './pages';
 import { scopeOf } from './scope';
@@ -8,10 +20,14 @@ export async function findOrder(prisma: PrismaClient, auth: AuthContext, id: str
   return prisma.order.findFirst({ where: { id, ...scopeOf(auth) } });
 }
 
-export async function findOrderByExternalId(db: Db, auth: AuthContext, externalId: string): Promise<OrderRow | null> {
-  return db.order.findUnique({
-    where: { organisationId_mode_externalId: { organisationId: auth.organisationId, mode: auth.mode, externalId } },
-  });
+const findByExternalId = statement(
+  'orders_api.find_order_by_external_id',
+  `SELECT ${orderFields()} FROM orders WHERE organisation_id = $1 AND mode = $2 AND external_id = $3`,
+);
+
+export async function findOrderByExternalId(db: SqlOrPrisma, auth: AuthContext, externalId: string): Promise<OrderRow | null> {
+  const [row] = await asSql(db).rows<OrderRow>(findByExternalId, [auth.organisationId, auth.mode, externalId]);
+  return row ?? null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { AppError } from '@pmatch/contracts';
-import { modeOf, type PrismaClient } from '@pmatch/db';
+import { modeOf, type Sql } from '@pmatch/db';
 import { sha256Hex } from '@pmatch/platform';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { WRITE_METHODS, bearerKey, type AuthContext } from '../domain/auth';
@@ -17,13 +17,13 @@ declare global {
  * Resolves the API key. Keys are stored only as SHA-256 hashes, so a lookup by hash is the
  * comparison; an unknown, malformed and revoked key all answer the same 401.
  */
-export function authenticate(prisma: PrismaClient): RequestHandler {
+export function authenticate(sql: Sql): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
     const key = bearerKey(req.get('authorization'));
     if (key === undefined) {
       throw new AppError('invalid_api_key', 'Missing or malformed API key. Send Authorization: Bearer svc_test_… or svc_live_….');
     }
-    const row = await findActiveKeyByHash(prisma, sha256Hex(key));
+    const row = await findActiveKeyByHash(sql, sha256Hex(key));
     if (row === null) throw new AppError('invalid_api_key', 'Invalid API key: it is unknown or has been revoked.');
     req.auth = {
       keyId: row.id,

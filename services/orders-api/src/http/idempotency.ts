@@ -1,5 +1,5 @@
 import { AppError } from '@pmatch/contracts';
-import type { PrismaClient, Tx } from '@pmatch/db';
+import type { Database, Sql } from '@pmatch/db';
 import type { Request } from 'express';
 import type { AuthContext } from '../domain/auth';
 import { IDEMPOTENCY_KEY_PATTERN, requestFingerprint } from '../domain/idempotency';
@@ -28,15 +28,15 @@ export function idempotencyKeyOf(req: Request): string | undefined {
  * still runs is 409 idempotency_key_in_use. An error answer stores nothing: the retry runs again.
  */
 export async function answerOnce(
-  prisma: PrismaClient,
+  database: Database,
   request: { req: Request; auth: AuthContext; key: string | undefined; now: Date },
-  answer: (tx: Tx) => Promise<Answer>,
+  answer: (tx: Sql) => Promise<Answer>,
 ): Promise<Answer & { replayed: boolean }> {
   const { req, auth, key, now } = request;
-  if (key === undefined) return prisma.$transaction(async (tx) => ({ ...(await answer(tx)), replayed: false }));
+  if (key === undefined) return database.transaction(async (tx) => ({ ...(await answer(tx)), replayed: false }));
   const id = { organisationId: auth.organisationId, mode: auth.mode, key };
   const fingerprint = requestFingerprint(req.method, req.path, req.body);
-  return prisma.$transaction(async (tx) => {
+  return database.transaction(async (tx) => {
     const held = await holdKey(tx, id, fingerprint, now);
     if (held.state === 'in_use') {
       throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');

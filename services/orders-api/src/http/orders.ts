@@ -7,12 +7,22 @@ import {
   OrderListQuery,
   UpdateOrderRequest,
 } from '@pmatch/contracts';
-import { insertOrderUnlessExternalIdTaken, orderTimes, orderView, type Db, type OrderRow, type Prisma, type PrismaClient, type Tx } from '@pmatch/db';
+import {
+  insertOrderUnlessExternalIdTaken,
+  orderTimes,
+  orderView,
+  type Database,
+  type OrderRow,
+  type Prisma,
+  type PrismaClient,
+  type Sql,
+  type SqlOrPrisma,
+} from '@pmatch/db';
 import { parseInput, type Clock } from '@pmatch/platform';
 import { Router } from 'express';
 import type { AuthContext } from '../domain/auth';
 import { sameOrderContent } from '../domain/orders';
-import { accountsInScope } from '../data/bank-accounts';
+import { accountIdsInScope } from '../data/bank-accounts';
 import { cancelOrder, changeOpenOrder, findOrder, findOrderByExternalId, listOrders } from '../data/orders';
 import { authOf } from './auth';
 import { answerOnce, idempotencyKeyOf, type Answer } from './idempotency';
@@ -21,6 +31,8 @@ import type { MatcherClient } from './matcher-client';
 
 export interface OrdersDeps {
   prisma: PrismaClient;
+  /** Plain SQL for POST /v1/orders, the hot path; the other routes use Prisma. */
+  database: Database;
   clock: Clock;
   publicBaseUrl: string;
   matcher: MatcherClient;
@@ -36,7 +48,7 @@ export function ordersRouter(deps: OrdersDeps): Router {
     const key = idempotencyKeyOf(req);
     const request = parseInput(CreateOrderRequest, req.body);
     const now = deps.clock.now();
-    const answer = await answerOnce(deps.prisma, { req, auth, key, now }, (tx) => createOrder(tx, auth, request, now));
+    const answer = await answerOnce(deps.database, { req, auth, key, now }, (tx) => createOrder(tx, auth, request, now));
     if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
     else if (answer.status === 201) deps.onRecorded();
     res.status(answer.status).json(answer.body);
@@ -46,7 +58,7 @@ export function ordersRouter(deps: OrdersDeps): Router {
    * A new order is 201. An external_id already used is answered with its order (200) when the
    * request asks for the same order, else refused; either way nothing is overwritten.
    */
-  async function createOrder(tx: Tx, auth: AuthContext, request: CreateOrderRequest, now: Date): Promise<Answer> {
+  async function createOrder(tx: Sql, auth: AuthContext, request: CreateOrderRequest, now: Date): Promise<Answer> {
     const bankAccountId = await resolveBankAccount(tx, auth, request.bank_account_id);
     const times = orderTimes(
       {
@@ -172,10 +184,10 @@ function notOpen(what: string): AppError {
  * bank_account_id may be omitted only when exactly one account is in the key's scope (spec
  * endpoint rule 3); a given one must be in scope.
  */
-export async function resolveBankAccount(db: Db, auth: AuthContext, requested: string | undefined): Promise<string> {
-  const accounts = await accountsInScope(db, auth);
+export async function resolveBankAccount(db: SqlOrPrisma, auth: AuthContext, requested: string | undefined): Promise<string> {
+  const accounts = await accountIdsInScope(db, auth);
   if (requested !== undefined) {
-    if (!accounts.some((a) => a.id === requested)) {
+    if (!accounts.includes(requested)) {
       throw new AppError('parameter_invalid', `No such bank account: ${requested}.`, { param: 'bank_account_id' });
     }
     return requested;
@@ -190,5 +202,5 @@ export async function resolveBankAccount(db: Db, auth: AuthContext, requested: s
       { param: 'bank_account_id' },
     );
   }
-  return only.id;
+  return only;
 }

@@ -1,0 +1,160 @@
+import { EXCHANGES, ROUTING_KEYS } from '@pmatch/contracts';
+import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
+import {
+  createDatabase,
+  createPrisma,
+  insertOrder,
+  insertOrderUnlessExternalIdTaken,
+  isUniqueViolation,
+  orderView,
+  type Database,
+  type NewOrder,
+  type PrismaClient,
+} from '../src';
+
+/**
+ * The one writer of new orders, as each of its callers runs it: orders-api on plain SQL in its
+ * own role, the ops CLI through Prisma in its role. Both roles are least-privilege, so these
+ * statements must need nothing more than what they are granted.
+ */
+
+let db: TestDatabase;
+let owner: PrismaClient;
+let ordersApi: Database;
+let ops: PrismaClient;
+const now = new Date('2026-11-22T01:02:03.456Z');
+const BASE_URL = 'https://pay.example.com';
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  owner = createPrisma(db.url);
+  ordersApi = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['orders-api']));
+  ops = createPrisma(databaseUrlAs(db.url, DATABASE_ROLE.ops));
+  await owner.organisation.create({ data: { id: 'org_orders', name: 'n', ownerEmail: 'o@example.com' } });
+  await owner.bankAccount.create({
+    data: { id: 'ba_orders', organisationId: 'org_orders', mode: 'test', bankCode: '0001', branchCode: '001', accountNumber: '1234567', holderName: 'h' },
+  });
+});
+
+afterAll(async () => {
+  await ordersApi?.prisma.$disconnect();
+  await ops?.$disconnect();
+  await owner?.$disconnect();
+  await db?.drop();
+});
+
+const newOrder = (externalId: string, source: 'shop' | null = null): NewOrder => ({
+  organisationId: 'org_orders',
+  mode: 'test',
+  bankAccountId: 'ba_orders',
+  amount: 9_999_999_999,
+  payerName: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+  externalId,
+  itemName: 'item',
+  orderedAt: new Date('2026-11-22T00:00:00.001Z'),
+  expiresAt: new Date('2026-12-06T00:00:00.002Z'),
+  metadata: { zeta: 'z', a: "it's \"quoted\"", long_key: 'ü' },
+  source,
+});
+
+/** The order.created event and both outbox rows (its announcement, then order.registered) of an order. */
+async function announcementsOf(orderId: string) {
+  const events = await owner.event.findMany({ where: { type: 'order.created', data: { path: ['object', 'id'], equals: orderId } } });
+  const outbox = await owner.outbox.findMany({
+    where: { messageId: { in: [...events.map((e) => e.id), `registered_${orderId}`] } },
+    orderBy: { id: 'asc' },
+  });
+  return { events, outbox };
+}
+
+describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
+  test('when the external_id is new, then the row comes back as Prisma reads it, with its event and outbox rows in the same transaction', async () => {
+    const row = await ordersApi.transaction((tx) => insertOrderUnlessExternalIdTaken(tx, newOrder('ext_new'), now, BASE_URL));
+
+    expect(row).not.toBeNull();
+    expect(row).toEqual(await owner.order.findUnique({ where: { id: row!.id } }));
+    expect(row).toMatchObject({
+      status: 'open',
+      amount: 9_999_999_999n,
+      source: null,
+      payment: null,
+      closedAt: null,
+      createdAt: now,
+      updatedAt: now,
+      metadata: { zeta: 'z', a: "it's \"quoted\"", long_key: 'ü' },
+    });
+    const { events, outbox } = await announcementsOf(row!.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ organisationId: 'org_orders', mode: 'test', bankAccountId: 'ba_orders', createdAt: now });
+    expect(events[0]!.data).toEqual({ object: orderView(row!, BASE_URL) });
+    expect(outbox.map((o) => [o.messageId, o.exchange, o.routingKey])).toEqual([
+      [events[0]!.id, EXCHANGES.events, ROUTING_KEYS.eventRecorded],
+      [`registered_${row!.id}`, EXCHANGES.bank, ROUTING_KEYS.orderRegistered],
+    ]);
+    expect(outbox[1]!.payload).toEqual({ order_id: row!.id, bank_account_id: 'ba_orders' });
+  });
+
+  test('when the external_id is taken, then nothing is written, the result is null, and the transaction goes on', async () => {
+    const first = await ordersApi.transaction((tx) => insertOrderUnlessExternalIdTaken(tx, newOrder('ext_taken'), now, BASE_URL));
+    const before = await owner.outbox.count();
+
+    const second = await ordersApi.transaction(async (tx) => {
+      const row = await insertOrderUnlessExternalIdTaken(tx, { ...newOrder('ext_taken'), amount: 1 }, now, BASE_URL);
+      // The transaction is still usable: a statement after the conflict runs.
+      const again = await insertOrderUnlessExternalIdTaken(tx, newOrder('ext_after_conflict'), now, BASE_URL);
+      return { row, again };
+    });
+
+    expect(second.row).toBeNull();
+    expect(second.again).not.toBeNull();
+    expect(await owner.order.findMany({ where: { externalId: 'ext_taken' } })).toEqual([await owner.order.findUnique({ where: { id: first!.id } })]);
+    expect(await owner.outbox.count()).toBe(before + 2);
+  });
+
+  test('when two transactions insert the same external_id, then the second waits for the first and, once it commits, inserts nothing', async () => {
+    let commitFirst!: () => void;
+    const gate = new Promise<void>((resolve) => (commitFirst = resolve));
+    let signalInserted!: () => void;
+    const inserted = new Promise<void>((resolve) => (signalInserted = resolve));
+    const first = ordersApi.transaction(async (tx) => {
+      const row = await insertOrderUnlessExternalIdTaken(tx, newOrder('ext_race'), now, BASE_URL);
+      signalInserted();
+      await gate;
+      return row;
+    });
+    await inserted;
+    let secondDone = false;
+    const second = ordersApi
+      .transaction((tx) => insertOrderUnlessExternalIdTaken(tx, newOrder('ext_race'), now, BASE_URL))
+      .finally(() => (secondDone = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    expect(secondDone).toBe(false);
+    commitFirst();
+    expect(await first).not.toBeNull();
+    expect(await second).toBeNull();
+  });
+});
+
+describe('insertOrder (ops CLI, through Prisma)', () => {
+  test('when a shop order is inserted, then it is the same kind of row, event and outbox rows as from the API, with source shop', async () => {
+    const row = await insertOrder(ops, newOrder('ext_shop', 'shop'), now, BASE_URL);
+
+    expect(row).toEqual(await owner.order.findUnique({ where: { id: row.id } }));
+    expect(row).toMatchObject({ status: 'open', source: 'shop', amount: 9_999_999_999n, createdAt: now });
+    const { events, outbox } = await announcementsOf(row.id);
+    expect(events.map((e) => e.data)).toEqual([{ object: orderView(row, BASE_URL) }]);
+    expect(outbox.map((o) => o.messageId)).toEqual([events[0]!.id, `registered_${row.id}`]);
+  });
+
+  test('when the external_id is taken, then it fails as a unique violation and writes nothing', async () => {
+    await insertOrder(ops, newOrder('ext_shop_taken', 'shop'), now, BASE_URL);
+    const before = await owner.outbox.count();
+
+    const error = await insertOrder(ops, newOrder('ext_shop_taken', 'shop'), now, BASE_URL).catch((e: unknown) => e);
+
+    expect(isUniqueViolation(error)).toBe(true);
+    expect(await owner.order.count({ where: { externalId: 'ext_shop_taken' } })).toBe(1);
+    expect(await owner.outbox.count()).toBe(before);
+  });
+});

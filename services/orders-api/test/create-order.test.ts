@@ -1,0 +1,117 @@
+import { createDatabase, createPrisma, type Database, type PrismaClient } from '@pmatch/db';
+import { sha256Hex } from '@pmatch/platform';
+import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
+import { findOrderByExternalId } from '../src/data/orders';
+import { findActiveKeyByHash } from '../src/data/keys';
+import type { AuthContext } from '../src/domain/auth';
+import { resolveBankAccount } from '../src/http/orders';
+
+/** The reads of POST /v1/orders (and of every /v1 request's key), on plain SQL in orders-api's own role. */
+
+let db: TestDatabase;
+let owner: PrismaClient;
+let database: Database;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  owner = createPrisma(db.url);
+  database = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['orders-api']));
+  await owner.organisation.create({ data: { id: 'org_a', name: 'n', ownerEmail: 'o@example.com' } });
+  const account = (id: string, mode: string, createdAt: string) =>
+    owner.bankAccount.create({
+      data: { id, organisationId: 'org_a', mode, bankCode: '0001', branchCode: '001', accountNumber: '1234567', holderName: 'h', createdAt: new Date(createdAt) },
+    });
+  // Created in another order than their ids sort in: the scope lists oldest first.
+  await account('ba_live_2', 'live', '2026-11-22T00:00:00Z');
+  await account('ba_live_1', 'live', '2026-11-22T00:00:01Z');
+  await account('ba_test', 'test', '2026-11-22T00:00:00Z');
+  await owner.apiKey.createMany({
+    data: [
+      { id: 'key_all', organisationId: 'org_a', mode: 'live', name: 'n', permission: 'read_write', keyHash: sha256Hex('all'), keyHint: 'h' },
+      {
+        id: 'key_scoped', organisationId: 'org_a', mode: 'live', name: 'n', permission: 'read_only', keyHash: sha256Hex('scoped'), keyHint: 'h',
+        bankAccountId: 'ba_live_1',
+      },
+      { id: 'key_revoked', organisationId: 'org_a', mode: 'test', name: 'n', permission: 'read_write', keyHash: sha256Hex('revoked'), keyHint: 'h', revokedAt: new Date() },
+    ],
+  });
+});
+
+afterAll(async () => {
+  await database?.prisma.$disconnect();
+  await owner?.$disconnect();
+  await db?.drop();
+});
+
+const auth = (mode: 'test' | 'live', bankAccountId: string | null = null): AuthContext => ({
+  keyId: 'key_x',
+  organisationId: 'org_a',
+  mode,
+  permission: 'read_write',
+  bankAccountId,
+});
+
+describe('API keys', () => {
+  test('when a key is looked up by its hash, then what authentication needs of it comes back', async () => {
+    expect(await findActiveKeyByHash(database.sql, sha256Hex('all'))).toEqual({
+      id: 'key_all',
+      organisationId: 'org_a',
+      mode: 'live',
+      permission: 'read_write',
+      bankAccountId: null,
+    });
+    expect(await findActiveKeyByHash(database.sql, sha256Hex('scoped'))).toMatchObject({ id: 'key_scoped', permission: 'read_only', bankAccountId: 'ba_live_1' });
+  });
+
+  test('when a key is revoked or unknown, then nothing is found', async () => {
+    expect(await findActiveKeyByHash(database.sql, sha256Hex('revoked'))).toBeNull();
+    expect(await findActiveKeyByHash(database.sql, sha256Hex('never issued'))).toBeNull();
+  });
+});
+
+describe('the bank account of a new order', () => {
+  test('when the key sees one account, then it is the default, and a given one must be in scope', async () => {
+    expect(await resolveBankAccount(database.sql, auth('test'), undefined)).toBe('ba_test');
+    expect(await resolveBankAccount(database.sql, auth('live', 'ba_live_1'), undefined)).toBe('ba_live_1');
+    expect(await resolveBankAccount(database.sql, auth('live', 'ba_live_1'), 'ba_live_1')).toBe('ba_live_1');
+    await expect(resolveBankAccount(database.sql, auth('live', 'ba_live_1'), 'ba_live_2')).rejects.toMatchObject({ code: 'parameter_invalid' });
+    await expect(resolveBankAccount(database.sql, auth('test'), 'ba_live_2')).rejects.toMatchObject({ code: 'parameter_invalid' });
+  });
+
+  test('when the key sees several accounts, then one must be named, and any of them may be', async () => {
+    await expect(resolveBankAccount(database.sql, auth('live'), undefined)).rejects.toMatchObject({
+      code: 'parameter_missing',
+      message: expect.stringContaining('Several'),
+    });
+    expect(await resolveBankAccount(database.sql, auth('live'), 'ba_live_2')).toBe('ba_live_2');
+  });
+
+  test('when the key sees no account, then bank_account_id is missing', async () => {
+    await expect(resolveBankAccount(database.sql, { ...auth('test'), organisationId: 'org_none' }, undefined)).rejects.toMatchObject({
+      code: 'parameter_missing',
+      message: expect.stringContaining('No bank account'),
+    });
+  });
+
+  test('when called through Prisma (test deposits), then the answer is the same', async () => {
+    expect(await resolveBankAccount(database.prisma, auth('test'), undefined)).toBe('ba_test');
+    await expect(resolveBankAccount(database.prisma, auth('live'), undefined)).rejects.toMatchObject({ code: 'parameter_missing' });
+  });
+});
+
+describe('an order by external_id', () => {
+  test('when the organisation and mode have an order with it, then it is read as Prisma reads it; other modes and organisations do not see it', async () => {
+    await owner.order.create({
+      data: {
+        id: 'ord_ext', organisationId: 'org_a', mode: 'test', bankAccountId: 'ba_test', status: 'open', amount: 500n, payerName: 'p',
+        externalId: 'ext_1', itemName: 'i', orderedAt: new Date('2026-11-22T00:00:00Z'), expiresAt: new Date('2026-12-06T00:00:00Z'),
+        metadata: { k: 'v' }, paymentToken: 'tok_ext',
+      },
+    });
+
+    expect(await findOrderByExternalId(database.sql, auth('test'), 'ext_1')).toEqual(await owner.order.findUnique({ where: { id: 'ord_ext' } }));
+    expect(await findOrderByExternalId(database.sql, auth('live'), 'ext_1')).toBeNull();
+    expect(await findOrderByExternalId(database.sql, { ...auth('test'), organisationId: 'org_other' }, 'ext_1')).toBeNull();
+    expect(await findOrderByExternalId(database.sql, auth('test'), 'ext_2')).toBeNull();
+  });
+});
