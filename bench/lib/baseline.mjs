@@ -38,6 +38,8 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
   const redisPrefix = `pmatch-bench:${uniqueName('base')}:`;
   const poolSize = config.accounts;
   const db = new pg.Pool({ connectionString: database.url, max: poolSize });
+  // An idle connection ended under the pool (the database dropped after a failure) must not crash the bench.
+  db.on('error', () => undefined);
   try {
     await redis.connect();
     const accounts = await seedAccounts(database.url, config.accounts);
@@ -51,25 +53,35 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
     const cpuBefore = await cpu.snapshot();
     const started = Date.now();
     const deadline = started + 5 * 60_000;
+    const oneDeposit = async (deposit) => {
+      const t0 = performance.now();
+      const transactionId = await ingest(db, deposit);
+      const t1 = performance.now();
+      const key = `${redisPrefix}lock:account:${deposit.account.id}`;
+      const token = randomUUID();
+      if ((await redis.set(key, token, 'PX', 15_000, 'NX')) !== 'OK') throw new Error('baseline lock unexpectedly taken');
+      const t2 = performance.now();
+      outcomes[await decide(db, transactionId, deposit)] += 1;
+      const t3 = performance.now();
+      await redis.eval(RELEASE_IF_OWNER, 1, key, token);
+      const t4 = performance.now();
+      latencies.ingest.push(t1 - t0);
+      latencies.lock.push(t2 - t1 + (t4 - t3));
+      latencies.decide.push(t3 - t2);
+      latencies.total.push(t4 - t0);
+    };
+    let failed = false;
     await Promise.all(
       [...byAccount.values()].map(async (queue) => {
         for (const deposit of queue) {
-          if (Date.now() > deadline) break;
-          const t0 = performance.now();
-          const transactionId = await ingest(db, deposit);
-          const t1 = performance.now();
-          const key = `${redisPrefix}lock:account:${deposit.account.id}`;
-          const token = randomUUID();
-          if ((await redis.set(key, token, 'PX', 15_000, 'NX')) !== 'OK') throw new Error('baseline lock unexpectedly taken');
-          const t2 = performance.now();
-          outcomes[await decide(db, transactionId, deposit)] += 1;
-          const t3 = performance.now();
-          await redis.eval(RELEASE_IF_OWNER, 1, key, token);
-          const t4 = performance.now();
-          latencies.ingest.push(t1 - t0);
-          latencies.lock.push(t2 - t1 + (t4 - t3));
-          latencies.decide.push(t3 - t2);
-          latencies.total.push(t4 - t0);
+          // One worker's failure stops the others, so none is mid-statement when the database is dropped.
+          if (failed || Date.now() > deadline) break;
+          try {
+            await oneDeposit(deposit);
+          } catch (error) {
+            failed = true;
+            throw error;
+          }
         }
       }),
     );
