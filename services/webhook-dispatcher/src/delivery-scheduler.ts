@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { PrismaClient } from '@pmatch/db';
+import type { Database } from '@pmatch/db';
 import type { Clock, Logger } from '@pmatch/platform';
 import { claimDueDeliveries, skipDeliveriesOfSwitchedOffEndpoints, type ClaimedDelivery, type EndpointShare } from './data/deliveries';
 import type { DispatcherMetrics } from './metrics';
@@ -83,7 +83,7 @@ export class DeliveryScheduler {
 
   constructor(
     private readonly deps: {
-      prisma: PrismaClient;
+      database: Database;
       clock: Clock;
       logger: Logger;
       metrics: DispatcherMetrics;
@@ -171,7 +171,7 @@ export class DeliveryScheduler {
   private async claimAndStart(sweep: boolean): Promise<number> {
     if (this.stopped) return 0;
     const now = this.deps.clock.now();
-    if (sweep) await skipDeliveriesOfSwitchedOffEndpoints(this.deps.prisma, now);
+    if (sweep) await skipDeliveriesOfSwitchedOffEndpoints(this.deps.database.sql, now);
     const shares = this.endpointShares();
     const budget = {
       free: this.limits.concurrency - this.inFlight.size,
@@ -180,7 +180,7 @@ export class DeliveryScheduler {
     const tested = this.startWaitingTestEvents(shares, budget);
     if (budget.free <= 0) return tested;
     this.deps.metrics.claimPasses.inc();
-    const claimed = await claimDueDeliveries(this.deps.prisma, now, {
+    const claimed = await claimDueDeliveries(this.deps.database.sql, now, {
       leaseUntil: new Date(now.getTime() + this.limits.leaseMs),
       free: budget.free,
       slowFree: Math.max(0, budget.slowFree),

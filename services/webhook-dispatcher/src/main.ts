@@ -83,10 +83,10 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
   });
   const client = new WebhookClient(agent, config.DELIVERY_TIMEOUT_MS);
   const mailer = config.SMTP_URL === undefined ? undefined : createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
-  const attemptDeps = { prisma, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
+  const attemptDeps = { database, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
 
   const scheduler = new DeliveryScheduler(
-    { prisma, clock, logger, metrics, attempt: (delivery) => attemptDelivery(attemptDeps, delivery) },
+    { database, clock, logger, metrics, attempt: (delivery) => attemptDelivery(attemptDeps, delivery) },
     {
       concurrency: config.DELIVERY_CONCURRENCY,
       perEndpoint: config.DELIVERY_CONCURRENCY_PER_ENDPOINT,
@@ -112,7 +112,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
   finishHttpApp(app, logger);
 
   const onDue = () => scheduler.nudge();
-  const stopEvents = await broker.consume(QUEUES.dispatcherEvents, EventRecorded, eventHandler({ prisma, clock, metrics, onDue }), {
+  const stopEvents = await broker.consume(QUEUES.dispatcherEvents, EventRecorded, eventHandler({ database, clock, metrics, onDue }), {
     prefetch: config.DISPATCHER_PREFETCH,
   });
   const stopRequests = await broker.consume(

@@ -1,10 +1,34 @@
 import { ReplacedSecrets, WEBHOOK_LIMITS, newId, type DeliveryStatus, type EventRecorded, type Mode } from '@pmatch/contracts';
-import { Prisma, modeOf, type EventRow, type PrismaClient, type Tx } from '@pmatch/db';
+import { Prisma, modeOf, statement, type EventRow, type PrismaClient, type Sql } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
 import { SCHEDULED_ATTEMPTS } from '../domain/retries';
 
 export const EVENTS_CONSUMER = 'webhook-dispatcher.events';
 export const REQUESTS_CONSUMER = 'webhook-dispatcher.requests';
+
+/**
+ * Parameters: organisation id, mode, event type, how many delivery ids $7 holds, consumer, message
+ * id, delivery ids, event id, attempts scheduled, now.
+ */
+const receiveEvent = statement(
+  'dispatcher.receive_event',
+  `WITH subscribed AS (
+     SELECT id, row_number() OVER (ORDER BY id) AS n FROM webhook_endpoints
+     WHERE organisation_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
+       AND (cardinality(enabled_events) = 0 OR $3 = ANY(enabled_events))),
+   enough AS (SELECT count(*) AS needed, count(*) <= $4 AS ok FROM subscribed),
+   claimed AS (
+     INSERT INTO inbox (consumer, message_id) SELECT $5::text, $6::text FROM enough WHERE ok
+     ON CONFLICT (consumer, message_id) DO NOTHING
+     RETURNING 1),
+   created AS (
+     INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
+     SELECT ($7::text[])[s.n::int], s.id, $8::text, 'pending', 0, $9::int, $10::timestamptz, $10::timestamptz, $10::timestamptz
+     FROM subscribed s, claimed
+     ON CONFLICT (endpoint_id, event_id) DO NOTHING
+     RETURNING 1)
+   SELECT needed, (SELECT count(*) FROM created) AS created FROM enough`,
+);
 
 /**
  * Records a received event as one pending delivery per enabled, subscribed endpoint of its
@@ -17,28 +41,22 @@ export const REQUESTS_CONSUMER = 'webhook-dispatcher.requests';
  * statement writes nothing unless there are enough of them for the endpoints it finds, and then
  * says how many it needs, so a race past the registration limit costs one more round.
  */
-export async function recordReceivedEvent(prisma: PrismaClient, message: EventRecorded, messageId: string, now: Date): Promise<number> {
+export async function recordReceivedEvent(sql: Sql, message: EventRecorded, messageId: string, now: Date): Promise<number> {
   let idCount: number = WEBHOOK_LIMITS.endpointsPerMode;
   for (;;) {
     const ids = Array.from({ length: idCount }, () => newId('delivery'));
-    const [result] = await prisma.$queryRaw<{ needed: bigint; created: bigint }[]>`
-      WITH subscribed AS (
-        SELECT id, row_number() OVER (ORDER BY id) AS n FROM webhook_endpoints
-        WHERE organisation_id = ${message.organisation_id} AND mode = ${message.mode} AND enabled AND deleted_at IS NULL
-          AND (cardinality(enabled_events) = 0 OR ${message.type} = ANY(enabled_events))),
-      enough AS (SELECT count(*) AS needed, count(*) <= ${idCount} AS ok FROM subscribed),
-      claimed AS (
-        INSERT INTO inbox (consumer, message_id) SELECT ${EVENTS_CONSUMER}::text, ${messageId}::text FROM enough WHERE ok
-        ON CONFLICT (consumer, message_id) DO NOTHING
-        RETURNING 1),
-      created AS (
-        INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
-        SELECT (${ids}::text[])[s.n::int], s.id, ${message.event_id}::text, 'pending', 0, ${SCHEDULED_ATTEMPTS}::int,
-          ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-        FROM subscribed s, claimed
-        ON CONFLICT (endpoint_id, event_id) DO NOTHING
-        RETURNING 1)
-      SELECT needed, (SELECT count(*) FROM created) AS created FROM enough`;
+    const [result] = await sql.rows<{ needed: bigint; created: bigint }>(receiveEvent, [
+      message.organisation_id,
+      message.mode,
+      message.type,
+      idCount,
+      EVENTS_CONSUMER,
+      messageId,
+      ids,
+      message.event_id,
+      SCHEDULED_ATTEMPTS,
+      now,
+    ]);
     const needed = Number(result!.needed);
     if (needed <= idCount) return Number(result!.created);
     idCount = needed;
@@ -143,6 +161,55 @@ export interface ClaimLimits {
 }
 
 /**
+ * Parameters: the known endpoints' ids, allowances, attempts in flight and slowness (four arrays
+ * in step), now, the allowance of an unknown endpoint, slow free, free, lease until.
+ */
+const claimDue = statement(
+  'dispatcher.claim_due_deliveries',
+  `WITH known AS (
+     SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::boolean[]) AS k(endpoint_id, allowance, in_flight, slow)),
+   due_endpoints AS (
+     SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $5),
+   candidates AS (
+     SELECT e.id, COALESCE(k.allowance, $6::int) AS allowance,
+            COALESCE(k.in_flight, 0) AS in_flight, COALESCE(k.slow, false) AS slow
+     FROM due_endpoints de
+     JOIN webhook_endpoints e ON e.id = de.endpoint_id AND e.enabled AND e.deleted_at IS NULL
+     LEFT JOIN known k ON k.endpoint_id = e.id
+     WHERE COALESCE(k.allowance, $6::int) > 0),
+   offered AS (
+     SELECT o.id, o.next_attempt_at, c.slow, c.in_flight + o.nth AS turn
+     FROM candidates c CROSS JOIN LATERAL (
+       SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS nth
+       FROM (SELECT id, next_attempt_at FROM webhook_deliveries
+             WHERE endpoint_id = c.id AND status = 'pending' AND next_attempt_at <= $5
+             ORDER BY next_attempt_at, id LIMIT c.allowance) d) o),
+   ranked AS (
+     SELECT id, next_attempt_at, turn, slow,
+            count(*) FILTER (WHERE slow) OVER (ORDER BY turn, next_attempt_at, id) AS slow_nth
+     FROM offered),
+   picked AS (
+     SELECT id FROM ranked WHERE NOT slow OR slow_nth <= $7
+     ORDER BY turn, next_attempt_at, id LIMIT $8),
+   locked AS (
+     SELECT d.id, d.next_attempt_at AS due_at FROM webhook_deliveries d
+     WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND d.next_attempt_at <= $5
+     FOR UPDATE SKIP LOCKED),
+   leased AS (
+     UPDATE webhook_deliveries d SET next_attempt_at = $9, leased_until = $9, updated_at = $5
+     FROM locked WHERE d.id = locked.id
+     RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, d.max_attempts, d.leased_until, locked.due_at)
+   SELECT l.id, l.attempt_count, l.max_attempts, l.leased_until,
+     ev.id AS event_id, ev.seq AS event_seq, ev.organisation_id AS event_organisation_id, ev.mode AS event_mode,
+     ev.bank_account_id AS event_bank_account_id, ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at,
+     e.id AS endpoint_id, e.organisation_id, e.mode, e.url, e.secret_encrypted, e.previous_secrets
+   FROM leased l
+   JOIN webhook_endpoints e ON e.id = l.endpoint_id
+   JOIN events ev ON ev.id = l.event_id
+   ORDER BY l.due_at, l.id`,
+);
+
+/**
  * Claims due deliveries fairly: each endpoint offers at most its allowance of its oldest due
  * deliveries (so one endpoint's backlog can never crowd another's out of a pass), and the offers
  * are taken round-robin, every endpoint's next delivery before any endpoint's one after it, the
@@ -157,53 +224,20 @@ export interface ClaimLimits {
  *
  * One statement: pick per endpoint, lock, lease, and read each delivery's endpoint and event.
  */
-export async function claimDueDeliveries(prisma: PrismaClient, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(sql: Sql, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   if (limits.free <= 0) return [];
   const known = limits.known;
-  const rows = await prisma.$queryRaw<ClaimedRow[]>`
-    WITH known AS (
-      SELECT * FROM unnest(${known.map((k) => k.endpointId)}::text[], ${known.map((k) => k.allowance)}::int[],
-                           ${known.map((k) => k.inFlight)}::int[], ${known.map((k) => k.slow)}::boolean[])
-        AS k(endpoint_id, allowance, in_flight, slow)),
-    due_endpoints AS (
-      SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${now}),
-    candidates AS (
-      SELECT e.id, COALESCE(k.allowance, ${limits.unknownAllowance}::int) AS allowance,
-             COALESCE(k.in_flight, 0) AS in_flight, COALESCE(k.slow, false) AS slow
-      FROM due_endpoints de
-      JOIN webhook_endpoints e ON e.id = de.endpoint_id AND e.enabled AND e.deleted_at IS NULL
-      LEFT JOIN known k ON k.endpoint_id = e.id
-      WHERE COALESCE(k.allowance, ${limits.unknownAllowance}::int) > 0),
-    offered AS (
-      SELECT o.id, o.next_attempt_at, c.slow, c.in_flight + o.nth AS turn
-      FROM candidates c CROSS JOIN LATERAL (
-        SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS nth
-        FROM (SELECT id, next_attempt_at FROM webhook_deliveries
-              WHERE endpoint_id = c.id AND status = 'pending' AND next_attempt_at <= ${now}
-              ORDER BY next_attempt_at, id LIMIT c.allowance) d) o),
-    ranked AS (
-      SELECT id, next_attempt_at, turn, slow,
-             count(*) FILTER (WHERE slow) OVER (ORDER BY turn, next_attempt_at, id) AS slow_nth
-      FROM offered),
-    picked AS (
-      SELECT id FROM ranked WHERE NOT slow OR slow_nth <= ${limits.slowFree}
-      ORDER BY turn, next_attempt_at, id LIMIT ${limits.free}),
-    locked AS (
-      SELECT d.id, d.next_attempt_at AS due_at FROM webhook_deliveries d
-      WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND d.next_attempt_at <= ${now}
-      FOR UPDATE SKIP LOCKED),
-    leased AS (
-      UPDATE webhook_deliveries d SET next_attempt_at = ${limits.leaseUntil}, leased_until = ${limits.leaseUntil}, updated_at = ${now}
-      FROM locked WHERE d.id = locked.id
-      RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, d.max_attempts, d.leased_until, locked.due_at)
-    SELECT l.id, l.attempt_count, l.max_attempts, l.leased_until,
-      ev.id AS event_id, ev.seq AS event_seq, ev.organisation_id AS event_organisation_id, ev.mode AS event_mode,
-      ev.bank_account_id AS event_bank_account_id, ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at,
-      e.id AS endpoint_id, e.organisation_id, e.mode, e.url, e.secret_encrypted, e.previous_secrets
-    FROM leased l
-    JOIN webhook_endpoints e ON e.id = l.endpoint_id
-    JOIN events ev ON ev.id = l.event_id
-    ORDER BY l.due_at, l.id`;
+  const rows = await sql.rows<ClaimedRow>(claimDue, [
+    known.map((k) => k.endpointId),
+    known.map((k) => k.allowance),
+    known.map((k) => k.inFlight),
+    known.map((k) => k.slow),
+    now,
+    limits.unknownAllowance,
+    limits.slowFree,
+    limits.free,
+    limits.leaseUntil,
+  ]);
   return rows.map((row) => ({
     id: row.id,
     attemptCount: row.attempt_count,
@@ -249,17 +283,22 @@ export async function findEndpointForTestEvent(prisma: PrismaClient, endpointId:
   };
 }
 
+/** Parameters: now. */
+const skipSwitchedOff = statement(
+  'dispatcher.skip_deliveries_of_switched_off_endpoints',
+  `UPDATE webhook_deliveries d SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = $1
+   FROM webhook_endpoints e
+   WHERE e.id = d.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $1
+     AND (NOT e.enabled OR e.deleted_at IS NOT NULL)`,
+);
+
 /**
  * Skips due deliveries of endpoints switched off or deleted: they are never sent. The claim
  * already passes them by, so this only settles their status, and the periodic poll is often
  * enough for that.
  */
-export async function skipDeliveriesOfSwitchedOffEndpoints(prisma: PrismaClient, now: Date): Promise<number> {
-  return prisma.$executeRaw`
-    UPDATE webhook_deliveries d SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = ${now}
-    FROM webhook_endpoints e
-    WHERE e.id = d.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= ${now}
-      AND (NOT e.enabled OR e.deleted_at IS NOT NULL)`;
+export async function skipDeliveriesOfSwitchedOffEndpoints(sql: Sql, now: Date): Promise<number> {
+  return sql.count(skipSwitchedOff, [now]);
 }
 
 export interface FinishedAttempt {
@@ -277,18 +316,56 @@ export interface FinishedAttempt {
 }
 
 /**
+ * The parameters of both statements that record an attempt: delivery id, endpoint id, attempt,
+ * lease, attempted at, status code, duration, error; and for a failure, retry at.
+ */
+function attemptValues(finished: FinishedAttempt): unknown[] {
+  return [
+    finished.deliveryId,
+    finished.endpointId,
+    finished.attempt,
+    finished.leasedUntil,
+    finished.attemptedAt,
+    finished.statusCode,
+    finished.durationMs,
+    finished.error,
+  ];
+}
+
+/**
+ * Moves the delivery on, only if it still carries this claim's lease and count of attempts: a
+ * dispatcher that outlived its lease (another one has claimed the delivery since) writes nothing.
+ * `status` and `nextAttemptAt` are the SQL of the delivery's new state.
+ */
+function moveDelivery(status: string, nextAttemptAt: string): string {
+  return `UPDATE webhook_deliveries
+     SET attempt_count = $3, status = ${status}, next_attempt_at = ${nextAttemptAt},
+         leased_until = NULL, resend_requested = false, updated_at = $5
+     WHERE id = $1 AND status = 'pending' AND attempt_count = $3 - 1 AND leased_until = $4
+     RETURNING id, status`;
+}
+
+/** The attempt's line in the delivery log, written only with the move. */
+const LOG_ATTEMPT = `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, duration_ms, error, attempted_at)
+     SELECT id, $3::int, $6::int, $7::int, $8::text, $5::timestamptz FROM moved`;
+
+const recordAcknowledged = statement(
+  'dispatcher.record_acknowledged_attempt',
+  `WITH moved AS (${moveDelivery(`'succeeded'`, 'NULL::timestamptz')}),
+   logged AS (${LOG_ATTEMPT}),
+   answering AS (
+     UPDATE webhook_endpoints SET failing_since = NULL
+     WHERE id = $2 AND failing_since IS NOT NULL AND EXISTS (SELECT FROM moved))
+   SELECT count(*) AS moved FROM moved`,
+);
+
+/**
  * Records an acknowledged attempt in one statement: the log line, the delivery's final status,
  * and the end of the endpoint's run of failures (a write only when there was one). Conditional on
  * the delivery still carrying this claim's lease (see `moveDelivery`). Returns whether it wrote.
  */
-export async function recordAcknowledgedAttempt(prisma: PrismaClient, finished: FinishedAttempt): Promise<boolean> {
-  const [row] = await prisma.$queryRaw<{ moved: bigint }[]>`
-    WITH moved AS (${moveDelivery(finished, true)}),
-    logged AS (${logAttempt(finished)}),
-    answering AS (
-      UPDATE webhook_endpoints SET failing_since = NULL
-      WHERE id = ${finished.endpointId} AND failing_since IS NOT NULL AND EXISTS (SELECT FROM moved))
-    SELECT count(*) AS moved FROM moved`;
+export async function recordAcknowledgedAttempt(sql: Sql, finished: FinishedAttempt): Promise<boolean> {
+  const [row] = await sql.rows<{ moved: bigint }>(recordAcknowledged, attemptValues(finished));
   return Number(row!.moved) > 0;
 }
 
@@ -298,6 +375,27 @@ export interface FailingEndpoint {
   lastFailureEmailAt: Date | null;
   ownerEmail: string;
 }
+
+/**
+ * A failure follows the schedule, unless a resend came while the attempt was in flight: then the
+ * next attempt is due at once.
+ */
+const RESEND_NOW = '(resend_requested AND max_attempts > $3)';
+
+const recordFailed = statement(
+  'dispatcher.record_failed_attempt',
+  `WITH moved AS (${moveDelivery(
+    `CASE WHEN ${RESEND_NOW} OR $9::timestamptz IS NOT NULL THEN 'pending' ELSE 'failed' END`,
+    `CASE WHEN ${RESEND_NOW} THEN $5::timestamptz ELSE $9::timestamptz END`,
+  )}),
+   logged AS (${LOG_ATTEMPT}),
+   failing AS (
+     UPDATE webhook_endpoints e SET failing_since = COALESCE(e.failing_since, $5)
+     FROM organisations o
+     WHERE e.id = $2 AND o.id = e.organisation_id AND EXISTS (SELECT FROM moved)
+     RETURNING e.failing_since, e.enabled, e.last_failure_email_at, o.owner_email)
+   SELECT m.status, f.failing_since, f.enabled, f.last_failure_email_at, f.owner_email FROM moved m LEFT JOIN failing f ON true`,
+);
 
 /**
  * Records a failed attempt in one statement: the log line, the delivery's next due time or final
@@ -311,18 +409,14 @@ export interface FailingEndpoint {
  * it: the spec switches an endpoint off "when only failures occur for 72 hours", and a time in
  * which nothing was delivered held no success; every failure in it was already reported by e-mail.
  */
-export async function recordFailedAttempt(tx: Tx, finished: FinishedAttempt): Promise<{ status: DeliveryStatus; endpoint: FailingEndpoint } | null> {
-  const [row] = await tx.$queryRaw<
-    { status: DeliveryStatus; failing_since: Date | null; enabled: boolean | null; last_failure_email_at: Date | null; owner_email: string | null }[]
-  >`
-    WITH moved AS (${moveDelivery(finished, false)}),
-    logged AS (${logAttempt(finished)}),
-    failing AS (
-      UPDATE webhook_endpoints e SET failing_since = COALESCE(e.failing_since, ${finished.attemptedAt})
-      FROM organisations o
-      WHERE e.id = ${finished.endpointId} AND o.id = e.organisation_id AND EXISTS (SELECT FROM moved)
-      RETURNING e.failing_since, e.enabled, e.last_failure_email_at, o.owner_email)
-    SELECT m.status, f.failing_since, f.enabled, f.last_failure_email_at, f.owner_email FROM moved m LEFT JOIN failing f ON true`;
+export async function recordFailedAttempt(tx: Sql, finished: FinishedAttempt): Promise<{ status: DeliveryStatus; endpoint: FailingEndpoint } | null> {
+  const [row] = await tx.rows<{
+    status: DeliveryStatus;
+    failing_since: Date | null;
+    enabled: boolean | null;
+    last_failure_email_at: Date | null;
+    owner_email: string | null;
+  }>(recordFailed, [...attemptValues(finished), finished.retryAt]);
   if (row === undefined) return null;
   if (row.failing_since === null) throw new Error(`webhook endpoint ${finished.endpointId} vanished`);
   return {
@@ -331,48 +425,31 @@ export async function recordFailedAttempt(tx: Tx, finished: FinishedAttempt): Pr
   };
 }
 
-/**
- * Moves the delivery on, only if it still carries this claim's lease and count of attempts: a
- * dispatcher that outlived its lease (another one has claimed the delivery since) writes nothing.
- * A failure follows the schedule, unless a resend came while the attempt was in flight: then the
- * next attempt is due at once.
- */
-function moveDelivery(finished: FinishedAttempt, acknowledged: boolean): Prisma.Sql {
-  const resendNow = Prisma.sql`(resend_requested AND max_attempts > ${finished.attempt})`;
-  const status = acknowledged
-    ? Prisma.sql`'succeeded'`
-    : Prisma.sql`CASE WHEN ${resendNow} OR ${finished.retryAt}::timestamptz IS NOT NULL THEN 'pending' ELSE 'failed' END`;
-  const nextAttemptAt = acknowledged
-    ? Prisma.sql`NULL::timestamptz`
-    : Prisma.sql`CASE WHEN ${resendNow} THEN ${finished.attemptedAt}::timestamptz ELSE ${finished.retryAt}::timestamptz END`;
-  return Prisma.sql`
-    UPDATE webhook_deliveries
-    SET attempt_count = ${finished.attempt}, status = ${status}, next_attempt_at = ${nextAttemptAt},
-        leased_until = NULL, resend_requested = false, updated_at = ${finished.attemptedAt}
-    WHERE id = ${finished.deliveryId} AND status = 'pending' AND attempt_count = ${finished.attempt - 1}
-      AND leased_until = ${finished.leasedUntil}
-    RETURNING id, status`;
-}
+/** Parameters: endpoint id. */
+const switchOffEndpoint = statement(
+  'dispatcher.switch_off_failing_endpoint',
+  `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing' WHERE id = $1`,
+);
 
-/** The attempt's line in the delivery log, written only with the move. */
-function logAttempt(finished: FinishedAttempt): Prisma.Sql {
-  return Prisma.sql`
-    INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, duration_ms, error, attempted_at)
-    SELECT id, ${finished.attempt}::int, ${finished.statusCode}::int, ${finished.durationMs}::int, ${finished.error}::text, ${finished.attemptedAt}::timestamptz
-    FROM moved`;
-}
+/** Parameters: endpoint id, at. */
+const skipPendingOfEndpoint = statement(
+  'dispatcher.skip_pending_deliveries_of_endpoint',
+  `UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = $2
+   WHERE endpoint_id = $1 AND status = 'pending'`,
+);
 
 /**
  * Switches an endpoint off for failing, and skips what it still had pending: the spec resends
  * nothing by itself once the endpoint is back, only what the merchant resends from the log.
  */
-export async function switchOffFailingEndpoint(tx: Tx, endpointId: string, at: Date): Promise<void> {
-  await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { enabled: false, disabledReason: 'failing' } });
-  await tx.$executeRaw`
-    UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = ${at}
-    WHERE endpoint_id = ${endpointId} AND status = 'pending'`;
+export async function switchOffFailingEndpoint(tx: Sql, endpointId: string, at: Date): Promise<void> {
+  await tx.count(switchOffEndpoint, [endpointId]);
+  await tx.count(skipPendingOfEndpoint, [endpointId, at]);
 }
 
-export async function noteFailureEmailQueued(tx: Tx, endpointId: string, at: Date): Promise<void> {
-  await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { lastFailureEmailAt: at } });
+/** Parameters: endpoint id, at. */
+const noteFailureEmail = statement('dispatcher.note_failure_email_queued', `UPDATE webhook_endpoints SET last_failure_email_at = $2 WHERE id = $1`);
+
+export async function noteFailureEmailQueued(tx: Sql, endpointId: string, at: Date): Promise<void> {
+  await tx.count(noteFailureEmail, [endpointId, at]);
 }

@@ -1,21 +1,17 @@
 import { randomBase62 } from '@pmatch/contracts';
-import type { PrismaClient, Tx } from '@pmatch/db';
+import { statement, type PrismaClient, type Sql } from '@pmatch/db';
 import type { Email } from '../domain/emails';
 
+/** Parameters: id, endpoint id, kind, recipient, subject, body, at. */
+const insertEmail = statement(
+  'dispatcher.queue_email',
+  `INSERT INTO webhook_emails (id, endpoint_id, kind, recipient, subject, body, next_attempt_at, created_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+);
+
 /** Queues an e-mail in the caller's DB transaction, with the state change it reports. */
-export async function queueEmail(tx: Tx, email: Email & { endpointId: string; recipient: string }, at: Date): Promise<void> {
-  await tx.webhookEmail.create({
-    data: {
-      id: `eml_${randomBase62(24)}`,
-      endpointId: email.endpointId,
-      kind: email.kind,
-      recipient: email.recipient,
-      subject: email.subject,
-      body: email.body,
-      nextAttemptAt: at,
-      createdAt: at,
-    },
-  });
+export async function queueEmail(tx: Sql, email: Email & { endpointId: string; recipient: string }, at: Date): Promise<void> {
+  await tx.count(insertEmail, [`eml_${randomBase62(24)}`, email.endpointId, email.kind, email.recipient, email.subject, email.body, at]);
 }
 
 export interface DueEmail {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { eventView, type PrismaClient } from '@pmatch/db';
+import { eventView, type Database } from '@pmatch/db';
 import type { Clock, Logger, SecretBox } from '@pmatch/platform';
 import { deliveryFailedEmail, endpointDisabledEmail } from '../domain/emails';
 import { failingTooLong, failureEmailAllowed, isAcknowledged, nextAttemptAt } from '../domain/retries';
@@ -18,7 +18,8 @@ import type { DispatcherMetrics } from '../metrics';
 import type { HttpOutcome, WebhookClient } from '../outbound/webhook-client';
 
 export interface AttemptDeps {
-  prisma: PrismaClient;
+  /** Plain SQL: recording an attempt is the hot path of every delivery. */
+  database: Database;
   clock: Clock;
   secretBox: SecretBox;
   client: WebhookClient;
@@ -65,8 +66,8 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
     retryAt: acknowledged ? null : nextAttemptAt(attempt, delivery.maxAttempts, attemptedAt, deps.random()),
   };
   const status = acknowledged
-    ? (await recordAcknowledgedAttempt(deps.prisma, finished)) && 'succeeded'
-    : await deps.prisma.$transaction(async (tx) => {
+    ? (await recordAcknowledgedAttempt(deps.database.sql, finished)) && 'succeeded'
+    : await deps.database.transaction(async (tx) => {
         const recorded = await recordFailedAttempt(tx, finished);
         if (recorded === null) return false;
         const failing = recorded.endpoint;

@@ -1,11 +1,15 @@
 import type { Event } from '@pmatch/contracts';
+import type { PrismaClient } from '@pmatch/db';
 import { findEndpointForTestEvent } from '../data/deliveries';
 import { isAcknowledged } from '../domain/retries';
 import { deliveryHeaders } from '../domain/signature';
 import { openSigningSecrets, sendOrExplain, type AttemptDeps } from './attempt-delivery';
 
-/** What an attempt needs, less the retry jitter: a test event is never retried. */
-export type TestEventDeps = Omit<AttemptDeps, 'random'>;
+/**
+ * What an attempt needs, less the retry jitter (a test event is never retried) and the plain SQL
+ * (its one read, the endpoint, is no hot path): Prisma instead.
+ */
+export type TestEventDeps = Omit<AttemptDeps, 'random' | 'database'> & { prisma: PrismaClient };
 
 /**
  * Sends webhook.test once, signed like any delivery. The spec keeps test events out of the

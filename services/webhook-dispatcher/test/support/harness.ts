@@ -1,7 +1,7 @@
 import { newId, type EventType, type Mode, type NewEvent } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { Broker, ManualClock, OutboxRelay, SecretBox, createLogger, newSigningSecret } from '@pmatch/platform';
-import { RABBITMQ_URL, createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
+import { DATABASE_ROLE, RABBITMQ_URL, createTestDatabase, databaseUrlAs, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import { loadConfig } from '../../src/config';
 import { start, type Dispatcher, type DispatcherSeams } from '../../src/main';
 
@@ -10,8 +10,10 @@ export const OWNER_EMAIL = 'owner@shop.example';
 
 /**
  * The dispatcher in this test process, on a database and broker names of its own and on a
- * ManualClock, against the real PostgreSQL and RabbitMQ. Events go in the way production's do:
- * recorded with their outbox rows, then published by the outbox relay.
+ * ManualClock, against the real PostgreSQL and RabbitMQ. It connects as its own least-privilege
+ * role, as in production, so a statement that needs a grant the role lacks fails here; the test's
+ * own reads and writes use the database owner. Events go in the way production's do: recorded
+ * with their outbox rows, then published by the outbox relay.
  */
 export class DispatcherHarness {
   readonly secretBox = new SecretBox(SECRETS_KEY);
@@ -37,7 +39,7 @@ export class DispatcherHarness {
     const config = loadConfig({
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      DATABASE_URL: db.url,
+      DATABASE_URL: databaseUrlAs(db.url, DATABASE_ROLE['webhook-dispatcher']),
       DATABASE_POOL_SIZE: '5',
       RABBITMQ_URL,
       AMQP_PREFIX: prefix,

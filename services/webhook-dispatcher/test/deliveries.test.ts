@@ -1,0 +1,150 @@
+import { newId } from '@pmatch/contracts';
+import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
+import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
+import { claimDueDeliveries, recordAcknowledgedAttempt, recordFailedAttempt, type ClaimedDelivery, type FinishedAttempt } from '../src/data/deliveries';
+
+/**
+ * The statements of a delivery attempt on their own, as the dispatcher's role runs them: what the
+ * claim reads, and the refusal of an outcome whose lease has passed to another claim (which the
+ * service tests cannot time).
+ */
+
+const MINUTE = 60_000;
+const NOW = new Date('2026-11-22T10:00:00Z');
+
+let db: TestDatabase;
+let owner: PrismaClient;
+let dispatcher: Database;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  owner = createDatabase(db.url, { poolSize: 2 }).prisma;
+  dispatcher = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['webhook-dispatcher']), { poolSize: 2 });
+});
+
+afterAll(async () => {
+  await dispatcher?.prisma.$disconnect();
+  await owner?.$disconnect();
+  await db?.drop();
+});
+
+/** A due delivery of a fresh event to a fresh endpoint (failing since `failingSince`, if given). */
+async function dueDelivery(failingSince: Date | null = null) {
+  const organisationId = newId('organisation');
+  await owner.organisation.create({ data: { id: organisationId, name: 'Shop', ownerEmail: 'owner@shop.example' } });
+  const endpoint = await owner.webhookEndpoint.create({
+    data: {
+      id: newId('webhookEndpoint'),
+      organisationId,
+      mode: 'test',
+      url: 'https://receiver.test/hook',
+      secretEncrypted: 'sealed',
+      previousSecrets: [{ secret_encrypted: 'sealed-before', expires_at: '2026-11-23T10:00:00.000Z' }],
+      failingSince,
+    },
+  });
+  const [eventId] = await owner.$transaction((tx) =>
+    recordEvents(tx, { organisationId, mode: 'test', bankAccountId: null, at: NOW }, [{ type: 'order.paid', data: { object: { id: 'ord_1', amount: 12800 } } }]),
+  );
+  const delivery = await owner.webhookDelivery.create({
+    data: { id: newId('delivery'), endpointId: endpoint.id, eventId: eventId!, status: 'pending', nextAttemptAt: NOW },
+  });
+  return { endpoint, eventId: eventId!, delivery };
+}
+
+async function claim(endpointId: string): Promise<ClaimedDelivery> {
+  const claimed = await claimDueDeliveries(dispatcher.sql, NOW, {
+    leaseUntil: new Date(NOW.getTime() + MINUTE),
+    free: 100,
+    slowFree: 100,
+    known: [],
+    unknownAllowance: 1,
+  });
+  const mine = claimed.find((c) => c.endpoint.id === endpointId);
+  if (mine === undefined) throw new Error(`no delivery of ${endpointId} was claimed`);
+  return mine;
+}
+
+function finished(delivery: ClaimedDelivery, outcome: Partial<FinishedAttempt>): FinishedAttempt {
+  return {
+    deliveryId: delivery.id,
+    endpointId: delivery.endpoint.id,
+    attempt: delivery.attemptCount + 1,
+    leasedUntil: delivery.leasedUntil,
+    attemptedAt: new Date(NOW.getTime() + 1_000),
+    statusCode: 200,
+    durationMs: 12,
+    error: null,
+    retryAt: null,
+    ...outcome,
+  };
+}
+
+test('when a delivery is claimed, then its event and endpoint read as Prisma reads them, and it is leased', async () => {
+  const { endpoint, eventId, delivery } = await dueDelivery();
+
+  const claimed = await claim(endpoint.id);
+
+  const { txId: _txId, ...event } = (await owner.event.findUniqueOrThrow({ where: { id: eventId } })) as Record<string, unknown>;
+  expect(claimed).toEqual({
+    id: delivery.id,
+    attemptCount: 0,
+    maxAttempts: delivery.maxAttempts,
+    leasedUntil: new Date(NOW.getTime() + MINUTE),
+    event,
+    endpoint: {
+      id: endpoint.id,
+      organisationId: endpoint.organisationId,
+      mode: 'test',
+      url: endpoint.url,
+      secretEncrypted: 'sealed',
+      replacedSecrets: [{ secretEncrypted: 'sealed-before', expiresAt: new Date('2026-11-23T10:00:00.000Z') }],
+    },
+  });
+  expect(typeof claimed.event.seq).toBe('bigint');
+  expect(await owner.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({
+    nextAttemptAt: claimed.leasedUntil,
+    leasedUntil: claimed.leasedUntil,
+    updatedAt: NOW,
+  });
+});
+
+test('when an outcome comes after its lease passed to another claim, then neither a success nor a failure writes anything', async () => {
+  const failingSince = new Date(NOW.getTime() - MINUTE);
+  const { endpoint, delivery } = await dueDelivery(failingSince);
+  const claimed = await claim(endpoint.id);
+  // Another dispatcher's claim, once this one's lease ran out: same attempt count, a later lease.
+  await owner.webhookDelivery.update({ where: { id: delivery.id }, data: { leasedUntil: new Date(NOW.getTime() + 2 * MINUTE) } });
+  const before = await owner.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
+
+  expect(await recordAcknowledgedAttempt(dispatcher.sql, finished(claimed, {}))).toBe(false);
+  const failure = finished(claimed, { statusCode: 500, retryAt: new Date(NOW.getTime() + MINUTE) });
+  expect(await dispatcher.transaction((tx) => recordFailedAttempt(tx, failure))).toBeNull();
+
+  expect(await owner.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toEqual(before);
+  expect(await owner.webhookDeliveryAttempt.count({ where: { deliveryId: delivery.id } })).toBe(0);
+  expect(await owner.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({ failingSince });
+});
+
+test('when a failure is recorded under the current lease, then it schedules the retry, logs the attempt and answers the run of failures', async () => {
+  const { endpoint, delivery } = await dueDelivery();
+  const claimed = await claim(endpoint.id);
+  const failure = finished(claimed, { statusCode: null, error: 'no answer within 2000 ms', durationMs: 2_000, retryAt: new Date(NOW.getTime() + MINUTE) });
+
+  const recorded = await dispatcher.transaction((tx) => recordFailedAttempt(tx, failure));
+
+  expect(recorded).toEqual({
+    status: 'pending',
+    endpoint: { failingSince: failure.attemptedAt, enabled: true, lastFailureEmailAt: null, ownerEmail: 'owner@shop.example' },
+  });
+  expect(await owner.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({
+    status: 'pending',
+    attemptCount: 1,
+    nextAttemptAt: failure.retryAt,
+    leasedUntil: null,
+    updatedAt: failure.attemptedAt,
+  });
+  expect(await owner.webhookDeliveryAttempt.findMany({ where: { deliveryId: delivery.id } })).toMatchObject([
+    { attempt: 1, statusCode: null, durationMs: 2_000, error: 'no answer within 2000 ms', attemptedAt: failure.attemptedAt },
+  ]);
+});
