@@ -12,18 +12,36 @@ interface OutboxRow {
 
 const BATCH_SIZE = 200;
 
-const claimBatch = statement(
-  'relay.claim_batch',
-  `SELECT id, message_id, exchange, routing_key, payload FROM outbox
-   WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED`,
-);
-const markPublished = statement('relay.mark_published', 'UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])');
+/**
+ * How long a claimed batch is another relay's to publish. Long enough for a batch and its confirms
+ * on a slow broker; a batch that takes longer may be published twice, which consumers dedupe.
+ */
+export const OUTBOX_LEASE_MS = 15_000;
 
 /**
- * Publishes committed outbox rows. Rows are claimed with FOR UPDATE SKIP LOCKED inside a DB
- * transaction, published on the confirm channel, and marked published only after the broker acked
- * all of them; a crash in between republishes (consumers dedupe by message id). Several relays,
- * in one service or many replicas, share the work without publishing a row twice at once.
+ * Claims the oldest unpublished rows no live lease holds, in one autocommit statement. SKIP LOCKED
+ * keeps two relays claiming at the same instant apart; the lease keeps them apart afterwards.
+ * Parameter: the lease in milliseconds.
+ */
+const claimBatch = statement(
+  'relay.claim_batch',
+  `UPDATE outbox o SET leased_until = now() + $1 * interval '1 millisecond'
+   FROM (SELECT id FROM outbox
+         WHERE published_at IS NULL AND (leased_until IS NULL OR leased_until < now())
+         ORDER BY id LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED) claimed
+   WHERE o.id = claimed.id
+   RETURNING o.id, o.message_id, o.exchange, o.routing_key, o.payload`,
+);
+const markPublished = statement('relay.mark_published', 'UPDATE outbox SET published_at = now(), leased_until = NULL WHERE id = ANY($1::bigint[])');
+const releaseLease = statement('relay.release_lease', 'UPDATE outbox SET leased_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL');
+
+/**
+ * Publishes committed outbox rows. A batch is claimed with a lease (OUTBOX_LEASE_MS), published on
+ * the confirm channel, and marked published only after the broker acked all of it; a relay that
+ * dies in between leaves its lease to run out, and the rows are published again (consumers dedupe
+ * by message id). No DB transaction stays open while the broker confirms, so publishing never
+ * holds back the horizon of GET /v1/events. Several relays, in one service or many replicas, share
+ * the work without publishing a row twice at once.
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
@@ -77,13 +95,20 @@ export class OutboxRelay {
 
   /** Publishes one batch; resolves with how many rows it published. */
   async publishBatch(): Promise<number> {
-    return this.database.transaction(async (tx) => {
-      const rows = await tx.rows<OutboxRow>(claimBatch);
-      if (rows.length === 0) return 0;
+    const { sql } = this.database;
+    // UPDATE … RETURNING gives no order: publish in the order the rows were written.
+    const rows = (await sql.rows<OutboxRow>(claimBatch, [OUTBOX_LEASE_MS])).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (rows.length === 0) return 0;
+    const ids = rows.map((r) => r.id);
+    try {
       await this.broker.publishBatch(rows.map((r) => ({ exchange: r.exchange, routingKey: r.routing_key, body: r.payload, messageId: r.message_id })));
-      await tx.count(markPublished, [rows.map((r) => r.id)]);
-      return rows.length;
-    });
+    } catch (error) {
+      // Unconfirmed: hand the rows back at once rather than after the lease (best effort; the lease is the fallback).
+      await sql.count(releaseLease, [ids]).catch(() => undefined);
+      throw error;
+    }
+    await sql.count(markPublished, [ids]);
+    return rows.length;
   }
 
   async stop(): Promise<void> {

@@ -53,6 +53,69 @@ describe('outbox relay', () => {
     expect(seen).toHaveLength(count);
     expect(await prisma.outbox.count({ where: { publishedAt: null } })).toBe(0);
   });
+
+  const enqueueMessages = async (prefix: string, count: number) => {
+    await prisma.$transaction(async (tx) => {
+      for (let i = 0; i < count; i++) {
+        await enqueue(tx, { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: body(i), messageId: `${prefix}-${i}` });
+      }
+    });
+  };
+  const unpublished = async (prefix: string) =>
+    (await prisma.outbox.findMany({ where: { messageId: { startsWith: `${prefix}-` }, publishedAt: null }, orderBy: { id: 'asc' } })).map((r) => r.messageId);
+  const drain = async (relay: OutboxRelay) => {
+    while ((await relay.publishBatch()) > 0);
+    await queuedMessageIds();
+  };
+  /** Takes every message waiting in the deposits queue (so none is left for the next test) and gives their ids. */
+  const queuedMessageIds = async (): Promise<string[]> => {
+    const connection = await amqp.connect(RABBITMQ_URL);
+    try {
+      const channel = await connection.createChannel();
+      const ids: string[] = [];
+      for (let msg = await channel.get(broker.name(QUEUES.matcherDeposits)); msg; msg = await channel.get(broker.name(QUEUES.matcherDeposits))) {
+        ids.push(String(msg.properties.messageId));
+        channel.ack(msg);
+      }
+      return ids;
+    } finally {
+      await connection.close();
+    }
+  };
+
+  test('when a relay cannot get its batch confirmed, then the batch is handed back at once and the next relay publishes it', async () => {
+    await drain(new OutboxRelay(database, broker, logger, 10_000));
+    await enqueueMessages('unconfirmed', 3);
+    const closedBroker = await Broker.connect(RABBITMQ_URL, `${uniqueName('t')}.`, logger);
+    await closedBroker.deleteTopology();
+    await closedBroker.close();
+
+    await expect(new OutboxRelay(database, closedBroker, logger, 10_000).publishBatch()).rejects.toThrow();
+
+    const rows = await prisma.outbox.findMany({ where: { messageId: { startsWith: 'unconfirmed-' } } });
+    expect(rows.map((r) => [r.publishedAt, r.leasedUntil])).toEqual([[null, null], [null, null], [null, null]]);
+    expect(await new OutboxRelay(database, broker, logger, 10_000).publishBatch()).toBe(3);
+    expect(await unpublished('unconfirmed')).toEqual([]);
+    expect(await queuedMessageIds()).toEqual(['unconfirmed-0', 'unconfirmed-1', 'unconfirmed-2']);
+  });
+
+  test('when a relay died holding a lease, then its rows are left to it until the lease passes and are published after', async () => {
+    const relay = new OutboxRelay(database, broker, logger, 10_000);
+    await drain(relay);
+    await enqueueMessages('leased', 4);
+    // What a relay killed between claiming and marking leaves behind: two rows under a live lease.
+    await prisma.$executeRaw`UPDATE outbox SET leased_until = now() + interval '1 hour' WHERE message_id IN ('leased-0', 'leased-2')`;
+
+    expect(await relay.publishBatch()).toBe(2);
+    expect(await unpublished('leased')).toEqual(['leased-0', 'leased-2']);
+    expect(await queuedMessageIds()).toEqual(['leased-1', 'leased-3']);
+
+    await prisma.$executeRaw`UPDATE outbox SET leased_until = now() - interval '1 second' WHERE message_id IN ('leased-0', 'leased-2')`;
+    expect(await relay.publishBatch()).toBe(2);
+    expect(await unpublished('leased')).toEqual([]);
+    expect(await queuedMessageIds()).toEqual(['leased-0', 'leased-2']);
+    expect(await prisma.outbox.count({ where: { messageId: { startsWith: 'leased-' }, leasedUntil: { not: null } } })).toBe(0);
+  });
 });
 
 describe('consumer', () => {
