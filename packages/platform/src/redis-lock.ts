@@ -29,10 +29,36 @@ export class RedisLock {
     this.redis = redis as Redis & ReleaseCommand;
   }
 
+  /**
+   * Per lock name, when the holders queued in this process so far will all be done. Holders in one
+   * process wait for each other here, in arrival order, and take the Redis lock as soon as the one
+   * before lets go, instead of polling Redis against each other with a backoff that leaves the
+   * lock idle between polls. Only holders in other processes are waited for by polling.
+   */
+  private readonly queued = new Map<string, Promise<void>>();
+
   async withLock<T>(name: string, options: { ttlMs: number; waitMs: number }, work: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + options.waitMs;
+    const before = this.queued.get(name) ?? Promise.resolve();
+    let finished!: () => void;
+    const mine = new Promise<void>((resolve) => (finished = resolve));
+    // The next holder's turn comes when the one before and this one are both done (even if this one gave up waiting).
+    const after = Promise.all([before, mine]).then(() => undefined);
+    this.queued.set(name, after);
+    try {
+      await turnOf(before, deadline, name);
+      return await this.withRedisLock(name, options, deadline, work);
+    } finally {
+      finished();
+      void after.then(() => {
+        if (this.queued.get(name) === after) this.queued.delete(name);
+      });
+    }
+  }
+
+  private async withRedisLock<T>(name: string, options: { ttlMs: number; waitMs: number }, deadline: number, work: () => Promise<T>): Promise<T> {
     const key = `${this.prefix}lock:${name}`;
     const token = randomUUID();
-    const deadline = Date.now() + options.waitMs;
     let backoffMs = 2;
     while ((await this.redis.set(key, token, 'PX', options.ttlMs, 'NX')) !== 'OK') {
       if (Date.now() >= deadline) throw new LockTimeoutError(`lock ${name} not acquired within ${options.waitMs} ms`);
@@ -45,5 +71,18 @@ export class RedisLock {
     } finally {
       await this.redis.pmatchReleaseIfOwner(key, token).catch(() => undefined);
     }
+  }
+}
+
+/** Waits until the holders queued before are done, or throws LockTimeoutError at the deadline. */
+async function turnOf(before: Promise<void>, deadline: number, name: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), Math.max(0, deadline - Date.now()))));
+  try {
+    if (await Promise.race([before.then(() => false), timedOut])) {
+      throw new LockTimeoutError(`lock ${name} not acquired in time: holders in this process were still ahead`);
+    }
+  } finally {
+    clearTimeout(timer);
   }
 }

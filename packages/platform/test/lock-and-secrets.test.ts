@@ -24,6 +24,69 @@ describe('RedisLock', () => {
     expect(maxInside).toBe(1);
   });
 
+  test('when holders in two processes want one lock, then they run one at a time', async () => {
+    const prefix = uniqueName('pmatch-test:');
+    // Two RedisLock instances on two connections: what two matcher processes are to each other.
+    const other = new Redis(REDIS_URL);
+    const locks = [new RedisLock(redis, prefix), new RedisLock(other, prefix)];
+    let inside = 0;
+    let maxInside = 0;
+    let runs = 0;
+
+    await Promise.all(Array.from({ length: 10 }, (_, i) => locks[i % 2]!.withLock('account:x', { ttlMs: 5_000, waitMs: 10_000 }, async () => {
+      inside++;
+      runs++;
+      maxInside = Math.max(maxInside, inside);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      inside--;
+    })));
+    other.disconnect();
+
+    expect([maxInside, runs]).toEqual([1, 10]);
+  });
+
+  test('when holders in one process queue for a lock, then they run in arrival order and each takes the Redis lock at its first try', async () => {
+    let sets = 0;
+    // The real connection, counting the SET NX attempts the lock makes.
+    const counted = new Proxy(redis, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (property === 'set' && typeof value === 'function') return (...args: unknown[]) => ((sets += 1), value.apply(target, args));
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const lock = new RedisLock(counted, uniqueName('pmatch-test:'));
+    const order: number[] = [];
+
+    await Promise.all(Array.from({ length: 10 }, (_, i) => lock.withLock('account:q', { ttlMs: 5_000, waitMs: 10_000 }, async () => {
+      order.push(i);
+      await new Promise((resolve) => setImmediate(resolve));
+    })));
+
+    expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(sets).toBe(10);
+  });
+
+  test('when a holder in this process keeps the lock past the wait of the next, then that one gets LockTimeoutError and the one after it still runs in turn', async () => {
+    const lock = new RedisLock(redis, uniqueName('pmatch-test:'));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const ran: string[] = [];
+
+    const first = lock.withLock('account:t', { ttlMs: 5_000, waitMs: 1_000 }, async () => {
+      await gate;
+      ran.push('first');
+    });
+    const second = lock.withLock('account:t', { ttlMs: 5_000, waitMs: 20 }, async () => void ran.push('second'));
+    const third = lock.withLock('account:t', { ttlMs: 5_000, waitMs: 10_000 }, async () => void ran.push('third'));
+
+    await expect(second).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(ran).toEqual([]);
+    open();
+    await Promise.all([first, third]);
+    expect(ran).toEqual(['first', 'third']);
+  });
+
   test('when the lock is held past the wait, then LockTimeoutError', async () => {
     const prefix = uniqueName('pmatch-test:');
     await redis.set(`${prefix}lock:account:b`, 'someone-else', 'PX', 10_000);
