@@ -1,6 +1,7 @@
 import { newId } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
+import { sampleOrder } from './support/harness';
 import { claimDueDeliveries, recordAcknowledgedAttempt, recordFailedAttempt, type ClaimedDelivery, type FinishedAttempt } from '../src/data/deliveries';
 
 /**
@@ -44,7 +45,7 @@ async function dueDelivery(failingSince: Date | null = null) {
     },
   });
   const [eventId] = await owner.$transaction((tx) =>
-    recordEvents(tx, { organisationId, mode: 'test', bankAccountId: null, at: NOW }, [{ type: 'order.paid', data: { object: { id: 'ord_1', amount: 12800 } } }]),
+    recordEvents(tx, { organisationId, mode: 'test', bankAccountId: null, at: NOW }, [{ type: 'order.paid', data: { object: sampleOrder('test', NOW) } }]),
   );
   const delivery = await owner.webhookDelivery.create({
     data: { id: newId('delivery'), endpointId: endpoint.id, eventId: eventId!, status: 'pending', nextAttemptAt: NOW },

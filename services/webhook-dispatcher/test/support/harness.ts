@@ -1,4 +1,4 @@
-import { newId, type EventType, type Mode, type NewEvent } from '@pmatch/contracts';
+import { newId, type EventType, type Mode, type NewEvent, type Order } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { Broker, ManualClock, OutboxRelay, SecretBox, createLogger, newSigningSecret } from '@pmatch/platform';
 import { DATABASE_ROLE, RABBITMQ_URL, createTestDatabase, databaseUrlAs, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
@@ -167,7 +167,8 @@ export class DispatcherHarness {
   }
 }
 
-function sampleOrder(mode: Mode, at: Date) {
+/** An order object as events carry it (spec "Order"), for events recorded by hand. */
+export function sampleOrder(mode: Mode, at: Date): Order {
   const iso = at.toISOString();
   return {
     id: newId('order'),
