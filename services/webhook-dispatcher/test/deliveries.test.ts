@@ -149,3 +149,17 @@ test('when a failure is recorded under the current lease, then it schedules the 
     { attempt: 1, statusCode: null, durationMs: 2_000, error: 'no answer within 2000 ms', attemptedAt: failure.attemptedAt },
   ]);
 });
+
+test('when endpoints with only deliveries due later lie between endpoints with due ones, then a claim takes one due delivery of each due endpoint and none of the others', async () => {
+  const made = await Promise.all(Array.from({ length: 8 }, () => dueDelivery()));
+  const later = made.filter((_, i) => i % 2 === 1);
+  for (const { delivery } of later) {
+    await owner.webhookDelivery.update({ where: { id: delivery.id }, data: { nextAttemptAt: new Date(NOW.getTime() + 60 * MINUTE) } });
+  }
+  const ours = new Set(made.map((m) => m.endpoint.id));
+
+  const claimed = await claimDueDeliveries(dispatcher.sql, NOW, { leaseUntil: new Date(NOW.getTime() + MINUTE), free: 100, slowFree: 100, known: [], unknownAllowance: 1 });
+
+  const claimedOurs = claimed.filter((c) => ours.has(c.endpoint.id)).map((c) => c.id).sort();
+  expect(claimedOurs).toEqual(made.filter((_, i) => i % 2 === 0).map((m) => m.delivery.id).sort());
+});

@@ -166,10 +166,18 @@ export interface ClaimLimits {
  */
 const claimDue = statement(
   'dispatcher.claim_due_deliveries',
-  `WITH known AS (
+  `WITH RECURSIVE known AS (
      SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::boolean[]) AS k(endpoint_id, allowance, in_flight, slow)),
+   pending_endpoints(endpoint_id) AS (
+     (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+     UNION ALL
+     SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
+             WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+     FROM pending_endpoints p WHERE p.endpoint_id IS NOT NULL),
    due_endpoints AS (
-     SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $5),
+     SELECT p.endpoint_id FROM pending_endpoints p
+     WHERE p.endpoint_id IS NOT NULL AND EXISTS (
+       SELECT FROM webhook_deliveries d WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $5)),
    candidates AS (
      SELECT e.id, COALESCE(k.allowance, $6::int) AS allowance,
             COALESCE(k.in_flight, 0) AS in_flight, COALESCE(k.slow, false) AS slow
@@ -223,6 +231,9 @@ const claimDue = statement(
  * simply falls due again, and its late write of the outcome is refused (see `moveDelivery`).
  *
  * One statement: pick per endpoint, lock, lease, and read each delivery's endpoint and event.
+ * The endpoints with something due are found by skipping from one endpoint to the next in
+ * webhook_deliveries_endpoint_due_idx, two index probes per endpoint with pending deliveries,
+ * so a pass costs the same with 10 or 100,000 deliveries waiting (it used to read every due row).
  */
 export async function claimDueDeliveries(sql: Sql, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   if (limits.free <= 0) return [];
