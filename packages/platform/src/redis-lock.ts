@@ -8,16 +8,16 @@ export class LockTimeoutError extends Error {
   override name = 'LockTimeoutError';
 }
 
-/**
- * A Redis lock that serialises decisions per bank account so they are good decisions (no "held"
- * caused by two deposits racing). It is not what keeps money safe: locks expire and holders
- * pause, so every write it protects is also a conditional update guarded by the database.
- */
 /** The script as a command of the connection: ioredis sends EVALSHA, and the script text only once per server. */
 interface ReleaseCommand {
   pmatchReleaseIfOwner(key: string, token: string): Promise<number>;
 }
 
+/**
+ * A Redis lock that serialises decisions per bank account so they are good decisions (no "held"
+ * caused by two deposits racing). It is not what keeps money safe: locks expire and holders
+ * pause, so every write it protects is also a conditional update guarded by the database.
+ */
 export class RedisLock {
   private readonly redis: Redis & ReleaseCommand;
 
