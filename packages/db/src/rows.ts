@@ -52,8 +52,22 @@ const TRANSACTION_COLUMNS = {
   updatedAt: 'updated_at',
 };
 
+const EVENT_COLUMNS = {
+  id: 'id',
+  seq: 'seq',
+  organisationId: 'organisation_id',
+  mode: 'mode',
+  bankAccountId: 'bank_account_id',
+  type: 'type',
+  data: 'data',
+  createdAt: 'created_at',
+};
+
 /** Every column of `orders` as an `OrderRow`. */
 export const orderFields = (from?: string): string => fields(ORDER_COLUMNS, from);
 
 /** Every column of `transactions` as a `TransactionRow`. */
 export const transactionFields = (from?: string): string => fields(TRANSACTION_COLUMNS, from);
+
+/** Every column of `events` Prisma reads (not `tx_id`) as an `EventRow`. */
+export const eventFields = (from?: string): string => fields(EVENT_COLUMNS, from);

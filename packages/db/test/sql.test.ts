@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
-import { createDatabase, isTransientDatabaseError, isUniqueViolation, orderFields, sqlIn, statement, transactionFields, type Database } from '../src';
+import { createDatabase, eventFields, isTransientDatabaseError, isUniqueViolation, orderFields, sqlIn, statement, transactionFields, type Database } from '../src';
 
 /** The plain-SQL path of the hot paths: the same pool as Prisma, typed as Prisma types, transactions that never leak. */
 
@@ -108,7 +108,7 @@ test('when no pooled connection frees up in time, then the error is transient (5
   }
 });
 
-test('when an order and a transaction are read with orderFields and transactionFields, then they equal what Prisma reads, field for field', async () => {
+test('when an order, a transaction and an event are read with orderFields, transactionFields and eventFields, then they equal what Prisma reads, field for field', async () => {
   const { prisma } = database;
   await prisma.bankAccount.create({
     data: { id: 'ba_sql', organisationId: 'org_sql', mode: 'test', bankCode: '0001', branchCode: '001', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ' },
@@ -131,6 +131,12 @@ test('when an order and a transaction are read with orderFields and transactionF
   const [order] = await database.sql.rows(statement('test.order_fields', `SELECT ${orderFields('o')} FROM orders o WHERE o.id = $1`), ['ord_sql']);
   const [transaction] = await database.sql.rows(statement('test.transaction_fields', `SELECT ${transactionFields()} FROM transactions WHERE id = $1`), ['txn_sql']);
 
+  await prisma.event.create({
+    data: { id: 'evt_sql', organisationId: 'org_sql', mode: 'test', bankAccountId: 'ba_sql', type: 'transaction.held', data: { object: { id: 'txn_sql' } } },
+  });
+  const [event] = await database.sql.rows(statement('test.event_fields', `SELECT ${eventFields('e')} FROM events e WHERE e.id = $1`), ['evt_sql']);
+
   expect(order).toEqual(await prisma.order.findUnique({ where: { id: 'ord_sql' } }));
   expect(transaction).toEqual(await prisma.transaction.findUnique({ where: { id: 'txn_sql' } }));
+  expect(event).toEqual(await prisma.event.findUnique({ where: { id: 'evt_sql' } }));
 });

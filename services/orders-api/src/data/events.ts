@@ -1,4 +1,4 @@
-import { Prisma, type EventRow, type PrismaClient } from '@pmatch/db';
+import { Prisma, eventFields, type EventRow, type PrismaClient } from '@pmatch/db';
 import type { AuthContext } from '../domain/auth';
 import type { Page } from './pages';
 
@@ -27,17 +27,6 @@ export async function waitForEarlierTransactions(prisma: PrismaClient, maxWaitMs
     if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
-}
-
-interface EventColumns {
-  id: string;
-  seq: bigint;
-  organisation_id: string;
-  mode: string;
-  bank_account_id: string | null;
-  type: string;
-  data: Prisma.JsonValue;
-  created_at: Date;
 }
 
 /**
@@ -70,25 +59,13 @@ export async function listEvents(
     if (cursor === undefined) return undefined;
     afterCursor = Prisma.sql`AND (tx_id, seq) > (${cursor.tx_id}::xid8, ${cursor.seq})`;
   }
-  const rows = await prisma.$queryRaw<EventColumns[]>`
-    SELECT id, seq, organisation_id, mode, bank_account_id, type, data, created_at FROM events
+  const rows = await prisma.$queryRaw<EventRow[]>`
+    SELECT ${Prisma.raw(eventFields())} FROM events
     WHERE ${scope}
       ${query.type === undefined ? Prisma.empty : Prisma.sql`AND type = ${query.type}`}
       ${afterCursor}
       AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
     ORDER BY tx_id, seq
     LIMIT ${query.limit + 1}`;
-  return {
-    rows: rows.slice(0, query.limit).map((c) => ({
-      id: c.id,
-      seq: c.seq,
-      organisationId: c.organisation_id,
-      mode: c.mode,
-      bankAccountId: c.bank_account_id,
-      type: c.type,
-      data: c.data,
-      createdAt: c.created_at,
-    })),
-    hasMore: rows.length > query.limit,
-  };
+  return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }
