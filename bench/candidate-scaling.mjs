@@ -10,7 +10,8 @@
  */
 import pg from 'pg';
 import { matcherCandidateLookup } from './lib/pipeline.mjs';
-import { createMigratedDatabase, uniqueName } from './lib/system.mjs';
+import { seedAccounts } from './lib/baseline.mjs';
+import { createMigratedDatabase } from './lib/system.mjs';
 import { round } from './lib/stats.mjs';
 
 const SIZES = (process.env.BENCH_SCALING_SIZES ?? '1000,10000,100000,1000000').split(',').map(Number);
@@ -61,17 +62,9 @@ const database = await createMigratedDatabase('pmatch_bench_scaling_');
 const client = new pg.Client({ connectionString: database.url });
 await client.connect();
 try {
-  const orgId = `org_${uniqueName('cs')}`;
-  await client.query("INSERT INTO organisations (id, name, owner_email) VALUES ($1, 'scaling', 'scaling@example.com')", [orgId]);
-  const accounts = [];
-  for (let a = 0; a < ACCOUNTS; a++) {
-    const id = `ba_${uniqueName('cs')}${a}`;
-    await client.query(
-      "INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name) VALUES ($1, $2, 'live', '0001', '001', $3, 'ｽｹｰﾙ')",
-      [id, orgId, String(5_000_000 + a)],
-    );
-    accounts.push(id);
-  }
+  const seeded = await seedAccounts(database.url, ACCOUNTS);
+  const orgId = seeded[0].organisationId;
+  const accounts = seeded.map((a) => a.id);
   const statement = matcherCandidateLookup();
   const results = [];
   let stored = 0;

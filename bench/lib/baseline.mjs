@@ -114,7 +114,8 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
   }
 }
 
-async function seedAccounts(databaseUrl, count) {
+/** One organisation with `count` live bank accounts, for benches that need no merchant API. */
+export async function seedAccounts(databaseUrl, count) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
