@@ -91,6 +91,16 @@ describe('schema.prisma and the migrations agree', () => {
     ).rejects.toThrow(); // negative money
     await expect(prisma.order.count({ where: { id: { in: ['ord_bad', 'ord_neg'] } } })).resolves.toBe(0);
   });
+
+  test('when migrated, then the two queue tables are vacuumed after a fixed number of dead rows, not a fifth of the table', async () => {
+    const rows = await prisma.$queryRaw<{ relname: string; reloptions: string[] | null }[]>`
+      SELECT relname, reloptions FROM pg_class WHERE relname IN ('outbox', 'webhook_deliveries') AND relkind = 'r' ORDER BY relname`;
+    const queueVacuum = ['autovacuum_vacuum_scale_factor=0', 'autovacuum_vacuum_threshold=5000'];
+    expect(rows).toEqual([
+      { relname: 'outbox', reloptions: expect.arrayContaining(queueVacuum) },
+      { relname: 'webhook_deliveries', reloptions: expect.arrayContaining(queueVacuum) },
+    ]);
+  });
 });
 
 describe('migration runner', () => {

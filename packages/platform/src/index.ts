@@ -11,3 +11,4 @@ export * from './secrets';
 export * from './periodic-task';
 export * from './ssrf';
 export * from './rate-limit';
+export * from './batch-writer';

@@ -4,6 +4,7 @@ import { EventRecorded, QUEUES, WebhookRequest } from '@pmatch/contracts';
 import { createDatabase } from '@pmatch/db';
 import {
   AddressPolicy,
+  BatchWriter,
   Broker,
   PeriodicTask,
   SecretBox,
@@ -26,7 +27,7 @@ import type { buildConnector } from 'undici';
 import { eventHandler } from './amqp/events';
 import { requestHandler } from './amqp/requests';
 import { loadConfig, type DispatcherConfig } from './config';
-import { EVENTS_CONSUMER, REQUESTS_CONSUMER } from './data/deliveries';
+import { EVENTS_CONSUMER, REQUESTS_CONSUMER, recordAcknowledgedAttempts, type FinishedAttempt } from './data/deliveries';
 import { deleteExpiredDeliveryLog } from './data/retention';
 import { DeliveryScheduler, slowAfterMs } from './delivery-scheduler';
 import { createMetrics } from './metrics';
@@ -35,6 +36,13 @@ import { createPinnedAgent } from './outbound/pinned-agent';
 import { WebhookClient } from './outbound/webhook-client';
 import { attemptDelivery } from './use-cases/attempt-delivery';
 import { sendDueEmails } from './use-cases/send-emails';
+
+/**
+ * Acknowledged attempts recorded by one statement at most: a batch is what finished while the
+ * statement before it ran, so at most DELIVERY_CONCURRENCY in practice; the cap bounds the
+ * statement's size whatever the setting.
+ */
+const ACKNOWLEDGED_PER_STATEMENT = 200;
 
 export interface Dispatcher {
   port: number;
@@ -83,7 +91,8 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
   });
   const client = new WebhookClient(agent, config.DELIVERY_TIMEOUT_MS);
   const mailer = config.SMTP_URL === undefined ? undefined : createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
-  const attemptDeps = { database, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
+  const acknowledged = new BatchWriter((attempts: FinishedAttempt[]) => recordAcknowledgedAttempts(database.sql, attempts), ACKNOWLEDGED_PER_STATEMENT);
+  const attemptDeps = { database, acknowledged, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
 
   const scheduler = new DeliveryScheduler(
     { database, clock, logger, metrics, attempt: (delivery) => attemptDelivery(attemptDeps, delivery) },

@@ -2,7 +2,7 @@ import { newId } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
 import { sampleOrder } from './support/harness';
-import { claimDueDeliveries, recordAcknowledgedAttempt, recordFailedAttempt, type ClaimedDelivery, type FinishedAttempt } from '../src/data/deliveries';
+import { claimDueDeliveries, recordAcknowledgedAttempts, recordFailedAttempt, type ClaimedDelivery, type FinishedAttempt } from '../src/data/deliveries';
 
 /**
  * The statements of a delivery attempt on their own, as the dispatcher's role runs them: what the
@@ -53,7 +53,12 @@ async function dueDelivery(failingSince: Date | null = null) {
   return { endpoint, eventId: eventId!, delivery };
 }
 
+/** Claims every due delivery (one per endpoint) and returns the one of `endpointId`. */
 async function claim(endpointId: string): Promise<ClaimedDelivery> {
+  return (await claimEach([endpointId]))[0]!;
+}
+
+async function claimEach(endpointIds: string[]): Promise<ClaimedDelivery[]> {
   const claimed = await claimDueDeliveries(dispatcher.sql, NOW, {
     leaseUntil: new Date(NOW.getTime() + MINUTE),
     free: 100,
@@ -61,9 +66,11 @@ async function claim(endpointId: string): Promise<ClaimedDelivery> {
     known: [],
     unknownAllowance: 1,
   });
-  const mine = claimed.find((c) => c.endpoint.id === endpointId);
-  if (mine === undefined) throw new Error(`no delivery of ${endpointId} was claimed`);
-  return mine;
+  return endpointIds.map((endpointId) => {
+    const mine = claimed.find((c) => c.endpoint.id === endpointId);
+    if (mine === undefined) throw new Error(`no delivery of ${endpointId} was claimed`);
+    return mine;
+  });
 }
 
 function finished(delivery: ClaimedDelivery, outcome: Partial<FinishedAttempt>): FinishedAttempt {
@@ -118,13 +125,45 @@ test('when an outcome comes after its lease passed to another claim, then neithe
   await owner.webhookDelivery.update({ where: { id: delivery.id }, data: { leasedUntil: new Date(NOW.getTime() + 2 * MINUTE) } });
   const before = await owner.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
 
-  expect(await recordAcknowledgedAttempt(dispatcher.sql, finished(claimed, {}))).toBe(false);
+  expect(await recordAcknowledgedAttempts(dispatcher.sql, [finished(claimed, {})])).toEqual([false]);
   const failure = finished(claimed, { statusCode: 500, retryAt: new Date(NOW.getTime() + MINUTE) });
   expect(await dispatcher.transaction((tx) => recordFailedAttempt(tx, failure))).toBeNull();
 
   expect(await owner.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toEqual(before);
   expect(await owner.webhookDeliveryAttempt.count({ where: { deliveryId: delivery.id } })).toBe(0);
   expect(await owner.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({ failingSince });
+});
+
+test('when acknowledged attempts are recorded together, then each under its own lease is written with its log line and ends its endpoint\'s failures, and a stale one writes nothing', async () => {
+  const failingSince = new Date(NOW.getTime() - MINUTE);
+  const made = [await dueDelivery(failingSince), await dueDelivery(failingSince), await dueDelivery(failingSince)];
+  const [first, stale, second] = await claimEach(made.map((m) => m.endpoint.id));
+  await owner.webhookDelivery.update({ where: { id: stale!.id }, data: { leasedUntil: new Date(NOW.getTime() + 2 * MINUTE) } });
+  const staleBefore = await owner.webhookDelivery.findUniqueOrThrow({ where: { id: stale!.id } });
+
+  const written = await recordAcknowledgedAttempts(dispatcher.sql, [
+    finished(first!, { durationMs: 7 }),
+    finished(stale!, {}),
+    finished(second!, { statusCode: 204, durationMs: 9 }),
+  ]);
+
+  expect(written).toEqual([true, false, true]);
+  for (const [delivery, statusCode, durationMs] of [[first!, 200, 7], [second!, 204, 9]] as const) {
+    expect(await owner.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({
+      status: 'succeeded',
+      attemptCount: 1,
+      nextAttemptAt: null,
+      leasedUntil: null,
+      updatedAt: new Date(NOW.getTime() + 1_000),
+    });
+    expect(await owner.webhookDeliveryAttempt.findMany({ where: { deliveryId: delivery.id } })).toEqual([
+      expect.objectContaining({ attempt: 1, statusCode, durationMs, error: null, attemptedAt: new Date(NOW.getTime() + 1_000) }),
+    ]);
+    expect(await owner.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpoint.id } })).toMatchObject({ failingSince: null });
+  }
+  expect(await owner.webhookDelivery.findUniqueOrThrow({ where: { id: stale!.id } })).toEqual(staleBefore);
+  expect(await owner.webhookDeliveryAttempt.count({ where: { deliveryId: stale!.id } })).toBe(0);
+  expect(await owner.webhookEndpoint.findUniqueOrThrow({ where: { id: stale!.endpoint.id } })).toMatchObject({ failingSince });
 });
 
 test('when a failure is recorded under the current lease, then it schedules the retry, logs the attempt and answers the run of failures', async () => {

@@ -327,8 +327,8 @@ export interface FinishedAttempt {
 }
 
 /**
- * The parameters of both statements that record an attempt: delivery id, endpoint id, attempt,
- * lease, attempted at, status code, duration, error; and for a failure, retry at.
+ * The parameters of the statement that records a failed attempt, but for its retry time: delivery
+ * id, endpoint id, attempt, lease, attempted at, status code, duration, error.
  */
 function attemptValues(finished: FinishedAttempt): unknown[] {
   return [
@@ -360,24 +360,53 @@ function moveDelivery(status: string, nextAttemptAt: string): string {
 const LOG_ATTEMPT = `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, duration_ms, error, attempted_at)
      SELECT id, $3::int, $6::int, $7::int, $8::text, $5::timestamptz FROM moved`;
 
+/**
+ * Parameters, one array per column with one element per attempt: delivery ids, endpoint ids,
+ * attempts, leases, attempted at, status codes, durations.
+ */
 const recordAcknowledged = statement(
-  'dispatcher.record_acknowledged_attempt',
-  `WITH moved AS (${moveDelivery(`'succeeded'`, 'NULL::timestamptz')}),
-   logged AS (${LOG_ATTEMPT}),
+  'dispatcher.record_acknowledged_attempts',
+  `WITH answered AS (
+     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[])
+       AS a(delivery_id, endpoint_id, attempt, leased_until, attempted_at, status_code, duration_ms)),
+   moved AS (
+     UPDATE webhook_deliveries d
+     SET attempt_count = a.attempt, status = 'succeeded', next_attempt_at = NULL,
+         leased_until = NULL, resend_requested = false, updated_at = a.attempted_at
+     FROM answered a
+     WHERE d.id = a.delivery_id AND d.status = 'pending' AND d.attempt_count = a.attempt - 1 AND d.leased_until = a.leased_until
+     RETURNING d.id, d.endpoint_id, a.attempt, a.status_code, a.duration_ms, a.attempted_at),
+   logged AS (
+     INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, duration_ms, error, attempted_at)
+     SELECT id, attempt, status_code, duration_ms, NULL, attempted_at FROM moved),
+   failing AS (
+     SELECT id FROM webhook_endpoints
+     WHERE id IN (SELECT endpoint_id FROM moved) AND failing_since IS NOT NULL
+     ORDER BY id FOR UPDATE),
    answering AS (
-     UPDATE webhook_endpoints SET failing_since = NULL
-     WHERE id = $2 AND failing_since IS NOT NULL AND EXISTS (SELECT FROM moved))
-   SELECT count(*) AS moved FROM moved`,
+     UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (SELECT id FROM failing))
+   SELECT id FROM moved`,
 );
 
 /**
- * Records an acknowledged attempt in one statement: the log line, the delivery's final status,
- * and the end of the endpoint's run of failures (a write only when there was one). Conditional on
- * the delivery still carrying this claim's lease (see `moveDelivery`). Returns whether it wrote.
+ * Records acknowledged attempts, any number in one statement: each one's log line and final
+ * status, and the end of its endpoint's run of failures (a write only where there was one; those
+ * endpoint rows are locked in id order, so two dispatchers' batches cannot deadlock on them). Each
+ * is conditional on its delivery still carrying the claim's lease (see `moveDelivery`). Returns,
+ * per attempt in the order given, whether it was written.
  */
-export async function recordAcknowledgedAttempt(sql: Sql, finished: FinishedAttempt): Promise<boolean> {
-  const [row] = await sql.rows<{ moved: bigint }>(recordAcknowledged, attemptValues(finished));
-  return Number(row!.moved) > 0;
+export async function recordAcknowledgedAttempts(sql: Sql, attempts: FinishedAttempt[]): Promise<boolean[]> {
+  const written = await sql.rows<{ id: string }>(recordAcknowledged, [
+    attempts.map((a) => a.deliveryId),
+    attempts.map((a) => a.endpointId),
+    attempts.map((a) => a.attempt),
+    attempts.map((a) => a.leasedUntil),
+    attempts.map((a) => a.attemptedAt),
+    attempts.map((a) => a.statusCode),
+    attempts.map((a) => a.durationMs),
+  ]);
+  const writtenIds = new Set(written.map((row) => row.id));
+  return attempts.map((a) => writtenIds.has(a.deliveryId));
 }
 
 export interface FailingEndpoint {
@@ -411,7 +440,7 @@ const recordFailed = statement(
 /**
  * Records a failed attempt in one statement: the log line, the delivery's next due time or final
  * status, and the start (or continuation) of the endpoint's run of failures, whose row lock
- * serialises concurrent attempts. Conditional like `recordAcknowledgedAttempt`; returns null when
+ * serialises concurrent attempts. Conditional like `recordAcknowledgedAttempts`; returns null when
  * it wrote nothing, else the delivery's status now and the endpoint's state for what follows in
  * the caller's transaction.
  *

@@ -6,10 +6,11 @@ import { deliveryHeaders } from '../domain/signature';
 import { openSigningSecrets, sendOrExplain, type AttemptDeps } from './attempt-delivery';
 
 /**
- * What an attempt needs, less the retry jitter (a test event is never retried) and the plain SQL
- * (its one read, the endpoint, is no hot path): Prisma instead.
+ * What an attempt needs, less the retry jitter (a test event is never retried), the recording of
+ * outcomes (a test event has no log) and the plain SQL (its one read, the endpoint, is no hot
+ * path): Prisma instead.
  */
-export type TestEventDeps = Omit<AttemptDeps, 'random' | 'database'> & { prisma: PrismaClient };
+export type TestEventDeps = Omit<AttemptDeps, 'random' | 'database' | 'acknowledged'> & { prisma: PrismaClient };
 
 /**
  * Sends webhook.test once, signed like any delivery. The spec keeps test events out of the

@@ -1,0 +1,75 @@
+import { BatchWriter } from '../src';
+
+/** A write whose batches the test sees and finishes by hand. */
+function controlledWrite() {
+  const batches: { items: string[]; finish: (results: string[]) => void; fail: (error: Error) => void }[] = [];
+  const write = (items: string[]) =>
+    new Promise<string[]>((resolve, reject) => {
+      batches.push({ items, finish: resolve, fail: reject });
+    });
+  return { batches, write };
+}
+
+const upper = (items: string[]) => items.map((i) => i.toUpperCase());
+
+describe('BatchWriter', () => {
+  test('when nothing is being written, then an item is written at once, alone', async () => {
+    const { batches, write } = controlledWrite();
+    const writer = new BatchWriter(write, 10);
+    const a = writer.submit('a');
+    expect(batches.map((b) => b.items)).toEqual([['a']]);
+    batches[0]!.finish(['A']);
+    await expect(a).resolves.toBe('A');
+  });
+
+  test('when items arrive during a write, then they go together in the next write and each gets its own result', async () => {
+    const { batches, write } = controlledWrite();
+    const writer = new BatchWriter(write, 10);
+    const a = writer.submit('a');
+    const rest = ['b', 'c', 'd'].map((i) => writer.submit(i));
+    expect(batches).toHaveLength(1);
+    batches[0]!.finish(['A']);
+    await a;
+    expect(batches.map((b) => b.items)).toEqual([['a'], ['b', 'c', 'd']]);
+    batches[1]!.finish(upper(batches[1]!.items));
+    await expect(Promise.all(rest)).resolves.toEqual(['B', 'C', 'D']);
+  });
+
+  test('when more items wait than a batch holds, then they are written maxBatch at a time in arrival order', async () => {
+    const { batches, write } = controlledWrite();
+    const writer = new BatchWriter(write, 2);
+    const all = ['a', 'b', 'c', 'd', 'e'].map((i) => writer.submit(i));
+    for (let written = 0; written < 3; written += 1) {
+      const batch = batches[written]!;
+      batch.finish(upper(batch.items));
+      await all[written * 2];
+    }
+    expect(batches.map((b) => b.items)).toEqual([['a'], ['b', 'c'], ['d', 'e']]);
+    await expect(Promise.all(all)).resolves.toEqual(['A', 'B', 'C', 'D', 'E']);
+  });
+
+  test('when a write fails, then only its batch is rejected and the next batch is still written', async () => {
+    const { batches, write } = controlledWrite();
+    const writer = new BatchWriter(write, 10);
+    const a = writer.submit('a');
+    const b = writer.submit('b');
+    batches[0]!.fail(new Error('connection lost'));
+    await expect(a).rejects.toThrow('connection lost');
+    batches[1]!.finish(['B']);
+    await expect(b).resolves.toBe('B');
+  });
+
+  test('when a write answers a different number of results than items, then the batch is rejected rather than mis-assigned', async () => {
+    const writer = new BatchWriter(async () => ['only one'], 10);
+    const first = writer.submit('a');
+    const second = writer.submit('b');
+    const third = writer.submit('c');
+    await expect(first).resolves.toBe('only one');
+    await expect(second).rejects.toThrow(/1 results for 2 items/);
+    await expect(third).rejects.toThrow(/1 results for 2 items/);
+  });
+
+  test('when maxBatch is not a positive integer, then the writer is refused', () => {
+    expect(() => new BatchWriter(async (items: string[]) => items, 0)).toThrow(RangeError);
+  });
+});
