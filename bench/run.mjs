@@ -12,6 +12,7 @@ import { amqpBaseline, httpsBaseline, pgBaseline } from './lib/baseline.mjs';
 import { loadBenchConfig } from './lib/config.mjs';
 import { CpuMeter, describeMachine, postgresPidsOf } from './lib/machine.mjs';
 import { pgPerDeposit, pgSnapshot } from './lib/pgstats.mjs';
+import { DEPLOYED_SETTINGS, applyServerSettings } from './lib/postgres-settings.mjs';
 import {
   BacklogSampler,
   NotificationSender,
@@ -43,6 +44,18 @@ async function main() {
   const config = loadBenchConfig();
   assertBuilt();
   const runId = `${new Date(startedAt).toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(2).toString('hex')}`;
+  const server = config.serverSettings === 'deployed' && !config.external ? await applyServerSettings(INFRA.adminDatabaseUrl, DEPLOYED_SETTINGS) : undefined;
+  const interrupted = (signal) => void server?.restore().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    await measure(config, runId, server?.changed ?? {});
+  } finally {
+    await server?.restore();
+  }
+}
+
+async function measure(config, runId, serverChanged) {
   const result = {
     runId,
     startedAt: new Date(startedAt).toISOString(),
@@ -55,6 +68,11 @@ async function main() {
   };
   log(`scale ${config.scale}: ${config.orders} orders, ${config.notifications} notifications, fixed rate ${config.fixedRate}/s for ${config.fixedRateSeconds} s and ${config.lowRate}/s for ${config.lowRateSeconds} s, API ${config.apiSeconds} s × [${config.apiConnections}] connections; phases ${config.phases.join(', ')}`);
   log(`machine: ${result.machine.nproc} cores ${result.machine.cpuModel}, ${result.machine.memoryGiB} GiB, load ${result.machine.loadAverageAtStart.join(' ')}`);
+  const changes = Object.entries(serverChanged).map(([name, { from, to }]) => `${name} ${from} → ${to}`);
+  if (changes.length > 0) {
+    log(`PostgreSQL set as deployed for this run (put back afterwards): ${changes.join(', ')}`);
+    result.notes.push(`PostgreSQL ran as README "Configuration" asks for this run only (ALTER SYSTEM, put back afterwards): ${changes.join(', ')}. BENCH_PG_SETTINGS=as-is leaves the server alone.`);
+  }
 
   const ca = TestCa.create();
   const receiver = await WebhookReceiver.start(ca.issueServerCertificate());

@@ -19,6 +19,7 @@ const PRESETS = {
     amqpMessages: 50_000,
     httpsRequests: 20_000,
     baselineDeposits: 20_000,
+    serverSettings: 'deployed',
   },
   smoke: {
     orders: 1_000,
@@ -35,6 +36,8 @@ const PRESETS = {
     amqpMessages: 2_000,
     httpsRequests: 1_000,
     baselineDeposits: 500,
+    // CI's smoke run checks outcomes, not speed: it leaves the server's configuration alone.
+    serverSettings: 'as-is',
   },
 };
 
@@ -82,6 +85,7 @@ export function loadBenchConfig(env = process.env) {
     httpsRequests: int(env, 'BENCH_HTTPS_REQUESTS', preset.httpsRequests),
     baselineDeposits: int(env, 'BENCH_BASELINE_DEPOSITS', preset.baselineDeposits),
     mix: { confirmed: mix[0] / 100, held: mix[1] / 100, unmatched: mix[2] / 100 },
+    serverSettings: env.BENCH_PG_SETTINGS ?? preset.serverSettings,
     profile: env.BENCH_PROFILE === '1',
     updateDocs: env.BENCH_UPDATE_DOCS === '1',
     keepDatabase: env.BENCH_KEEP_DB === '1',
@@ -89,6 +93,9 @@ export function loadBenchConfig(env = process.env) {
   };
   if (config.accounts < 1 || config.organisations < 1 || config.organisations > config.accounts) {
     throw new Error('BENCH_ACCOUNTS must be at least 1 and at least BENCH_ORGANISATIONS');
+  }
+  if (!['deployed', 'as-is'].includes(config.serverSettings)) {
+    throw new Error(`BENCH_PG_SETTINGS must be "deployed" or "as-is", got "${config.serverSettings}"`);
   }
   if (config.apiConnections.some((c) => !Number.isInteger(c) || c < 1 || c > 1000)) {
     throw new Error('BENCH_API_CONNECTIONS must be a comma list of integers 1..1000');

@@ -36,7 +36,7 @@ async function pgVersion(url) {
   try {
     const { rows } = await client.query('SHOW server_version');
     const settings = await client.query(
-      "SELECT name, setting FROM pg_settings WHERE name IN ('shared_buffers','synchronous_commit','max_connections','fsync')",
+      "SELECT name, setting FROM pg_settings WHERE name IN ('shared_buffers','synchronous_commit','max_connections','fsync','autovacuum','autovacuum_naptime')",
     );
     return `${rows[0].server_version} (${settings.rows.map((r) => `${r.name}=${r.setting}`).join(', ')})`;
   } finally {
