@@ -45,13 +45,17 @@ async function main() {
   assertBuilt();
   const runId = `${new Date(startedAt).toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(2).toString('hex')}`;
   const server = config.serverSettings === 'deployed' && !config.external ? await applyServerSettings(INFRA.adminDatabaseUrl, DEPLOYED_SETTINGS) : undefined;
-  const interrupted = (signal) => void server?.restore().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  if (server === undefined) return measure(config, runId, {});
+  // Ctrl-C or a kill must put the server's settings back too, then end the run as the signal would.
+  const interrupted = (signal) => void server.restore().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
   try {
-    await measure(config, runId, server?.changed ?? {});
+    await measure(config, runId, server.changed);
   } finally {
-    await server?.restore();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    await server.restore();
   }
 }
 
