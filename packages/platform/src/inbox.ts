@@ -1,9 +1,15 @@
 import { asSql, statement, type Db, type SqlOrPrisma } from '@pmatch/db';
 
-const insertProcessed = statement(
-  'inbox.claim',
-  'INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT (consumer, message_id) DO NOTHING',
-);
+/**
+ * The inbox row that marks a message processed, as SQL with the placeholders given: it returns a
+ * row only when the message is new. For a statement that claims a message together with its work
+ * (in a CTE), saving a round trip; `claimMessage` runs it on its own.
+ */
+export function inboxClaimSql(consumer: string, messageId: string): string {
+  return `INSERT INTO inbox (consumer, message_id) VALUES (${consumer}, ${messageId}) ON CONFLICT (consumer, message_id) DO NOTHING RETURNING 1`;
+}
+
+const insertProcessed = statement('inbox.claim', inboxClaimSql('$1', '$2'));
 
 /**
  * Marks a message as processed by a consumer, in the same DB transaction as its effect (or on its

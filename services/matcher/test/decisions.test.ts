@@ -17,7 +17,7 @@ import {
 import { decide } from '../src/domain/decide';
 import { depositFacts } from '../src/domain/deposit';
 import { AUTOMATIC, depositPayment, outsidePayment } from '../src/domain/payments';
-import { decideDeposit } from '../src/use-cases/decide-deposit';
+import { DEPOSITS_CONSUMER, decideDeposit } from '../src/use-cases/decide-deposit';
 import type { MatcherDeps } from '../src/use-cases/deps';
 
 let db: TestDatabase;
@@ -96,7 +96,39 @@ async function seedOrders(orgId: string, accountId: string, amount: bigint, coun
   return ids;
 }
 
+/** A claim of a message not processed before. */
+const freshMessage = () => ({ consumer: DEPOSITS_CONSUMER, messageId: uniqueName('msg-') });
+
 describe('lockPendingDeposit', () => {
+  test('when the message was processed before, then nothing is locked or read, and the inbox keeps its one row', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const deposit = await seedDeposit(orgId, accountId, 100n);
+    const message = freshMessage();
+
+    const first = await database.transaction((sql) => lockPendingDeposit(sql, deposit.id, message));
+    const again = await database.transaction((sql) => lockPendingDeposit(sql, deposit.id, message));
+
+    expect(first?.deposit.id).toBe(deposit.id);
+    expect(again).toBeUndefined();
+    expect(await prisma.inbox.count({ where: { consumer: message.consumer, messageId: message.messageId } })).toBe(1);
+  });
+
+  test('when the transaction that claimed the message rolls back, then the message is not marked processed and can be decided again', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const deposit = await seedDeposit(orgId, accountId, 100n);
+    const message = freshMessage();
+
+    await expect(
+      database.transaction(async (sql) => {
+        await lockPendingDeposit(sql, deposit.id, message);
+        throw new Error('the decision failed');
+      }),
+    ).rejects.toThrow('the decision failed');
+
+    expect(await prisma.inbox.count({ where: { consumer: message.consumer, messageId: message.messageId } })).toBe(0);
+    expect((await database.transaction((sql) => lockPendingDeposit(sql, deposit.id, message)))?.deposit.id).toBe(deposit.id);
+  });
+
   test('when the deposit is pending, then it reads the row exactly as Prisma reads it, every column', async () => {
     const { orgId, accountId } = await seedAccount();
     const seeded = await seedDeposit(orgId, accountId, 9_999_999_999n);
@@ -107,7 +139,7 @@ describe('lockPendingDeposit', () => {
     });
     const expected = await prisma.transaction.findUniqueOrThrow({ where: { id: seeded.id } });
 
-    const locked = await database.transaction((sql) => lockPendingDeposit(sql, seeded.id));
+    const locked = await database.transaction((sql) => lockPendingDeposit(sql, seeded.id, freshMessage()));
 
     expect(locked?.deposit).toEqual(expected);
     expect(typeof locked?.deposit.amount).toBe('bigint');
@@ -119,9 +151,9 @@ describe('lockPendingDeposit', () => {
     const decided = await seedDeposit(orgId, accountId, 100n, { status: 'unmatched' });
     const withdrawal = await seedDeposit(orgId, accountId, 100n, { direction: 'withdrawal', status: 'unmatched' });
 
-    expect(await database.transaction((sql) => lockPendingDeposit(sql, decided.id))).toBeUndefined();
-    expect(await database.transaction((sql) => lockPendingDeposit(sql, withdrawal.id))).toBeUndefined();
-    expect(await database.transaction((sql) => lockPendingDeposit(sql, 'txn_missing'))).toBeUndefined();
+    expect(await database.transaction((sql) => lockPendingDeposit(sql, decided.id, freshMessage()))).toBeUndefined();
+    expect(await database.transaction((sql) => lockPendingDeposit(sql, withdrawal.id, freshMessage()))).toBeUndefined();
+    expect(await database.transaction((sql) => lockPendingDeposit(sql, 'txn_missing', freshMessage()))).toBeUndefined();
   });
 
   test('when it has read the deposit, then the row stays locked until the transaction ends', async () => {
@@ -133,7 +165,7 @@ describe('lockPendingDeposit', () => {
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
 
     const holder = database.transaction(async (sql) => {
-      await lockPendingDeposit(sql, deposit.id);
+      await lockPendingDeposit(sql, deposit.id, freshMessage());
       locked();
       await held;
     });
@@ -153,7 +185,7 @@ describe('lockPendingDeposit', () => {
     const withoutSettings = await seedAccount();
     const b = await seedDeposit(withoutSettings.orgId, withoutSettings.accountId, 100n);
 
-    const [lockedA, lockedB] = await database.transaction(async (sql) => [await lockPendingDeposit(sql, a.id), await lockPendingDeposit(sql, b.id)]);
+    const [lockedA, lockedB] = await database.transaction(async (sql) => [await lockPendingDeposit(sql, a.id, freshMessage()), await lockPendingDeposit(sql, b.id, freshMessage())]);
 
     expect(lockedA?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toEqual(expect.objectContaining({ reason: 'rule:kana_width' }));
     expect(lockedB?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toBeUndefined();
@@ -274,7 +306,7 @@ describe('a decision racing a change of the order (no lock on the orders it read
    */
   async function decideAcrossChange(depositId: string, change: () => Promise<unknown>) {
     return database.transaction(async (sql) => {
-      const pending = (await lockPendingDeposit(sql, depositId))!;
+      const pending = (await lockPendingDeposit(sql, depositId, freshMessage()))!;
       const candidates = await findAmountCandidates(sql, pending.deposit.bankAccountId, pending.deposit.amount, pending.deposit.occurredAt);
       const decision = decide(depositFacts(pending.deposit), candidates.orders, pending.nameMatcher, now, candidates.read);
       expect(decision.outcome).toBe('confirmed');

@@ -13,6 +13,7 @@ import {
   type SqlOrPrisma,
   type TransactionRow,
 } from '@pmatch/db';
+import { inboxClaimSql } from '@pmatch/platform';
 import type { CandidateOrder, CandidateRead, Decision, NameMatcher } from '../domain/decide';
 import { nameMatcher } from '../domain/names/matcher';
 import { AUTOMATIC, depositPayment, type PaymentSource } from '../domain/payments';
@@ -34,20 +35,31 @@ export interface PendingDeposit {
   nameMatcher: NameMatcher;
 }
 
-const lockPending = statement(
-  'matcher.lock_pending_deposit',
-  `SELECT ${transactionFields('t')}, s.matching_rules AS "matchingRules" FROM transactions t
+/** A message being processed: the inbox row that says so is written with the decision. */
+export interface MessageClaim {
+  consumer: string;
+  messageId: string;
+}
+
+/** Parameters: transaction id, consumer, message id. */
+const claimAndLockPending = statement(
+  'matcher.claim_and_lock_pending_deposit',
+  `WITH claimed AS (${inboxClaimSql('$2', '$3')})
+   SELECT ${transactionFields('t')}, s.matching_rules AS "matchingRules" FROM transactions t
    LEFT JOIN settings s ON s.organisation_id = t.organisation_id AND s.mode = t.mode
-   WHERE t.id = $1 AND t.status = 'pending' AND t.direction = 'deposit'
+   WHERE t.id = $1 AND t.status = 'pending' AND t.direction = 'deposit' AND EXISTS (SELECT FROM claimed)
    FOR UPDATE OF t`,
 );
 
 /**
- * Locks a deposit that is still pending and reads it with its seller's matching rules, in one
- * statement (a lock followed by a re-read would be two round trips).
+ * Marks the message processed and, if it was new, locks the deposit if it is still pending and
+ * reads it with its seller's matching rules: one statement, where a claim, a lock and a re-read
+ * would be three round trips. Undefined when the message was processed before or the deposit is
+ * not pending; either way there is nothing to decide. The inbox row commits or rolls back with
+ * the caller's transaction, so a decision that fails leaves the message to be processed again.
  */
-export async function lockPendingDeposit(tx: SqlOrPrisma, transactionId: string): Promise<PendingDeposit | undefined> {
-  const [row] = await asSql(tx).rows<TransactionRow & { matchingRules: string[] | null }>(lockPending, [transactionId]);
+export async function lockPendingDeposit(tx: SqlOrPrisma, transactionId: string, claim: MessageClaim): Promise<PendingDeposit | undefined> {
+  const [row] = await asSql(tx).rows<TransactionRow & { matchingRules: string[] | null }>(claimAndLockPending, [transactionId, claim.consumer, claim.messageId]);
   if (row === undefined) return undefined;
   const { matchingRules, ...deposit } = row;
   return { deposit, nameMatcher: nameMatcherOf(matchingRules) };

@@ -1,6 +1,5 @@
 import type { DepositReceived } from '@pmatch/contracts';
 import type { TransactionRow } from '@pmatch/db';
-import { claimMessage } from '@pmatch/platform';
 import { applyDecision, findAmountCandidates, findTransaction, lockPendingDeposit } from '../data/decisions';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
@@ -19,8 +18,7 @@ export const DEPOSITS_CONSUMER = 'matcher.deposits';
 export async function decideDeposit(deps: MatcherDeps, message: DepositReceived, messageId: string): Promise<TransactionRow> {
   return underAccountLock(deps, message.bank_account_id, () =>
     deps.database.transaction(async (sql) => {
-      const firstTime = await claimMessage(sql, DEPOSITS_CONSUMER, messageId);
-      const pending = firstTime ? await lockPendingDeposit(sql, message.transaction_id) : undefined;
+      const pending = await lockPendingDeposit(sql, message.transaction_id, { consumer: DEPOSITS_CONSUMER, messageId });
       if (pending === undefined) return findTransaction(sql, message.transaction_id);
       const { deposit, nameMatcher } = pending;
       const now = deps.clock.now();
