@@ -81,6 +81,7 @@ async function measure(config, runId, serverChanged) {
   const ca = TestCa.create();
   const receiver = await WebhookReceiver.start(ca.issueServerCertificate());
   let system;
+  let cpu;
   try {
     if (config.phases.includes('baseline')) {
       // First, on a machine the services do not load yet.
@@ -105,7 +106,7 @@ async function measure(config, runId, serverChanged) {
       result.notes.push(`The bench started the services with RATE_LIMIT_PER_SECOND=RATE_LIMIT_BURST=${RAISED_RATE_LIMIT} (the limiter still runs, one Redis call per request), WEBHOOK_CA_FILE (the bench's test CA) and WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8; every other setting at its default (DATABASE_POOL_SIZE 10 per service, MATCHER_PREFETCH 50, DELIVERY_CONCURRENCY 64, 4 per endpoint).`);
     }
     if (profileDir) result.notes.push(`CPU profiles (--cpu-prof) in ${profileDir}; profiling slows the services, so these figures are not comparable with an unprofiled run.`);
-    const cpu = new CpuMeter(system.pids(), postgresPidsOf(INFRA.adminDatabaseUrl, [system.database.name]));
+    cpu = new CpuMeter(system.pids(), postgresPidsOf(INFRA.adminDatabaseUrl, [system.database.name]));
 
     if (config.phases.includes('pipeline')) {
       result.phases.pipeline = await runPipeline(config, system, config.external ? undefined : receiver, cpu, runId);
@@ -116,6 +117,7 @@ async function measure(config, runId, serverChanged) {
     const crashed = system.crashed();
     for (const c of crashed) result.failures.push(`service ${c.name} exited (${c.exitCode}) during the run: ${c.output.slice(-500)}`);
   } finally {
+    cpu?.stop();
     log('stopping');
     if (system && !system.external) result.serviceLogs = saveServiceLogs(system, runId);
     await system?.stop().catch((e) => result.failures.push(`stopping the services failed: ${e.message}`));

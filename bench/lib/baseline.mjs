@@ -107,6 +107,7 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
       latencyMs: Object.fromEntries(Object.entries(latencies).map(([k, v]) => [k, summarise(v)])),
     };
   } finally {
+    cpu.stop();
     await db.end();
     await cleanUpRedis(redisPrefix).catch(() => undefined);
     redis.disconnect();

@@ -112,29 +112,47 @@ function machineCpuSeconds() {
 
 /**
  * Where the CPU went during a phase: each service process, the bench process itself, PostgreSQL
- * (the backends connected to the bench's own databases plus the server's background processes,
- * not other users' backends), RabbitMQ and Redis, and how busy the whole machine was. CPU is
- * summed per pid over the pids alive at the end of the phase, so processes that come and go
- * (other users' connections) never make a figure negative; a pid that exits during the phase
- * loses its share (an undercount).
+ * (the backends connected to the bench's own databases, its autovacuum workers included, plus the
+ * server's background processes, not other users' backends), RabbitMQ and Redis, and how busy the
+ * whole machine was. CPU is summed per pid, so processes that come and go never make a figure
+ * negative. PostgreSQL's processes are also read every `sampleEveryMs`, and the last reading of
+ * one that has exited still counts: an autovacuum worker that runs for a few seconds within a
+ * phase is counted (up to its last reading) rather than left to "other". Other processes that
+ * exit during a phase lose their share (an undercount).
  */
 export class CpuMeter {
   /** `postgresPids` resolves with the pids of the PostgreSQL backends to count. */
-  constructor(pids, postgresPids = async () => []) {
+  constructor(pids, postgresPids = async () => [], { sampleEveryMs = 1000 } = {}) {
     this.pids = pids;
     this.postgresPids = postgresPids;
+    /** The last CPU seconds read of every PostgreSQL pid seen so far, exited ones included. */
+    this.postgresSeen = new Map();
+    this.sampler = setInterval(() => void this.samplePostgres(), sampleEveryMs);
+    this.sampler.unref();
+  }
+
+  async samplePostgres() {
+    for (const pid of (await this.postgresPids().catch(() => [])).map(String)) {
+      const cpu = processCpuSeconds(pid);
+      if (cpu !== undefined) this.postgresSeen.set(pid, cpu);
+    }
+  }
+
+  stop() {
+    clearInterval(this.sampler);
   }
 
   async snapshot() {
     const perPid = (pids) => Object.fromEntries(pids.map((pid) => [pid, processCpuSeconds(pid) ?? 0]));
     const byCommand = pidsByCommand(['beam.smp', 'redis-server']);
     const usage = process.cpuUsage();
+    await this.samplePostgres();
     return {
       at: Date.now(),
       services: Object.fromEntries(Object.entries(this.pids).map(([name, pid]) => [name, perPid([pid])])),
       bench: (usage.user + usage.system) / 1e6,
       infra: {
-        postgres: perPid((await this.postgresPids().catch(() => [])).map(String)),
+        postgres: Object.fromEntries(this.postgresSeen),
         'beam.smp': perPid(byCommand['beam.smp']),
         'redis-server': perPid(byCommand['redis-server']),
       },

@@ -113,7 +113,7 @@ export function renderMarkdown(result) {
     if (pipe.cpuPerDeposit) {
       const c = pipe.cpuPerDeposit;
       lines.push(`CPU per deposit in the as-fast-as-accepted run (ms): ${Object.entries(c.services).map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
-        `PostgreSQL (this database's backends and the server's background processes) ${c.infra.postgres}, RabbitMQ ${c.infra['beam.smp']}, Redis ${c.infra['redis-server']}, bench ${c.bench}; the machine was ${c.machineBusyPercent} % busy, ${c.otherPercent} % of its CPU going to other processes (other users' load on the shared machine).`);
+        `PostgreSQL (this database's backends and autovacuum workers, and the server's background processes) ${c.infra.postgres}, RabbitMQ ${c.infra['beam.smp']}, Redis ${c.infra['redis-server']}, bench ${c.bench}; the machine was ${c.machineBusyPercent} % busy, ${c.otherPercent} % of its CPU going to other processes (other users' load on the shared machine, kernel threads).`);
       lines.push('');
     }
     if (pipe.backlog) {
