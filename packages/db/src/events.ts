@@ -51,6 +51,18 @@ const insertEventsAndOutbox = statement(
    ${outboxInsert(1)}`,
 );
 
+/**
+ * A new id for each event and the outbox message that tells the dispatcher of it (its message id
+ * is the event id, so a republished announcement is deduplicated as the same event).
+ */
+export function eventAnnouncements(scope: { organisationId: string; mode: Mode }, events: NewEvent[]): { id: string; announcement: OutboxMessage }[] {
+  return events.map((event) => {
+    const id = newId('event');
+    const message: EventRecorded = { event_id: id, organisation_id: scope.organisationId, mode: scope.mode, type: event.type };
+    return { id, announcement: { exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: id } };
+  });
+}
+
 /** Queues a broker message in the caller's DB transaction; the relay publishes it after commit. */
 export async function enqueue(tx: SqlOrPrisma, message: OutboxMessage): Promise<void> {
   await enqueueAll(tx, [message]);
@@ -79,13 +91,10 @@ export async function recordEvents(
     await enqueueAll(tx, alsoEnqueue);
     return [];
   }
-  const ids = events.map(() => newId('event'));
-  const announcements: OutboxMessage[] = events.map((event, i) => {
-    const message: EventRecorded = { event_id: ids[i]!, organisation_id: scope.organisationId, mode: scope.mode, type: event.type };
-    return { exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: ids[i]! };
-  });
+  const announced = eventAnnouncements(scope, events);
+  const ids = announced.map((a) => a.id);
   await asSql(tx).count(insertEventsAndOutbox, [
-    ...outboxParameters([...announcements, ...alsoEnqueue]),
+    ...outboxParameters([...announced.map((a) => a.announcement), ...alsoEnqueue]),
     scope.organisationId,
     scope.mode,
     scope.bankAccountId,

@@ -1,6 +1,6 @@
-import { AppError, EXCHANGES, LIMITS, PAYMENT_TOKEN_LENGTH, ROUTING_KEYS, newId, randomBase62, type Mode, type OrderRegistered } from '@pmatch/contracts';
+import { AppError, EXCHANGES, LIMITS, PAYMENT_TOKEN_LENGTH, ROUTING_KEYS, newId, randomBase62, type Mode, type NewEvent, type OrderRegistered } from '@pmatch/contracts';
 import type { OrderRow, PrismaClient } from './client';
-import { recordEvents } from './events';
+import { eventAnnouncements, outboxInsert, outboxParameters, recordEvents, type OutboxMessage } from './events';
 import { orderFields } from './rows';
 import { asSql, statement, type SqlOrPrisma } from './sql';
 import { modeOf, orderView } from './views';
@@ -57,7 +57,21 @@ function orderInsert(unlessExternalIdTaken: boolean): string {
 }
 
 const insertOrderStatement = statement('db.insert_order', orderInsert(false));
-const insertOrderUnlessTakenStatement = statement('db.insert_order_unless_external_id_taken', orderInsert(true));
+
+/**
+ * The order (unless its external_id is taken), its `order.created` event and their outbox rows as
+ * one statement: atomic without a transaction of the caller's. Parameters: `newOrderValues` ($1 to
+ * $14), the outbox arrays ($15 to $18), the event id and its data.
+ */
+const insertOrderAnnouncedStatement = statement(
+  'db.insert_order_announced_unless_external_id_taken',
+  `WITH inserted AS (${orderInsert(true)}),
+   recorded AS (
+     INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
+     SELECT $19, $2, $3, $4, 'order.created', $20::jsonb, $14 FROM inserted),
+   queued AS (${outboxInsert(15, 'EXISTS (SELECT FROM inserted)')})
+   SELECT * FROM inserted`,
+);
 
 function newOrderValues(order: NewOrder, now: Date): unknown[] {
   return [
@@ -94,24 +108,62 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
 }
 
 /**
- * The same in the caller's DB transaction, unless the external_id is taken: then nothing is
- * written and the result is null (INSERT … ON CONFLICT DO NOTHING, which waits for a concurrent
- * insert of the same external_id to commit or roll back). The transaction stays usable, so the
- * caller can read the order that holds the external_id and answer in the same transaction.
+ * The same as one statement, unless the external_id is taken: then nothing is written and the
+ * result is null (INSERT … ON CONFLICT DO NOTHING, which waits for a concurrent insert of the same
+ * external_id to commit or roll back). Atomic on its own, so the caller needs no transaction
+ * (saving BEGIN and COMMIT); inside one, the transaction stays usable after a conflict, so the
+ * caller can read the order that holds the external_id and answer in it. The event's order object
+ * is made from the values inserted, as `orderView` would make it from the row.
  */
-export async function insertOrderUnlessExternalIdTaken(tx: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
-  const [row] = await asSql(tx).rows<OrderRow>(insertOrderUnlessTakenStatement, newOrderValues(order, now));
-  if (row === undefined) return null;
-  await announceNewOrder(tx, row, now, publicBaseUrl);
-  return row;
+export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
+  const values = newOrderValues(order, now);
+  const created: NewEvent = { type: 'order.created', data: { object: orderView(newOrderRow(order, values), publicBaseUrl) } };
+  const [event] = eventAnnouncements({ organisationId: order.organisationId, mode: order.mode }, [created]);
+  const [row] = await asSql(sql).rows<OrderRow>(insertOrderAnnouncedStatement, [
+    ...values,
+    ...outboxParameters([event!.announcement, orderRegisteredMessage(values[0] as string, order.bankAccountId)]),
+    event!.id,
+    JSON.stringify(created.data),
+  ]);
+  return row ?? null;
+}
+
+/** The row `newOrderValues` inserts, as the statement returns it but for `seq` (the database's). */
+function newOrderRow(order: NewOrder, values: unknown[]): Omit<OrderRow, 'seq'> {
+  const now = values[13] as Date;
+  return {
+    id: values[0] as string,
+    organisationId: order.organisationId,
+    mode: order.mode,
+    bankAccountId: order.bankAccountId,
+    status: 'open',
+    amount: BigInt(order.amount),
+    payerName: order.payerName,
+    externalId: order.externalId,
+    itemName: order.itemName,
+    orderedAt: order.orderedAt,
+    expiresAt: order.expiresAt,
+    closedAt: null,
+    metadata: order.metadata,
+    source: order.source,
+    paymentToken: values[12] as string,
+    payment: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** Asks the matcher to re-examine unmatched deposits a new order could explain (spec "Late orders"). */
+function orderRegisteredMessage(orderId: string, bankAccountId: string): OutboxMessage {
+  const registered: OrderRegistered = { order_id: orderId, bank_account_id: bankAccountId };
+  return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: `registered_${orderId}` };
 }
 
 async function announceNewOrder(tx: SqlOrPrisma, row: OrderRow, now: Date, publicBaseUrl: string): Promise<void> {
-  const registered: OrderRegistered = { order_id: row.id, bank_account_id: row.bankAccountId };
   await recordEvents(
     tx,
     { organisationId: row.organisationId, mode: modeOf(row), bankAccountId: row.bankAccountId, at: now },
     [{ type: 'order.created', data: { object: orderView(row, publicBaseUrl) } }],
-    [{ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: `registered_${row.id}` }],
+    [orderRegisteredMessage(row.id, row.bankAccountId)],
   );
 }

@@ -17,7 +17,8 @@ export function paymentUrl(publicBaseUrl: string, paymentToken: string): string 
   return `${publicBaseUrl.replace(/\/$/, '')}/pay/${paymentToken}`;
 }
 
-export function orderView(row: OrderRow, publicBaseUrl: string): Order {
+/** The API's order object; `seq` is internal, so a row not yet inserted can be shown too. */
+export function orderView(row: Omit<OrderRow, 'seq'>, publicBaseUrl: string): Order {
   return {
     id: row.id,
     object: 'order',

@@ -94,6 +94,20 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
     expect(outbox[1]!.payload).toEqual({ order_id: row!.id, bank_account_id: 'ba_orders' });
   });
 
+  test('when run outside a transaction, then the order, its event and its outbox rows are written by one transaction', async () => {
+    const row = await insertOrderUnlessExternalIdTaken(ordersApi.sql, newOrder('ext_alone'), now, BASE_URL);
+
+    const { events, outbox } = await announcementsOf(row!.id);
+    expect(events.map((e) => e.data)).toEqual([{ object: orderView(row!, BASE_URL) }]);
+    expect(outbox.map((o) => o.messageId)).toEqual([events[0]!.id, `registered_${row!.id}`]);
+    const writers = await owner.$queryRaw<{ order_tx: string; event_tx: string; outbox_tx: string[] }[]>`
+      SELECT (SELECT xmin::text FROM orders WHERE id = ${row!.id}) AS order_tx,
+             (SELECT (tx_id::text::bigint % 4294967296)::text FROM events WHERE id = ${events[0]!.id}) AS event_tx,
+             (SELECT array_agg(DISTINCT xmin::text) FROM outbox WHERE message_id IN (${events[0]!.id}, ${`registered_${row!.id}`})) AS outbox_tx`;
+    expect(writers[0]!.event_tx).toBe(writers[0]!.order_tx);
+    expect(writers[0]!.outbox_tx).toEqual([writers[0]!.order_tx]);
+  });
+
   test('when the external_id is taken, then nothing is written, the result is null, and the transaction goes on', async () => {
     const first = await ordersApi.transaction((tx) => insertOrderUnlessExternalIdTaken(tx, newOrder('ext_taken'), now, BASE_URL));
     const before = await owner.outbox.count();

@@ -26,14 +26,18 @@ export function idempotencyKeyOf(req: Request): string | undefined {
  * retry after any failure finds either all of them or none. A repeat with the same body gets the
  * stored answer (`replayed`); another body is 400 idempotency_key_reused; a repeat while the first
  * still runs is 409 idempotency_key_in_use. An error answer stores nothing: the retry runs again.
+ *
+ * Without a key there is nothing to store, and `answer` runs on the pool outside a transaction
+ * (no BEGIN and COMMIT round trips): it must make its change in one statement, as creating an
+ * order does (its reads, then one INSERT of the order with its event and messages).
  */
 export async function answerOnce(
   database: Database,
   request: { req: Request; auth: AuthContext; key: string | undefined; now: Date },
-  answer: (tx: Sql) => Promise<Answer>,
+  answer: (sql: Sql) => Promise<Answer>,
 ): Promise<Answer & { replayed: boolean }> {
   const { req, auth, key, now } = request;
-  if (key === undefined) return database.transaction(async (tx) => ({ ...(await answer(tx)), replayed: false }));
+  if (key === undefined) return { ...(await answer(database.sql)), replayed: false };
   const id = { organisationId: auth.organisationId, mode: auth.mode, key };
   const fingerprint = requestFingerprint(req.method, req.path, req.body);
   return database.transaction(async (tx) => {

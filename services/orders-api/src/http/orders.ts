@@ -48,7 +48,7 @@ export function ordersRouter(deps: OrdersDeps): Router {
     const key = idempotencyKeyOf(req);
     const request = parseInput(CreateOrderRequest, req.body);
     const now = deps.clock.now();
-    const answer = await answerOnce(deps.database, { req, auth, key, now }, (tx) => createOrder(tx, auth, request, now));
+    const answer = await answerOnce(deps.database, { req, auth, key, now }, (sql) => createOrder(sql, auth, request, now));
     if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
     else if (answer.status === 201) deps.onRecorded();
     res.status(answer.status).json(answer.body);
@@ -56,10 +56,11 @@ export function ordersRouter(deps: OrdersDeps): Router {
 
   /**
    * A new order is 201. An external_id already used is answered with its order (200) when the
-   * request asks for the same order, else refused; either way nothing is overwritten.
+   * request asks for the same order, else refused; either way nothing is overwritten. Its one write
+   * is one statement, so it needs no transaction of its own (see `answerOnce`).
    */
-  async function createOrder(tx: Sql, auth: AuthContext, request: CreateOrderRequest, now: Date): Promise<Answer> {
-    const bankAccountId = await resolveBankAccount(tx, auth, request.bank_account_id);
+  async function createOrder(sql: Sql, auth: AuthContext, request: CreateOrderRequest, now: Date): Promise<Answer> {
+    const bankAccountId = await resolveBankAccount(sql, auth, request.bank_account_id);
     const times = orderTimes(
       {
         orderedAt: request.ordered_at === undefined ? undefined : new Date(request.ordered_at),
@@ -68,7 +69,7 @@ export function ordersRouter(deps: OrdersDeps): Router {
       now,
     );
     const row = await insertOrderUnlessExternalIdTaken(
-      tx,
+      sql,
       {
         organisationId: auth.organisationId,
         mode: auth.mode,
@@ -86,7 +87,7 @@ export function ordersRouter(deps: OrdersDeps): Router {
       deps.publicBaseUrl,
     );
     if (row !== null) return { status: 201, body: view(row) };
-    const existing = await findOrderByExternalId(tx, auth, request.external_id);
+    const existing = await findOrderByExternalId(sql, auth, request.external_id);
     if (existing === null) throw new Error('an order insert found a conflict, yet no order has its external_id');
     if (!sameOrderContent(existing, request, bankAccountId)) {
       throw new AppError('external_id_conflict', 'An order with this external_id already exists with different content.', { param: 'external_id' });
