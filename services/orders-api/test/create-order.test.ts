@@ -3,8 +3,7 @@ import { sha256Hex } from '@pmatch/platform';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
 import { findOrderByExternalId } from '../src/data/orders';
 import { findActiveKeyByHash } from '../src/data/keys';
-import type { AuthContext } from '../src/domain/auth';
-import { resolveBankAccount } from '../src/http/orders';
+import { resolveBankAccount, type AuthContext } from '../src/domain/auth';
 
 /** The reads of POST /v1/orders (and of every /v1 request's key), on plain SQL in orders-api's own role. */
 
@@ -17,6 +16,7 @@ beforeAll(async () => {
   owner = createPrisma(db.url);
   database = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['orders-api']));
   await owner.organisation.create({ data: { id: 'org_a', name: 'n', ownerEmail: 'o@example.com' } });
+  await owner.organisation.create({ data: { id: 'org_none', name: 'n', ownerEmail: 'o@example.com' } });
   const account = (id: string, mode: string, createdAt: string) =>
     owner.bankAccount.create({
       data: { id, organisationId: 'org_a', mode, bankCode: '0001', branchCode: '001', accountNumber: '1234567', holderName: 'h', createdAt: new Date(createdAt) },
@@ -32,6 +32,8 @@ beforeAll(async () => {
         id: 'key_scoped', organisationId: 'org_a', mode: 'live', name: 'n', permission: 'read_only', keyHash: sha256Hex('scoped'), keyHint: 'h',
         bankAccountId: 'ba_live_1',
       },
+      { id: 'key_none', organisationId: 'org_none', mode: 'live', name: 'n', permission: 'read_write', keyHash: sha256Hex('none'), keyHint: 'h' },
+      { id: 'key_test', organisationId: 'org_a', mode: 'test', name: 'n', permission: 'read_write', keyHash: sha256Hex('test'), keyHint: 'h' },
       { id: 'key_revoked', organisationId: 'org_a', mode: 'test', name: 'n', permission: 'read_write', keyHash: sha256Hex('revoked'), keyHint: 'h', revokedAt: new Date() },
     ],
   });
@@ -49,18 +51,27 @@ const auth = (mode: 'test' | 'live', bankAccountId: string | null = null): AuthC
   mode,
   permission: 'read_write',
   bankAccountId,
+  accountIds: [],
 });
 
 describe('API keys', () => {
-  test('when a key is looked up by its hash, then what authentication needs of it comes back', async () => {
+  test('when a key is looked up by its hash, then what authentication needs of it comes back, with the accounts in its scope oldest first', async () => {
     expect(await findActiveKeyByHash(database.sql, sha256Hex('all'))).toEqual({
       id: 'key_all',
       organisationId: 'org_a',
       mode: 'live',
       permission: 'read_write',
       bankAccountId: null,
+      accountIds: ['ba_live_2', 'ba_live_1'],
     });
-    expect(await findActiveKeyByHash(database.sql, sha256Hex('scoped'))).toMatchObject({ id: 'key_scoped', permission: 'read_only', bankAccountId: 'ba_live_1' });
+    expect(await findActiveKeyByHash(database.sql, sha256Hex('scoped'))).toMatchObject({
+      id: 'key_scoped',
+      permission: 'read_only',
+      bankAccountId: 'ba_live_1',
+      accountIds: ['ba_live_1'],
+    });
+    expect(await findActiveKeyByHash(database.sql, sha256Hex('test'))).toMatchObject({ id: 'key_test', accountIds: ['ba_test'] });
+    expect(await findActiveKeyByHash(database.sql, sha256Hex('none'))).toMatchObject({ id: 'key_none', accountIds: [] });
   });
 
   test('when a key is revoked or unknown, then nothing is found', async () => {
@@ -70,32 +81,26 @@ describe('API keys', () => {
 });
 
 describe('the bank account of a new order', () => {
-  test('when the key sees one account, then it is the default, and a given one must be in scope', async () => {
-    expect(await resolveBankAccount(database.sql, auth('test'), undefined)).toBe('ba_test');
-    expect(await resolveBankAccount(database.sql, auth('live', 'ba_live_1'), undefined)).toBe('ba_live_1');
-    expect(await resolveBankAccount(database.sql, auth('live', 'ba_live_1'), 'ba_live_1')).toBe('ba_live_1');
-    await expect(resolveBankAccount(database.sql, auth('live', 'ba_live_1'), 'ba_live_2')).rejects.toMatchObject({ code: 'parameter_invalid' });
-    await expect(resolveBankAccount(database.sql, auth('test'), 'ba_live_2')).rejects.toMatchObject({ code: 'parameter_invalid' });
+  const scope = (...accountIds: string[]) => ({ accountIds });
+
+  test('when the key sees one account, then it is the default, and a given one must be in scope', () => {
+    expect(resolveBankAccount(scope('ba_test'), undefined)).toBe('ba_test');
+    expect(resolveBankAccount(scope('ba_live_1'), 'ba_live_1')).toBe('ba_live_1');
+    expect(() => resolveBankAccount(scope('ba_live_1'), 'ba_live_2')).toThrow(expect.objectContaining({ code: 'parameter_invalid' }));
   });
 
-  test('when the key sees several accounts, then one must be named, and any of them may be', async () => {
-    await expect(resolveBankAccount(database.sql, auth('live'), undefined)).rejects.toMatchObject({
-      code: 'parameter_missing',
-      message: expect.stringContaining('Several'),
-    });
-    expect(await resolveBankAccount(database.sql, auth('live'), 'ba_live_2')).toBe('ba_live_2');
+  test('when the key sees several accounts, then one must be named, and any of them may be', () => {
+    expect(() => resolveBankAccount(scope('ba_live_2', 'ba_live_1'), undefined)).toThrow(
+      expect.objectContaining({ code: 'parameter_missing', message: expect.stringContaining('Several') }),
+    );
+    expect(resolveBankAccount(scope('ba_live_2', 'ba_live_1'), 'ba_live_2')).toBe('ba_live_2');
   });
 
-  test('when the key sees no account, then bank_account_id is missing', async () => {
-    await expect(resolveBankAccount(database.sql, { ...auth('test'), organisationId: 'org_none' }, undefined)).rejects.toMatchObject({
-      code: 'parameter_missing',
-      message: expect.stringContaining('No bank account'),
-    });
-  });
-
-  test('when called through Prisma (test deposits), then the answer is the same', async () => {
-    expect(await resolveBankAccount(database.prisma, auth('test'), undefined)).toBe('ba_test');
-    await expect(resolveBankAccount(database.prisma, auth('live'), undefined)).rejects.toMatchObject({ code: 'parameter_missing' });
+  test('when the key sees no account, then bank_account_id is missing', () => {
+    expect(() => resolveBankAccount(scope(), undefined)).toThrow(
+      expect.objectContaining({ code: 'parameter_missing', message: expect.stringContaining('No bank account') }),
+    );
+    expect(() => resolveBankAccount(scope(), 'ba_test')).toThrow(expect.objectContaining({ code: 'parameter_invalid' }));
   });
 });
 

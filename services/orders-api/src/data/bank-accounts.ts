@@ -1,19 +1,6 @@
-import { asSql, statement, type BankAccountRow, type Db, type SqlOrPrisma } from '@pmatch/db';
+import type { BankAccountRow, Db } from '@pmatch/db';
 import type { AuthContext } from '../domain/auth';
 import type { Page } from './pages';
-
-const accountIds = statement(
-  'orders_api.bank_account_ids_in_scope',
-  `SELECT id FROM bank_accounts
-   WHERE organisation_id = $1 AND mode = $2 AND ($3::text IS NULL OR id = $3)
-   ORDER BY created_at, id`,
-);
-
-/** The ids of the bank accounts a key may see and use: its one scoped account, or every account of its mode. */
-export async function accountIdsInScope(db: SqlOrPrisma, auth: AuthContext): Promise<string[]> {
-  const rows = await asSql(db).rows<{ id: string }>(accountIds, [auth.organisationId, auth.mode, auth.bankAccountId]);
-  return rows.map((row) => row.id);
-}
 
 /**
  * One page of the accounts in scope, oldest first; the cursor is the id of the last account the

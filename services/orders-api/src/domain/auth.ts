@@ -1,4 +1,4 @@
-import { API_KEY_PATTERN, type Mode } from '@pmatch/contracts';
+import { API_KEY_PATTERN, AppError, type Mode } from '@pmatch/contracts';
 
 /** Who is calling: resolved from the API key on every /v1 request. */
 export interface AuthContext {
@@ -8,6 +8,36 @@ export interface AuthContext {
   permission: 'read_write' | 'read_only';
   /** A live key may be limited to one bank account. */
   bankAccountId: string | null;
+  /**
+   * The bank accounts the key may see and use when the request began, oldest first: its one
+   * scoped account, or every account of its organisation and mode. Read with the key.
+   */
+  accountIds: readonly string[];
+}
+
+/**
+ * bank_account_id may be omitted only when exactly one account is in the key's scope (spec
+ * endpoint rule 3); a given one must be in scope.
+ */
+export function resolveBankAccount(auth: Pick<AuthContext, 'accountIds'>, requested: string | undefined): string {
+  const accounts = auth.accountIds;
+  if (requested !== undefined) {
+    if (!accounts.includes(requested)) {
+      throw new AppError('parameter_invalid', `No such bank account: ${requested}.`, { param: 'bank_account_id' });
+    }
+    return requested;
+  }
+  const only = accounts.length === 1 ? accounts[0] : undefined;
+  if (only === undefined) {
+    throw new AppError(
+      'parameter_missing',
+      accounts.length === 0
+        ? "No bank account is in this key's scope; bank_account_id is required."
+        : "Several bank accounts are in this key's scope; say which with bank_account_id.",
+      { param: 'bank_account_id' },
+    );
+  }
+  return only;
 }
 
 /** The key text of an `Authorization: Bearer <key>` header, or undefined when malformed. */

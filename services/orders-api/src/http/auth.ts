@@ -31,6 +31,7 @@ export function authenticate(sql: Sql): RequestHandler {
       mode: modeOf(row),
       permission: row.permission === 'read_only' ? 'read_only' : 'read_write',
       bankAccountId: row.bankAccountId,
+      accountIds: row.accountIds,
     };
     if (WRITE_METHODS.has(req.method) && req.auth.permission !== 'read_write') {
       throw new AppError('insufficient_scope', 'This API key is read-only; use a read-write key for this request.');

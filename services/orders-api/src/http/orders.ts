@@ -16,13 +16,11 @@ import {
   type Prisma,
   type PrismaClient,
   type Sql,
-  type SqlOrPrisma,
 } from '@pmatch/db';
 import { parseInput, type Clock } from '@pmatch/platform';
 import { Router } from 'express';
-import type { AuthContext } from '../domain/auth';
+import { resolveBankAccount, type AuthContext } from '../domain/auth';
 import { sameOrderContent } from '../domain/orders';
-import { accountIdsInScope } from '../data/bank-accounts';
 import { cancelOrder, changeOpenOrder, findOrder, findOrderByExternalId, listOrders } from '../data/orders';
 import { authOf } from './auth';
 import { answerOnce, idempotencyKeyOf, type Answer } from './idempotency';
@@ -60,7 +58,7 @@ export function ordersRouter(deps: OrdersDeps): Router {
    * is one statement, so it needs no transaction of its own (see `answerOnce`).
    */
   async function createOrder(sql: Sql, auth: AuthContext, request: CreateOrderRequest, now: Date): Promise<Answer> {
-    const bankAccountId = await resolveBankAccount(sql, auth, request.bank_account_id);
+    const bankAccountId = resolveBankAccount(auth, request.bank_account_id);
     const times = orderTimes(
       {
         orderedAt: request.ordered_at === undefined ? undefined : new Date(request.ordered_at),
@@ -179,29 +177,4 @@ function assertEditable(order: OrderRow, statuses: string[], what: string): void
 
 function notOpen(what: string): AppError {
   return new AppError('order_not_open', `The order cannot be ${what}: it is not open, or it is managed by a shop platform.`);
-}
-
-/**
- * bank_account_id may be omitted only when exactly one account is in the key's scope (spec
- * endpoint rule 3); a given one must be in scope.
- */
-export async function resolveBankAccount(db: SqlOrPrisma, auth: AuthContext, requested: string | undefined): Promise<string> {
-  const accounts = await accountIdsInScope(db, auth);
-  if (requested !== undefined) {
-    if (!accounts.includes(requested)) {
-      throw new AppError('parameter_invalid', `No such bank account: ${requested}.`, { param: 'bank_account_id' });
-    }
-    return requested;
-  }
-  const only = accounts.length === 1 ? accounts[0] : undefined;
-  if (only === undefined) {
-    throw new AppError(
-      'parameter_missing',
-      accounts.length === 0
-        ? "No bank account is in this key's scope; bank_account_id is required."
-        : "Several bank accounts are in this key's scope; say which with bank_account_id.",
-      { param: 'bank_account_id' },
-    );
-  }
-  return only;
 }

@@ -10,7 +10,7 @@ import type { PrismaClient } from '@pmatch/db';
 import { parseInput, type Broker, type Clock } from '@pmatch/platform';
 import { Router } from 'express';
 import { authOf } from './auth';
-import { resolveBankAccount } from './orders';
+import { resolveBankAccount } from '../domain/auth';
 
 export interface TestDepositsDeps {
   prisma: PrismaClient;
@@ -37,7 +37,7 @@ export function testDepositsRouter(deps: TestDepositsDeps): Router {
     const command: CreateTestDepositCommand = {
       type: 'test_deposit.create',
       organisation_id: auth.organisationId,
-      bank_account_id: await resolveBankAccount(deps.prisma, auth, request.bank_account_id),
+      bank_account_id: resolveBankAccount(auth, request.bank_account_id),
       amount: request.amount,
       counterparty: request.counterparty,
       occurred_at: occurredAt.toISOString(),
