@@ -1,13 +1,28 @@
 /**
  * Select lists that give plain-SQL rows the shape of Prisma's (`OrderRow`, `TransactionRow`):
  * columns aliased to Prisma's field names, so the views and the rest of the code take rows from
- * either path alike. `from` is the table's alias in the statement, if it has one.
+ * either path alike. `from` is the table's alias in the statement, if it has one; `namePrefix`
+ * goes before every field name, for a statement that returns rows of two tables side by side
+ * (`unprefixed` takes one of them out again).
  */
-function fields(columns: Record<string, string>, from?: string): string {
+function fields(columns: Record<string, string>, from?: string, namePrefix = ''): string {
   const prefix = from === undefined ? '' : `${from}.`;
   return Object.entries(columns)
-    .map(([field, column]) => (field === column ? `${prefix}${column}` : `${prefix}${column} AS "${field}"`))
+    .map(([field, column]) => (field === column && namePrefix === '' ? `${prefix}${column}` : `${prefix}${column} AS "${namePrefix}${field}"`))
     .join(', ');
+}
+
+/**
+ * The fields named with `namePrefix` in a row of two tables side by side, without it; undefined
+ * when the row has none of that table (a LEFT JOIN found nothing: its `id` is null).
+ */
+export function unprefixed<T>(row: Record<string, unknown>, namePrefix: string): T | undefined {
+  if (row[`${namePrefix}id`] === null || row[`${namePrefix}id`] === undefined) return undefined;
+  return Object.fromEntries(
+    Object.entries(row)
+      .filter(([name]) => name.startsWith(namePrefix))
+      .map(([name, value]) => [name.slice(namePrefix.length), value]),
+  ) as T;
 }
 
 const ORDER_COLUMNS = {
@@ -64,10 +79,10 @@ const EVENT_COLUMNS = {
 };
 
 /** Every column of `orders` as an `OrderRow`. */
-export const orderFields = (from?: string): string => fields(ORDER_COLUMNS, from);
+export const orderFields = (from?: string, namePrefix?: string): string => fields(ORDER_COLUMNS, from, namePrefix);
 
 /** Every column of `transactions` as a `TransactionRow`. */
-export const transactionFields = (from?: string): string => fields(TRANSACTION_COLUMNS, from);
+export const transactionFields = (from?: string, namePrefix?: string): string => fields(TRANSACTION_COLUMNS, from, namePrefix);
 
 /** Every column of `events` Prisma reads (not `tx_id`) as an `EventRow`. */
 export const eventFields = (from?: string): string => fields(EVENT_COLUMNS, from);

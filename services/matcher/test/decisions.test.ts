@@ -9,6 +9,7 @@ import {
   StaleDecisionError,
   amountCandidates,
   applyDecision,
+  confirmDeposit,
   findAmountCandidates,
   lockPendingDeposit,
   payOrder,
@@ -323,11 +324,39 @@ describe('a decision racing a change of the order (no lock on the orders it read
     const order = await seedOrder(orgId, accountId, 500n);
     const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty: 'ヤマダ タロウ' });
 
-    await expect(decideAcrossChange(deposit.id, () => change(order.id))).rejects.toThrow(StaleDecisionError);
+    await expect(decideAcrossChange(deposit.id, () => change(order.id))).rejects.toThrow(new StaleDecisionError(`order ${order.id} is no longer open with what the decision saw`));
 
     expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({ status: 'open', payment: null });
     expect((await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).status).toBe('pending');
     expect(await prisma.event.count({ where: { organisationId: orgId } })).toBe(0);
+  });
+
+  test('when the order and the deposit are as the confirmation expects, then both come back from its one statement as Prisma reads them', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const order = await seedOrder(orgId, accountId, 500n);
+    const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty: 'ヤマダ タロウ' });
+
+    const confirmed = await database.transaction((sql) =>
+      confirmDeposit(sql, deposit, order.id, AUTOMATIC('exact'), { depositStatuses: ['pending'], orderStatuses: ['open'] }, { reason: 'test' }, now),
+    );
+
+    expect(confirmed.order).toEqual(await prisma.order.findUniqueOrThrow({ where: { id: order.id } }));
+    expect(confirmed.transaction).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } }));
+    expect(confirmed).toMatchObject({ order: { status: 'paid', closedAt: now }, transaction: { status: 'confirmed', orderId: order.id, decidedAt: now } });
+  });
+
+  test('when the deposit is no longer in the status the confirmation expects, then that is the stale part, and the order paid in the same statement is rolled back', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const order = await seedOrder(orgId, accountId, 500n);
+    const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty: 'ヤマダ タロウ' });
+
+    const confirming = database.transaction((sql) =>
+      confirmDeposit(sql, deposit, order.id, AUTOMATIC('exact'), { depositStatuses: ['held'], orderStatuses: ['open'] }, { reason: 'test' }, now),
+    );
+
+    await expect(confirming).rejects.toThrow(new StaleDecisionError(`transaction ${deposit.id} is no longer held`));
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({ status: 'open', payment: null, closedAt: null });
+    expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'pending', orderId: null });
   });
 
   test('when the decision is made again after the change, then the changed order is not paid', async () => {

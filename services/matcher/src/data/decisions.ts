@@ -12,6 +12,7 @@ import {
   type OrderRow,
   type SqlOrPrisma,
   type TransactionRow,
+  unprefixed,
 } from '@pmatch/db';
 import { inboxClaimSql } from '@pmatch/platform';
 import type { CandidateOrder, CandidateRead, Decision, NameMatcher } from '../domain/decide';
@@ -150,35 +151,38 @@ export interface PaidOrderExpectation {
   payerName?: string;
 }
 
+/** Parameter placeholders from `offset` on: `at(8)(1)` is `$9`, for statements made of several fragments. */
+const at =
+  (offset: number) =>
+  (n: number): string =>
+    `$${n + offset}`;
+
 /**
- * One statement for every expectation: a condition left out is passed as NULL and holds. Parameters:
- * order id, statuses, account, amount, payer name (each NULL when not relied on), new status,
- * payment (JSON), now.
+ * One UPDATE for every expectation: a condition left out is passed as NULL and holds. Parameters
+ * (from `p`): order id, statuses, account, amount, payer name (each NULL when not relied on), new
+ * status, payment (JSON), now.
  */
-const payOrderStatement = statement(
-  'matcher.pay_order',
-  `UPDATE orders SET status = $6, payment = $7::jsonb, closed_at = $8, updated_at = $8
-   WHERE id = $1 AND status = ANY($2::text[])
-     AND ($3::text IS NULL OR bank_account_id = $3)
-     AND ($4::bigint IS NULL OR amount = $4)
-     AND ($5::text IS NULL OR payer_name = $5)
-   RETURNING ${orderFields()}`,
-);
+function payOrderSql(p: (n: number) => string): string {
+  return `UPDATE orders SET status = ${p(6)}, payment = ${p(7)}::jsonb, closed_at = ${p(8)}, updated_at = ${p(8)}
+   WHERE id = ${p(1)} AND status = ANY(${p(2)}::text[])
+     AND (${p(3)}::text IS NULL OR bank_account_id = ${p(3)})
+     AND (${p(4)}::bigint IS NULL OR amount = ${p(4)})
+     AND (${p(5)}::text IS NULL OR payer_name = ${p(5)})`;
+}
+
+const payOrderStatement = statement('matcher.pay_order', `${payOrderSql(at(0))} RETURNING ${orderFields()}`);
+
+function payOrderValues(orderId: string, expected: PaidOrderExpectation, payment: Payment, status: 'paid' | 'paid_outside', now: Date): unknown[] {
+  const { statuses, bankAccountId, amount, payerName } = expected;
+  return [orderId, statuses, bankAccountId ?? null, amount ?? null, payerName ?? null, status, JSON.stringify(payment), now];
+}
+
+const notPayable = (orderId: string, expected: PaidOrderExpectation) => `order ${orderId} is no longer ${expected.statuses.join(' or ')} with what the decision saw`;
 
 /** Marks an open (or expired) order paid, conditional on what the caller relied on. */
 export async function payOrder(tx: SqlOrPrisma, orderId: string, expected: PaidOrderExpectation, payment: Payment, status: 'paid' | 'paid_outside', now: Date): Promise<OrderRow> {
-  const { statuses, bankAccountId, amount, payerName } = expected;
-  const rows = await asSql(tx).rows<OrderRow>(payOrderStatement, [
-    orderId,
-    statuses,
-    bankAccountId ?? null,
-    amount ?? null,
-    payerName ?? null,
-    status,
-    JSON.stringify(payment),
-    now,
-  ]);
-  return onlyRow(rows, `order ${orderId} is no longer ${statuses.join(' or ')} with what the decision saw`);
+  const rows = await asSql(tx).rows<OrderRow>(payOrderStatement, payOrderValues(orderId, expected, payment, status, now));
+  return onlyRow(rows, notPayable(orderId, expected));
 }
 
 /** The row a conditional UPDATE … RETURNING changed; none means it changed since the caller read it. */
@@ -189,9 +193,24 @@ function onlyRow<T>(rows: T[], staleMessage: string): T {
 }
 
 /**
+ * Pays the order and confirms the deposit in one statement (a round trip fewer per decision). The
+ * deposit is updated only if the order was, and the row says which of the two changed, so that a
+ * stale one is reported as such; the caller's transaction then rolls the other back.
+ * Parameters: `payOrderValues` ($1 to $8), then `depositStatusValues` ($9 to $15).
+ */
+const confirmDepositStatement = statement(
+  'matcher.confirm_deposit',
+  `WITH paid AS (${payOrderSql(at(0))} RETURNING *),
+   confirmed AS (${setDepositStatusSql(at(8))} AND EXISTS (SELECT FROM paid) RETURNING *)
+   SELECT ${orderFields('p', 'order.')}, ${transactionFields('c', 'transaction.')}
+   FROM (SELECT 1) AS one LEFT JOIN paid p ON true LEFT JOIN confirmed c ON true`,
+);
+
+/**
  * Confirms a deposit for an order; the partial unique index refuses a second confirmed deposit.
  * The order must still have the deposit's account and amount, and `payerName` when given (the name
- * an automatic decision compared).
+ * an automatic decision compared). Must run in a DB transaction: a refusal throws
+ * StaleDecisionError, and the transaction's rollback takes back whatever half was written.
  */
 export async function confirmDeposit(
   tx: SqlOrPrisma,
@@ -203,56 +222,54 @@ export async function confirmDeposit(
   now: Date,
 ): Promise<{ order: OrderRow; transaction: TransactionRow }> {
   const payment = depositPayment({ ...deposit, amount: amountOf(deposit.amount) }, source, now);
-  const order = await payOrder(
-    tx,
-    orderId,
-    { statuses: from.orderStatuses, bankAccountId: deposit.bankAccountId, amount: deposit.amount, ...(from.payerName === undefined ? {} : { payerName: from.payerName }) },
-    payment,
-    'paid',
-    now,
-  );
-  const transaction = await setDepositStatus(
-    tx,
-    deposit.id,
-    from.depositStatuses,
-    { status: 'confirmed', orderId, candidateOrderIds: [], decision: explanation },
-    now,
-  );
+  const expected: PaidOrderExpectation = {
+    statuses: from.orderStatuses,
+    bankAccountId: deposit.bankAccountId,
+    amount: deposit.amount,
+    ...(from.payerName === undefined ? {} : { payerName: from.payerName }),
+  };
+  const [row] = await asSql(tx).rows<Record<string, unknown>>(confirmDepositStatement, [
+    ...payOrderValues(orderId, expected, payment, 'paid', now),
+    ...depositStatusValues(deposit.id, from.depositStatuses, { status: 'confirmed', orderId, candidateOrderIds: [], decision: explanation }, now),
+  ]);
+  const order = unprefixed<OrderRow>(row!, 'order.');
+  if (order === undefined) throw new StaleDecisionError(notPayable(orderId, expected));
+  const transaction = unprefixed<TransactionRow>(row!, 'transaction.');
+  if (transaction === undefined) throw new StaleDecisionError(notInStatus(deposit.id, from.depositStatuses));
   return { order, transaction };
 }
 
 /**
  * A new status with its order and candidates; with a decision (JSON), also the decision and
- * decided_at, which are otherwise kept. Parameters: transaction id, statuses, status, order id,
- * candidate order ids, decision (or NULL), now.
+ * decided_at, which are otherwise kept. Parameters (from `p`): transaction id, statuses, status,
+ * order id, candidate order ids, decision (or NULL), now.
  */
-const setDepositStatusStatement = statement(
-  'matcher.set_deposit_status',
-  `UPDATE transactions SET status = $3, order_id = $4, candidate_order_ids = $5::text[],
-     decision = COALESCE($6::jsonb, decision),
-     decided_at = CASE WHEN $6::jsonb IS NULL THEN decided_at ELSE $7::timestamptz END,
-     updated_at = $7::timestamptz
-   WHERE id = $1 AND status = ANY($2::text[])
-   RETURNING ${transactionFields()}`,
-);
+function setDepositStatusSql(p: (n: number) => string): string {
+  return `UPDATE transactions SET status = ${p(3)}, order_id = ${p(4)}, candidate_order_ids = ${p(5)}::text[],
+     decision = COALESCE(${p(6)}::jsonb, decision),
+     decided_at = CASE WHEN ${p(6)}::jsonb IS NULL THEN decided_at ELSE ${p(7)}::timestamptz END,
+     updated_at = ${p(7)}::timestamptz
+   WHERE id = ${p(1)} AND status = ANY(${p(2)}::text[])`;
+}
 
-export async function setDepositStatus(
-  tx: SqlOrPrisma,
-  transactionId: string,
-  fromStatuses: string[],
-  to: { status: string; orderId: string | null; candidateOrderIds: string[]; decision?: object },
-  now: Date,
-): Promise<TransactionRow> {
-  const rows = await asSql(tx).rows<TransactionRow>(setDepositStatusStatement, [
-    transactionId,
-    fromStatuses,
-    to.status,
-    to.orderId,
-    to.candidateOrderIds,
-    to.decision === undefined ? null : JSON.stringify(to.decision),
-    now,
-  ]);
-  return onlyRow(rows, `transaction ${transactionId} is no longer ${fromStatuses.join(' or ')}`);
+const setDepositStatusStatement = statement('matcher.set_deposit_status', `${setDepositStatusSql(at(0))} RETURNING ${transactionFields()}`);
+
+interface DepositStatusChange {
+  status: string;
+  orderId: string | null;
+  candidateOrderIds: string[];
+  decision?: object;
+}
+
+function depositStatusValues(transactionId: string, fromStatuses: string[], to: DepositStatusChange, now: Date): unknown[] {
+  return [transactionId, fromStatuses, to.status, to.orderId, to.candidateOrderIds, to.decision === undefined ? null : JSON.stringify(to.decision), now];
+}
+
+const notInStatus = (transactionId: string, fromStatuses: string[]) => `transaction ${transactionId} is no longer ${fromStatuses.join(' or ')}`;
+
+export async function setDepositStatus(tx: SqlOrPrisma, transactionId: string, fromStatuses: string[], to: DepositStatusChange, now: Date): Promise<TransactionRow> {
+  const rows = await asSql(tx).rows<TransactionRow>(setDepositStatusStatement, depositStatusValues(transactionId, fromStatuses, to, now));
+  return onlyRow(rows, notInStatus(transactionId, fromStatuses));
 }
 
 export async function recordFor(tx: SqlOrPrisma, row: { organisationId: string; mode: string; bankAccountId: string }, now: Date, events: NewEvent[]): Promise<void> {
