@@ -7,6 +7,8 @@ import { kana_width } from '../src/domain/names/rules';
 import { NAME_CORPUS } from './fixtures/names-corpus';
 
 const RUNS = { numRuns: 2000 };
+/** The fixed seed of the one test that checks what the generator reaches (see that test). */
+const GENERATOR_REACH_SEED = 20261123;
 const MINUTE = 60_000;
 const OCCURRED_AT = new Date('2026-11-22T09:00:00Z').getTime();
 
@@ -201,7 +203,10 @@ describe('decide with nameMatcher (properties)', () => {
         const decision = decideFor(s, enabled);
         outcomes.add(decision.outcome === 'confirmed' ? `confirmed:${decision.reason}` : `${decision.outcome}:${decision.explanation.reason}`);
       }),
-      RUNS,
+      // A check of the generator's reach, not of `decide`: on a fixed sequence of cases, because
+      // the rarest outcome (a confirmation by kana_width alone) is missing from some random runs of
+      // 2,000 cases, which made this test fail now and then (CI, 2026-11-23).
+      { ...RUNS, seed: GENERATOR_REACH_SEED },
     );
     expect([...outcomes]).toEqual(
       expect.arrayContaining([
