@@ -112,15 +112,24 @@ describe('isTransientDatabaseError', () => {
   });
 
   test('when a statement is wrong or breaks a constraint, then the error is not transient', async () => {
-    const syntax = await failure(() => prisma.$queryRawUnsafe('SELEC 1'));
-    const unique = await failure(async () => {
-      const row = { id: 'org_transient', name: 'n', ownerEmail: 'o@example.com', createdAt: new Date() };
-      await prisma.organisation.create({ data: row });
-      await prisma.organisation.create({ data: row });
-    });
-    expect(isTransientDatabaseError(syntax)).toBe(false);
-    expect(isTransientDatabaseError(unique)).toBe(false);
-    expect(isTransientDatabaseError(new Error('something else'))).toBe(false);
-    expect(isTransientDatabaseError('not an error')).toBe(false);
+    // A client of its own: the tests above cut connections under the shared client, and a cut one
+    // it reused would fail these statements for that reason instead (seen once in CI).
+    const own = createPrisma(db.url, { poolSize: 1 });
+    try {
+      const syntax = await failure(() => own.$queryRawUnsafe('SELEC 1'));
+      const unique = await failure(async () => {
+        const row = { id: 'org_transient', name: 'n', ownerEmail: 'o@example.com', createdAt: new Date() };
+        await own.organisation.create({ data: row });
+        await own.organisation.create({ data: row });
+      });
+      expect((syntax as Error).message).toMatch(/42601|syntax error/);
+      expect(unique).toMatchObject({ code: 'P2002' });
+      expect(isTransientDatabaseError(syntax)).toBe(false);
+      expect(isTransientDatabaseError(unique)).toBe(false);
+      expect(isTransientDatabaseError(new Error('something else'))).toBe(false);
+      expect(isTransientDatabaseError('not an error')).toBe(false);
+    } finally {
+      await own.$disconnect();
+    }
   });
 });
