@@ -73,23 +73,23 @@ const insertOrderAnnouncedStatement = statement(
    SELECT * FROM inserted`,
 );
 
-function newOrderValues(order: NewOrder, now: Date): unknown[] {
+/** The parameters of `orderInsert` for a new order's row. */
+function newOrderValues(row: NewOrderRow): unknown[] {
   return [
-    newId('order'),
-    order.organisationId,
-    order.mode,
-    order.bankAccountId,
-    BigInt(order.amount),
-    order.payerName,
-    order.externalId,
-    order.itemName,
-    order.orderedAt,
-    order.expiresAt,
-    JSON.stringify(order.metadata),
-    order.source,
-    // The payment page's address: unguessable, and unrelated to the order id merchants share.
-    randomBase62(PAYMENT_TOKEN_LENGTH),
-    now,
+    row.id,
+    row.organisationId,
+    row.mode,
+    row.bankAccountId,
+    row.amount,
+    row.payerName,
+    row.externalId,
+    row.itemName,
+    row.orderedAt,
+    row.expiresAt,
+    JSON.stringify(row.metadata),
+    row.source,
+    row.paymentToken,
+    row.createdAt,
   ];
 }
 
@@ -100,7 +100,7 @@ function newOrderValues(order: NewOrder, now: Date): unknown[] {
  */
 export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow> {
   return prisma.$transaction(async (tx) => {
-    const [row] = await asSql(tx).rows<OrderRow>(insertOrderStatement, newOrderValues(order, now));
+    const [row] = await asSql(tx).rows<OrderRow>(insertOrderStatement, newOrderValues(newOrderRow(order, now)));
     if (row === undefined) throw new Error('an order INSERT returned no row');
     await announceNewOrder(tx, row, now, publicBaseUrl);
     return row;
@@ -116,23 +116,24 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
  * is made from the values inserted, as `orderView` would make it from the row.
  */
 export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
-  const values = newOrderValues(order, now);
-  const created: NewEvent = { type: 'order.created', data: { object: orderView(newOrderRow(order, values), publicBaseUrl) } };
+  const inserting = newOrderRow(order, now);
+  const created: NewEvent = { type: 'order.created', data: { object: orderView(inserting, publicBaseUrl) } };
   const [event] = eventAnnouncements({ organisationId: order.organisationId, mode: order.mode }, [created]);
   const [row] = await asSql(sql).rows<OrderRow>(insertOrderAnnouncedStatement, [
-    ...values,
-    ...outboxParameters([event!.announcement, orderRegisteredMessage(values[0] as string, order.bankAccountId)]),
+    ...newOrderValues(inserting),
+    ...outboxParameters([event!.announcement, orderRegisteredMessage(inserting.id, order.bankAccountId)]),
     event!.id,
     JSON.stringify(created.data),
   ]);
   return row ?? null;
 }
 
-/** The row `newOrderValues` inserts, as the statement returns it but for `seq` (the database's). */
-function newOrderRow(order: NewOrder, values: unknown[]): Omit<OrderRow, 'seq'> {
-  const now = values[13] as Date;
+/** A new order's row as the INSERT writes it, but for `seq` (the database's). */
+type NewOrderRow = Omit<OrderRow, 'seq'>;
+
+function newOrderRow(order: NewOrder, now: Date): NewOrderRow {
   return {
-    id: values[0] as string,
+    id: newId('order'),
     organisationId: order.organisationId,
     mode: order.mode,
     bankAccountId: order.bankAccountId,
@@ -146,7 +147,8 @@ function newOrderRow(order: NewOrder, values: unknown[]): Omit<OrderRow, 'seq'> 
     closedAt: null,
     metadata: order.metadata,
     source: order.source,
-    paymentToken: values[12] as string,
+    // The payment page's address: unguessable, and unrelated to the order id merchants share.
+    paymentToken: randomBase62(PAYMENT_TOKEN_LENGTH),
     payment: null,
     createdAt: now,
     updatedAt: now,
