@@ -11,6 +11,7 @@ import { bestSteps, runApiPhase } from './lib/api.mjs';
 import { amqpBaseline, httpsBaseline, pgBaseline } from './lib/baseline.mjs';
 import { loadBenchConfig } from './lib/config.mjs';
 import { CpuMeter, describeMachine, postgresPidsOf } from './lib/machine.mjs';
+import { statementProfiler } from './lib/pg-statements.mjs';
 import { pgPerDeposit, pgSnapshot } from './lib/pgstats.mjs';
 import { DEPLOYED_SETTINGS, applyServerSettings } from './lib/postgres-settings.mjs';
 import {
@@ -184,6 +185,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
   const sender = new NotificationSender(system.ingestUrl, merchants.adapter.secret, Math.max(config.pushConcurrency, 64));
   const sampler = new BacklogSampler(system.database.url, config.external ? undefined : system.env.AMQP_PREFIX);
   await sampler.start();
+  const statements = await statementProfiler(system.database.url);
   let expectedWebhooks = 0;
   try {
     // Warm-up: unmatched deposits (they need no orders) so connections, pools and the JIT are ready.
@@ -209,6 +211,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
       if (run.notifications.length === 0) continue;
       log(`pipeline: ${label}, ${run.notifications.length} notifications`);
       const pgBefore = await pgSnapshot(system.database.url);
+      if (key === 'throughput') await statements?.reset();
       const cpuBefore = await cpu.snapshot();
       const { results, heldBack, offeredSeconds } = await push(run.notifications);
       const accepted = results.filter((r) => r?.status === 202).length;
@@ -227,6 +230,8 @@ async function runPipeline(config, system, receiver, cpu, runId) {
       analysed.backlog = sampler.maxima(analysed.window.firstSent, analysed.window.lastWebhook ?? analysed.window.lastDecided ?? Date.now());
       analysed.cpu = CpuMeter.diff(cpuBefore, cpuAfter);
       analysed.postgresPerDeposit = pgPerDeposit(pgBefore, pgAfter, accepted);
+      // Read before the slower runs add theirs: the statement profile is of this run alone.
+      if (key === 'throughput' && statements) analysed.statements = await statements.top(accepted);
       if (key !== 'throughput') {
         analysed.offeredRate = key === 'fixedRate' ? config.fixedRate : config.lowRate;
         analysed.drift = latencyDrift(run.notifications, results, rowsByReference);
@@ -257,6 +262,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
     out.cpuPerDeposit = {
       services: Object.fromEntries(Object.entries(c.services).map(([k, v]) => [k, perDeposit(v)])),
       infra: Object.fromEntries(Object.entries(c.infra).map(([k, v]) => [k, perDeposit(v)])),
+      postgresByKind: Object.fromEntries(Object.entries(c.postgresByKind).map(([k, v]) => [k, perDeposit(v)])),
       bench: perDeposit(c.bench),
       machineBusyPercent: c.machineBusyPercent,
       otherPercent: c.otherPercent,

@@ -36,7 +36,7 @@ async function pgVersion(url) {
   try {
     const { rows } = await client.query('SHOW server_version');
     const settings = await client.query(
-      "SELECT name, setting FROM pg_settings WHERE name IN ('shared_buffers','synchronous_commit','max_connections','fsync','autovacuum','autovacuum_naptime')",
+      "SELECT name, setting FROM pg_settings WHERE name IN ('shared_buffers','synchronous_commit','max_connections','fsync','autovacuum','autovacuum_naptime','shared_preload_libraries') AND setting <> ''",
     );
     return `${rows[0].server_version} (${settings.rows.map((r) => `${r.name}=${r.setting}`).join(', ')})`;
   } finally {
@@ -65,14 +65,21 @@ async function redisVersion(url) {
   }
 }
 
-/** A CpuMeter source: the backends of these databases and the server's own background processes. */
+/**
+ * A CpuMeter source: the backends of these databases (autovacuum workers included) and the
+ * server's own background processes, each with the kind it is counted under.
+ */
 export function postgresPidsOf(adminUrl, databaseNames) {
   return async () => {
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
     try {
-      const { rows } = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[]) OR datname IS NULL', [databaseNames]);
-      return rows.map((r) => r.pid);
+      const { rows } = await client.query(
+        `SELECT pid, CASE backend_type WHEN 'client backend' THEN 'backends' WHEN 'autovacuum worker' THEN 'autovacuum' ELSE 'background' END AS kind
+         FROM pg_stat_activity WHERE datname = ANY($1::text[]) OR datname IS NULL`,
+        [databaseNames],
+      );
+      return rows.map((r) => ({ pid: String(r.pid), kind: r.kind }));
     } finally {
       await client.end();
     }
@@ -121,20 +128,24 @@ function machineCpuSeconds() {
  * exit during a phase lose their share (an undercount).
  */
 export class CpuMeter {
-  /** `postgresPids` resolves with the pids of the PostgreSQL backends to count. */
+  /** `postgresPids` resolves with the PostgreSQL processes to count, as `{ pid, kind }`. */
   constructor(pids, postgresPids = async () => [], { sampleEveryMs = 1000 } = {}) {
     this.pids = pids;
     this.postgresPids = postgresPids;
     /** The last CPU seconds read of every PostgreSQL pid seen so far, exited ones included. */
     this.postgresSeen = new Map();
+    /** The kind of every PostgreSQL pid seen so far: backends, autovacuum or background. */
+    this.postgresKind = new Map();
     this.sampler = setInterval(() => void this.samplePostgres(), sampleEveryMs);
     this.sampler.unref();
   }
 
   async samplePostgres() {
-    for (const pid of (await this.postgresPids().catch(() => [])).map(String)) {
+    for (const { pid, kind } of await this.postgresPids().catch(() => [])) {
       const cpu = processCpuSeconds(pid);
-      if (cpu !== undefined) this.postgresSeen.set(pid, cpu);
+      if (cpu === undefined) continue;
+      this.postgresSeen.set(pid, cpu);
+      this.postgresKind.set(pid, kind);
     }
   }
 
@@ -156,8 +167,16 @@ export class CpuMeter {
         'beam.smp': perPid(byCommand['beam.smp']),
         'redis-server': perPid(byCommand['redis-server']),
       },
+      postgresByKind: this.postgresByKind(),
       machine: machineCpuSeconds(),
     };
+  }
+
+  /** The PostgreSQL readings so far, grouped by kind of process. */
+  postgresByKind() {
+    const groups = { backends: {}, autovacuum: {}, background: {} };
+    for (const [pid, cpu] of this.postgresSeen) groups[this.postgresKind.get(pid)][pid] = cpu;
+    return groups;
   }
 
   static diff(a, b) {
@@ -174,6 +193,7 @@ export class CpuMeter {
       services,
       bench: round(b.bench - a.bench, 2),
       infra,
+      postgresByKind: group(a.postgresByKind, b.postgresByKind),
       machineBusyPercent: machineTotal > 0 ? round((100 * machineBusy) / machineTotal, 1) : undefined,
       // CPU the machine spent on anything else: other users' work on a shared machine, the kernel.
       otherPercent: machineTotal > 0 ? round((100 * Math.max(0, machineBusy - ours)) / machineTotal, 1) : undefined,

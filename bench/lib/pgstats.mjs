@@ -21,7 +21,8 @@ export async function pgSnapshot(databaseUrl) {
     );
     const tables = await client.query(
       `SELECT relname, seq_scan::float8, seq_tup_read::float8, coalesce(idx_scan, 0)::float8 AS idx_scan,
-              n_tup_ins::float8, n_tup_upd::float8, n_tup_hot_upd::float8
+              n_tup_ins::float8, n_tup_upd::float8, n_tup_hot_upd::float8,
+              autovacuum_count::float8, autoanalyze_count::float8
        FROM pg_stat_user_tables`,
     );
     const indexes = await client.query(
@@ -49,10 +50,18 @@ export function pgPerDeposit(before, after, deposits) {
     for (const k of ['seq_scan', 'seq_tup_read', 'idx_scan', 'n_tup_ins', 'n_tup_upd', 'n_tup_hot_upd']) d[k] = per(row[k] - (prev[k] ?? 0));
     if (Object.values(d).some((v) => v !== 0)) tables[name] = d;
   }
+  // Counts, not per deposit: how often autovacuum visited each table during the phase.
+  const autovacuum = {};
+  for (const [name, row] of Object.entries(after.tables)) {
+    const prev = before.tables[name] ?? {};
+    const vacuums = row.autovacuum_count - (prev.autovacuum_count ?? 0);
+    const analyses = row.autoanalyze_count - (prev.autoanalyze_count ?? 0);
+    if (vacuums + analyses > 0) autovacuum[name] = { vacuums, analyses };
+  }
   const indexes = {};
   for (const [name, scans] of Object.entries(after.indexes)) {
     const d = per(scans - (before.indexes[name] ?? 0));
     if (d !== 0) indexes[name] = d;
   }
-  return { deposits, database, tables, indexes };
+  return { deposits, database, tables, autovacuum, indexes };
 }

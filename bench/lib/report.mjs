@@ -113,7 +113,23 @@ export function renderMarkdown(result) {
     if (pipe.cpuPerDeposit) {
       const c = pipe.cpuPerDeposit;
       lines.push(`CPU per deposit in the as-fast-as-accepted run (ms): ${Object.entries(c.services).map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
-        `PostgreSQL (this database's backends and autovacuum workers, and the server's background processes) ${c.infra.postgres}, RabbitMQ ${c.infra['beam.smp']}, Redis ${c.infra['redis-server']}, bench ${c.bench}; the machine was ${c.machineBusyPercent} % busy, ${c.otherPercent} % of its CPU going to other processes (other users' load on the shared machine, kernel threads).`);
+        `PostgreSQL ${c.infra.postgres} (this database's backends ${c.postgresByKind?.backends ?? '—'}, its autovacuum workers ${c.postgresByKind?.autovacuum ?? '—'}, the server's background processes ${c.postgresByKind?.background ?? '—'}), RabbitMQ ${c.infra['beam.smp']}, Redis ${c.infra['redis-server']}, bench ${c.bench}; the machine was ${c.machineBusyPercent} % busy, ${c.otherPercent} % of its CPU going to other processes (other users' load on the shared machine, kernel threads).`);
+      lines.push('');
+    }
+    const profile = pipe.throughput?.statements;
+    if (profile) {
+      lines.push(`Statements by PostgreSQL time (execution and planning; pg_stat_statements) in that run: ${profile.totalMsPerDeposit} ms per deposit in all, the top ones:`);
+      lines.push('');
+      lines.push('| statement | calls per deposit | rows per call | ms per call | ms per deposit | share |');
+      lines.push('|---|---:|---:|---:|---:|---:|');
+      for (const st of profile.statements) {
+        lines.push(`| \`${st.query.replace(/\|/g, '\\|').replace(/`/g, "'")}…\` | ${st.callsPerDeposit} | ${st.rowsPerCall} | ${st.msPerCall} | ${st.msPerDeposit} | ${Math.round(st.share * 100)} % |`);
+      }
+      lines.push('');
+    }
+    const autovacuum = pipe.throughput?.postgresPerDeposit?.autovacuum;
+    if (autovacuum && Object.keys(autovacuum).length > 0) {
+      lines.push(`Autovacuum during that run: ${Object.entries(autovacuum).map(([t, v]) => `${t} ${v.vacuums} vacuums, ${v.analyses} analyses`).join('; ')}.`);
       lines.push('');
     }
     if (pipe.backlog) {

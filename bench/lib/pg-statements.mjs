@@ -1,0 +1,56 @@
+import pg from 'pg';
+import { round } from './stats.mjs';
+
+/**
+ * Where PostgreSQL's time goes, statement by statement, when the server has pg_stat_statements
+ * loaded (`shared_preload_libraries`, which takes a restart, so the bench never sets it: bench
+ * README "Statement profile"). Resolves with undefined when it is not loaded. The extension is
+ * created in the bench's own database (dropped after the run), and only that database's
+ * statements are reset and read.
+ */
+export async function statementProfiler(databaseUrl) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'");
+    if (!/\bpg_stat_statements\b/.test(rows[0]?.setting ?? '')) return undefined;
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  } finally {
+    await client.end();
+  }
+  const withClient = async (work) => {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    try {
+      return await work(c);
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    reset: () => withClient((c) => c.query('SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)')),
+    /** The `limit` statements with the most execution time, per deposit, with their share of all. */
+    top: (deposits, limit = 12) =>
+      withClient(async (c) => {
+        const { rows } = await c.query(
+          `SELECT calls::float8, rows::float8, total_exec_time::float8 AS exec_ms, total_plan_time::float8 AS plan_ms,
+                  left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
+           FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+           ORDER BY total_exec_time + total_plan_time DESC`,
+        );
+        const all = rows.reduce((sum, r) => sum + r.exec_ms + r.plan_ms, 0);
+        return {
+          deposits,
+          totalMsPerDeposit: round(all / deposits, 3),
+          statements: rows.slice(0, limit).map((r) => ({
+            query: r.query,
+            callsPerDeposit: round(r.calls / deposits, 2),
+            rowsPerCall: round(r.rows / Math.max(1, r.calls), 1),
+            msPerCall: round((r.exec_ms + r.plan_ms) / Math.max(1, r.calls), 3),
+            msPerDeposit: round((r.exec_ms + r.plan_ms) / deposits, 3),
+            share: round((r.exec_ms + r.plan_ms) / all, 3),
+          })),
+        };
+      }),
+  };
+}
