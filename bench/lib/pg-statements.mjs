@@ -4,9 +4,9 @@ import { round } from './stats.mjs';
 /**
  * Where PostgreSQL's time goes, statement by statement, when the server has pg_stat_statements
  * loaded (`shared_preload_libraries`, which takes a restart, so the bench never sets it: bench
- * README "Statement profile"). Resolves with undefined when it is not loaded. The extension is
- * created in the bench's own database (dropped after the run), and only that database's
- * statements are reset and read.
+ * README "Statement profile"). Resolves with undefined when it is not loaded or cannot be created
+ * in this database. The extension is created in the bench's own database (dropped after the run),
+ * and only that database's statements are reset and read.
  */
 export async function statementProfiler(databaseUrl) {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -15,6 +15,10 @@ export async function statementProfiler(databaseUrl) {
     const { rows } = await client.query("SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'");
     if (!/\bpg_stat_statements\b/.test(rows[0]?.setting ?? '')) return undefined;
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  } catch (error) {
+    // A database of someone else's (BENCH_DATABASE_URL) may not let this role create it: no profile then.
+    console.error(`statement profile skipped: ${error.message}`);
+    return undefined;
   } finally {
     await client.end();
   }
