@@ -117,7 +117,7 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
  */
 export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
   const inserting = newOrderRow(order, now);
-  const created: NewEvent = { type: 'order.created', data: { object: orderView(inserting, publicBaseUrl) } };
+  const created = orderCreated(inserting, publicBaseUrl);
   const [event] = eventAnnouncements({ organisationId: order.organisationId, mode: order.mode }, [created]);
   const [row] = await asSql(sql).rows<OrderRow>(insertOrderAnnouncedStatement, [
     ...newOrderValues(inserting),
@@ -155,6 +155,11 @@ function newOrderRow(order: NewOrder, now: Date): NewOrderRow {
   };
 }
 
+/** A new order's `order.created` event: the order as the API shows it. */
+function orderCreated(row: NewOrderRow, publicBaseUrl: string): NewEvent {
+  return { type: 'order.created', data: { object: orderView(row, publicBaseUrl) } };
+}
+
 /** Asks the matcher to re-examine unmatched deposits a new order could explain (spec "Late orders"). */
 function orderRegisteredMessage(orderId: string, bankAccountId: string): OutboxMessage {
   const registered: OrderRegistered = { order_id: orderId, bank_account_id: bankAccountId };
@@ -165,7 +170,7 @@ async function announceNewOrder(tx: SqlOrPrisma, row: OrderRow, now: Date, publi
   await recordEvents(
     tx,
     { organisationId: row.organisationId, mode: modeOf(row), bankAccountId: row.bankAccountId, at: now },
-    [{ type: 'order.created', data: { object: orderView(row, publicBaseUrl) } }],
+    [orderCreated(row, publicBaseUrl)],
     [orderRegisteredMessage(row.id, row.bankAccountId)],
   );
 }
