@@ -1,5 +1,5 @@
-import pg from 'pg';
 import { round } from './stats.mjs';
+import { withClient } from './system.mjs';
 
 /**
  * Where PostgreSQL's time goes, statement by statement, when the server has pg_stat_statements
@@ -9,33 +9,24 @@ import { round } from './stats.mjs';
  * and only that database's statements are reset and read.
  */
 export async function statementProfiler(databaseUrl) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
   try {
-    const { rows } = await client.query("SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'");
-    if (!/\bpg_stat_statements\b/.test(rows[0]?.setting ?? '')) return undefined;
-    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const loaded = await withClient(databaseUrl, async (c) => {
+      const { rows } = await c.query("SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'");
+      if (!/\bpg_stat_statements\b/.test(rows[0]?.setting ?? '')) return false;
+      await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      return true;
+    });
+    if (!loaded) return undefined;
   } catch (error) {
     // A database of someone else's (BENCH_DATABASE_URL) may not let this role create it: no profile then.
     console.error(`statement profile skipped: ${error.message}`);
     return undefined;
-  } finally {
-    await client.end();
   }
-  const withClient = async (work) => {
-    const c = new pg.Client({ connectionString: databaseUrl });
-    await c.connect();
-    try {
-      return await work(c);
-    } finally {
-      await c.end();
-    }
-  };
   return {
-    reset: () => withClient((c) => c.query('SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)')),
+    reset: () => withClient(databaseUrl, (c) => c.query('SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)')),
     /** The `limit` statements with the most execution time, per deposit, with their share of all. */
     top: (deposits, limit = 12) =>
-      withClient(async (c) => {
+      withClient(databaseUrl, async (c) => {
         const { rows } = await c.query(
           `SELECT calls::float8, rows::float8, total_exec_time::float8 AS exec_ms, total_plan_time::float8 AS plan_ms,
                   left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query

@@ -52,8 +52,9 @@ export function uniqueName(prefix) {
   return `${prefix}${randomBytes(5).toString('hex')}`;
 }
 
-async function withAdmin(fn) {
-  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
+/** Runs `fn` with a client of its own on `url`, closed afterwards. */
+export async function withClient(url, fn) {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await fn(client);
@@ -65,13 +66,13 @@ async function withAdmin(fn) {
 /** A fresh database with the project's migrations applied (the same runner the services use). */
 export async function createMigratedDatabase(prefix) {
   const name = uniqueName(prefix);
-  await withAdmin((c) => c.query(`CREATE DATABASE "${name}"`));
+  await withClient(databaseUrl('postgres'), (c) => c.query(`CREATE DATABASE "${name}"`));
   const { migrate } = require(join(REPO_ROOT, 'packages', 'db', 'dist', 'migrate.js'));
   await migrate(databaseUrl(name));
   return {
     name,
     url: databaseUrl(name),
-    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
+    drop: () => withClient(databaseUrl('postgres'), (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
   };
 }
 
