@@ -27,7 +27,14 @@ import type { buildConnector } from 'undici';
 import { eventHandler } from './amqp/events';
 import { requestHandler } from './amqp/requests';
 import { loadConfig, type DispatcherConfig } from './config';
-import { EVENTS_CONSUMER, REQUESTS_CONSUMER, recordAcknowledgedAttempts, type FinishedAttempt } from './data/deliveries';
+import {
+  EVENTS_CONSUMER,
+  REQUESTS_CONSUMER,
+  recordAcknowledgedAttempts,
+  recordReceivedEvents,
+  type FinishedAttempt,
+  type ReceivedEvent,
+} from './data/deliveries';
 import { deleteExpiredDeliveryLog } from './data/retention';
 import { DeliveryScheduler, slowAfterMs } from './delivery-scheduler';
 import { createMetrics } from './metrics';
@@ -43,6 +50,13 @@ import { sendDueEmails } from './use-cases/send-emails';
  * statement's size whatever the setting.
  */
 const ACKNOWLEDGED_PER_STATEMENT = 200;
+
+/**
+ * Received events recorded by one statement at most: a batch is what arrived while the statement
+ * before it ran, so at most DISPATCHER_PREFETCH; the cap bounds the statement's size (five
+ * delivery ids per event) whatever the setting.
+ */
+const RECEIVED_PER_STATEMENT = 200;
 
 export interface Dispatcher {
   port: number;
@@ -121,7 +135,8 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
   finishHttpApp(app, logger);
 
   const onDue = () => scheduler.nudge();
-  const stopEvents = await broker.consume(QUEUES.dispatcherEvents, EventRecorded, eventHandler({ database, clock, metrics, onDue }), {
+  const received = new BatchWriter((events: ReceivedEvent[]) => recordReceivedEvents(database.sql, events, clock.now()), RECEIVED_PER_STATEMENT);
+  const stopEvents = await broker.consume(QUEUES.dispatcherEvents, EventRecorded, eventHandler({ received, metrics, onDue }), {
     prefetch: config.DISPATCHER_PREFETCH,
   });
   const stopRequests = await broker.consume(

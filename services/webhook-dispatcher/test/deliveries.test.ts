@@ -1,13 +1,21 @@
-import { newId } from '@pmatch/contracts';
+import { WEBHOOK_LIMITS, newId, type EventRecorded, type EventType, type Mode } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
 import { sampleOrder } from './support/harness';
-import { claimDueDeliveries, recordAcknowledgedAttempts, recordFailedAttempt, type ClaimedDelivery, type FinishedAttempt } from '../src/data/deliveries';
+import {
+  EVENTS_CONSUMER,
+  claimDueDeliveries,
+  recordAcknowledgedAttempts,
+  recordFailedAttempt,
+  recordReceivedEvents,
+  type ClaimedDelivery,
+  type FinishedAttempt,
+} from '../src/data/deliveries';
 
 /**
- * The statements of a delivery attempt on their own, as the dispatcher's role runs them: what the
- * claim reads, and the refusal of an outcome whose lease has passed to another claim (which the
- * service tests cannot time).
+ * The dispatcher's statements on their own, as its role runs them: received events recorded
+ * together, what the claim reads, and the refusal of an outcome whose lease has passed to another
+ * claim (which the service tests cannot time).
  */
 
 const MINUTE = 60_000;
@@ -201,4 +209,102 @@ test('when endpoints with only deliveries due later lie between endpoints with d
 
   const claimedOurs = claimed.filter((c) => ours.has(c.endpoint.id)).map((c) => c.id).sort();
   expect(claimedOurs).toEqual(made.filter((_, i) => i % 2 === 0).map((m) => m.delivery.id).sort());
+});
+
+describe('received events', () => {
+  /** A fresh organisation with one endpoint per entry (test mode, every type, unless given). */
+  async function organisationWith(endpoints: { mode?: Mode; enabledEvents?: EventType[]; enabled?: boolean }[]) {
+    const organisationId = newId('organisation');
+    await owner.organisation.create({ data: { id: organisationId, name: 'Shop', ownerEmail: 'owner@shop.example' } });
+    const endpointIds: string[] = [];
+    for (const endpoint of endpoints) {
+      const { id } = await owner.webhookEndpoint.create({
+        data: {
+          id: newId('webhookEndpoint'),
+          organisationId,
+          mode: endpoint.mode ?? 'test',
+          url: 'https://receiver.test/hook',
+          secretEncrypted: 'sealed',
+          enabledEvents: endpoint.enabledEvents ?? [],
+          enabled: endpoint.enabled ?? true,
+        },
+      });
+      endpointIds.push(id);
+    }
+    return { organisationId, endpointIds };
+  }
+
+  /** A recorded event and the message announcing it, with a message id of its own. */
+  async function announced(organisationId: string, mode: Mode = 'test', type: 'order.paid' | 'order.created' = 'order.paid') {
+    const [eventId] = await owner.$transaction((tx) =>
+      recordEvents(tx, { organisationId, mode, bankAccountId: null, at: NOW }, [{ type, data: { object: sampleOrder(mode, NOW) } }]),
+    );
+    const message: EventRecorded = { event_id: eventId!, organisation_id: organisationId, mode, type };
+    return { messageId: newId('event'), message };
+  }
+
+  /** The endpoints each event has a pending delivery to, due now. */
+  async function deliveredTo(eventIds: string[]): Promise<Record<string, string[]>> {
+    const rows = await owner.webhookDelivery.findMany({ where: { eventId: { in: eventIds } }, orderBy: { endpointId: 'asc' } });
+    for (const row of rows) expect({ status: row.status, attempts: row.attemptCount, due: row.nextAttemptAt }).toEqual({ status: 'pending', attempts: 0, due: NOW });
+    return Object.fromEntries(eventIds.map((eventId) => [eventId, rows.filter((r) => r.eventId === eventId).map((r) => r.endpointId)]));
+  }
+
+  const sorted = (ids: string[]) => [...ids].sort();
+
+  test('when events of several organisations and modes arrive together, then each is sent to its own enabled, subscribed endpoints only', async () => {
+    const shop = await organisationWith([{}, { mode: 'live' }, { enabledEvents: ['order.created'] }, { enabled: false }, { enabledEvents: ['order.paid'] }]);
+    const other = await organisationWith([{}, { mode: 'live' }]);
+    const silent = await organisationWith([{ mode: 'live' }]);
+    const events = [
+      await announced(shop.organisationId, 'test', 'order.paid'),
+      await announced(shop.organisationId, 'test', 'order.created'),
+      await announced(shop.organisationId, 'live', 'order.paid'),
+      await announced(other.organisationId, 'test', 'order.paid'),
+      await announced(silent.organisationId, 'test', 'order.paid'),
+    ];
+
+    const created = await recordReceivedEvents(dispatcher.sql, events, NOW);
+
+    const [all, shopLive, createdOnly, , paidOnly] = shop.endpointIds as [string, string, string, string, string];
+    expect(await deliveredTo(events.map((e) => e.message.event_id))).toEqual({
+      [events[0]!.message.event_id]: sorted([all, paidOnly]),
+      [events[1]!.message.event_id]: sorted([all, createdOnly]),
+      [events[2]!.message.event_id]: [shopLive],
+      [events[3]!.message.event_id]: [other.endpointIds[0]],
+      [events[4]!.message.event_id]: [],
+    });
+    expect(created).toEqual([2, 2, 1, 1, 0]);
+    const inbox = await owner.inbox.findMany({ where: { consumer: EVENTS_CONSUMER, messageId: { in: events.map((e) => e.messageId) } } });
+    expect(inbox).toHaveLength(events.length);
+  });
+
+  test('when a batch holds a message seen before and a message twice, then each is recorded once and the repeats answer 0', async () => {
+    const shop = await organisationWith([{}, {}]);
+    const seen = await announced(shop.organisationId);
+    const twice = await announced(shop.organisationId);
+    const fresh = await announced(shop.organisationId);
+    expect(await recordReceivedEvents(dispatcher.sql, [seen], NOW)).toEqual([2]);
+    await owner.webhookDelivery.deleteMany({ where: { eventId: seen.message.event_id } });
+
+    const created = await recordReceivedEvents(dispatcher.sql, [twice, seen, fresh, twice], NOW);
+
+    expect(created).toEqual([2, 0, 2, 0]);
+    const delivered = await deliveredTo([seen, twice, fresh].map((e) => e.message.event_id));
+    expect(Object.values(delivered).map((endpoints) => endpoints.length)).toEqual([0, 2, 2]);
+  });
+
+  test('when an organisation has more endpoints than registration allows, then its event goes again with more delivery ids, and the rest of the batch is recorded once', async () => {
+    const crowded = await organisationWith(Array.from({ length: WEBHOOK_LIMITS.endpointsPerMode + 2 }, () => ({})));
+    const plain = await organisationWith([{}]);
+    const events = [await announced(plain.organisationId), await announced(crowded.organisationId), await announced(plain.organisationId)];
+
+    const created = await recordReceivedEvents(dispatcher.sql, events, NOW);
+
+    expect(created).toEqual([1, WEBHOOK_LIMITS.endpointsPerMode + 2, 1]);
+    const delivered = await deliveredTo(events.map((e) => e.message.event_id));
+    expect(delivered[events[1]!.message.event_id]).toEqual(sorted(crowded.endpointIds));
+    const ids = await owner.webhookDelivery.findMany({ where: { eventId: { in: events.map((e) => e.message.event_id) } }, select: { id: true } });
+    expect(new Set(ids.map((d) => d.id)).size).toBe(WEBHOOK_LIMITS.endpointsPerMode + 4);
+  });
 });

@@ -1,13 +1,16 @@
 import type { EventRecorded } from '@pmatch/contracts';
-import type { Database } from '@pmatch/db';
-import type { Clock, Delivery } from '@pmatch/platform';
-import { recordReceivedEvent } from '../data/deliveries';
+import type { BatchWriter, Delivery } from '@pmatch/platform';
+import type { ReceivedEvent } from '../data/deliveries';
 import type { DispatcherMetrics } from '../metrics';
 
-/** event.recorded: one pending delivery per subscribed endpoint, then the scheduler sends them at once. */
-export function eventHandler(deps: { database: Database; clock: Clock; metrics: DispatcherMetrics; onDue: () => void }) {
+/**
+ * event.recorded: one pending delivery per subscribed endpoint, then the scheduler sends them at
+ * once. Messages that arrive while the write before them runs are recorded together (`received`);
+ * each is acknowledged once its batch has committed.
+ */
+export function eventHandler(deps: { received: BatchWriter<ReceivedEvent, number>; metrics: DispatcherMetrics; onDue: () => void }) {
   return async (delivery: Delivery<EventRecorded>): Promise<void> => {
-    const created = await recordReceivedEvent(deps.database.sql, delivery.body, delivery.messageId, deps.clock.now());
+    const created = await deps.received.submit({ messageId: delivery.messageId, message: delivery.body });
     deps.metrics.eventsReceived.inc({ type: delivery.body.type });
     if (created > 0) deps.onDue();
   };

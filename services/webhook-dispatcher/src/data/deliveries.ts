@@ -7,60 +7,99 @@ export const EVENTS_CONSUMER = 'webhook-dispatcher.events';
 export const REQUESTS_CONSUMER = 'webhook-dispatcher.requests';
 
 /**
- * Parameters: organisation id, mode, event type, how many delivery ids $7 holds, consumer, message
- * id, delivery ids, event id, attempts scheduled, now.
+ * Parameters, one array per column with one element per message: message ids, organisation ids,
+ * modes, event types, event ids; then the consumer, how many delivery ids each message has in $7
+ * (its own slice, in message order), the delivery ids, attempts scheduled, now.
  */
-const receiveEvent = statement(
-  'dispatcher.receive_event',
-  `WITH subscribed AS (
-     SELECT id, row_number() OVER (ORDER BY id) AS n FROM webhook_endpoints
-     WHERE organisation_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
-       AND (cardinality(enabled_events) = 0 OR $3 = ANY(enabled_events))),
-   enough AS (SELECT count(*) AS needed, count(*) <= $4 AS ok FROM subscribed),
+const receiveEvents = statement(
+  'dispatcher.receive_events',
+  `WITH received AS (
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
+       AS r(message_id, organisation_id, mode, type, event_id, i)),
+   subscribed AS (
+     SELECT r.i, e.id AS endpoint_id, r.event_id, row_number() OVER (PARTITION BY r.i ORDER BY e.id) AS n
+     FROM received r JOIN webhook_endpoints e
+       ON e.organisation_id = r.organisation_id AND e.mode = r.mode AND e.enabled AND e.deleted_at IS NULL
+      AND (cardinality(e.enabled_events) = 0 OR r.type = ANY(e.enabled_events))),
+   enough AS (
+     SELECT r.i, r.message_id, count(s.endpoint_id) AS needed
+     FROM received r LEFT JOIN subscribed s ON s.i = r.i
+     GROUP BY r.i, r.message_id),
    claimed AS (
-     INSERT INTO inbox (consumer, message_id) SELECT $5::text, $6::text FROM enough WHERE ok
+     INSERT INTO inbox (consumer, message_id)
+     SELECT $6::text, message_id FROM enough WHERE needed <= $7 ORDER BY message_id
      ON CONFLICT (consumer, message_id) DO NOTHING
-     RETURNING 1),
+     RETURNING message_id),
    created AS (
      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
-     SELECT ($7::text[])[s.n::int], s.id, $8::text, 'pending', 0, $9::int, $10::timestamptz, $10::timestamptz, $10::timestamptz
-     FROM subscribed s, claimed
+     SELECT ($8::text[])[((s.i - 1) * $7 + s.n)::int], s.endpoint_id, s.event_id, 'pending', 0, $9::int, $10::timestamptz, $10::timestamptz, $10::timestamptz
+     FROM subscribed s JOIN enough USING (i) JOIN claimed USING (message_id)
+     ORDER BY s.endpoint_id, s.event_id
      ON CONFLICT (endpoint_id, event_id) DO NOTHING
-     RETURNING 1)
-   SELECT needed, (SELECT count(*) FROM created) AS created FROM enough`,
+     RETURNING id)
+   SELECT e.i, e.needed,
+          (SELECT count(*) FROM subscribed s JOIN created c ON c.id = ($8::text[])[((s.i - 1) * $7 + s.n)::int] WHERE s.i = e.i) AS created
+   FROM enough e ORDER BY e.i`,
 );
 
+/** An event.recorded message as the dispatcher records it. */
+export interface ReceivedEvent {
+  messageId: string;
+  message: EventRecorded;
+}
+
 /**
- * Records a received event as one pending delivery per enabled, subscribed endpoint of its
- * organisation and mode, due at once, once per message however often it is redelivered.
- * Returns how many deliveries it created (0 for a message seen before).
+ * Records received events, any number in one statement: each as one pending delivery per enabled,
+ * subscribed endpoint of its organisation and mode, due at once, once per message however often
+ * it is redelivered. Returns, per event in the order given, how many deliveries it created (0 for
+ * a message seen before).
  *
- * One statement, so one round trip and no interactive transaction: the inbox row and the
- * deliveries commit together. An endpoint receives the type when it selected no types (all) or
- * this one, as `receivesEventType` decides for the API. Delivery ids are made here (`newId`); the
- * statement writes nothing unless there are enough of them for the endpoints it finds, and then
- * says how many it needs, so a race past the registration limit costs one more round.
+ * One statement, so one round trip and one commit however many messages arrived together, and no
+ * interactive transaction: each inbox row and its deliveries commit together. An endpoint receives
+ * the type when it selected no types (all) or this one, as `receivesEventType` decides for the
+ * API. Delivery ids are made here (`newId`), a slice per message; a message finding more endpoints
+ * than its slice holds (a race past the registration limit) writes nothing and goes again in one
+ * more round with slices as large as it needs. A message id given twice is recorded once and the
+ * second answers 0, as its redelivery would. Inbox rows and deliveries are inserted in key order,
+ * so two dispatchers' batches cannot deadlock on them.
  */
-export async function recordReceivedEvent(sql: Sql, message: EventRecorded, messageId: string, now: Date): Promise<number> {
-  let idCount: number = WEBHOOK_LIMITS.endpointsPerMode;
-  for (;;) {
-    const ids = Array.from({ length: idCount }, () => newId('delivery'));
-    const [result] = await sql.rows<{ needed: bigint; created: bigint }>(receiveEvent, [
-      message.organisation_id,
-      message.mode,
-      message.type,
-      idCount,
+export async function recordReceivedEvents(sql: Sql, received: ReceivedEvent[], now: Date): Promise<number[]> {
+  const created = received.map(() => 0);
+  const firstOf = new Map<string, number>();
+  received.forEach((r, i) => {
+    if (!firstOf.has(r.messageId)) firstOf.set(r.messageId, i);
+  });
+  let waiting = [...firstOf.values()];
+  let idsEach: number = WEBHOOK_LIMITS.endpointsPerMode;
+  while (waiting.length > 0) {
+    const batch = waiting.map((i) => received[i]!);
+    const rows = await sql.rows<{ i: bigint; needed: bigint; created: bigint }>(receiveEvents, [
+      batch.map((r) => r.messageId),
+      batch.map((r) => r.message.organisation_id),
+      batch.map((r) => r.message.mode),
+      batch.map((r) => r.message.type),
+      batch.map((r) => r.message.event_id),
       EVENTS_CONSUMER,
-      messageId,
-      ids,
-      message.event_id,
+      idsEach,
+      Array.from({ length: batch.length * idsEach }, () => newId('delivery')),
       SCHEDULED_ATTEMPTS,
       now,
     ]);
-    const needed = Number(result!.needed);
-    if (needed <= idCount) return Number(result!.created);
-    idCount = needed;
+    const short: number[] = [];
+    let mostNeeded = 0;
+    for (const row of rows) {
+      const index = waiting[Number(row.i) - 1]!;
+      const needed = Number(row.needed);
+      if (needed <= idsEach) created[index] = Number(row.created);
+      else {
+        short.push(index);
+        mostNeeded = Math.max(mostNeeded, needed);
+      }
+    }
+    waiting = short;
+    idsEach = mostNeeded;
   }
+  return created;
 }
 
 /**
