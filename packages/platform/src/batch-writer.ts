@@ -11,8 +11,11 @@ interface Waiting<I, O> {
  * wait; under load a batch holds what arrived during the write before it (up to `maxBatch`), so
  * the number of writes, not of items, is what grows slowly.
  *
- * `write` must answer each item in the order given (one result per item). If a write fails, every
- * item of that batch is rejected with its error and the writer goes on with the next batch.
+ * `write` must answer each item in the order given (one result per item), and write all of a
+ * batch or none of it (one statement, one transaction). If a write of several items fails, each
+ * is written again alone, all at once: one item that cannot be written (a message that breaks a
+ * constraint) fails only itself, not the items that happened to arrive with it. Then the writer
+ * goes on with the next batch.
  */
 export class BatchWriter<I, O> {
   private readonly queue: Waiting<I, O>[] = [];
@@ -37,13 +40,19 @@ export class BatchWriter<I, O> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
-        const results = await this.write(batch.map((w) => w.item));
-        if (results.length !== batch.length) throw new Error(`a batch write answered ${results.length} results for ${batch.length} items`);
+        const results = await this.writeAll(batch.map((w) => w.item));
         batch.forEach((w, i) => w.resolve(results[i]!));
       } catch (error) {
-        for (const w of batch) w.reject(error);
+        if (batch.length === 1) batch[0]!.reject(error);
+        else await Promise.all(batch.map((w) => this.writeAll([w.item]).then(([result]) => w.resolve(result!), w.reject)));
       }
     }
     this.writing = false;
+  }
+
+  private async writeAll(items: I[]): Promise<O[]> {
+    const results = await this.write(items);
+    if (results.length !== items.length) throw new Error(`a batch write answered ${results.length} results for ${items.length} items`);
+    return results;
   }
 }

@@ -59,14 +59,31 @@ describe('BatchWriter', () => {
     await expect(b).resolves.toBe('B');
   });
 
-  test('when a write answers a different number of results than items, then the batch is rejected rather than mis-assigned', async () => {
-    const writer = new BatchWriter(async () => ['only one'], 10);
+  test('when a write of several items fails, then each is written again alone, and only the item that cannot be written is rejected', async () => {
+    const written: string[][] = [];
+    const writer = new BatchWriter(async (items: string[]) => {
+      written.push(items);
+      if (items.includes('bad')) throw new Error('violates a constraint');
+      return upper(items);
+    }, 10);
+    const first = writer.submit('a');
+    const rest = ['b', 'bad', 'c'].map((i) => writer.submit(i));
+
+    await expect(first).resolves.toBe('A');
+    const settled = await Promise.allSettled(rest);
+
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual(['B', 'violates a constraint', 'C']);
+    expect(written).toEqual([['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
+  });
+
+  test('when a write answers a different number of results than items, then its items are rejected rather than mis-assigned', async () => {
+    const writer = new BatchWriter(async (items: string[]) => [...upper(items), 'one too many'], 10);
     const first = writer.submit('a');
     const second = writer.submit('b');
     const third = writer.submit('c');
-    await expect(first).resolves.toBe('only one');
-    await expect(second).rejects.toThrow(/1 results for 2 items/);
-    await expect(third).rejects.toThrow(/1 results for 2 items/);
+    await expect(first).rejects.toThrow(/2 results for 1 items/);
+    await expect(second).rejects.toThrow(/2 results for 1 items/);
+    await expect(third).rejects.toThrow(/2 results for 1 items/);
   });
 
   test('when maxBatch is not a positive integer, then the writer is refused', () => {

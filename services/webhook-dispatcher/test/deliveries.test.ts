@@ -294,6 +294,17 @@ describe('received events', () => {
     expect(Object.values(delivered).map((endpoints) => endpoints.length)).toEqual([0, 2, 2]);
   });
 
+  test('when one message of a batch cannot be written, then the statement writes nothing, so each message can be written again alone', async () => {
+    const shop = await organisationWith([{}]);
+    const good = await announced(shop.organisationId);
+    const gone = { messageId: newId('event'), message: { ...(await announced(shop.organisationId)).message, event_id: newId('event') } };
+
+    await expect(recordReceivedEvents(dispatcher.sql, [good, gone], NOW)).rejects.toThrow(/foreign key/);
+
+    expect(await owner.inbox.count({ where: { consumer: EVENTS_CONSUMER, messageId: { in: [good.messageId, gone.messageId] } } })).toBe(0);
+    expect(await recordReceivedEvents(dispatcher.sql, [good], NOW)).toEqual([1]);
+  });
+
   test('when an organisation has more endpoints than registration allows, then its event goes again with more delivery ids, and the rest of the batch is recorded once', async () => {
     const crowded = await organisationWith(Array.from({ length: WEBHOOK_LIMITS.endpointsPerMode + 2 }, () => ({})));
     const plain = await organisationWith([{}]);
