@@ -24,9 +24,14 @@ export async function statementProfiler(databaseUrl) {
   }
   return {
     reset: () => withClient(databaseUrl, (c) => c.query('SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)')),
-    /** The `limit` statements with the most execution time, per deposit, with their share of all. */
+    /**
+     * The `limit` statements with the most execution (and, when tracked, planning) time, per
+     * deposit, with their share of all. Planning is counted only where the server has
+     * pg_stat_statements.track_planning on (off by default): `planningTracked` says which.
+     */
     top: (deposits, limit = 12) =>
       withClient(databaseUrl, async (c) => {
+        const tracking = await c.query("SELECT setting FROM pg_settings WHERE name = 'pg_stat_statements.track_planning'");
         const { rows } = await c.query(
           `SELECT calls::float8, rows::float8, total_exec_time::float8 AS exec_ms, total_plan_time::float8 AS plan_ms,
                   left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
@@ -36,12 +41,14 @@ export async function statementProfiler(databaseUrl) {
         const all = rows.reduce((sum, r) => sum + r.exec_ms + r.plan_ms, 0);
         return {
           deposits,
+          planningTracked: tracking.rows[0]?.setting === 'on',
           totalMsPerDeposit: round(all / deposits, 3),
           statements: rows.slice(0, limit).map((r) => ({
             query: r.query,
             callsPerDeposit: round(r.calls / deposits, 2),
             rowsPerCall: round(r.rows / Math.max(1, r.calls), 1),
             msPerCall: round((r.exec_ms + r.plan_ms) / Math.max(1, r.calls), 3),
+            planMsPerCall: round(r.plan_ms / Math.max(1, r.calls), 3),
             msPerDeposit: round((r.exec_ms + r.plan_ms) / deposits, 3),
             share: round((r.exec_ms + r.plan_ms) / all, 3),
           })),

@@ -118,12 +118,14 @@ export function renderMarkdown(result) {
     }
     const profile = pipe.throughput?.statements;
     if (profile) {
-      lines.push(`Statements by PostgreSQL time (execution and planning; pg_stat_statements) in that run: ${profile.totalMsPerDeposit} ms per deposit in all, the top ones:`);
+      lines.push(`Statements by PostgreSQL time (${profile.planningTracked ? 'execution and planning' : 'execution only: pg_stat_statements.track_planning is off'}; pg_stat_statements) in that run: ${profile.totalMsPerDeposit} ms per deposit in all, the top ones:`);
       lines.push('');
-      lines.push('| statement | calls per deposit | rows per call | ms per call | ms per deposit | share |');
+      const planning = profile.planningTracked ? ' (of which planning)' : '';
+      lines.push(`| statement | calls per deposit | rows per call | ms per call${planning} | ms per deposit | share |`);
       lines.push('|---|---:|---:|---:|---:|---:|');
       for (const st of profile.statements) {
-        lines.push(`| \`${st.query.replace(/\|/g, '\\|').replace(/`/g, "'")}…\` | ${st.callsPerDeposit} | ${st.rowsPerCall} | ${st.msPerCall} | ${st.msPerDeposit} | ${Math.round(st.share * 100)} % |`);
+        const perCall = profile.planningTracked ? `${st.msPerCall} (${st.planMsPerCall})` : st.msPerCall;
+        lines.push(`| \`${st.query.replace(/\|/g, '\\|').replace(/`/g, "'")}…\` | ${st.callsPerDeposit} | ${st.rowsPerCall} | ${perCall} | ${st.msPerDeposit} | ${Math.round(st.share * 100)} % |`);
       }
       lines.push('');
     }
