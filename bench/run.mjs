@@ -42,6 +42,14 @@ const startedAt = Date.now();
 const log = (message) => console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)} s] ${message}`);
 
 async function main() {
+  // Every setting is an environment variable; an argument (`--help` included) is refused before
+  // anything starts, rather than taken for a full run that changes the server's settings.
+  const args = process.argv.slice(2);
+  if (args.length > 0) {
+    console.error(`bench takes no arguments (got: ${args.join(' ')}); its settings are environment variables, listed in bench/README.md "Settings"`);
+    process.exitCode = 2;
+    return;
+  }
   const config = loadBenchConfig();
   assertBuilt();
   const runId = `${new Date(startedAt).toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(2).toString('hex')}`;
