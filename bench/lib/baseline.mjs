@@ -4,7 +4,7 @@ import amqp from 'amqplib';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { INFRA, createMigratedDatabase, uniqueName, cleanUpRedis } from './system.mjs';
-import { PAYER_NAME, matcherCandidateLookup, planPipeline, seedOrders } from './pipeline.mjs';
+import { PAYER_NAME, matcherClaimAndLock, planPipeline, seedOrders } from './pipeline.mjs';
 import { pool, ratePerSecond, round, summarise, waitUntil } from './stats.mjs';
 import { CpuMeter, postgresPidsOf } from './machine.mjs';
 
@@ -17,9 +17,9 @@ const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return r
  *
  *   ingest:     one statement: INSERT transaction (ON CONFLICT DO NOTHING) and, in a CTE, its outbox row
  *   lock:       SET NX PX on the account's key … EVAL compare-and-delete
- *   decide tx:  INSERT inbox; SELECT the deposit FOR UPDATE; the matcher's own candidate statement;
- *               UPDATE order (confirmed only); UPDATE transaction; INSERT events and their outbox
- *               rows (one statement)
+ *   decide tx:  the matcher's own first statement (claim the message, lock the deposit, read it
+ *               with its candidates); UPDATE order (confirmed only); UPDATE transaction; INSERT
+ *               events and their outbox rows (one statement)
  *
  * One worker per bank account, so decisions on one account are one at a time as under the lock,
  * and as many accounts at once as the pipeline has.
@@ -138,7 +138,7 @@ export async function seedAccounts(databaseUrl, count) {
   }
 }
 
-const candidateLookup = matcherCandidateLookup();
+const claimAndLock = matcherClaimAndLock();
 
 let sequence = 0;
 const nextId = (prefix) => `${prefix}_base${process.pid}x${(++sequence).toString(36).padStart(12, '0')}`;
@@ -163,21 +163,13 @@ async function decide(db, transactionId, deposit) {
   const client = await db.connect();
   try {
     await client.query('BEGIN');
-    await client.query({
-      name: 'base-inbox',
-      text: "INSERT INTO inbox (consumer, message_id) VALUES ('matcher.deposits', $1) ON CONFLICT DO NOTHING",
-      values: [`deposit_${transactionId}`],
-    });
-    const txn = (await client.query({
-      name: 'base-lock-deposit',
-      text: "SELECT * FROM transactions WHERE id = $1 AND status = 'pending' AND direction = 'deposit' FOR UPDATE",
-      values: [transactionId],
-    })).rows[0];
-    const candidates = (await client.query({
-      name: 'base-candidates',
-      text: candidateLookup.text,
-      values: [txn.bank_account_id, txn.amount, txn.occurred_at],
+    const read = (await client.query({
+      name: 'base-claim-lock-candidates',
+      text: claimAndLock.text,
+      values: [transactionId, 'matcher.deposits', `deposit_${transactionId}`],
     })).rows;
+    const txn = { amount: read[0]['transaction.amount'], counterparty: read[0]['transaction.counterparty'], occurred_at: read[0]['transaction.occurredAt'] };
+    const candidates = read.filter((r) => r['candidate.id'] !== null).map((r) => ({ id: r['candidate.id'], payerName: r['candidate.payerName'] }));
     const fitting = candidates.filter((c) => c.payerName === PAYER_NAME);
     const outcome = candidates.length === 0 ? 'unmatched' : fitting.length === 1 ? 'confirmed' : 'held';
     const now = new Date();

@@ -13,6 +13,15 @@ const require = createRequire(import.meta.url);
 export function matcherCandidateLookup() {
   return require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js')).amountCandidates;
 }
+
+/**
+ * The matcher's first statement of a decision, from its build: claims the message, locks the
+ * pending deposit and reads it with its amount candidates (parameters: transaction id, consumer,
+ * message id; one row per candidate, columns prefixed `transaction.` and `candidate.`).
+ */
+export function matcherClaimAndLock() {
+  return require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js')).claimAndLockPending;
+}
 const { newId, randomBase62 } = require(join(REPO_ROOT, 'packages', 'contracts', 'dist', 'index.js'));
 
 export const PAYER_NAME = 'ヤマダ タロウ';

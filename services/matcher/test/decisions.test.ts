@@ -9,6 +9,7 @@ import {
   StaleDecisionError,
   amountCandidates,
   applyDecision,
+  claimAndLockPending,
   confirmDeposit,
   findAmountCandidates,
   lockPendingDeposit,
@@ -145,6 +146,29 @@ describe('lockPendingDeposit', () => {
     expect(locked?.deposit).toEqual(expected);
     expect(typeof locked?.deposit.amount).toBe('bigint');
     expect(typeof locked?.deposit.seq).toBe('bigint');
+  });
+
+  test('when the deposit is pending, then its amount candidates are read with it, as findAmountCandidates reads them', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const open = await seedOrders(orgId, accountId, 720n, 2);
+    const [expired] = await seedOrders(orgId, accountId, 720n, 1, { status: 'expired' });
+    await seedOrders(orgId, accountId, 720n, 1, { orderedAt: new Date(DEPOSIT_AT.getTime() + 1) });
+    await seedOrders(orgId, accountId, 721n, 1);
+    const elsewhere = await seedAccount();
+    await seedOrders(elsewhere.orgId, elsewhere.accountId, 720n, 1);
+    const deposit = await seedDeposit(orgId, accountId, 720n);
+    const alone = await seedDeposit(orgId, accountId, 722n);
+
+    const [locked, lockedAlone] = await database.transaction(async (sql) => [
+      await lockPendingDeposit(sql, deposit.id, freshMessage()),
+      await lockPendingDeposit(sql, alone.id, freshMessage()),
+    ]);
+    const read = await database.transaction((sql) => findAmountCandidates(sql, accountId, 720n, DEPOSIT_AT));
+
+    expect(locked?.candidates.orders.map((o) => o.id)).toEqual([...open, expired]);
+    expect(locked?.candidates).toEqual(read);
+    expect(lockedAlone?.deposit.id).toBe(alone.id);
+    expect(lockedAlone?.candidates).toEqual({ orders: [], read: { allOpenOrdersRead: true } });
   });
 
   test('when the deposit is decided or is a withdrawal, then there is nothing to lock', async () => {
@@ -308,8 +332,7 @@ describe('a decision racing a change of the order (no lock on the orders it read
   async function decideAcrossChange(depositId: string, change: () => Promise<unknown>) {
     return database.transaction(async (sql) => {
       const pending = (await lockPendingDeposit(sql, depositId, freshMessage()))!;
-      const candidates = await findAmountCandidates(sql, pending.deposit.bankAccountId, pending.deposit.amount, pending.deposit.occurredAt);
-      const decision = decide(depositFacts(pending.deposit), candidates.orders, pending.nameMatcher, now, candidates.read);
+      const decision = decide(depositFacts(pending.deposit), pending.candidates.orders, pending.nameMatcher, now, pending.candidates.read);
       expect(decision.outcome).toBe('confirmed');
       await change();
       return applyDecision(sql, pending.deposit, decision, { publicBaseUrl: 'http://localhost:3000', now });
@@ -423,36 +446,64 @@ describe('findAmountCandidates', () => {
     expect(decided.decision).toMatchObject({ reason: 'too_many_candidates' });
   });
 
-  // The statement is prepared once per connection: PostgreSQL plans it for the values given at
+  // The statements are prepared once per connection: PostgreSQL plans them for the values given at
   // first, and may switch to a generic plan, made without them, after five executions. Both must
-  // walk the index.
-  test.each(['force_custom_plan', 'force_generic_plan'])('when the read is planned (%s), then both halves walk orders_candidates_idx in seq order: no sort, no scan of the table', async (planCacheMode) => {
-    const { orgId, accountId } = await seedAccount();
-    await seedOrders(orgId, accountId, 950n, 200, { status: 'expired' });
-    await seedOrders(orgId, accountId, 950n, 20);
-    await prisma.$executeRaw`ANALYZE orders`;
+  // walk the index, whether the account and amount are parameters (the late-order check) or the
+  // locked deposit's columns (the deposit's decision).
+  const readsOfCandidates = [
+    ['amountCandidates', amountCandidates.text, (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`],
+    ['claimAndLockPending', claimAndLockPending.text, (_accountId: string, depositId: string) => `'${depositId}', '${DEPOSITS_CONSUMER}', 'plan-check'`],
+  ] as const;
+  const planCacheModes = ['force_custom_plan', 'force_generic_plan'] as const;
 
-    // Turned off, a sequential scan, a bitmap scan or a sort is still chosen when nothing else can
-    // answer the query: seeing none proves the index answers it in order.
-    const plan = await prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
-      await tx.$executeRaw`SET LOCAL enable_bitmapscan = off`;
-      await tx.$executeRaw`SET LOCAL enable_sort = off`;
-      await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
-      // EXECUTE takes no bind parameters: the test's own values are written into the text.
-      await tx.$executeRawUnsafe(`PREPARE ${planCacheMode} AS ${amountCandidates.text}`);
-      const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(
-        `EXPLAIN (FORMAT JSON) EXECUTE ${planCacheMode}('${accountId}', 950, '${DEPOSIT_AT.toISOString()}')`,
-      );
-      await tx.$executeRawUnsafe(`DEALLOCATE ${planCacheMode}`);
-      return JSON.stringify(rows[0]!['QUERY PLAN']);
-    });
+  /** Every node of a JSON plan, depth first. */
+  function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
+    return [node, ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(planNodes)];
+  }
 
-    const nodeTypes = [...plan.matchAll(/"Node Type":"([^"]+)"/g)].map((m) => m[1]);
-    expect(nodeTypes).not.toContain('Seq Scan');
-    expect(nodeTypes).not.toContain('Sort');
-    expect(nodeTypes).not.toContain('Bitmap Heap Scan');
-    expect([...plan.matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1])).toEqual(['orders_candidates_idx', 'orders_candidates_idx']);
-    expect(plan).toContain('"Scan Direction":"Backward"');
-  });
+  test.each(readsOfCandidates.flatMap(([name, text, values]) => planCacheModes.map((mode) => [name, mode, text, values] as const)))(
+    'when %s is planned (%s), then both halves of the candidates walk orders_candidates_idx in seq order: no sort, no scan of the table',
+    async (_name, planCacheMode, text, values) => {
+      const { orgId, accountId } = await seedAccount();
+      await seedOrders(orgId, accountId, 950n, 200, { status: 'expired' });
+      await seedOrders(orgId, accountId, 950n, 20);
+      // Orders of other amounts and accounts, as any table of orders holds: on a table of little
+      // but this account's amount, walking all orders by seq is as good a plan, and is chosen.
+      for (const account of [{ orgId, accountId }, await seedAccount(), await seedAccount(), await seedAccount()]) {
+        await prisma.$executeRaw`
+          INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token)
+          SELECT 'ord_' || md5(random()::text), ${account.orgId}, 'test', ${account.accountId}, 'open', 1000 + g % 97, 'ﾔﾏﾀﾞ ﾀﾛｳ',
+                 md5(random()::text), 'item', '2026-11-21T00:00:00Z', '2026-12-05T00:00:00Z', md5(random()::text)
+          FROM generate_series(1, 2000) g`;
+      }
+      const deposit = await seedDeposit(orgId, accountId, 950n);
+      await prisma.$executeRaw`ANALYZE orders`;
+
+      // Turned off, a sequential scan, a bitmap scan or a sort is still chosen when nothing else can
+      // answer the query: seeing none proves the index answers it in order.
+      const plan = await prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+        await tx.$executeRaw`SET LOCAL enable_bitmapscan = off`;
+        await tx.$executeRaw`SET LOCAL enable_sort = off`;
+        await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
+        // EXECUTE takes no bind parameters: the test's own values are written into the text.
+        await tx.$executeRawUnsafe(`PREPARE ${planCacheMode} AS ${text}`);
+        const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }[]>(
+          `EXPLAIN (FORMAT JSON) EXECUTE ${planCacheMode}(${values(accountId, deposit.id)})`,
+        );
+        await tx.$executeRawUnsafe(`DEALLOCATE ${planCacheMode}`);
+        return rows[0]!['QUERY PLAN'][0]!.Plan;
+      });
+
+      const nodes = planNodes(plan);
+      expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+      expect(nodes.map((n) => n['Node Type'])).not.toContain('Sort');
+      expect(nodes.map((n) => n['Node Type'])).not.toContain('Bitmap Heap Scan');
+      const ordersScans = nodes.filter((n) => n['Relation Name'] === 'orders');
+      expect(ordersScans.map((n) => [n['Index Name'], n['Scan Direction']])).toEqual([
+        ['orders_candidates_idx', 'Forward'],
+        ['orders_candidates_idx', 'Backward'],
+      ]);
+    },
+  );
 });

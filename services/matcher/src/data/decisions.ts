@@ -34,36 +34,14 @@ export interface PendingDeposit {
   deposit: TransactionRow;
   /** How names are compared for this deposit: its organisation's rules for its mode. */
   nameMatcher: NameMatcher;
+  /** Its amount candidates, as `findAmountCandidates` reads them. */
+  candidates: AmountCandidates;
 }
 
 /** A message being processed: the inbox row that says so is written with the decision. */
 export interface MessageClaim {
   consumer: string;
   messageId: string;
-}
-
-/** Parameters: transaction id, consumer, message id. */
-const claimAndLockPending = statement(
-  'matcher.claim_and_lock_pending_deposit',
-  `WITH claimed AS (${inboxClaimSql('$2', '$3')})
-   SELECT ${transactionFields('t')}, s.matching_rules AS "matchingRules" FROM transactions t
-   LEFT JOIN settings s ON s.organisation_id = t.organisation_id AND s.mode = t.mode
-   WHERE t.id = $1 AND t.status = 'pending' AND t.direction = 'deposit' AND EXISTS (SELECT FROM claimed)
-   FOR UPDATE OF t`,
-);
-
-/**
- * Marks the message processed and, if it was new, locks the deposit if it is still pending and
- * reads it with its seller's matching rules: one statement, where a claim, a lock and a re-read
- * would be three round trips. Undefined when the message was processed before or the deposit is
- * not pending; either way there is nothing to decide. The inbox row commits or rolls back with
- * the caller's transaction, so a decision that fails leaves the message to be processed again.
- */
-export async function lockPendingDeposit(tx: SqlOrPrisma, transactionId: string, claim: MessageClaim): Promise<PendingDeposit | undefined> {
-  const [row] = await asSql(tx).rows<TransactionRow & { matchingRules: string[] | null }>(claimAndLockPending, [transactionId, claim.consumer, claim.messageId]);
-  if (row === undefined) return undefined;
-  const { matchingRules, ...deposit } = row;
-  return { deposit, nameMatcher: nameMatcherOf(matchingRules) };
 }
 
 const readTransaction = statement('matcher.read_transaction', `SELECT ${transactionFields()} FROM transactions WHERE id = $1`);
@@ -75,25 +53,31 @@ export async function findTransaction(tx: SqlOrPrisma, transactionId: string): P
   return row;
 }
 
+/** The columns of an amount candidate: `CandidateRow`'s name for each column of `orders`. */
+const CANDIDATE_COLUMNS = { id: 'id', seq: 'seq', status: 'status', payerName: 'payer_name', orderedAt: 'ordered_at', expiresAt: 'expires_at' } as const;
+
 /**
- * The amount candidates of DESIGN "Matching decision" as one statement: every open order on the
- * account with the amount placed at or before `occurredAt` (up to the cap and one more, to know
- * the cap was passed), and the most recent expired ones. Both halves walk orders_candidates_idx
+ * The amount candidates of DESIGN "Matching decision" for an account, an amount and a time given
+ * as SQL expressions (parameters, or a locked deposit's columns): every open order on the account
+ * with the amount placed at or before the time (up to the cap and one more, to know the cap was
+ * passed), and the most recent expired ones. Both halves walk orders_candidates_idx
  * (bank_account_id, amount, status, seq) in seq order and stop at their limit, so neither grows
  * with the expired orders a fixed-price shop piles up. The limits are in the text, not parameters,
  * so that a generic plan of the prepared statement knows them too.
- * Parameters: bank account id, amount, occurred at.
  */
-export const amountCandidates = statement(
-  'matcher.amount_candidates',
-  `(SELECT id, seq, status, payer_name AS "payerName", ordered_at AS "orderedAt", expires_at AS "expiresAt" FROM orders
-     WHERE bank_account_id = $1 AND amount = $2 AND status = 'open' AND ordered_at <= $3
+function amountCandidatesSql(account: string, amount: string, occurredAt: string): string {
+  const columns = Object.entries(CANDIDATE_COLUMNS).map(([name, column]) => `${column} AS "${name}"`).join(', ');
+  return `(SELECT ${columns} FROM orders
+     WHERE bank_account_id = ${account} AND amount = ${amount} AND status = 'open' AND ordered_at <= ${occurredAt}
      ORDER BY seq LIMIT ${OPEN_CANDIDATE_CAP + 1})
    UNION ALL
-   (SELECT id, seq, status, payer_name AS "payerName", ordered_at AS "orderedAt", expires_at AS "expiresAt" FROM orders
-     WHERE bank_account_id = $1 AND amount = $2 AND status = 'expired' AND ordered_at <= $3
-     ORDER BY seq DESC LIMIT ${EXPIRED_CANDIDATE_LIMIT})`,
-);
+   (SELECT ${columns} FROM orders
+     WHERE bank_account_id = ${account} AND amount = ${amount} AND status = 'expired' AND ordered_at <= ${occurredAt}
+     ORDER BY seq DESC LIMIT ${EXPIRED_CANDIDATE_LIMIT})`;
+}
+
+/** Parameters: bank account id, amount, occurred at. */
+export const amountCandidates = statement('matcher.amount_candidates', amountCandidatesSql('$1', '$2', '$3'));
 
 export interface AmountCandidates {
   /** Oldest first. */
@@ -101,14 +85,18 @@ export interface AmountCandidates {
   read: CandidateRead;
 }
 
-export async function findAmountCandidates(tx: SqlOrPrisma, bankAccountId: string, amount: bigint, occurredAt: Date): Promise<AmountCandidates> {
-  const rows = await asSql(tx).rows<{ id: string; seq: bigint; status: string; payerName: string; orderedAt: Date; expiresAt: Date }>(amountCandidates, [
-    bankAccountId,
-    amount,
-    occurredAt,
-  ]);
+interface CandidateRow {
+  id: string;
+  seq: bigint;
+  status: string;
+  payerName: string;
+  orderedAt: Date;
+  expiresAt: Date;
+}
+
+function amountCandidatesFrom(rows: CandidateRow[]): AmountCandidates {
   const openRead = rows.filter((r) => r.status === 'open').length;
-  const orders = rows
+  const orders = [...rows]
     .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0))
     .map((r): CandidateOrder => ({
       id: r.id,
@@ -118,6 +106,49 @@ export async function findAmountCandidates(tx: SqlOrPrisma, bankAccountId: strin
       expiresAt: r.expiresAt,
     }));
   return { orders, read: { allOpenOrdersRead: openRead <= OPEN_CANDIDATE_CAP } };
+}
+
+export async function findAmountCandidates(tx: SqlOrPrisma, bankAccountId: string, amount: bigint, occurredAt: Date): Promise<AmountCandidates> {
+  return amountCandidatesFrom(await asSql(tx).rows<CandidateRow>(amountCandidates, [bankAccountId, amount, occurredAt]));
+}
+
+/** The candidate columns of a row of `claimAndLockPending`, under this prefix. */
+const CANDIDATE = 'candidate.';
+
+/** Parameters: transaction id, consumer, message id. */
+export const claimAndLockPending = statement(
+  'matcher.claim_and_lock_pending_deposit',
+  `WITH claimed AS (${inboxClaimSql('$2', '$3')}),
+   locked AS (
+     SELECT t.*, s.matching_rules FROM transactions t
+     LEFT JOIN settings s ON s.organisation_id = t.organisation_id AND s.mode = t.mode
+     WHERE t.id = $1 AND t.status = 'pending' AND t.direction = 'deposit' AND EXISTS (SELECT FROM claimed)
+     FOR UPDATE OF t)
+   SELECT ${transactionFields('l', 'transaction.')}, l.matching_rules AS "matchingRules",
+     ${Object.keys(CANDIDATE_COLUMNS).map((name) => `c."${name}" AS "${CANDIDATE}${name}"`).join(', ')}
+   FROM locked l
+   LEFT JOIN LATERAL (${amountCandidatesSql('l.bank_account_id', 'l.amount', 'l.occurred_at')}) c ON true`,
+);
+
+/**
+ * Marks the message processed and, if it was new, locks the deposit if it is still pending and
+ * reads it with its seller's matching rules and its amount candidates: one statement, where a
+ * claim, a lock, a re-read and the candidates would be four round trips (one row per candidate,
+ * or one without a candidate). Undefined when the message was processed before or the deposit is
+ * not pending; either way there is nothing to decide. The inbox row commits or rolls back with
+ * the caller's transaction, so a decision that fails leaves the message to be processed again.
+ *
+ * The candidates are read in the statement's snapshot, taken before the lock: an order committed
+ * while the lock waited is not among them. The lock waits only for another decision on the same
+ * deposit, which the account's lock already rules out; and an order placed at the same time as
+ * the deposit is decided is the late-order check's case whenever it commits.
+ */
+export async function lockPendingDeposit(tx: SqlOrPrisma, transactionId: string, claim: MessageClaim): Promise<PendingDeposit | undefined> {
+  const rows = await asSql(tx).rows<Record<string, unknown>>(claimAndLockPending, [transactionId, claim.consumer, claim.messageId]);
+  const deposit = rows[0] === undefined ? undefined : unprefixed<TransactionRow>(rows[0], 'transaction.');
+  if (deposit === undefined) return undefined;
+  const candidates = rows.flatMap((row) => unprefixed<CandidateRow>(row, CANDIDATE) ?? []);
+  return { deposit, nameMatcher: nameMatcherOf(rows[0]!.matchingRules as string[] | null), candidates: amountCandidatesFrom(candidates) };
 }
 
 /** How names are compared under a seller's enabled rules (`settings.matching_rules`; none without a settings row). */

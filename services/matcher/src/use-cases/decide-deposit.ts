@@ -1,6 +1,6 @@
 import type { DepositReceived } from '@pmatch/contracts';
 import type { TransactionRow } from '@pmatch/db';
-import { applyDecision, findAmountCandidates, findTransaction, lockPendingDeposit } from '../data/decisions';
+import { applyDecision, findTransaction, lockPendingDeposit } from '../data/decisions';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -20,9 +20,8 @@ export async function decideDeposit(deps: MatcherDeps, message: DepositReceived,
     deps.database.transaction(async (sql) => {
       const pending = await lockPendingDeposit(sql, message.transaction_id, { consumer: DEPOSITS_CONSUMER, messageId });
       if (pending === undefined) return findTransaction(sql, message.transaction_id);
-      const { deposit, nameMatcher } = pending;
+      const { deposit, nameMatcher, candidates } = pending;
       const now = deps.clock.now();
-      const candidates = await findAmountCandidates(sql, deposit.bankAccountId, deposit.amount, deposit.occurredAt);
       const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
       return applyDecision(sql, deposit, decision, { publicBaseUrl: deps.publicBaseUrl, now });
     }),
