@@ -139,9 +139,10 @@ export const claimAndLockPending = statement(
  * the caller's transaction, so a decision that fails leaves the message to be processed again.
  *
  * The candidates are read in the statement's snapshot, taken before the lock: an order committed
- * while the lock waited is not among them. The lock waits only for another decision on the same
- * deposit, which the account's lock already rules out; and an order placed at the same time as
- * the deposit is decided is the late-order check's case whenever it commits.
+ * while the lock waited is not among them. The lock waits only while another transaction holds
+ * the deposit's row: another decision, which the account's lock rules out, or for a moment the
+ * sweep that asks again for deposits pending over a minute. An order committed meanwhile was
+ * placed while the deposit was being decided, the late-order check's case whenever it commits.
  */
 export async function lockPendingDeposit(tx: SqlOrPrisma, transactionId: string, claim: MessageClaim): Promise<PendingDeposit | undefined> {
   const rows = await asSql(tx).rows<Record<string, unknown>>(claimAndLockPending, [transactionId, claim.consumer, claim.messageId]);
