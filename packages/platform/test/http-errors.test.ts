@@ -16,6 +16,8 @@ describe('HTTP error answers', () => {
   let server: Server;
   let baseUrl: string;
   let release: () => void = () => undefined;
+  /** The holding transaction, to its commit (its connection is back in the pool after that). */
+  let held: Promise<void> = Promise.resolve();
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -23,11 +25,12 @@ describe('HTTP error answers', () => {
     const logger = createLogger('http-errors-test', 'silent');
     const app = createHttpApp({ logger, metrics: new Registry(), readiness: {} });
     app.post('/hold', async (_req, res) => {
-      await prisma.$transaction(async (tx) => {
+      held = prisma.$transaction(async (tx) => {
         await tx.$queryRaw`SELECT 1 AS one`;
         res.status(202).json({ holding: true });
         await new Promise<void>((resolve) => (release = resolve));
       });
+      await held;
     });
     app.get('/work', async (_req, res) => {
       res.json(await prisma.$transaction(async (tx) => tx.$queryRaw`SELECT 1 AS one`, { maxWait: 100 }));
@@ -64,7 +67,9 @@ describe('HTTP error answers', () => {
       error: { type: 'api_error', code: 'service_unavailable', message: expect.stringContaining('retry later'), request_id: response.headers.get('request-id') },
     });
     expect(JSON.stringify(body)).not.toMatch(/P2028|prisma/i);
-    // Once the connection is free again, the same request succeeds.
+    // Once the connection is free again, the same request succeeds. Free means the holder has
+    // committed, not only been released: on a busy machine its COMMIT can outlast /work's 100 ms wait.
+    await held;
     await expect(fetch(`${baseUrl}/work`).then((r) => r.status)).resolves.toBe(200);
   });
 
