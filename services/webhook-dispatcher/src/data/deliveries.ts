@@ -17,7 +17,8 @@ const receiveEvents = statement(
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
        AS r(message_id, organisation_id, mode, type, event_id, i)),
    subscribed AS (
-     SELECT r.i, e.id AS endpoint_id, r.event_id, row_number() OVER (PARTITION BY r.i ORDER BY e.id) AS n
+     SELECT r.i, e.id AS endpoint_id, r.event_id,
+            ($8::text[])[((r.i - 1) * $7 + row_number() OVER (PARTITION BY r.i ORDER BY e.id))::int] AS delivery_id
      FROM received r JOIN webhook_endpoints e
        ON e.organisation_id = r.organisation_id AND e.mode = r.mode AND e.enabled AND e.deleted_at IS NULL
       AND (cardinality(e.enabled_events) = 0 OR r.type = ANY(e.enabled_events))),
@@ -32,13 +33,13 @@ const receiveEvents = statement(
      RETURNING message_id),
    created AS (
      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
-     SELECT ($8::text[])[((s.i - 1) * $7 + s.n)::int], s.endpoint_id, s.event_id, 'pending', 0, $9::int, $10::timestamptz, $10::timestamptz, $10::timestamptz
+     SELECT s.delivery_id, s.endpoint_id, s.event_id, 'pending', 0, $9::int, $10::timestamptz, $10::timestamptz, $10::timestamptz
      FROM subscribed s JOIN enough USING (i) JOIN claimed USING (message_id)
      ORDER BY s.endpoint_id, s.event_id
      ON CONFLICT (endpoint_id, event_id) DO NOTHING
      RETURNING id)
    SELECT e.i, e.needed,
-          (SELECT count(*) FROM subscribed s JOIN created c ON c.id = ($8::text[])[((s.i - 1) * $7 + s.n)::int] WHERE s.i = e.i) AS created
+          (SELECT count(*) FROM subscribed s JOIN created c ON c.id = s.delivery_id WHERE s.i = e.i) AS created
    FROM enough e ORDER BY e.i`,
 );
 
