@@ -315,7 +315,7 @@ async function waitForWebhooks(receiver, expected, out, label) {
 async function runApi(config, system, cpu) {
   log('api: autocannon steps');
   const cpuBefore = await cpu.snapshot();
-  const api = await runApiPhase(system, config, log);
+  const api = await runApiPhase(system, config, log, cpu);
   const cpuAfter = await cpu.snapshot();
   for (const s of api.steps) {
     log(`  ${s.name} ×${s.connections}: ${s.requestsPerSecond} req/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, errors ${s.errors}, non-2xx ${s.non2xx}`);

@@ -1,13 +1,15 @@
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { CpuMeter } from './machine.mjs';
 import { round } from './stats.mjs';
 
 /**
  * POST /v1/orders and GET /v1/orders/{id} under rising concurrency with autocannon (in this
  * process). Every POST carries an external_id of its own, so each one creates an order: a repeat
- * would be answered from the existing order and measure something else.
+ * would be answered from the existing order and measure something else. With a `cpu` meter, each
+ * step also says how much CPU one request cost, by process.
  */
-export async function runApiPhase(system, config, log) {
+export async function runApiPhase(system, config, log, cpu) {
   const ops = await system.operator();
   const org = await ops.createOrganisation('API ベンチ', 'api-bench@example.com');
   const key = await ops.issueApiKey(org.id, 'test', 'api-bench');
@@ -18,7 +20,7 @@ export async function runApiPhase(system, config, log) {
   for (const connections of config.apiConnections) {
     log(`  POST /v1/orders, ${connections} connection(s), ${config.apiSeconds} s`);
     steps.push(
-      await cannon('POST /v1/orders', connections, config.apiSeconds, {
+      await cannon(cpu, 'POST /v1/orders', connections, config.apiSeconds, {
         url: system.apiUrl,
         headers,
         requests: [
@@ -49,7 +51,7 @@ export async function runApiPhase(system, config, log) {
   for (const connections of config.apiConnections) {
     log(`  GET /v1/orders/{id}, ${connections} connection(s), ${config.apiSeconds} s`);
     steps.push(
-      await cannon('GET /v1/orders/{id}', connections, config.apiSeconds, {
+      await cannon(cpu, 'GET /v1/orders/{id}', connections, config.apiSeconds, {
         url: system.apiUrl,
         headers: { authorization: headers.authorization },
         requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/orders/${ids[read++ % ids.length]}` }) }],
@@ -59,8 +61,10 @@ export async function runApiPhase(system, config, log) {
   return { organisationId: org.id, ordersCreated: counter, steps };
 }
 
-async function cannon(name, connections, seconds, options) {
+async function cannon(cpu, name, connections, seconds, options) {
+  const cpuBefore = await cpu?.snapshot();
   const result = await autocannon({ ...options, connections, duration: seconds, timeout: 10 });
+  const cpuUsed = cpu === undefined ? undefined : CpuMeter.diff(cpuBefore, await cpu.snapshot());
   const codes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
   return {
     name,
@@ -79,7 +83,27 @@ async function cannon(name, connections, seconds, options) {
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes: codes,
+    cpuPerRequestMs: cpuUsed && cpuPerRequest(cpuUsed, result.requests.total),
   };
+}
+
+/**
+ * Milliseconds of CPU per request by process, the asynchronous work a request causes included
+ * (a new order's late-order check in the matcher, its event in the dispatcher) as far as it ran
+ * within the step: the drain after the last step shows how little is left over.
+ */
+function cpuPerRequest(used, requests) {
+  if (requests === 0) return undefined;
+  const per = (seconds) => round((1000 * seconds) / requests, 2);
+  const byProcess = {
+    ...Object.fromEntries(Object.entries(used.services).map(([name, seconds]) => [name, per(seconds)])),
+    postgres: per(used.infra.postgres),
+    rabbitmq: per(used.infra['beam.smp']),
+    redis: per(used.infra['redis-server']),
+    bench: per(used.bench),
+  };
+  const all = per(Object.values(used.services).reduce((a, b) => a + b, 0) + Object.values(used.infra).reduce((a, b) => a + b, 0) + used.bench);
+  return { ...byProcess, all };
 }
 
 async function orderIds(system, organisationId, limit) {

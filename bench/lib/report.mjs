@@ -78,10 +78,12 @@ export function renderMarkdown(result) {
   if (api) {
     lines.push(`**API** (autocannon, ${api.seconds} s per step, rate limit raised to ${api.rateLimit}):`);
     lines.push('');
-    lines.push('| request | connections | req/s | p50 | p90 | p99 | max | errors / timeouts / non-2xx |');
-    lines.push('|---|---:|---:|---:|---:|---:|---:|---|');
+    lines.push('| request | connections | req/s | p50 | p90 | p99 | max | errors / timeouts / non-2xx | CPU ms per request: all (orders-api / matcher / dispatcher / PostgreSQL / RabbitMQ / bench) |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---|---|');
     for (const s of api.steps) {
-      lines.push(`| ${s.name} | ${s.connections} | ${fmt(s.requestsPerSecond)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p90)} | ${ms(s.latencyMs.p99)} | ${ms(s.latencyMs.max)} | ${s.errors} / ${s.timeouts} / ${s.non2xx} |`);
+      const c = s.cpuPerRequestMs;
+      const cpu = c ? `${c.all} (${c['orders-api']} / ${c.matcher} / ${c['webhook-dispatcher']} / ${c.postgres} / ${c.rabbitmq} / ${c.bench})` : '—';
+      lines.push(`| ${s.name} | ${s.connections} | ${fmt(s.requestsPerSecond)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p90)} | ${ms(s.latencyMs.p99)} | ${ms(s.latencyMs.max)} | ${s.errors} / ${s.timeouts} / ${s.non2xx} | ${cpu} |`);
     }
     if (api.drain) lines.push('', `After the API steps, the asynchronous work behind the ${fmt(api.ordersCreated)} new orders (order.registered late-order checks, order.created events) took ${api.drain.seconds} s more to drain${api.drain.timedOut ? ' (did not finish within the bound)' : ''}.`);
     lines.push('');
