@@ -3,10 +3,11 @@ import { asSql, statement, type Db, type SqlOrPrisma } from '@pmatch/db';
 /**
  * The inbox row that marks a message processed, as SQL with the placeholders given: it returns a
  * row only when the message is new. For a statement that claims a message together with its work
- * (in a CTE), saving a round trip; `claimMessage` runs it on its own.
+ * (in a CTE), saving a round trip; `claimMessage` runs it on its own. With `when`, a condition in
+ * SQL, the row is written only if it holds.
  */
-export function inboxClaimSql(consumer: string, messageId: string): string {
-  return `INSERT INTO inbox (consumer, message_id) VALUES (${consumer}, ${messageId}) ON CONFLICT (consumer, message_id) DO NOTHING RETURNING 1`;
+export function inboxClaimSql(consumer: string, messageId: string, when = 'true'): string {
+  return `INSERT INTO inbox (consumer, message_id) SELECT ${consumer}, ${messageId} WHERE ${when} ON CONFLICT (consumer, message_id) DO NOTHING RETURNING 1`;
 }
 
 const insertProcessed = statement('inbox.claim', inboxClaimSql('$1', '$2'));

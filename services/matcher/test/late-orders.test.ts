@@ -70,16 +70,18 @@ const written = async (orgId: string, messageId: string) => ({
 });
 
 describe('examineLateOrder', () => {
-  test('when no unmatched deposit fits the new order, then nothing is written but the inbox row', async () => {
+  test('when no unmatched deposit fits the new order, then nothing is written but the inbox row, once however often the message comes', async () => {
     const { orgId, accountId } = await seedAccount();
     // Another amount, and the right amount but before the order was placed: neither fits.
     await seedUnmatchedDeposit(orgId, accountId, 999, '2026-11-22T09:00:00Z');
     await seedUnmatchedDeposit(orgId, accountId, 4000, '2026-11-20T09:00:00Z');
     const order = await seedOrder(orgId, accountId, 4000, '2026-11-21T00:00:00Z');
 
-    const recorded = await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    const message = { order_id: order.id, bank_account_id: accountId };
 
-    expect(recorded).toBe(false);
+    const recorded = [await examineLateOrder(deps, message, `registered_${order.id}`), await examineLateOrder(deps, message, `registered_${order.id}`)];
+
+    expect(recorded).toEqual([false, false]);
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
     expect(await prisma.transaction.count({ where: { bankAccountId: accountId, status: 'unmatched' } })).toBe(2);
   });

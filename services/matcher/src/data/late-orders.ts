@@ -1,15 +1,28 @@
-import type { Db, Tx, TransactionRow } from '@pmatch/db';
+import { statement, type Sql, type Tx, type TransactionRow } from '@pmatch/db';
+import { inboxClaimSql } from '@pmatch/platform';
 
-/** Whether the order is open and an unmatched deposit of its account and amount came at or after its ordered_at. */
-export async function mayExplainUnmatchedDeposit(db: Db, orderId: string): Promise<boolean> {
-  const rows = await db.$queryRaw<{ found: boolean }[]>`
-    SELECT EXISTS (
-      SELECT 1 FROM orders o JOIN transactions t
-        ON t.bank_account_id = o.bank_account_id AND t.amount = o.amount AND t.status = 'unmatched'
-       AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at
-      WHERE o.id = ${orderId} AND o.status = 'open'
-    ) AS found`;
-  return rows[0]?.found === true;
+/** Parameters: consumer, order id, message id. */
+const settleWithoutDepositStatement = statement(
+  'matcher.late_order_settle_without_deposit',
+  `WITH waiting AS (
+     SELECT EXISTS (
+       SELECT 1 FROM orders o JOIN transactions t
+         ON t.bank_account_id = o.bank_account_id AND t.amount = o.amount AND t.status = 'unmatched'
+        AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at
+       WHERE o.id = $2 AND o.status = 'open') AS found),
+   claimed AS (${inboxClaimSql('$1', '$3', 'NOT (SELECT found FROM waiting)')})
+   SELECT found FROM waiting`,
+);
+
+/**
+ * Settles a late-order message when its order is not open or no unmatched deposit of its account
+ * and amount came at or after its ordered_at, recording the message as handled: one statement,
+ * no DB transaction. Resolves with false when a deposit may be waiting for the order: the message
+ * is then left unclaimed, for the caller to decide in a transaction.
+ */
+export async function settleWithoutDeposit(sql: Sql, consumer: string, orderId: string, messageId: string): Promise<boolean> {
+  const [row] = await sql.rows<{ found: boolean }>(settleWithoutDepositStatement, [consumer, orderId, messageId]);
+  return row?.found === false;
 }
 
 /** The unmatched deposits a late order may explain, locked for the decision, oldest first. */

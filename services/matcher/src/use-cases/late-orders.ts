@@ -2,7 +2,7 @@ import type { OrderRegistered } from '@pmatch/contracts';
 import { orderView, transactionView } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
 import { confirmDeposit, findAmountCandidates, nameMatcherOf, recordFor, setDepositStatus } from '../data/decisions';
-import { lockUnmatchedDeposits, mayExplainUnmatchedDeposit } from '../data/late-orders';
+import { lockUnmatchedDeposits, settleWithoutDeposit } from '../data/late-orders';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { lateOrderOutcomes } from '../domain/late-orders';
@@ -19,13 +19,10 @@ export const LATE_ORDERS_CONSUMER = 'matcher.late-orders';
  */
 export async function examineLateOrder(deps: MatcherDeps, message: OrderRegistered, messageId: string): Promise<boolean> {
   return underAccountLock(deps, message.bank_account_id, async () => {
-    // Nearly every order is registered before its money arrives: one read settles those, without a
-    // DB transaction; the inbox row then only records that the message was handled. It runs under
-    // the lock, so a deposit being decided meanwhile is committed, and seen, before it.
-    if (!(await mayExplainUnmatchedDeposit(deps.prisma, message.order_id))) {
-      await claimMessage(deps.prisma, LATE_ORDERS_CONSUMER, messageId);
-      return false;
-    }
+    // Nearly every order is registered before its money arrives: one statement settles those,
+    // without a DB transaction. It runs under the lock, so a deposit being decided meanwhile is
+    // committed, and seen, before it.
+    if (await settleWithoutDeposit(deps.database.sql, LATE_ORDERS_CONSUMER, message.order_id, messageId)) return false;
     return deps.prisma.$transaction(async (tx) => {
       if (!(await claimMessage(tx, LATE_ORDERS_CONSUMER, messageId))) return false;
       const order = await tx.order.findUnique({ where: { id: message.order_id } });
