@@ -16,8 +16,17 @@ import type { AuthContext } from '../domain/auth';
 import { pageBySeq, type Page } from './pages';
 import { scopeOf } from './scope';
 
-export async function findOrder(prisma: PrismaClient, auth: AuthContext, id: string): Promise<OrderRow | null> {
-  return prisma.order.findFirst({ where: { id, ...scopeOf(auth) } });
+/** Parameters: id, organisation, mode, and the key's bank account or null (scopeOf, in SQL). */
+const findInScope = statement(
+  'orders_api.find_order',
+  `SELECT ${orderFields()} FROM orders
+   WHERE id = $1 AND organisation_id = $2 AND mode = $3 AND ($4::text IS NULL OR bank_account_id = $4)`,
+);
+
+/** The order with this id in the caller's scope: plain SQL, as GET /v1/orders/{id} is a hot path. */
+export async function findOrder(db: SqlOrPrisma, auth: AuthContext, id: string): Promise<OrderRow | null> {
+  const [row] = await asSql(db).rows<OrderRow>(findInScope, [id, auth.organisationId, auth.mode, auth.bankAccountId]);
+  return row ?? null;
 }
 
 const findByExternalId = statement(

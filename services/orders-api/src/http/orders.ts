@@ -29,7 +29,7 @@ import type { MatcherClient } from './matcher-client';
 
 export interface OrdersDeps {
   prisma: PrismaClient;
-  /** Plain SQL for POST /v1/orders, the hot path; the other routes use Prisma. */
+  /** Plain SQL for POST /v1/orders and for reading one order, the hot paths; the other routes use Prisma. */
   database: Database;
   clock: Clock;
   publicBaseUrl: string;
@@ -106,12 +106,12 @@ export function ordersRouter(deps: OrdersDeps): Router {
   });
 
   router.get('/v1/orders/:id', async (req, res) => {
-    res.json(view(await visibleOrder(deps.prisma, authOf(req), req.params.id)));
+    res.json(view(await visibleOrder(deps.database.sql, authOf(req), req.params.id)));
   });
 
   router.patch('/v1/orders/:id', async (req, res) => {
     const auth = authOf(req);
-    const order = await visibleOrder(deps.prisma, auth, req.params.id);
+    const order = await visibleOrder(deps.database.sql, auth, req.params.id);
     const change = parseInput(UpdateOrderRequest, req.body);
     assertEditable(order, ['open'], 'changed');
     const data: Prisma.OrderUpdateManyMutationInput = {
@@ -127,7 +127,7 @@ export function ordersRouter(deps: OrdersDeps): Router {
 
   router.post('/v1/orders/:id/cancel', async (req, res) => {
     const auth = authOf(req);
-    const order = await visibleOrder(deps.prisma, auth, req.params.id);
+    const order = await visibleOrder(deps.database.sql, auth, req.params.id);
     parseInput(EmptyRequest, req.body);
     assertEditable(order, ['open', 'expired'], 'canceled');
     const row = await cancelOrder(deps.prisma, order.id, deps.clock.now(), deps.publicBaseUrl);
@@ -138,14 +138,14 @@ export function ordersRouter(deps: OrdersDeps): Router {
 
   router.post('/v1/orders/:id/reverse', async (req, res) => {
     const auth = authOf(req);
-    const order = await visibleOrder(deps.prisma, auth, req.params.id);
+    const order = await visibleOrder(deps.database.sql, auth, req.params.id);
     parseInput(EmptyRequest, req.body);
     res.json(await deps.matcher.orderCommand({ type: 'order.reverse', organisation_id: auth.organisationId, mode: auth.mode, order_id: order.id }));
   });
 
   router.post('/v1/orders/:id/mark-paid', async (req, res) => {
     const auth = authOf(req);
-    const order = await visibleOrder(deps.prisma, auth, req.params.id);
+    const order = await visibleOrder(deps.database.sql, auth, req.params.id);
     const request = parseInput(MarkPaidRequest, req.body);
     if (order.source !== null) throw notOpen('marked paid');
     res.json(
@@ -163,9 +163,9 @@ export function ordersRouter(deps: OrdersDeps): Router {
   return router;
 }
 
-async function visibleOrder(prisma: PrismaClient, auth: AuthContext, rawId: string | undefined): Promise<OrderRow> {
+async function visibleOrder(sql: Sql, auth: AuthContext, rawId: string | undefined): Promise<OrderRow> {
   const id = pathId(OrderId, rawId, 'order');
-  const row = await findOrder(prisma, auth, id);
+  const row = await findOrder(sql, auth, id);
   if (row === null) throw new AppError('resource_missing', `No such order: ${id}.`, { param: 'id' });
   return row;
 }
