@@ -1,10 +1,11 @@
 import { newId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
-import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
+import { LockTimeoutError, ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
-import { examineLateOrder } from '../src/use-cases/late-orders';
+import { settleStatements, type Waiting } from '../src/data/late-orders';
+import { LATE_ORDERS_CONSUMER, examineLateOrder } from '../src/use-cases/late-orders';
 
 /**
  * examineLateOrder against the real database: the common case (no deposit waits for the order)
@@ -17,6 +18,7 @@ let prisma: PrismaClient;
 let redis: Redis;
 let deps: MatcherDeps;
 const clock = new ManualClock('2026-11-22T10:00:00Z');
+const lockPrefix = uniqueName('pmatch-test:');
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -24,7 +26,7 @@ beforeAll(async () => {
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   deps = {
-    database, prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock, logger: createLogger('test', 'silent'),
+    database, prisma, lock: new RedisLock(redis, lockPrefix), clock, logger: createLogger('test', 'silent'),
     publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
   };
 });
@@ -55,14 +57,17 @@ async function seedOrder(orgId: string, accountId: string, amount: number, order
   });
 }
 
-async function seedUnmatchedDeposit(orgId: string, accountId: string, amount: number, occurredAt: string, counterparty = 'ﾔﾏﾀﾞ') {
+async function seedDeposit(orgId: string, accountId: string, amount: number, occurredAt: string, status: string, counterparty = 'ﾔﾏﾀﾞ') {
   return prisma.transaction.create({
     data: {
       id: newId('transaction'), organisationId: orgId, mode: 'test', bankAccountId: accountId, bankReference: uniqueName('ref'),
-      direction: 'deposit', status: 'unmatched', amount: BigInt(amount), counterparty, occurredAt: new Date(occurredAt),
+      direction: 'deposit', status, amount: BigInt(amount), counterparty, occurredAt: new Date(occurredAt),
     },
   });
 }
+
+const seedUnmatchedDeposit = (orgId: string, accountId: string, amount: number, occurredAt: string, counterparty?: string) =>
+  seedDeposit(orgId, accountId, amount, occurredAt, 'unmatched', counterparty);
 
 const written = async (orgId: string, messageId: string) => ({
   events: await prisma.event.count({ where: { organisationId: orgId } }),
@@ -149,5 +154,90 @@ describe('examineLateOrder', () => {
 
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', decision: { reason: 'no_name_fits' } });
     expect((await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('open');
+  });
+});
+
+describe('examineLateOrder and the account lock', () => {
+  /** Runs `work` while another matcher holds the account's lock; this one may wait for it only briefly. */
+  async function whileLockHeldElsewhere<T>(accountId: string, work: (impatient: MatcherDeps) => Promise<T>): Promise<T> {
+    const otherMatcher = new RedisLock(redis, lockPrefix);
+    return otherMatcher.withLock(`account:${accountId}`, { ttlMs: 30_000, waitMs: 5_000 }, () => work({ ...deps, lockWaitMs: 100 }));
+  }
+
+  test('when no deposit of the amount is pending or unmatched, then the order is settled without waiting for the lock', async () => {
+    const { orgId, accountId } = await seedAccount();
+    // Decided deposits of the amount, and an unmatched one of another amount: none can wait for it.
+    await seedDeposit(orgId, accountId, 5100, '2026-11-22T09:00:00Z', 'held');
+    await seedDeposit(orgId, accountId, 5100, '2026-11-22T09:00:00Z', 'excluded');
+    await seedUnmatchedDeposit(orgId, accountId, 5199, '2026-11-22T09:00:00Z');
+    const order = await seedOrder(orgId, accountId, 5100, '2026-11-21T00:00:00Z');
+
+    const recorded = await whileLockHeldElsewhere(accountId, (impatient) =>
+      examineLateOrder(impatient, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`));
+
+    expect(recorded).toBe(false);
+    expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
+  });
+
+  test.each(['pending', 'unmatched'])('when a deposit of the amount is %s, then the check waits for the lock and claims nothing without it', async (status) => {
+    const { orgId, accountId } = await seedAccount();
+    await seedDeposit(orgId, accountId, 5200, '2026-11-22T09:00:00Z', status);
+    const order = await seedOrder(orgId, accountId, 5200, '2026-11-21T00:00:00Z');
+    const message = { order_id: order.id, bank_account_id: accountId };
+
+    await expect(whileLockHeldElsewhere(accountId, (impatient) => examineLateOrder(impatient, message, `registered_${order.id}`))).rejects.toThrow(LockTimeoutError);
+
+    expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 0 });
+  });
+
+  test('when a deposit of the amount is still pending once the lock is taken, then the message is settled and the deposit left to its own decision', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const deposit = await seedDeposit(orgId, accountId, 5300, '2026-11-22T09:00:00Z', 'pending');
+    const order = await seedOrder(orgId, accountId, 5300, '2026-11-21T00:00:00Z');
+
+    const recorded = await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+
+    expect(recorded).toBe(false);
+    expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
+    expect((await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).status).toBe('pending');
+  });
+});
+
+describe('the late-order check\'s plan', () => {
+  /** Every node of a JSON plan, depth first. */
+  function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
+    return [node, ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(planNodes)];
+  }
+
+  const cases = (['pending or unmatched', 'unmatched'] as Waiting[]).flatMap((waiting) =>
+    (['force_custom_plan', 'force_generic_plan'] as const).map((mode) => [waiting, mode] as const));
+
+  // Run for every new order, on accounts whose decided deposits only grow: the read must go
+  // through the partial index of waiting deposits, whatever plan the prepared statement settles on.
+  test.each(cases)('when the check for %s deposits is planned (%s), then it reads transactions through transactions_waiting_idx', async (waiting, planCacheMode) => {
+    const { orgId, accountId } = await seedAccount();
+    await prisma.$executeRaw`
+      INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
+      SELECT 'txn_' || md5(random()::text), ${orgId}, 'test', ${accountId}, md5(random()::text), 'deposit',
+             (ARRAY['held', 'excluded', 'unmatched', 'pending'])[1 + g % 4], 5000 + g % 50, 'ﾔﾏﾀﾞ', '2026-11-22T09:00:00Z'
+      FROM generate_series(1, 4000) g`;
+    const order = await seedOrder(orgId, accountId, 5010, '2026-11-21T00:00:00Z');
+    await prisma.$executeRaw`ANALYZE transactions`;
+
+    const plan = await prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+      await tx.$executeRaw`SET LOCAL enable_bitmapscan = off`;
+      await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
+      // EXECUTE takes no bind parameters: the test's own values are written into the text.
+      await tx.$executeRawUnsafe(`PREPARE settle_check AS ${settleStatements[waiting].text}`);
+      const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }[]>(
+        `EXPLAIN (FORMAT JSON) EXECUTE settle_check('${LATE_ORDERS_CONSUMER}', '${order.id}', 'plan-check')`,
+      );
+      await tx.$executeRawUnsafe('DEALLOCATE settle_check');
+      return rows[0]!['QUERY PLAN'][0]!.Plan;
+    });
+
+    const transactionScans = planNodes(plan).filter((n) => n['Relation Name'] === 'transactions');
+    expect(transactionScans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Scan', 'transactions_waiting_idx']]);
   });
 });

@@ -1,27 +1,40 @@
-import { statement, type Sql, type Tx, type TransactionRow } from '@pmatch/db';
+import { statement, type Sql, type Statement, type Tx, type TransactionRow } from '@pmatch/db';
 import { inboxClaimSql } from '@pmatch/platform';
 
-/** Parameters: consumer, order id, message id. */
-const settleWithoutDepositStatement = statement(
-  'matcher.late_order_settle_without_deposit',
-  `WITH waiting AS (
-     SELECT EXISTS (
-       SELECT 1 FROM orders o JOIN transactions t
-         ON t.bank_account_id = o.bank_account_id AND t.amount = o.amount AND t.status = 'unmatched'
-        AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at
-       WHERE o.id = $2 AND o.status = 'open') AS found),
-   claimed AS (${inboxClaimSql('$1', '$3', 'NOT (SELECT found FROM waiting)')})
-   SELECT found FROM waiting`,
-);
+/** Which deposits count as waiting for a late order (`examineLateOrder` says why each). */
+export type Waiting = 'pending or unmatched' | 'unmatched';
 
 /**
- * Settles a late-order message when its order is not open or no unmatched deposit of its account
- * and amount came at or after its ordered_at, recording the message as handled: one statement,
- * no DB transaction. Resolves with false when a deposit may be waiting for the order: the message
- * is then left unclaimed, for the caller to decide in a transaction.
+ * Parameters: consumer, order id, message id. The statuses are written out, not a parameter, so
+ * that every plan can use transactions_waiting_idx, whose predicate they imply.
  */
-export async function settleWithoutDeposit(sql: Sql, consumer: string, orderId: string, messageId: string): Promise<boolean> {
-  const [row] = await sql.rows<{ found: boolean }>(settleWithoutDepositStatement, [consumer, orderId, messageId]);
+export const settleStatements: Record<Waiting, Statement> = {
+  'pending or unmatched': settleStatement('matcher.late_order_settle_unless_pending_or_unmatched', "('pending', 'unmatched')"),
+  unmatched: settleStatement('matcher.late_order_settle_unless_unmatched', "('unmatched')"),
+};
+
+function settleStatement(name: string, statuses: string): Statement {
+  return statement(
+    name,
+    `WITH waiting AS (
+       SELECT EXISTS (
+         SELECT 1 FROM orders o JOIN transactions t
+           ON t.bank_account_id = o.bank_account_id AND t.amount = o.amount AND t.status IN ${statuses}
+          AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at
+         WHERE o.id = $2 AND o.status = 'open') AS found),
+     claimed AS (${inboxClaimSql('$1', '$3', 'NOT (SELECT found FROM waiting)')})
+     SELECT found FROM waiting`,
+  );
+}
+
+/**
+ * Settles a late-order message when its order is not open or no `waiting` deposit of its account
+ * and amount came at or after its ordered_at, recording the message as handled: one statement,
+ * no DB transaction. Resolves with false when such a deposit exists: the message is then left
+ * unclaimed, for the caller to look again or decide.
+ */
+export async function settleWithoutDeposit(sql: Sql, waiting: Waiting, consumer: string, orderId: string, messageId: string): Promise<boolean> {
+  const [row] = await sql.rows<{ found: boolean }>(settleStatements[waiting], [consumer, orderId, messageId]);
   return row?.found === false;
 }
 

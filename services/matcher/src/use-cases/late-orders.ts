@@ -18,11 +18,18 @@ export const LATE_ORDERS_CONSUMER = 'matcher.late-orders';
  * Resolves with whether it recorded events (so the outbox relay has something to publish).
  */
 export async function examineLateOrder(deps: MatcherDeps, message: OrderRegistered, messageId: string): Promise<boolean> {
+  // Nearly every order is registered before its money arrives: one statement settles those,
+  // without the account's lock, which would make every new order of an account wait behind its
+  // deposit decisions and theirs behind it. That is safe because this message is published only
+  // after the order committed: a deposit this statement cannot see yet is decided after it, with
+  // the order among its candidates; one being decided now is still pending here, so pending counts
+  // as waiting; and a deposit that a person's command (reverse, restore) is about to make
+  // unmatched is seen as it was before the command, as if this check had run first.
+  if (await settleWithoutDeposit(deps.database.sql, 'pending or unmatched', LATE_ORDERS_CONSUMER, message.order_id, messageId)) return false;
   return underAccountLock(deps, message.bank_account_id, async () => {
-    // Nearly every order is registered before its money arrives: one statement settles those,
-    // without a DB transaction. It runs under the lock, so a deposit being decided meanwhile is
-    // committed, and seen, before it.
-    if (await settleWithoutDeposit(deps.database.sql, LATE_ORDERS_CONSUMER, message.order_id, messageId)) return false;
+    // Under the lock a decision in progress has committed: only unmatched deposits wait now (a
+    // pending one not yet decided will see the order).
+    if (await settleWithoutDeposit(deps.database.sql, 'unmatched', LATE_ORDERS_CONSUMER, message.order_id, messageId)) return false;
     return deps.prisma.$transaction(async (tx) => {
       if (!(await claimMessage(tx, LATE_ORDERS_CONSUMER, messageId))) return false;
       const order = await tx.order.findUnique({ where: { id: message.order_id } });
