@@ -265,16 +265,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
     await sampler.stop();
   }
   if (out.throughput) {
-    const perDeposit = (v) => round((v * 1000) / out.throughput.accepted, 2);
-    const c = out.throughput.cpu;
-    out.cpuPerDeposit = {
-      services: Object.fromEntries(Object.entries(c.services).map(([k, v]) => [k, perDeposit(v)])),
-      infra: Object.fromEntries(Object.entries(c.infra).map(([k, v]) => [k, perDeposit(v)])),
-      postgresByKind: Object.fromEntries(Object.entries(c.postgresByKind).map(([k, v]) => [k, perDeposit(v)])),
-      bench: perDeposit(c.bench),
-      machineBusyPercent: c.machineBusyPercent,
-      otherPercent: c.otherPercent,
-    };
+    out.cpuPerDeposit = CpuMeter.perItem(out.throughput.cpu, out.throughput.accepted);
     out.backlog = out.throughput.backlog;
   }
   return out;

@@ -83,27 +83,10 @@ async function cannon(cpu, name, connections, seconds, options) {
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes: codes,
-    cpuPerRequestMs: cpuUsed && cpuPerRequest(cpuUsed, result.requests.total),
+    // The asynchronous work a request causes (a new order's late-order check, its event) counts as
+    // far as it ran within the step: the drain after the last step shows how little is left over.
+    cpuPerRequestMs: cpuUsed && result.requests.total > 0 ? CpuMeter.perItem(cpuUsed, result.requests.total) : undefined,
   };
-}
-
-/**
- * Milliseconds of CPU per request by process, the asynchronous work a request causes included
- * (a new order's late-order check in the matcher, its event in the dispatcher) as far as it ran
- * within the step: the drain after the last step shows how little is left over.
- */
-function cpuPerRequest(used, requests) {
-  if (requests === 0) return undefined;
-  const per = (seconds) => round((1000 * seconds) / requests, 2);
-  const byProcess = {
-    ...Object.fromEntries(Object.entries(used.services).map(([name, seconds]) => [name, per(seconds)])),
-    postgres: per(used.infra.postgres),
-    rabbitmq: per(used.infra['beam.smp']),
-    redis: per(used.infra['redis-server']),
-    bench: per(used.bench),
-  };
-  const all = per(Object.values(used.services).reduce((a, b) => a + b, 0) + Object.values(used.infra).reduce((a, b) => a + b, 0) + used.bench);
-  return { ...byProcess, all };
 }
 
 async function orderIds(system, organisationId, limit) {

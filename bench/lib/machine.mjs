@@ -179,6 +179,25 @@ export class CpuMeter {
     return groups;
   }
 
+  /**
+   * A `diff` as milliseconds of CPU per item (a deposit, a request), by process, with `all`: the
+   * sum of every process counted (services, infrastructure, the bench).
+   */
+  static perItem(used, items) {
+    const per = (seconds) => round((1000 * seconds) / items, 2);
+    const perEach = (group) => Object.fromEntries(Object.entries(group).map(([name, seconds]) => [name, per(seconds)]));
+    const sum = (group) => Object.values(group).reduce((a, b) => a + b, 0);
+    return {
+      services: perEach(used.services),
+      infra: perEach(used.infra),
+      postgresByKind: perEach(used.postgresByKind),
+      bench: per(used.bench),
+      all: per(sum(used.services) + sum(used.infra) + used.bench),
+      machineBusyPercent: used.machineBusyPercent,
+      otherPercent: used.otherPercent,
+    };
+  }
+
   static diff(a, b) {
     const wall = (b.at - a.at) / 1000;
     const used = (x, y) => Object.entries(y).reduce((sum, [pid, v]) => sum + Math.max(0, v - (x?.[pid] ?? 0)), 0);

@@ -82,7 +82,7 @@ export function renderMarkdown(result) {
     lines.push('|---|---:|---:|---:|---:|---:|---:|---|---|');
     for (const s of api.steps) {
       const c = s.cpuPerRequestMs;
-      const cpu = c ? `${c.all} (${c['orders-api']} / ${c.matcher} / ${c['webhook-dispatcher']} / ${c.postgres} / ${c.rabbitmq} / ${c.bench})` : '—';
+      const cpu = c ? `${c.all} (${c.services['orders-api']} / ${c.services.matcher} / ${c.services['webhook-dispatcher']} / ${c.infra.postgres} / ${c.infra['beam.smp']} / ${c.bench})` : '—';
       lines.push(`| ${s.name} | ${s.connections} | ${fmt(s.requestsPerSecond)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p90)} | ${ms(s.latencyMs.p99)} | ${ms(s.latencyMs.max)} | ${s.errors} / ${s.timeouts} / ${s.non2xx} | ${cpu} |`);
     }
     if (api.drain) lines.push('', `After the API steps, the asynchronous work behind the ${fmt(api.ordersCreated)} new orders (order.registered late-order checks, order.created events) took ${api.drain.seconds} s more to drain${api.drain.timedOut ? ' (did not finish within the bound)' : ''}.`);
