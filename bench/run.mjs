@@ -346,10 +346,8 @@ function ratios(result) {
   const tp = result.phases.pipeline?.throughput;
   if (!base || !tp) return {};
   const decisions = tp.rates.decisionsPerSecondSteady;
-  const sent = tp.sent;
-  const total = sent.confirmed + sent.held + sent.unmatched;
-  // deposit.received plus one event.recorded per event the decision records.
-  const messagesPerDeposit = 1 + expectedEvents(sent) / total;
+  // deposit.received plus the one event.recorded announcing the events its decision records.
+  const messagesPerDeposit = 2;
   const r = { messagesPerDeposit: round(messagesPerDeposit, 2) };
   if (base.pg?.depositsPerSecond) r.decisionsToPg = round(decisions / base.pg.depositsPerSecond, 3);
   if (base.amqp?.endToEndPerSecond) {

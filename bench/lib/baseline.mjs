@@ -198,8 +198,7 @@ async function decide(db, transactionId, deposit) {
       text: `WITH recorded AS (
                INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
                SELECT id, $2, 'live', $3, type, data, $4 FROM unnest($1::text[], $5::text[], $6::jsonb[]) AS e(id, type, data))
-             INSERT INTO outbox (message_id, exchange, routing_key, payload)
-             SELECT id, 'events', 'event.recorded', payload FROM unnest($1::text[], $7::jsonb[]) AS o(id, payload)`,
+             INSERT INTO outbox (message_id, exchange, routing_key, payload) VALUES ($1[1], 'events', 'event.recorded', $7)`,
       values: [
         eventIds,
         deposit.account.organisationId,
@@ -207,7 +206,7 @@ async function decide(db, transactionId, deposit) {
         now,
         events.map((e) => e.type),
         events.map((e) => JSON.stringify(e.data)),
-        events.map((e, i) => JSON.stringify({ event_id: eventIds[i], organisation_id: deposit.account.organisationId, mode: 'live', type: e.type })),
+        JSON.stringify({ organisation_id: deposit.account.organisationId, mode: 'live', events: events.map((e, i) => ({ event_id: eventIds[i], type: e.type })) }),
       ],
     });
     await client.query('COMMIT');

@@ -52,14 +52,35 @@ export const OrderRegistered = z.object({
 });
 export type OrderRegistered = z.infer<typeof OrderRegistered>;
 
-/** events → dispatcher: an event was committed. */
-export const EventRecorded = z.object({
-  event_id: EventId,
+/** At most this many events in one `event.recorded` message; a state change with more sends several. */
+export const EVENTS_PER_ANNOUNCEMENT = 100;
+
+/**
+ * events → dispatcher: events that one state change committed (one organisation and mode), in
+ * recorded order. One message for all of them, not one each: a confirmed deposit records two
+ * events, and every message costs an outbox row, a publish and a queue write.
+ */
+export const EventsRecorded = z.object({
   organisation_id: z.string(),
   mode: z.enum(MODES),
-  type: z.enum(EVENT_TYPES),
+  events: z
+    .array(z.object({ event_id: EventId, type: z.enum(EVENT_TYPES) }))
+    .min(1)
+    .max(EVENTS_PER_ANNOUNCEMENT),
 });
-export type EventRecorded = z.infer<typeof EventRecorded>;
+export type EventsRecorded = z.infer<typeof EventsRecorded>;
+
+/**
+ * What the dispatcher accepts on `event.recorded`: an `EventsRecorded`, or one event on its own,
+ * the message of versions before 2026-11-24, read as an announcement of one. Outbox rows and
+ * queued messages written before an upgrade have that shape and must still be delivered.
+ */
+export const EventRecordedMessage = z.union([
+  EventsRecorded,
+  z
+    .object({ event_id: EventId, organisation_id: z.string(), mode: z.enum(MODES), type: z.enum(EVENT_TYPES) })
+    .transform(({ event_id, type, ...scope }): EventsRecorded => ({ ...scope, events: [{ event_id, type }] })),
+]);
 
 /** orders-api → bank-ingest request: store a test deposit exactly as a bank notification. */
 export const CreateTestDepositCommand = z.object({

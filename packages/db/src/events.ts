@@ -1,4 +1,4 @@
-import { EXCHANGES, type EventRecorded, type Mode, type NewEvent, ROUTING_KEYS, newId, randomBase62 } from '@pmatch/contracts';
+import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, type EventsRecorded, type Mode, type NewEvent, ROUTING_KEYS, newId, randomBase62 } from '@pmatch/contracts';
 import { asSql, statement, type SqlOrPrisma } from './sql';
 
 export interface OutboxMessage {
@@ -52,15 +52,17 @@ const insertEventsAndOutbox = statement(
 );
 
 /**
- * A new id for each event and the outbox message that tells the dispatcher of it (its message id
- * is the event id, so a republished announcement is deduplicated as the same event).
+ * A new id for each event and the outbox messages that tell the dispatcher of them: one message
+ * for up to `EVENTS_PER_ANNOUNCEMENT` events, its message id the id of its first event.
  */
-export function eventAnnouncements(scope: { organisationId: string; mode: Mode }, events: NewEvent[]): { id: string; announcement: OutboxMessage }[] {
-  return events.map((event) => {
-    const id = newId('event');
-    const message: EventRecorded = { event_id: id, organisation_id: scope.organisationId, mode: scope.mode, type: event.type };
-    return { id, announcement: { exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: id } };
-  });
+export function eventAnnouncements(scope: { organisationId: string; mode: Mode }, events: NewEvent[]): { ids: string[]; announcements: OutboxMessage[] } {
+  const recorded = events.map((event) => ({ event_id: newId('event'), type: event.type }));
+  const announcements: OutboxMessage[] = [];
+  for (let first = 0; first < recorded.length; first += EVENTS_PER_ANNOUNCEMENT) {
+    const message: EventsRecorded = { organisation_id: scope.organisationId, mode: scope.mode, events: recorded.slice(first, first + EVENTS_PER_ANNOUNCEMENT) };
+    announcements.push({ exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: message.events[0]!.event_id });
+  }
+  return { ids: recorded.map((e) => e.event_id), announcements };
 }
 
 /** Queues a broker message in the caller's DB transaction; the relay publishes it after commit. */
@@ -75,8 +77,9 @@ export async function enqueueAll(tx: SqlOrPrisma, messages: OutboxMessage[]): Pr
 }
 
 /**
- * Records events in the caller's DB transaction, each with its outbox row, so that a state change
- * and its announcement commit or roll back together; one statement whatever their number.
+ * Records events in the caller's DB transaction with the outbox row announcing them, so that a
+ * state change and its announcement commit or roll back together; one statement whatever their
+ * number.
  * Recorded order, which GET /v1/events shows, is (tx_id, seq): the caller's DB transaction (the
  * `tx_id` default), then the order given.
  */
@@ -91,10 +94,9 @@ export async function recordEvents(
     await enqueueAll(tx, alsoEnqueue);
     return [];
   }
-  const announced = eventAnnouncements(scope, events);
-  const ids = announced.map((a) => a.id);
+  const { ids, announcements } = eventAnnouncements(scope, events);
   await asSql(tx).count(insertEventsAndOutbox, [
-    ...outboxParameters([...announced.map((a) => a.announcement), ...alsoEnqueue]),
+    ...outboxParameters([...announcements, ...alsoEnqueue]),
     scope.organisationId,
     scope.mode,
     scope.bankAccountId,

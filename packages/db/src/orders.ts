@@ -118,11 +118,11 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
 export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
   const inserting = newOrderRow(order, now);
   const created = orderCreated(inserting, publicBaseUrl);
-  const [event] = eventAnnouncements({ organisationId: order.organisationId, mode: order.mode }, [created]);
+  const { ids, announcements } = eventAnnouncements({ organisationId: order.organisationId, mode: order.mode }, [created]);
   const [row] = await asSql(sql).rows<OrderRow>(insertOrderAnnouncedStatement, [
     ...newOrderValues(inserting),
-    ...outboxParameters([event!.announcement, orderRegisteredMessage(inserting.id, order.bankAccountId)]),
-    event!.id,
+    ...outboxParameters([...announcements, orderRegisteredMessage(inserting.id, order.bankAccountId)]),
+    ids[0],
     JSON.stringify(created.data),
   ]);
   return row ?? null;

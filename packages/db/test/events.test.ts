@@ -1,4 +1,4 @@
-import { EXCHANGES, ROUTING_KEYS, type NewEvent } from '@pmatch/contracts';
+import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, EventsRecorded, ROUTING_KEYS, type NewEvent } from '@pmatch/contracts';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
 import { createDatabase, createPrisma, enqueueAll, outboxInsert, outboxParameters, recordEvents, statement, type PrismaClient } from '../src';
 
@@ -20,7 +20,7 @@ afterAll(async () => {
 const scope = { organisationId: 'org_events', mode: 'test' as const, bankAccountId: null, at };
 
 describe('recordEvents', () => {
-  test('when many events are recorded in one call, then their seq increases in the order given, each with its outbox row', async () => {
+  test('when many events are recorded in one call, then their seq increases in the order given, and one outbox row announces them all', async () => {
     const types = ['transaction.deposited', 'order.paid', 'transaction.held', 'order.expired'];
     const events: NewEvent[] = Array.from({ length: 40 }, (_, i) => ({ type: types[i % types.length], data: { object: { i } } }) as unknown as NewEvent);
 
@@ -32,13 +32,26 @@ describe('recordEvents', () => {
     expect(stored.map((e) => e.type)).toEqual(events.map((e) => e.type));
     expect(stored.every((e) => e.createdAt.getTime() === at.getTime() && e.organisationId === 'org_events' && e.mode === 'test')).toBe(true);
     const outbox = await prisma.outbox.findMany({ where: { messageId: { in: ids } }, orderBy: { id: 'asc' } });
-    expect(outbox.map((o) => o.messageId)).toEqual(ids);
-    expect(outbox[1]).toMatchObject({
-      exchange: EXCHANGES.events,
-      routingKey: ROUTING_KEYS.eventRecorded,
-      payload: { event_id: ids[1], organisation_id: 'org_events', mode: 'test', type: 'order.paid' },
-      publishedAt: null,
+    expect(outbox).toHaveLength(1);
+    expect(outbox[0]).toMatchObject({ messageId: ids[0], exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, publishedAt: null });
+    expect(EventsRecorded.parse(outbox[0]!.payload)).toEqual({
+      organisation_id: 'org_events',
+      mode: 'test',
+      events: ids.map((id, i) => ({ event_id: id, type: events[i]!.type })),
     });
+  });
+
+  test('when more events are recorded than one message may announce, then each full slice gets its own message, in order', async () => {
+    const count = 2 * EVENTS_PER_ANNOUNCEMENT + 1;
+    const events = Array.from({ length: count }, () => ({ type: 'order.expired', data: { object: {} } }) as unknown as NewEvent);
+
+    const ids = await prisma.$transaction((tx) => recordEvents(tx, scope, events));
+
+    const outbox = await prisma.outbox.findMany({ where: { messageId: { in: ids } }, orderBy: { id: 'asc' } });
+    const announced = outbox.map((o) => EventsRecorded.parse(o.payload).events.map((e) => e.event_id));
+    expect(outbox.map((o) => o.messageId)).toEqual([ids[0], ids[EVENTS_PER_ANNOUNCEMENT], ids[2 * EVENTS_PER_ANNOUNCEMENT]]);
+    expect(announced.map((slice) => slice.length)).toEqual([EVENTS_PER_ANNOUNCEMENT, EVENTS_PER_ANNOUNCEMENT, 1]);
+    expect(announced.flat()).toEqual(ids);
   });
 
   test('when other messages go with the events, then they are queued after the outbox rows of the events, in the same transaction', async () => {

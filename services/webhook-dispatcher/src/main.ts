@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { EventRecorded, QUEUES, WebhookRequest } from '@pmatch/contracts';
+import { EventRecordedMessage, QUEUES, WebhookRequest } from '@pmatch/contracts';
 import { createDatabase } from '@pmatch/db';
 import {
   AddressPolicy,
@@ -53,8 +53,9 @@ const ACKNOWLEDGED_PER_STATEMENT = 200;
 
 /**
  * Received events recorded by one statement at most: a batch is what arrived while the statement
- * before it ran, so at most DISPATCHER_PREFETCH; the cap bounds the statement's size (five
- * delivery ids per event) whatever the setting.
+ * before it ran, so at most DISPATCHER_PREFETCH messages of up to EVENTS_PER_ANNOUNCEMENT events
+ * (in practice one to three); the cap bounds the statement's size (five delivery ids per event)
+ * whatever the setting.
  */
 const RECEIVED_PER_STATEMENT = 200;
 
@@ -136,7 +137,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
 
   const onDue = () => scheduler.nudge();
   const received = new BatchWriter((events: ReceivedEvent[]) => recordReceivedEvents(database.sql, events, clock.now()), RECEIVED_PER_STATEMENT);
-  const stopEvents = await broker.consume(QUEUES.dispatcherEvents, EventRecorded, eventHandler({ received, metrics, onDue }), {
+  const stopEvents = await broker.consume(QUEUES.dispatcherEvents, EventRecordedMessage, eventHandler({ received, metrics, onDue }), {
     prefetch: config.DISPATCHER_PREFETCH,
   });
   const stopRequests = await broker.consume(

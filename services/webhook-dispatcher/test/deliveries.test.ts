@@ -1,4 +1,4 @@
-import { WEBHOOK_LIMITS, newId, type EventRecorded, type EventType, type Mode } from '@pmatch/contracts';
+import { WEBHOOK_LIMITS, newId, type EventType, type Mode } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
 import { sampleOrder } from './support/harness';
@@ -8,6 +8,7 @@ import {
   recordAcknowledgedAttempts,
   recordFailedAttempt,
   recordReceivedEvents,
+  type ReceivedEvent,
   type ClaimedDelivery,
   type FinishedAttempt,
 } from '../src/data/deliveries';
@@ -234,13 +235,12 @@ describe('received events', () => {
     return { organisationId, endpointIds };
   }
 
-  /** A recorded event and the message announcing it, with a message id of its own. */
-  async function announced(organisationId: string, mode: Mode = 'test', type: 'order.paid' | 'order.created' = 'order.paid') {
+  /** A recorded event as its announcement tells the dispatcher of it. */
+  async function announced(organisationId: string, mode: Mode = 'test', type: 'order.paid' | 'order.created' = 'order.paid'): Promise<ReceivedEvent> {
     const [eventId] = await owner.$transaction((tx) =>
       recordEvents(tx, { organisationId, mode, bankAccountId: null, at: NOW }, [{ type, data: { object: sampleOrder(mode, NOW) } }]),
     );
-    const message: EventRecorded = { event_id: eventId!, organisation_id: organisationId, mode, type };
-    return { messageId: newId('event'), message };
+    return { eventId: eventId!, organisationId, mode, type };
   }
 
   /** The endpoints each event has a pending delivery to, due now. */
@@ -267,41 +267,41 @@ describe('received events', () => {
     const created = await recordReceivedEvents(dispatcher.sql, events, NOW);
 
     const [all, shopLive, createdOnly, , paidOnly] = shop.endpointIds as [string, string, string, string, string];
-    expect(await deliveredTo(events.map((e) => e.message.event_id))).toEqual({
-      [events[0]!.message.event_id]: sorted([all, paidOnly]),
-      [events[1]!.message.event_id]: sorted([all, createdOnly]),
-      [events[2]!.message.event_id]: [shopLive],
-      [events[3]!.message.event_id]: [other.endpointIds[0]],
-      [events[4]!.message.event_id]: [],
+    expect(await deliveredTo(events.map((e) => e.eventId))).toEqual({
+      [events[0]!.eventId]: sorted([all, paidOnly]),
+      [events[1]!.eventId]: sorted([all, createdOnly]),
+      [events[2]!.eventId]: [shopLive],
+      [events[3]!.eventId]: [other.endpointIds[0]],
+      [events[4]!.eventId]: [],
     });
     expect(created).toEqual([2, 2, 1, 1, 0]);
-    const inbox = await owner.inbox.findMany({ where: { consumer: EVENTS_CONSUMER, messageId: { in: events.map((e) => e.messageId) } } });
+    const inbox = await owner.inbox.findMany({ where: { consumer: EVENTS_CONSUMER, messageId: { in: events.map((e) => e.eventId) } } });
     expect(inbox).toHaveLength(events.length);
   });
 
-  test('when a batch holds a message seen before and a message twice, then each is recorded once and the repeats answer 0', async () => {
+  test('when a batch holds an event seen before and an event twice, then each is recorded once and the repeats answer 0', async () => {
     const shop = await organisationWith([{}, {}]);
     const seen = await announced(shop.organisationId);
     const twice = await announced(shop.organisationId);
     const fresh = await announced(shop.organisationId);
     expect(await recordReceivedEvents(dispatcher.sql, [seen], NOW)).toEqual([2]);
-    await owner.webhookDelivery.deleteMany({ where: { eventId: seen.message.event_id } });
+    await owner.webhookDelivery.deleteMany({ where: { eventId: seen.eventId } });
 
     const created = await recordReceivedEvents(dispatcher.sql, [twice, seen, fresh, twice], NOW);
 
     expect(created).toEqual([2, 0, 2, 0]);
-    const delivered = await deliveredTo([seen, twice, fresh].map((e) => e.message.event_id));
+    const delivered = await deliveredTo([seen, twice, fresh].map((e) => e.eventId));
     expect(Object.values(delivered).map((endpoints) => endpoints.length)).toEqual([0, 2, 2]);
   });
 
-  test('when one message of a batch cannot be written, then the statement writes nothing, so each message can be written again alone', async () => {
+  test('when one event of a batch cannot be written, then the statement writes nothing, so each event can be written again alone', async () => {
     const shop = await organisationWith([{}]);
     const good = await announced(shop.organisationId);
-    const gone = { messageId: newId('event'), message: { ...(await announced(shop.organisationId)).message, event_id: newId('event') } };
+    const gone: ReceivedEvent = { ...(await announced(shop.organisationId)), eventId: newId('event') };
 
     await expect(recordReceivedEvents(dispatcher.sql, [good, gone], NOW)).rejects.toThrow(/foreign key/);
 
-    expect(await owner.inbox.count({ where: { consumer: EVENTS_CONSUMER, messageId: { in: [good.messageId, gone.messageId] } } })).toBe(0);
+    expect(await owner.inbox.count({ where: { consumer: EVENTS_CONSUMER, messageId: { in: [good.eventId, gone.eventId] } } })).toBe(0);
     expect(await recordReceivedEvents(dispatcher.sql, [good], NOW)).toEqual([1]);
   });
 
@@ -313,9 +313,9 @@ describe('received events', () => {
     const created = await recordReceivedEvents(dispatcher.sql, events, NOW);
 
     expect(created).toEqual([1, WEBHOOK_LIMITS.endpointsPerMode + 2, 1]);
-    const delivered = await deliveredTo(events.map((e) => e.message.event_id));
-    expect(delivered[events[1]!.message.event_id]).toEqual(sorted(crowded.endpointIds));
-    const ids = await owner.webhookDelivery.findMany({ where: { eventId: { in: events.map((e) => e.message.event_id) } }, select: { id: true } });
+    const delivered = await deliveredTo(events.map((e) => e.eventId));
+    expect(delivered[events[1]!.eventId]).toEqual(sorted(crowded.endpointIds));
+    const ids = await owner.webhookDelivery.findMany({ where: { eventId: { in: events.map((e) => e.eventId) } }, select: { id: true } });
     expect(new Set(ids.map((d) => d.id)).size).toBe(WEBHOOK_LIMITS.endpointsPerMode + 4);
   });
 });

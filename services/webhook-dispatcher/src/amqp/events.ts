@@ -1,17 +1,20 @@
-import type { EventRecorded } from '@pmatch/contracts';
+import type { EventsRecorded } from '@pmatch/contracts';
 import type { BatchWriter, Delivery } from '@pmatch/platform';
-import type { ReceivedEvent } from '../data/deliveries';
+import { receivedEvents, type ReceivedEvent } from '../data/deliveries';
 import type { DispatcherMetrics } from '../metrics';
 
 /**
- * event.recorded: one pending delivery per subscribed endpoint, then the scheduler sends them at
- * once. Messages that arrive while the write before them runs are recorded together (`received`);
- * each is acknowledged once its batch has committed.
+ * event.recorded: for each event of the message, one pending delivery per subscribed endpoint,
+ * then the scheduler sends them at once. Events that arrive while the write before them runs are
+ * recorded together (`received`), whichever messages they came in; a message is acknowledged once
+ * all its events are recorded. If one of them fails, the message goes back and the events already
+ * recorded answer 0 when it returns.
  */
 export function eventHandler(deps: { received: BatchWriter<ReceivedEvent, number>; metrics: DispatcherMetrics; onDue: () => void }) {
-  return async (delivery: Delivery<EventRecorded>): Promise<void> => {
-    const created = await deps.received.submit({ messageId: delivery.messageId, message: delivery.body });
-    deps.metrics.eventsReceived.inc({ type: delivery.body.type });
-    if (created > 0) deps.onDue();
+  return async (delivery: Delivery<EventsRecorded>): Promise<void> => {
+    const events = receivedEvents(delivery.body);
+    const created = await Promise.all(events.map((event) => deps.received.submit(event)));
+    for (const event of events) deps.metrics.eventsReceived.inc({ type: event.type });
+    if (created.some((count) => count > 0)) deps.onDue();
   };
 }

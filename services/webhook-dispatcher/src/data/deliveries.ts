@@ -1,4 +1,4 @@
-import { ReplacedSecrets, WEBHOOK_LIMITS, newId, type DeliveryStatus, type EventRecorded, type Mode } from '@pmatch/contracts';
+import { ReplacedSecrets, WEBHOOK_LIMITS, newId, type DeliveryStatus, type EventType, type EventsRecorded, type Mode } from '@pmatch/contracts';
 import { Prisma, modeOf, statement, type EventRow, type PrismaClient, type Sql } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
 import { SCHEDULED_ATTEMPTS } from '../domain/retries';
@@ -7,34 +7,34 @@ export const EVENTS_CONSUMER = 'webhook-dispatcher.events';
 export const REQUESTS_CONSUMER = 'webhook-dispatcher.requests';
 
 /**
- * Parameters, one array per column with one element per message: message ids, organisation ids,
- * modes, event types, event ids; then the consumer, how many delivery ids each message has in $7
- * (its own slice, in message order), the delivery ids, attempts scheduled, now.
+ * Parameters, one array per column with one element per event: event ids, organisation ids,
+ * modes, event types; then the consumer, how many delivery ids each event has in $6 (its own
+ * slice, in the order given), the delivery ids, attempts scheduled, now.
  */
 const receiveEvents = statement(
   'dispatcher.receive_events',
   `WITH received AS (
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
-       AS r(message_id, organisation_id, mode, type, event_id, i)),
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY
+       AS r(event_id, organisation_id, mode, type, i)),
    subscribed AS (
      SELECT r.i, e.id AS endpoint_id, r.event_id,
-            ($8::text[])[((r.i - 1) * $7 + row_number() OVER (PARTITION BY r.i ORDER BY e.id))::int] AS delivery_id
+            ($7::text[])[((r.i - 1) * $6 + row_number() OVER (PARTITION BY r.i ORDER BY e.id))::int] AS delivery_id
      FROM received r JOIN webhook_endpoints e
        ON e.organisation_id = r.organisation_id AND e.mode = r.mode AND e.enabled AND e.deleted_at IS NULL
       AND (cardinality(e.enabled_events) = 0 OR r.type = ANY(e.enabled_events))),
    enough AS (
-     SELECT r.i, r.message_id, count(s.endpoint_id) AS needed
+     SELECT r.i, r.event_id, count(s.endpoint_id) AS needed
      FROM received r LEFT JOIN subscribed s ON s.i = r.i
-     GROUP BY r.i, r.message_id),
+     GROUP BY r.i, r.event_id),
    claimed AS (
      INSERT INTO inbox (consumer, message_id)
-     SELECT $6::text, message_id FROM enough WHERE needed <= $7 ORDER BY message_id
+     SELECT $5::text, event_id FROM enough WHERE needed <= $6 ORDER BY event_id
      ON CONFLICT (consumer, message_id) DO NOTHING
-     RETURNING message_id),
+     RETURNING message_id AS event_id),
    created AS (
      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
-     SELECT s.delivery_id, s.endpoint_id, s.event_id, 'pending', 0, $9::int, $10::timestamptz, $10::timestamptz, $10::timestamptz
-     FROM subscribed s JOIN enough USING (i) JOIN claimed USING (message_id)
+     SELECT s.delivery_id, s.endpoint_id, s.event_id, 'pending', 0, $8::int, $9::timestamptz, $9::timestamptz, $9::timestamptz
+     FROM subscribed s JOIN enough USING (i, event_id) JOIN claimed USING (event_id)
      ORDER BY s.endpoint_id, s.event_id
      ON CONFLICT (endpoint_id, event_id) DO NOTHING
      RETURNING id)
@@ -43,24 +43,36 @@ const receiveEvents = statement(
    FROM enough e ORDER BY e.i`,
 );
 
-/** An event.recorded message as the dispatcher records it. */
+/**
+ * One event of an `event.recorded` message as the dispatcher records it. Its inbox key is the
+ * event id: the same key whichever message announced it (a message of several events, or one
+ * event alone as versions before 2026-11-24 sent it with the event id as message id), so a
+ * redelivery records nothing twice across an upgrade as well.
+ */
 export interface ReceivedEvent {
-  messageId: string;
-  message: EventRecorded;
+  eventId: string;
+  organisationId: string;
+  mode: Mode;
+  type: EventType;
+}
+
+/** The events of an `event.recorded` message, in its order. */
+export function receivedEvents(message: EventsRecorded): ReceivedEvent[] {
+  return message.events.map((e) => ({ eventId: e.event_id, organisationId: message.organisation_id, mode: message.mode, type: e.type }));
 }
 
 /**
  * Records received events, any number in one statement: each as one pending delivery per enabled,
- * subscribed endpoint of its organisation and mode, due at once, once per message however often
- * it is redelivered. Returns, per event in the order given, how many deliveries it created (0 for
- * a message seen before).
+ * subscribed endpoint of its organisation and mode, due at once, once per event however often it
+ * is redelivered. Returns, per event in the order given, how many deliveries it created (0 for an
+ * event seen before).
  *
- * One statement, so one round trip and one commit however many messages arrived together, and no
+ * One statement, so one round trip and one commit however many events arrived together, and no
  * interactive transaction: each inbox row and its deliveries commit together. An endpoint receives
  * the type when it selected no types (all) or this one, as `receivesEventType` decides for the
- * API. Delivery ids are made here (`newId`), a slice per message; a message finding more endpoints
+ * API. Delivery ids are made here (`newId`), a slice per event; an event finding more endpoints
  * than its slice holds (a race past the registration limit) writes nothing and goes again in one
- * more round with slices as large as it needs. A message id given twice is recorded once and the
+ * more round with slices as large as it needs. An event given twice is recorded once and the
  * second answers 0, as its redelivery would. Inbox rows and deliveries are inserted in key order,
  * so two dispatchers' batches cannot deadlock on them.
  */
@@ -68,18 +80,17 @@ export async function recordReceivedEvents(sql: Sql, received: ReceivedEvent[], 
   const created = received.map(() => 0);
   const firstOf = new Map<string, number>();
   received.forEach((r, i) => {
-    if (!firstOf.has(r.messageId)) firstOf.set(r.messageId, i);
+    if (!firstOf.has(r.eventId)) firstOf.set(r.eventId, i);
   });
   let waiting = [...firstOf.values()];
   let idsEach: number = WEBHOOK_LIMITS.endpointsPerMode;
   while (waiting.length > 0) {
     const batch = waiting.map((i) => received[i]!);
     const rows = await sql.rows<{ i: bigint; needed: bigint; created: bigint }>(receiveEvents, [
-      batch.map((r) => r.messageId),
-      batch.map((r) => r.message.organisation_id),
-      batch.map((r) => r.message.mode),
-      batch.map((r) => r.message.type),
-      batch.map((r) => r.message.event_id),
+      batch.map((r) => r.eventId),
+      batch.map((r) => r.organisationId),
+      batch.map((r) => r.mode),
+      batch.map((r) => r.type),
       EVENTS_CONSUMER,
       idsEach,
       Array.from({ length: batch.length * idsEach }, () => newId('delivery')),

@@ -1,4 +1,4 @@
-import { newId, type EventType, type Mode, type NewEvent, type Order } from '@pmatch/contracts';
+import { EXCHANGES, ROUTING_KEYS, newId, type EventType, type Mode, type NewEvent, type Order } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { Broker, ManualClock, OutboxRelay, SecretBox, createLogger, newSigningSecret } from '@pmatch/platform';
 import { DATABASE_ROLE, RABBITMQ_URL, createTestDatabase, databaseUrlAs, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
@@ -109,18 +109,41 @@ export class DispatcherHarness {
     return id!;
   }
 
-  /** Records `count` events in one DB transaction, as one decision does, and publishes them together. */
+  /** Records `count` events in one DB transaction, as one decision does, and publishes their announcement. */
   async recordEvents(organisationId: string, count: number, type: EventType = 'order.paid', mode: Mode = 'test'): Promise<string[]> {
-    const events = Array.from({ length: count }, () => ({ type, data: { object: sampleOrder(mode, this.clock.now()) } }) as NewEvent);
-    const ids = await this.prisma.$transaction((tx) => recordEvents(tx, { organisationId, mode, bankAccountId: null, at: this.clock.now() }, events));
-    await this.relay.publishBatch();
+    const ids = await this.recordEventsUnpublished(organisationId, count, type, mode);
+    await this.publishOutbox();
     return ids;
   }
 
-  /** Publishes an event's outbox message once more, as the broker redelivers it: same message id, same body. */
+  /** Records `count` events as `recordEvents` does, leaving their announcement in the outbox. */
+  async recordEventsUnpublished(organisationId: string, count: number, type: EventType = 'order.paid', mode: Mode = 'test'): Promise<string[]> {
+    const events = Array.from({ length: count }, () => ({ type, data: { object: sampleOrder(mode, this.clock.now()) } }) as NewEvent);
+    return this.prisma.$transaction((tx) => recordEvents(tx, { organisationId, mode, bankAccountId: null, at: this.clock.now() }, events));
+  }
+
+  /** Publishes what the outbox holds, as the relay does. */
+  async publishOutbox(): Promise<void> {
+    await this.relay.publishBatch();
+  }
+
+  /**
+   * Publishes the outbox message announcing an event once more, as the broker redelivers it: same
+   * message id (the id of the first event it announces), same body.
+   */
   async republishEvent(eventId: string): Promise<void> {
     const row = await this.prisma.outbox.findUniqueOrThrow({ where: { messageId: eventId } });
     await this.broker.publish(row.exchange, row.routingKey, row.payload, { messageId: row.messageId });
+  }
+
+  /**
+   * Publishes a stored event's announcement as versions before 2026-11-24 made it, as an upgrade
+   * finds it queued: the event alone, its id as the message id.
+   */
+  async publishOneEventMessage(eventId: string): Promise<void> {
+    const event = await this.prisma.event.findUniqueOrThrow({ where: { id: eventId } });
+    const body = { event_id: event.id, organisation_id: event.organisationId, mode: event.mode, type: event.type };
+    await this.broker.publish(EXCHANGES.events, ROUTING_KEYS.eventRecorded, body, { messageId: event.id });
   }
 
   /** A counter or gauge of the dispatcher's /metrics, summed over its labels. */
