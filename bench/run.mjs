@@ -79,7 +79,7 @@ async function measure(config, runId, serverChanged) {
     notes: [],
     failures,
   };
-  log(`scale ${config.scale}: ${config.orders} orders, ${config.notifications} notifications, fixed rate ${config.fixedRate}/s for ${config.fixedRateSeconds} s and ${config.lowRate}/s for ${config.lowRateSeconds} s, API ${config.apiSeconds} s × [${config.apiConnections}] connections; phases ${config.phases.join(', ')}`);
+  log(`scale ${config.scale}: ${config.orders} orders, ${config.notifications} notifications, fixed rate ${config.fixedRate}/s for ${config.fixedRateSeconds} s (and ${config.afterBurstSeconds} s after the burst) and ${config.lowRate}/s for ${config.lowRateSeconds} s, API ${config.apiSeconds} s × [${config.apiConnections}] connections; phases ${config.phases.join(', ')}`);
   log(`machine: ${result.machine.nproc} cores ${result.machine.cpuModel}, ${result.machine.memoryGiB} GiB, load ${result.machine.loadAverageAtStart.join(' ')}`);
   const changes = Object.entries(serverChanged).map(([name, { from, to }]) => `${name} ${from} → ${to}`);
   if (changes.length > 0) {
@@ -199,7 +199,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
     // Warm-up: unmatched deposits (they need no orders) so connections, pools and the JIT are ready.
     const warmup = plan.runs.throughput.notifications
       .filter((n) => n.kind === 'unmatched')
-      .slice(0, Math.min(100, Math.ceil(config.notifications / 20)))
+      .slice(0, Math.min(500, Math.ceil(config.notifications / 20)))
       .map((n, i) => ({ ...n, reference: `bench-${runId}-warmup-${i}` }));
     log(`pipeline: warm-up with ${warmup.length} notifications`);
     const warmupResults = await pushAsFastAsAccepted(sender, warmup, 8, Date.now() + 60_000);
@@ -208,11 +208,14 @@ async function runPipeline(config, system, receiver, cpu, runId) {
     recordCheck(out, 'warm-up', warmup, warmupResults, warmupDecisions, { confirmed: 0, held: 0, unmatched: warmup.length });
     if (receiver) await waitForWebhooks(receiver, expectedWebhooks, out, 'warm-up');
 
+    // In the order of `runSizes`: the paced runs on the warm system at rest, then the burst, then
+    // the fixed rate again at once, into the burst's after-effects.
     const runs = [
-      ['throughput', 'as fast as accepted', async (list) => ({ results: await pushAsFastAsAccepted(sender, list, config.pushConcurrency, Date.now() + 30 * 60_000) })],
       ['fixedRate', `fixed rate ${config.fixedRate}/s`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
       // A rate the system can keep up with, for the latency of an unsaturated pipeline.
       ['lowRate', `fixed rate ${config.lowRate}/s`, (list) => pushAtFixedRate(sender, list, config.lowRate)],
+      ['throughput', 'as fast as accepted', async (list) => ({ results: await pushAsFastAsAccepted(sender, list, config.pushConcurrency, Date.now() + 30 * 60_000) })],
+      ['afterBurst', `fixed rate ${config.fixedRate}/s right after the burst`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
     ];
     for (const [key, label, push] of runs) {
       const run = plan.runs[key];
@@ -238,10 +241,10 @@ async function runPipeline(config, system, receiver, cpu, runId) {
       analysed.backlog = sampler.maxima(analysed.window.firstSent, analysed.window.lastWebhook ?? analysed.window.lastDecided ?? Date.now());
       analysed.cpu = CpuMeter.diff(cpuBefore, cpuAfter);
       analysed.postgresPerDeposit = pgPerDeposit(pgBefore, pgAfter, accepted);
-      // Read before the slower runs add theirs: the statement profile is of this run alone.
+      // Read before the run after it adds its own: the statement profile is of this run alone.
       if (key === 'throughput' && statements) analysed.statements = await statements.top(accepted);
       if (key !== 'throughput') {
-        analysed.offeredRate = key === 'fixedRate' ? config.fixedRate : config.lowRate;
+        analysed.offeredRate = key === 'lowRate' ? config.lowRate : config.fixedRate;
         analysed.drift = latencyDrift(run.notifications, results, rowsByReference);
         // Sends delayed because the in-flight cap was reached: the offer fell behind the schedule.
         analysed.openLoop = { heldBack, offeredSeconds: round(offeredSeconds, 1) };

@@ -43,7 +43,7 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
   try {
     await redis.connect();
     const accounts = await seedAccounts(database.url, config.accounts);
-    const plan = planPipeline({ ...config, notifications: config.baselineDeposits, fixedRateSeconds: 0 }, accounts, 'base');
+    const plan = planPipeline({ ...config, notifications: config.baselineDeposits, fixedRateSeconds: 0, lowRateSeconds: 0, afterBurstSeconds: 0 }, accounts, 'base');
     const seeded = await seedOrders(database.url, plan.orders);
     const deposits = plan.runs.throughput.notifications;
     const byAccount = new Map(accounts.map((a) => [a.id, []]));

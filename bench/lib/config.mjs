@@ -11,9 +11,10 @@ const PRESETS = {
     organisations: 4,
     pushConcurrency: 32,
     fixedRate: 200,
-    fixedRateSeconds: 15,
+    fixedRateSeconds: 60,
     lowRate: 20,
     lowRateSeconds: 20,
+    afterBurstSeconds: 15,
     apiSeconds: 10,
     apiConnections: [1, 8, 32, 64],
     amqpMessages: 50_000,
@@ -31,6 +32,7 @@ const PRESETS = {
     fixedRateSeconds: 1,
     lowRate: 0,
     lowRateSeconds: 0,
+    afterBurstSeconds: 0,
     apiSeconds: 3,
     apiConnections: [1, 16],
     amqpMessages: 2_000,
@@ -79,6 +81,7 @@ export function loadBenchConfig(env = process.env) {
     fixedRateSeconds: int(env, 'BENCH_FIXED_RATE_SECONDS', preset.fixedRateSeconds),
     lowRate: int(env, 'BENCH_LOW_RATE', preset.lowRate),
     lowRateSeconds: int(env, 'BENCH_LOW_RATE_SECONDS', preset.lowRateSeconds),
+    afterBurstSeconds: int(env, 'BENCH_AFTER_BURST_SECONDS', preset.afterBurstSeconds),
     apiSeconds: int(env, 'BENCH_API_SECONDS', preset.apiSeconds),
     apiConnections: list(env, 'BENCH_API_CONNECTIONS', preset.apiConnections.map(String)).map(Number),
     amqpMessages: int(env, 'BENCH_AMQP_MESSAGES', preset.amqpMessages),
@@ -120,10 +123,17 @@ function externalServices(env) {
 }
 
 /**
- * How many orders the planned notifications consume: each confirmed one needs an order with an
- * amount of its own, each held one a pair of orders sharing an amount.
+ * The pipeline's runs in the order they go, with how many notifications each sends. The paced runs
+ * go first, on a warm system at rest, so they measure a sustained rate; the burst as fast as
+ * accepted follows, then the fixed rate once more at once, for how long the burst's after-effects
+ * (its backlog just drained, autovacuum of the rows it wrote) keep latency up.
  */
-export function ordersNeeded(config) {
-  const perRun = (n) => Math.round(n * config.mix.confirmed) + 2 * Math.round(n * config.mix.held);
-  return perRun(config.notifications) + perRun(config.fixedRate * config.fixedRateSeconds) + perRun(config.lowRate * config.lowRateSeconds);
+export function runSizes(config) {
+  const paced = (rate, seconds) => (rate ?? 0) * (seconds ?? 0);
+  return {
+    fixedRate: paced(config.fixedRate, config.fixedRateSeconds),
+    lowRate: paced(config.lowRate, config.lowRateSeconds),
+    throughput: config.notifications,
+    afterBurst: paced(config.fixedRate, config.afterBurstSeconds),
+  };
 }

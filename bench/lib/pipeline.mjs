@@ -6,6 +6,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { INFRA, REPO_ROOT } from './system.mjs';
 import { pool, prng, ratePerSecond, round, shuffle, sleep, summarise, waitForProgress } from './stats.mjs';
+import { runSizes } from './config.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -91,12 +92,7 @@ export function planPipeline(config, accounts, runId) {
     return order;
   };
   const runs = {};
-  const sizes = {
-    throughput: config.notifications,
-    fixedRate: config.fixedRate * config.fixedRateSeconds,
-    lowRate: (config.lowRate ?? 0) * (config.lowRateSeconds ?? 0),
-  };
-  for (const [run, total] of Object.entries(sizes)) {
+  for (const [run, total] of Object.entries(runSizes(config))) {
     const confirmed = Math.round(total * config.mix.confirmed);
     const held = Math.round(total * config.mix.held);
     const unmatched = total - confirmed - held;
@@ -132,8 +128,10 @@ export function planPipeline(config, accounts, runId) {
  * Inserts the open orders straight into the database, in batches through unnest(): setting up
  * 100,000 orders through the API would take minutes and measure nothing the API phase does not.
  * Nothing is enqueued for them (no order.created events, no outbox rows, no late-order checks),
- * so the pipeline measurement starts on a quiet system. ANALYZE afterwards gives the planner the
- * statistics a long-running database would have.
+ * so the pipeline measurement starts on a quiet system. VACUUM (ANALYZE) afterwards leaves the
+ * table as a long-running database has it: statistics for the planner, and nothing for
+ * autovacuum to do about the bulk insert (it would otherwise vacuum all of it during the first
+ * paced run).
  */
 export async function seedOrders(databaseUrl, orders) {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -166,7 +164,7 @@ export async function seedOrders(databaseUrl, orders) {
         ],
       );
     }
-    await client.query('ANALYZE orders');
+    await client.query('VACUUM (ANALYZE) orders');
   } finally {
     await client.end();
   }
