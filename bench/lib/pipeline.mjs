@@ -349,6 +349,9 @@ export async function collectDecisions(databaseUrl, referencePrefix, expected) {
       );
       return expected - rows[0].pending;
     }, expected);
+    // The run's every row, read once: no index helps, and with seq scans priced out the planner
+    // would count this scan as costly enough to compile it (JIT) first.
+    await client.query('RESET enable_seqscan');
     const { rows } = await client.query(
       `SELECT id, bank_reference, status, order_id, candidate_order_ids,
               (extract(epoch FROM decided_at) * 1000)::float8 AS decided_ms
