@@ -208,17 +208,16 @@ async function runPipeline(config, system, receiver, cpu, runId) {
     recordCheck(out, 'warm-up', warmup, warmupResults, warmupDecisions, { confirmed: 0, held: 0, unmatched: warmup.length });
     if (receiver) await waitForWebhooks(receiver, expectedWebhooks, out, 'warm-up');
 
-    // In the order of `runSizes`: the paced runs on the warm system at rest, then the burst, then
-    // the fixed rate again at once, into the burst's after-effects.
-    const runs = [
-      ['fixedRate', `fixed rate ${config.fixedRate}/s`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
+    // How each run sends and what it is called; they go in the plan's order (`runSizes`).
+    const runs = {
+      fixedRate: [`fixed rate ${config.fixedRate}/s`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
       // A rate the system can keep up with, for the latency of an unsaturated pipeline.
-      ['lowRate', `fixed rate ${config.lowRate}/s`, (list) => pushAtFixedRate(sender, list, config.lowRate)],
-      ['throughput', 'as fast as accepted', async (list) => ({ results: await pushAsFastAsAccepted(sender, list, config.pushConcurrency, Date.now() + 30 * 60_000) })],
-      ['afterBurst', `fixed rate ${config.fixedRate}/s right after the burst`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
-    ];
-    for (const [key, label, push] of runs) {
-      const run = plan.runs[key];
+      lowRate: [`fixed rate ${config.lowRate}/s`, (list) => pushAtFixedRate(sender, list, config.lowRate)],
+      throughput: ['as fast as accepted', async (list) => ({ results: await pushAsFastAsAccepted(sender, list, config.pushConcurrency, Date.now() + 30 * 60_000) })],
+      afterBurst: [`fixed rate ${config.fixedRate}/s right after the burst`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
+    };
+    for (const [key, run] of Object.entries(plan.runs)) {
+      const [label, push] = runs[key];
       if (run.notifications.length === 0) continue;
       log(`pipeline: ${label}, ${run.notifications.length} notifications`);
       const pgBefore = await pgSnapshot(system.database.url);
