@@ -350,7 +350,7 @@ function ratios(result) {
   const decisions = tp.rates.decisionsPerSecondSteady;
   // deposit.received plus the one event.recorded announcing the events its decision records.
   const messagesPerDeposit = 2;
-  const r = { messagesPerDeposit: round(messagesPerDeposit, 2) };
+  const r = { messagesPerDeposit };
   if (base.pg?.depositsPerSecond) r.decisionsToPg = round(decisions / base.pg.depositsPerSecond, 3);
   if (base.amqp?.endToEndPerSecond) {
     r.amqpMessagesPerSecond = round(decisions * messagesPerDeposit);
