@@ -8,6 +8,7 @@ import {
   recordAcknowledgedAttempts,
   recordFailedAttempt,
   recordReceivedEvents,
+  skipDeliveriesOfSwitchedOffEndpoints,
   type ReceivedEvent,
   type ClaimedDelivery,
   type FinishedAttempt,
@@ -317,5 +318,78 @@ describe('received events', () => {
     expect(delivered[events[1]!.eventId]).toEqual(sorted(crowded.endpointIds));
     const ids = await owner.webhookDelivery.findMany({ where: { eventId: { in: events.map((e) => e.eventId) } }, select: { id: true } });
     expect(new Set(ids.map((d) => d.id)).size).toBe(WEBHOOK_LIMITS.endpointsPerMode + 4);
+  });
+});
+
+describe('deliveries of switched-off endpoints', () => {
+  const BULK_PER_ENDPOINT = 1_500;
+
+  /** A second pending delivery to the endpoint, of a fresh event, due at `dueAt`. */
+  async function anotherDelivery(endpoint: { id: string; organisationId: string }, dueAt: Date) {
+    const [eventId] = await owner.$transaction((tx) =>
+      recordEvents(tx, { organisationId: endpoint.organisationId, mode: 'test', bankAccountId: null, at: NOW }, [{ type: 'order.paid', data: { object: sampleOrder('test', NOW) } }]),
+    );
+    return owner.webhookDelivery.create({ data: { id: newId('delivery'), endpointId: endpoint.id, eventId: eventId!, status: 'pending', nextAttemptAt: dueAt } });
+  }
+
+  const statusOf = async (id: string) => (await owner.webhookDelivery.findUniqueOrThrow({ where: { id } })).status;
+
+  test('when endpoints are switched off or deleted, then their due deliveries are skipped and the rest wait: later ones, and those of endpoints still on', async () => {
+    const live = await dueDelivery();
+    const off = await dueDelivery();
+    const deleted = await dueDelivery();
+    const offLater = await anotherDelivery(off.endpoint, new Date(NOW.getTime() + MINUTE));
+    await owner.webhookEndpoint.update({ where: { id: off.endpoint.id }, data: { enabled: false, disabledReason: 'failing' } });
+    await owner.webhookEndpoint.update({ where: { id: deleted.endpoint.id }, data: { deletedAt: NOW } });
+
+    expect(await skipDeliveriesOfSwitchedOffEndpoints(dispatcher.sql, NOW)).toBeGreaterThanOrEqual(2);
+
+    expect(await statusOf(off.delivery.id)).toBe('skipped');
+    expect(await statusOf(deleted.delivery.id)).toBe('skipped');
+    expect(await statusOf(offLater.id)).toBe('pending');
+    expect(await statusOf(live.delivery.id)).toBe('pending');
+    expect(await skipDeliveriesOfSwitchedOffEndpoints(dispatcher.sql, NOW)).toBe(0);
+  });
+
+  test('when many deliveries wait on endpoints still on and the statistics predate them, then a poll reads a few index entries, not every waiting delivery', async () => {
+    const endpoints = [];
+    for (let i = 0; i < 3; i += 1) endpoints.push((await dueDelivery()).endpoint);
+    const off = await dueDelivery();
+    await owner.webhookEndpoint.update({ where: { id: off.endpoint.id }, data: { enabled: false, disabledReason: 'failing' } });
+    const ids = endpoints.map((e) => e.id);
+    // Finished deliveries on each endpoint, analysed as such, then waiting again: the planner,
+    // going by statistics that count few pending rows, would walk all of them.
+    await owner.$executeRaw`
+      INSERT INTO events (id, organisation_id, mode, type, data, created_at)
+      SELECT 'evt_bulk_' || e.id || '_' || g, e.organisation_id, 'test', 'order.paid', '{}'::jsonb, ${NOW}
+      FROM webhook_endpoints e, generate_series(1, ${BULK_PER_ENDPOINT}) g WHERE e.id = ANY(${ids})`;
+    await owner.$executeRaw`
+      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, next_attempt_at)
+      SELECT 'dlv_bulk_' || ev.id, e.id, ev.id, 'succeeded', NULL
+      FROM webhook_endpoints e JOIN events ev ON ev.id LIKE 'evt_bulk_' || e.id || '_%' WHERE e.id = ANY(${ids})`;
+    try {
+      await owner.$executeRaw`ANALYZE webhook_deliveries`;
+      await owner.$executeRaw`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${new Date(NOW.getTime() - MINUTE)} WHERE id LIKE 'dlv_bulk_%'`;
+
+      // pg_stat_xact_user_tables counts what this transaction read; seven polls cover the plans
+      // made for the values given and the generic plan PostgreSQL may take after five.
+      const polls = 7;
+      const read = await dispatcher.transaction(async (sql) => {
+        for (let poll = 0; poll < polls; poll += 1) await skipDeliveriesOfSwitchedOffEndpoints(sql, NOW);
+        const [row] = await sql.rows<{ read: number }>({
+          name: 'test.deliveries_read',
+          text: `SELECT (COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0))::int AS read FROM pg_stat_xact_user_tables WHERE relname = 'webhook_deliveries'`,
+        });
+        return row!.read;
+      });
+
+      expect(await statusOf(off.delivery.id)).toBe('skipped');
+      // A poll visits one entry per endpoint with pending deliveries (this file's other tests
+      // leave a few dozen) and the switched-off one's due deliveries: far fewer than the 1,500
+      // waiting on each endpoint, all of which a walk of the index or the table reads.
+      expect(read / polls).toBeLessThan(BULK_PER_ENDPOINT / 10);
+    } finally {
+      await owner.$executeRaw`DELETE FROM webhook_deliveries WHERE id LIKE 'dlv_bulk_%'`;
+    }
   });
 });

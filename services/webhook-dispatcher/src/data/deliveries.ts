@@ -212,6 +212,18 @@ export interface ClaimLimits {
 }
 
 /**
+ * A recursive CTE, `pending_endpoints(endpoint_id)`: the endpoints with pending deliveries, found
+ * by skipping from one endpoint to the next in webhook_deliveries_endpoint_due_idx (one index
+ * probe per endpoint, and a last row of NULL), however many deliveries each has waiting.
+ */
+const PENDING_ENDPOINTS = `pending_endpoints(endpoint_id) AS (
+     (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+     UNION ALL
+     SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
+             WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+     FROM pending_endpoints p WHERE p.endpoint_id IS NOT NULL)`;
+
+/**
  * Parameters: the known endpoints' ids, allowances, attempts in flight and slowness (four arrays
  * in step), now, the allowance of an unknown endpoint, slow free, free, lease until.
  */
@@ -219,12 +231,7 @@ const claimDue = statement(
   'dispatcher.claim_due_deliveries',
   `WITH RECURSIVE known AS (
      SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::boolean[]) AS k(endpoint_id, allowance, in_flight, slow)),
-   pending_endpoints(endpoint_id) AS (
-     (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
-     UNION ALL
-     SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
-             WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
-     FROM pending_endpoints p WHERE p.endpoint_id IS NOT NULL),
+   ${PENDING_ENDPOINTS},
    due_endpoints AS (
      SELECT p.endpoint_id FROM pending_endpoints p
      WHERE p.endpoint_id IS NOT NULL AND EXISTS (
@@ -345,22 +352,35 @@ export async function findEndpointForTestEvent(prisma: PrismaClient, endpointId:
   };
 }
 
-/** Parameters: now. */
-const skipSwitchedOff = statement(
-  'dispatcher.skip_deliveries_of_switched_off_endpoints',
-  `UPDATE webhook_deliveries d SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = $1
-   FROM webhook_endpoints e
-   WHERE e.id = d.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $1
-     AND (NOT e.enabled OR e.deleted_at IS NOT NULL)`,
+/** No parameters. */
+const switchedOffWithPending = statement(
+  'dispatcher.switched_off_endpoints_with_pending_deliveries',
+  `WITH RECURSIVE ${PENDING_ENDPOINTS}
+   SELECT e.id FROM pending_endpoints p JOIN webhook_endpoints e ON e.id = p.endpoint_id
+   WHERE NOT e.enabled OR e.deleted_at IS NOT NULL`,
+);
+
+/** Parameters: endpoint id, now. Checks again that the endpoint is off: it may have been switched on since. */
+const skipDueOfEndpoint = statement(
+  'dispatcher.skip_due_deliveries_of_endpoint',
+  `UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = $2
+   WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= $2
+     AND EXISTS (SELECT FROM webhook_endpoints WHERE id = $1 AND (NOT enabled OR deleted_at IS NOT NULL))`,
 );
 
 /**
  * Skips due deliveries of endpoints switched off or deleted: they are never sent. The claim
  * already passes them by, so this only settles their status, and the periodic poll is often
- * enough for that.
+ * enough for that. It finds those endpoints among the ones with pending deliveries (nearly always
+ * none) and updates each one's due deliveries by the index, so a poll costs the same however
+ * many deliveries the table holds: as one join, the planner read the whole table at every poll
+ * when its statistics counted many pending rows.
  */
 export async function skipDeliveriesOfSwitchedOffEndpoints(sql: Sql, now: Date): Promise<number> {
-  return sql.count(skipSwitchedOff, [now]);
+  const endpoints = await sql.rows<{ id: string }>(switchedOffWithPending);
+  let skipped = 0;
+  for (const { id } of endpoints) skipped += await sql.count(skipDueOfEndpoint, [id, now]);
+  return skipped;
 }
 
 export interface FinishedAttempt {
