@@ -23,6 +23,7 @@ import {
   collectDecisions,
   expectedEvents,
   latencyDrift,
+  stages,
   planPipeline,
   probeCandidateLookup,
   pushAsFastAsAccepted,
@@ -245,6 +246,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
       if (key !== 'throughput') {
         analysed.offeredRate = key === 'lowRate' ? config.lowRate : config.fixedRate;
         analysed.drift = latencyDrift(run.notifications, results, rowsByReference);
+        analysed.stages = stages(run.notifications, results, rowsByReference);
         // Sends delayed because the in-flight cap was reached: the offer fell behind the schedule.
         analysed.openLoop = { heldBack, offeredSeconds: round(offeredSeconds, 1) };
       }

@@ -25,6 +25,9 @@ export function matcherClaimAndLock() {
 }
 const { newId, randomBase62 } = require(join(REPO_ROOT, 'packages', 'contracts', 'dist', 'index.js'));
 
+/** The matcher's inbox consumer of `deposit.received` (services/matcher, use-cases/decide-deposit.ts). */
+const MATCHER_DEPOSITS_CONSUMER = require(join(REPO_ROOT, 'services/matcher/dist/use-cases/decide-deposit.js')).DEPOSITS_CONSUMER;
+
 export const PAYER_NAME = 'ヤマダ タロウ';
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -352,11 +355,20 @@ export async function collectDecisions(databaseUrl, referencePrefix, expected) {
     // The run's every row, read once: no index helps, and with seq scans priced out the planner
     // would count this scan as costly enough to compile it (JIT) first.
     await client.query('RESET enable_seqscan');
+    // With each decision, when the deposit went through each stage on its way (see `stages`):
+    // stored by bank-ingest, its deposit.received message marked published by a relay, claimed by
+    // the matcher (the inbox row, written in the decision's transaction after the account's lock).
     const { rows } = await client.query(
-      `SELECT id, bank_reference, status, order_id, candidate_order_ids,
-              (extract(epoch FROM decided_at) * 1000)::float8 AS decided_ms
-       FROM transactions WHERE bank_reference LIKE $1`,
-      [`${referencePrefix}%`],
+      `SELECT t.id, t.bank_reference, t.status, t.order_id, t.candidate_order_ids,
+              (extract(epoch FROM t.decided_at) * 1000)::float8 AS decided_ms,
+              (extract(epoch FROM t.created_at) * 1000)::float8 AS stored_ms,
+              (extract(epoch FROM o.published_at) * 1000)::float8 AS published_ms,
+              (extract(epoch FROM i.processed_at) * 1000)::float8 AS claimed_ms
+       FROM transactions t
+       LEFT JOIN outbox o ON o.message_id = 'deposit_' || t.id
+       LEFT JOIN inbox i ON i.consumer = $2 AND i.message_id = 'deposit_' || t.id
+       WHERE t.bank_reference LIKE $1`,
+      [`${referencePrefix}%`, MATCHER_DEPOSITS_CONSUMER],
     );
     return { rows, timedOut: !reached };
   } finally {
@@ -547,6 +559,53 @@ export function latencyDrift(notifications, results, rowsByReference) {
     return summarise(values);
   };
   return { firstQuarter: part(0, quarter), lastQuarter: part(notifications.length - quarter, notifications.length) };
+}
+
+/**
+ * Where a paced run's time from send to decision went, deposit by deposit, from the timestamps the
+ * services write: bank-ingest's `created_at` (its clock when the request reached the handler), the
+ * relay's `published_at` (after the broker confirmed), the matcher's inbox `processed_at` (the
+ * start of the decision's DB transaction, after the account's lock) and `decided_at`. One machine,
+ * one clock, millisecond columns. The three stages send → stored → claimed → decided add up to
+ * send → decision; `tail` is their mean over the slowest 1 % of deposits, and how many distinct
+ * seconds of the run those fall in (few: stalls; many: a slow stage throughout).
+ */
+export function stages(notifications, results, rowsByReference) {
+  const stage = { sendToStored: [], storedToAccepted: [], storedToPublished: [], storedToClaimed: [], claimedToDecided: [] };
+  const traced = [];
+  notifications.forEach((n, i) => {
+    const r = results[i];
+    const row = rowsByReference.get(n.reference);
+    if (r?.status !== 202 || row?.decided_ms == null || row.stored_ms == null || row.claimed_ms == null) return;
+    const t = {
+      sent: r.sentAt,
+      total: row.decided_ms - r.sentAt,
+      sendToStored: row.stored_ms - r.sentAt,
+      storedToClaimed: row.claimed_ms - row.stored_ms,
+      claimedToDecided: row.decided_ms - row.claimed_ms,
+    };
+    traced.push(t);
+    stage.sendToStored.push(t.sendToStored);
+    stage.storedToAccepted.push(r.acceptedAt - row.stored_ms);
+    if (row.published_ms != null) stage.storedToPublished.push(row.published_ms - row.stored_ms);
+    stage.storedToClaimed.push(t.storedToClaimed);
+    stage.claimedToDecided.push(t.claimedToDecided);
+  });
+  if (traced.length === 0) return undefined;
+  const firstSent = traced.reduce((m, t) => Math.min(m, t.sent), Infinity);
+  traced.sort((a, b) => b.total - a.total);
+  const slowest = traced.slice(0, Math.max(1, Math.ceil(traced.length / 100)));
+  const mean = (key) => round(slowest.reduce((sum, t) => sum + t[key], 0) / slowest.length);
+  return {
+    traced: traced.length,
+    stages: Object.fromEntries(Object.entries(stage).map(([k, v]) => [k, summarise(v)])),
+    tail: {
+      deposits: slowest.length,
+      fromMs: round(slowest.at(-1).total),
+      meanMs: { total: mean('total'), sendToStored: mean('sendToStored'), storedToClaimed: mean('storedToClaimed'), claimedToDecided: mean('claimedToDecided') },
+      seconds: new Set(slowest.map((t) => Math.floor((t.sent - firstSent) / 1000))).size,
+    },
+  };
 }
 
 /** Indexes first arrivals [eventId, type, transactionId, at] by deposit: { type: at }. */

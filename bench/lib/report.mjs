@@ -108,6 +108,24 @@ export function renderMarkdown(result) {
       const l = run.latencyMs;
       lines.push(`| ${name} | ${fmt(run.requests)} | ${fmt(run.rates.acceptedPerSecond)} | ${fmt(run.rates.decisionsPerSecondSteady)} | ${fmt(run.rates.webhooksPerSecondSteady)} | ${ms(l.accept.p50)} / ${ms(l.accept.p99)} | ${ms(l.decisionFromAccepted.p50)} / ${ms(l.decisionFromAccepted.p99)} | ${ms(l.decisionFromSent.p99)} | ${ms(l.webhookOrderPaid.p50)} / ${ms(l.webhookOrderPaid.p99)} |`);
     }
+    const paced = [
+      [`fixed ${fmt(pipe.fixedRate?.offeredRate)}/s`, pipe.fixedRate],
+      [`fixed ${fmt(pipe.lowRate?.offeredRate)}/s`, pipe.lowRate],
+      [`fixed ${fmt(pipe.afterBurst?.offeredRate)}/s after the burst`, pipe.afterBurst],
+    ].filter(([, run]) => run?.stages);
+    if (paced.length > 0) {
+      lines.push('');
+      lines.push('Where the time from send to decision went in the paced runs (p50 / p99 of each stage, from the services\' own timestamps; bench README, "Stages"):');
+      lines.push('');
+      lines.push('| run | send → stored | stored → 202 at the bench | stored → published (confirmed) | stored → claimed by the matcher | claimed → decided | slowest 1 %: from, mean send → stored / → claimed / → decided, distinct seconds |');
+      lines.push('|---|---|---|---|---|---|---|');
+      const pair = (s) => `${ms(s.p50)} / ${ms(s.p99)}`;
+      for (const [name, run] of paced) {
+        const { stages: st, tail } = run.stages;
+        lines.push(`| ${name} | ${pair(st.sendToStored)} | ${pair(st.storedToAccepted)} | ${pair(st.storedToPublished)} | ${pair(st.storedToClaimed)} | ${pair(st.claimedToDecided)} | ` +
+          `≥ ${ms(tail.fromMs)}: ${ms(tail.meanMs.sendToStored)} / ${ms(tail.meanMs.storedToClaimed)} / ${ms(tail.meanMs.claimedToDecided)}, ${tail.deposits} deposits in ${tail.seconds} s |`);
+      }
+    }
     lines.push('');
     lines.push('Outcomes checked against what was sent:');
     lines.push('');
