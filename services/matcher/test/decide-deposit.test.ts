@@ -5,6 +5,7 @@ import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@p
 import { Redis } from 'ioredis';
 import { decideDeposit, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { PENDING_GRACE_MS, redeliverPendingDeposits } from '../src/use-cases/redeliver-pending';
+import { stuckPendingDeposits } from '../src/data/pending-deposits';
 
 let db: TestDatabase;
 let database: Database;
@@ -140,4 +141,41 @@ describe('redeliverPendingDeposits', () => {
     const decided = await decideDeposit(deps(lock), asked[0]!.payload as { transaction_id: string; bank_account_id: string }, asked[0]!.messageId);
     expect(decided.status).toBe('confirmed');
   });
+
+  /** Every node of a JSON plan, depth first. */
+  function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
+    return [node, ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(planNodes)];
+  }
+
+  test.each(['force_custom_plan', 'force_generic_plan'])(
+    'when the table holds thousands of decided deposits, then the look for stuck ones (%s) walks the index of pending deposits in seq order, not the table',
+    async (planCacheMode) => {
+      const { orgId, accountId } = await seedAccount();
+      await seedDeposit(orgId, accountId, 1234);
+      await prisma.$executeRaw`
+        INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
+        SELECT 'txn_decided_' || md5(random()::text), ${orgId}, 'test', ${accountId}, 'decided-' || g, 'deposit',
+               CASE WHEN g % 4 = 0 THEN 'held' ELSE 'unmatched' END, 1000 + g, 'ﾔﾏﾀﾞ', '2026-11-21T00:00:00Z'
+        FROM generate_series(1, 5000) g`;
+      await prisma.$executeRaw`ANALYZE transactions`;
+
+      const plan = await prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
+        await tx.$executeRawUnsafe(`PREPARE stuck AS ${stuckPendingDeposits.text}`);
+        // EXECUTE takes no bind parameters: the test's own values are written into the text.
+        const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }[]>(
+          `EXPLAIN (FORMAT JSON) EXECUTE stuck('${new Date(clock.now().getTime() - PENDING_GRACE_MS).toISOString()}', 100)`,
+        );
+        await tx.$executeRawUnsafe('DEALLOCATE stuck');
+        return rows[0]!['QUERY PLAN'][0]!.Plan;
+      });
+
+      const nodes = planNodes(plan);
+      expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+      expect(nodes.map((n) => n['Node Type'])).not.toContain('Sort');
+      expect(nodes.filter((n) => n['Relation Name'] === 'transactions').map((n) => [n['Node Type'], n['Index Name']])).toEqual([
+        ['Index Scan', 'transactions_pending_idx'],
+      ]);
+    },
+  );
 });

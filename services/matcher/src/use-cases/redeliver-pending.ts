@@ -1,5 +1,6 @@
 import { EXCHANGES, ROUTING_KEYS, type DepositReceived } from '@pmatch/contracts';
 import { enqueue } from '@pmatch/db';
+import { lockStuckPendingDeposits } from '../data/pending-deposits';
 import type { MatcherDeps } from './deps';
 
 /** A deposit still pending this long after it was stored has lost its message somewhere. */
@@ -16,10 +17,7 @@ export async function redeliverPendingDeposits(deps: MatcherDeps): Promise<numbe
   const now = deps.clock.now();
   const before = new Date(now.getTime() - PENDING_GRACE_MS);
   return deps.prisma.$transaction(async (tx) => {
-    const stuck = await tx.$queryRaw<{ id: string; bank_account_id: string }[]>`
-      SELECT id, bank_account_id FROM transactions
-      WHERE status = 'pending' AND direction = 'deposit' AND updated_at < ${before}
-      ORDER BY seq LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED`;
+    const stuck = await lockStuckPendingDeposits(tx, before, BATCH_SIZE);
     for (const deposit of stuck) {
       const message: DepositReceived = { transaction_id: deposit.id, bank_account_id: deposit.bank_account_id };
       await enqueue(tx, {
