@@ -3,6 +3,7 @@ import { createDatabase, createPrisma, type Database, type PrismaClient } from '
 import { MAX_JSON_DEPTH } from '@pmatch/platform';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
 import { holdKey, storeAnswer, type KeyState } from '../src/data/idempotency';
+import { RETENTION_BATCH, deleteExpiredRecords } from '../src/data/retention';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, requestFingerprint } from '../src/domain/idempotency';
 
 let db: TestDatabase;
@@ -123,5 +124,26 @@ describe('request fingerprints', () => {
     expect(() => requestFingerprint('POST', '/v1/orders', atLimit)).not.toThrow();
     expect(() => requestFingerprint('POST', '/v1/orders', deep)).toThrow(AppError);
     expect(() => requestFingerprint('POST', '/v1/orders', deep)).toThrow(expect.objectContaining({ code: 'parameter_invalid', status: 400 }));
+  });
+});
+
+describe('retention of idempotency keys', () => {
+  test('when more keys expired than one batch, then a sweep deletes one batch and the next the rest, and a key still alive stays', async () => {
+    await prisma.$executeRaw`
+      INSERT INTO idempotency_keys (organisation_id, mode, key, request_hash, response_status, response_body, created_at)
+      SELECT 'org_idem', 'test', 'bulk-' || g, 'hash', 201, '{}'::jsonb, ${t0}
+      FROM generate_series(1, ${RETENTION_BATCH + 1}) g`;
+    const now = later(IDEMPOTENCY_KEY_LIFETIME_MS + 1);
+    await answered('alive', 'hash-alive', later(IDEMPOTENCY_KEY_LIFETIME_MS));
+    const expired = () => prisma.idempotencyKey.count({ where: { createdAt: { lt: later(IDEMPOTENCY_KEY_LIFETIME_MS) } } });
+    const before = await expired();
+
+    await deleteExpiredRecords(database.prisma, now);
+    const afterOne = await expired();
+    await deleteExpiredRecords(database.prisma, now);
+
+    expect(before - afterOne).toBe(RETENTION_BATCH);
+    expect(await expired()).toBe(0);
+    expect(await prisma.idempotencyKey.count({ where: { key: 'alive' } })).toBe(1);
   });
 });

@@ -7,7 +7,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 /** Published outbox rows are kept a week for inquiries. */
 const PUBLISHED_OUTBOX_RETENTION_MS = 7 * DAY_MS;
-const BATCH = 5000;
+/** Rows deleted per table and pass; the sweep runs again at once while a pass finds any. */
+export const RETENTION_BATCH = 5000;
 
 /**
  * Deletes what orders-api keeps past its retention: events after 30 days, idempotency keys after
@@ -23,10 +24,11 @@ export async function deleteExpiredRecords(prisma: PrismaClient, now: Date): Pro
     prisma.$executeRaw`DELETE FROM events WHERE id IN (
       SELECT id FROM events e WHERE e.created_at < ${at(EVENT_RETENTION_MS)}
         AND NOT EXISTS (SELECT FROM webhook_deliveries d WHERE d.event_id = e.id)
-      LIMIT ${BATCH})`,
-    prisma.$executeRaw`DELETE FROM idempotency_keys WHERE created_at < ${at(IDEMPOTENCY_KEY_LIFETIME_MS)}`,
+      LIMIT ${RETENTION_BATCH})`,
+    prisma.$executeRaw`DELETE FROM idempotency_keys WHERE (organisation_id, mode, key) IN (
+      SELECT organisation_id, mode, key FROM idempotency_keys WHERE created_at < ${at(IDEMPOTENCY_KEY_LIFETIME_MS)} LIMIT ${RETENTION_BATCH})`,
     prisma.$executeRaw`DELETE FROM outbox WHERE id IN (
-      SELECT id FROM outbox WHERE published_at < ${at(PUBLISHED_OUTBOX_RETENTION_MS)} LIMIT ${BATCH})`,
+      SELECT id FROM outbox WHERE published_at < ${at(PUBLISHED_OUTBOX_RETENTION_MS)} LIMIT ${RETENTION_BATCH})`,
   ]);
   return counts.reduce((a, b) => a + b, 0);
 }
