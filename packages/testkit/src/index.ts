@@ -4,3 +4,4 @@ export * from './system';
 export { adminUrl, databaseUrl } from './names';
 export * from './merchant';
 export * from './openapi-validator';
+export * from './plans';

@@ -1,7 +1,7 @@
 import { newId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
-import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import { decideDeposit, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { PENDING_GRACE_MS, redeliverPendingDeposits } from '../src/use-cases/redeliver-pending';
@@ -142,12 +142,7 @@ describe('redeliverPendingDeposits', () => {
     expect(decided.status).toBe('confirmed');
   });
 
-  /** Every node of a JSON plan, depth first. */
-  function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
-    return [node, ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(planNodes)];
-  }
-
-  test.each(['force_custom_plan', 'force_generic_plan'])(
+  test.each(PLAN_CACHE_MODES)(
     'when the table holds thousands of decided deposits, then the look for stuck ones (%s) walks the index of pending deposits in seq order, not the table',
     async (planCacheMode) => {
       const { orgId, accountId } = await seedAccount();
@@ -159,16 +154,8 @@ describe('redeliverPendingDeposits', () => {
         FROM generate_series(1, 5000) g`;
       await prisma.$executeRaw`ANALYZE transactions`;
 
-      const plan = await prisma.$transaction(async (tx) => {
-        await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
-        await tx.$executeRawUnsafe(`PREPARE stuck AS ${stuckPendingDeposits.text}`);
-        // EXECUTE takes no bind parameters: the test's own values are written into the text.
-        const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }[]>(
-          `EXPLAIN (FORMAT JSON) EXECUTE stuck('${new Date(clock.now().getTime() - PENDING_GRACE_MS).toISOString()}', 100)`,
-        );
-        await tx.$executeRawUnsafe('DEALLOCATE stuck');
-        return rows[0]!['QUERY PLAN'][0]!.Plan;
-      });
+      const before = new Date(clock.now().getTime() - PENDING_GRACE_MS).toISOString();
+      const plan = await preparedPlan(prisma, stuckPendingDeposits.text, `'${before}', 100`, planCacheMode);
 
       const nodes = planNodes(plan);
       expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');

@@ -1,7 +1,7 @@
 import { LIMITS, newId } from '@pmatch/contracts';
 import { createDatabase, isUniqueViolation, type Database, type PrismaClient, type SqlOrPrisma } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
-import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import {
   EXPIRED_CANDIDATE_LIMIT,
@@ -454,14 +454,8 @@ describe('findAmountCandidates', () => {
     ['amountCandidates', amountCandidates.text, (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`],
     ['claimAndLockPending', claimAndLockPending.text, (_accountId: string, depositId: string) => `'${depositId}', '${DEPOSITS_CONSUMER}', 'plan-check'`],
   ] as const;
-  const planCacheModes = ['force_custom_plan', 'force_generic_plan'] as const;
 
-  /** Every node of a JSON plan, depth first. */
-  function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
-    return [node, ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(planNodes)];
-  }
-
-  test.each(readsOfCandidates.flatMap(([name, text, values]) => planCacheModes.map((mode) => [name, mode, text, values] as const)))(
+  test.each(readsOfCandidates.flatMap(([name, text, values]) => PLAN_CACHE_MODES.map((mode) => [name, mode, text, values] as const)))(
     'when %s is planned (%s), then both halves of the candidates walk orders_candidates_idx in seq order: no sort, no scan of the table',
     async (_name, planCacheMode, text, values) => {
       const { orgId, accountId } = await seedAccount();
@@ -481,19 +475,7 @@ describe('findAmountCandidates', () => {
 
       // Turned off, a sequential scan, a bitmap scan or a sort is still chosen when nothing else can
       // answer the query: seeing none proves the index answers it in order.
-      const plan = await prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
-        await tx.$executeRaw`SET LOCAL enable_bitmapscan = off`;
-        await tx.$executeRaw`SET LOCAL enable_sort = off`;
-        await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
-        // EXECUTE takes no bind parameters: the test's own values are written into the text.
-        await tx.$executeRawUnsafe(`PREPARE ${planCacheMode} AS ${text}`);
-        const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }[]>(
-          `EXPLAIN (FORMAT JSON) EXECUTE ${planCacheMode}(${values(accountId, deposit.id)})`,
-        );
-        await tx.$executeRawUnsafe(`DEALLOCATE ${planCacheMode}`);
-        return rows[0]!['QUERY PLAN'][0]!.Plan;
-      });
+      const plan = await preparedPlan(prisma, text, values(accountId, deposit.id), planCacheMode, ['enable_seqscan = off', 'enable_bitmapscan = off', 'enable_sort = off']);
 
       const nodes = planNodes(plan);
       expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');

@@ -1,7 +1,7 @@
 import { newId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { LockTimeoutError, ManualClock, RedisLock, createLogger } from '@pmatch/platform';
-import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { settleStatements, type Waiting } from '../src/data/late-orders';
@@ -204,13 +204,7 @@ describe('examineLateOrder and the account lock', () => {
 });
 
 describe('the late-order check\'s plan', () => {
-  /** Every node of a JSON plan, depth first. */
-  function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
-    return [node, ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(planNodes)];
-  }
-
-  const cases = (['pending or unmatched', 'unmatched'] as Waiting[]).flatMap((waiting) =>
-    (['force_custom_plan', 'force_generic_plan'] as const).map((mode) => [waiting, mode] as const));
+  const cases = (['pending or unmatched', 'unmatched'] as Waiting[]).flatMap((waiting) => PLAN_CACHE_MODES.map((mode) => [waiting, mode] as const));
 
   // Run for every new order, on accounts whose decided deposits only grow: the read must go
   // through the partial index of waiting deposits, whatever plan the prepared statement settles on.
@@ -224,18 +218,10 @@ describe('the late-order check\'s plan', () => {
     const order = await seedOrder(orgId, accountId, 5010, '2026-11-21T00:00:00Z');
     await prisma.$executeRaw`ANALYZE transactions`;
 
-    const plan = await prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
-      await tx.$executeRaw`SET LOCAL enable_bitmapscan = off`;
-      await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
-      // EXECUTE takes no bind parameters: the test's own values are written into the text.
-      await tx.$executeRawUnsafe(`PREPARE settle_check AS ${settleStatements[waiting].text}`);
-      const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }[]>(
-        `EXPLAIN (FORMAT JSON) EXECUTE settle_check('${LATE_ORDERS_CONSUMER}', '${order.id}', 'plan-check')`,
-      );
-      await tx.$executeRawUnsafe('DEALLOCATE settle_check');
-      return rows[0]!['QUERY PLAN'][0]!.Plan;
-    });
+    const plan = await preparedPlan(prisma, settleStatements[waiting].text, `'${LATE_ORDERS_CONSUMER}', '${order.id}', 'plan-check'`, planCacheMode, [
+      'enable_seqscan = off',
+      'enable_bitmapscan = off',
+    ]);
 
     const transactionScans = planNodes(plan).filter((n) => n['Relation Name'] === 'transactions');
     expect(transactionScans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Scan', 'transactions_waiting_idx']]);

@@ -1,5 +1,5 @@
 import { createDatabase, createPrisma, type Database, type PrismaClient } from '@pmatch/db';
-import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
+import { DATABASE_ROLE, PLAN_CACHE_MODES, createTestDatabase, databaseUrlAs, planNodes, preparedPlan, type TestDatabase } from '@pmatch/testkit';
 import { RETENTION_BATCH, deleteExpiredRecords, deletePublishedOutbox } from '../src/data/retention';
 
 /**
@@ -37,11 +37,6 @@ async function outboxRows(prefix: string, count: number, publishedAt: Date | nul
 
 const left = async (prefix: string) => owner.outbox.count({ where: { messageId: { startsWith: `${prefix}-` } } });
 
-/** Every node of a JSON plan, depth first. */
-function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
-  return [node, ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(planNodes)];
-}
-
 describe('published outbox rows', () => {
   test('when rows were published more than a week ago, then the sweep deletes them oldest first, and keeps younger and unpublished ones', async () => {
     await outboxRows('waiting', 1, null);
@@ -55,22 +50,13 @@ describe('published outbox rows', () => {
     expect(await deleteExpiredRecords(database.prisma, now)).toBe(0);
   });
 
-  test.each(['force_custom_plan', 'force_generic_plan'])(
+  test.each(PLAN_CACHE_MODES)(
     'when the outbox holds a week of rows, then a pass (%s) reads the oldest batch by the primary key, not the table',
     async (planCacheMode) => {
       await outboxRows(`week-${planCacheMode}`, RETENTION_BATCH + 3_000, daysAgo(3));
       await owner.$executeRaw`ANALYZE outbox`;
 
-      const plan = await owner.$transaction(async (tx) => {
-        await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
-        await tx.$executeRawUnsafe(`PREPARE sweep AS ${deletePublishedOutbox.text}`);
-        // EXPLAIN without ANALYZE plans the DELETE without running it; EXECUTE takes no bind parameters.
-        const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }[]>(
-          `EXPLAIN (FORMAT JSON) EXECUTE sweep('${daysAgo(7).toISOString()}')`,
-        );
-        await tx.$executeRawUnsafe('DEALLOCATE sweep');
-        return rows[0]!['QUERY PLAN'][0]!.Plan;
-      });
+      const plan = await preparedPlan(owner, deletePublishedOutbox.text, `'${daysAgo(7).toISOString()}'`, planCacheMode);
 
       const nodes = planNodes(plan);
       expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');
