@@ -373,8 +373,8 @@ const skipDueOfEndpoint = statement(
  * already passes them by, so this only settles their status, and the periodic poll is often
  * enough for that. It finds those endpoints among the ones with pending deliveries (nearly always
  * none) and updates each one's due deliveries by the index, so a poll costs the same however
- * many deliveries the table holds: as one join, the planner read the whole table at every poll
- * when its statistics counted many pending rows.
+ * many deliveries the table holds. As one join its plan hung on the statistics: planned when few
+ * deliveries were pending, it walked every pending delivery at every poll once many were.
  */
 export async function skipDeliveriesOfSwitchedOffEndpoints(sql: Sql, now: Date): Promise<number> {
   const endpoints = await sql.rows<{ id: string }>(switchedOffWithPending);
