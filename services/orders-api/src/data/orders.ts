@@ -6,6 +6,7 @@ import {
   orderView,
   recordEvents,
   statement,
+  type Db,
   type OrderRow,
   type Prisma,
   type PrismaClient,
@@ -84,7 +85,7 @@ async function recordChange(tx: Tx, orderId: string, event: 'order.updated' | 'o
 
 /** Orders newest first, after the cursor order when given; undefined when the cursor is unknown. */
 export async function listOrders(
-  prisma: PrismaClient,
+  prisma: Db,
   auth: AuthContext,
   query: { status?: OrderStatus; externalId?: string; limit: number; startingAfter?: string },
 ): Promise<Page<OrderRow> | undefined> {

@@ -1,5 +1,5 @@
 import type { TransactionStatus } from '@pmatch/contracts';
-import type { PrismaClient, TransactionRow } from '@pmatch/db';
+import type { Db, PrismaClient, TransactionRow } from '@pmatch/db';
 import type { AuthContext } from '../domain/auth';
 import { pageBySeq, type Page } from './pages';
 import { scopeOf } from './scope';
@@ -10,7 +10,7 @@ export async function findTransaction(prisma: PrismaClient, auth: AuthContext, i
 
 /** Transactions newest first, after the cursor transaction when given; undefined when the cursor is unknown. */
 export async function listTransactions(
-  prisma: PrismaClient,
+  prisma: Db,
   auth: AuthContext,
   query: { status?: TransactionStatus; limit: number; startingAfter?: string },
 ): Promise<Page<TransactionRow> | undefined> {
