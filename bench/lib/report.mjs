@@ -98,21 +98,17 @@ export function renderMarkdown(result) {
     lines.push('');
     lines.push('| run | sent | accepted/s | decisions/s (steady) | webhooks/s (steady) | 202 latency p50 / p99 | 202 → decision p50 / p99 | send → decision p99 | 202 → order.paid webhook p50 / p99 |');
     lines.push('|---|---:|---:|---:|---:|---|---|---|---|');
-    for (const [name, run] of [
+    const runs = [
       [`fixed ${fmt(pipe.fixedRate?.offeredRate)}/s offered`, pipe.fixedRate],
       [`fixed ${fmt(pipe.lowRate?.offeredRate)}/s offered`, pipe.lowRate],
       ['as fast as accepted', pipe.throughput],
       [`fixed ${fmt(pipe.afterBurst?.offeredRate)}/s offered, right after it`, pipe.afterBurst],
-    ]) {
-      if (!run) continue;
+    ].filter(([, run]) => run);
+    for (const [name, run] of runs) {
       const l = run.latencyMs;
       lines.push(`| ${name} | ${fmt(run.requests)} | ${fmt(run.rates.acceptedPerSecond)} | ${fmt(run.rates.decisionsPerSecondSteady)} | ${fmt(run.rates.webhooksPerSecondSteady)} | ${ms(l.accept.p50)} / ${ms(l.accept.p99)} | ${ms(l.decisionFromAccepted.p50)} / ${ms(l.decisionFromAccepted.p99)} | ${ms(l.decisionFromSent.p99)} | ${ms(l.webhookOrderPaid.p50)} / ${ms(l.webhookOrderPaid.p99)} |`);
     }
-    const paced = [
-      [`fixed ${fmt(pipe.fixedRate?.offeredRate)}/s`, pipe.fixedRate],
-      [`fixed ${fmt(pipe.lowRate?.offeredRate)}/s`, pipe.lowRate],
-      [`fixed ${fmt(pipe.afterBurst?.offeredRate)}/s after the burst`, pipe.afterBurst],
-    ].filter(([, run]) => run?.stages);
+    const paced = runs.filter(([, run]) => run.stages);
     if (paced.length > 0) {
       lines.push('');
       lines.push('Where the time from send to decision went in the paced runs (p50 / p99 of each stage, from the services\' own timestamps; bench README, "Stages"):');
