@@ -55,7 +55,7 @@ describe('schema.prisma and the migrations agree', () => {
       },
     });
     await prisma.webhookDelivery.create({ data: { id: 'dlv_schema', endpointId: 'we_schema', eventId: 'evt_schema', status: 'failed', attemptCount: 8, maxAttempts: 9, nextAttemptAt: now, createdAt: now, updatedAt: now } });
-    await prisma.webhookDeliveryAttempt.create({ data: { deliveryId: 'dlv_schema', attempt: 1, statusCode: 500, durationMs: 12, error: 'e', attemptedAt: now } });
+    await prisma.webhookDeliveryAttempt.create({ data: { deliveryId: 'dlv_schema', endpointId: 'we_schema', attempt: 1, statusCode: 500, durationMs: 12, error: 'e', attemptedAt: now } });
     await prisma.webhookEmail.create({
       data: { id: 'eml_schema', endpointId: 'we_schema', kind: 'delivery_failed', recipient: 'o@example.com', subject: 's', body: 'b', attemptCount: 1, lastError: 'e', sentAt: now, createdAt: now },
     });
@@ -90,6 +90,21 @@ describe('schema.prisma and the migrations agree', () => {
       }),
     ).rejects.toThrow(); // negative money
     await expect(prisma.order.count({ where: { id: { in: ['ord_bad', 'ord_neg'] } } })).resolves.toBe(0);
+  });
+
+  test("when an attempt is logged with no endpoint or another one, then it carries its delivery's endpoint; with no delivery it is refused", async () => {
+    await prisma.webhookEndpoint.create({ data: { id: 'we_other', organisationId: 'org_schema', mode: 'live', url: 'https://example.com/o', secretEncrypted: 's' } });
+    // As a dispatcher of an earlier version writes it: no endpoint.
+    await prisma.$executeRaw`INSERT INTO webhook_delivery_attempts (delivery_id, attempt, duration_ms) VALUES ('dlv_schema', 2, 5)`;
+    await prisma.webhookDeliveryAttempt.create({ data: { deliveryId: 'dlv_schema', endpointId: 'we_other', attempt: 3, durationMs: 5 } });
+    const moved = await prisma.webhookDeliveryAttempt.create({ data: { deliveryId: 'dlv_schema', endpointId: 'we_schema', attempt: 4, durationMs: 5 } });
+    await prisma.webhookDeliveryAttempt.update({ where: { id: moved.id }, data: { endpointId: 'we_other' } });
+
+    const logged = await prisma.webhookDeliveryAttempt.findMany({ where: { deliveryId: 'dlv_schema', attempt: { gte: 2 } }, orderBy: { attempt: 'asc' } });
+    expect(logged.map((a) => [a.attempt, a.endpointId])).toEqual([[2, 'we_schema'], [3, 'we_schema'], [4, 'we_schema']]);
+    await expect(prisma.$executeRaw`INSERT INTO webhook_delivery_attempts (delivery_id, attempt, duration_ms) VALUES ('dlv_none', 1, 5)`)
+      .rejects.toThrow(/webhook delivery dlv_none does not exist/);
+    await expect(prisma.webhookDeliveryAttempt.count({ where: { deliveryId: 'dlv_none' } })).resolves.toBe(0);
   });
 
   test('when migrated, then the two queue tables are vacuumed after a fixed number of dead rows, not a fifth of the table', async () => {

@@ -8,7 +8,7 @@ import {
   type Mode,
   type WebhookRequest,
 } from '@pmatch/contracts';
-import { Prisma, enqueue, type EventRow, type PrismaClient, type WebhookEndpointRow } from '@pmatch/db';
+import { Prisma, enqueue, type Db, type EventRow, type PrismaClient, type WebhookEndpointRow } from '@pmatch/db';
 import type { AuthContext } from '../domain/auth';
 import type { DeliveryAttemptRow } from '../domain/webhook-endpoints';
 import { scopeOf } from './scope';
@@ -120,13 +120,19 @@ export async function findEventInScope(prisma: PrismaClient, auth: AuthContext, 
   return prisma.event.findFirst({ where: { id, ...scopeOf(auth) } });
 }
 
-/** The endpoint's delivery log, newest attempt first. */
+/**
+ * The endpoint's delivery log, newest attempt first. Attempts carry their endpoint (migration
+ * 20261124040000_delivery_log_by_endpoint), so a page walks this endpoint's attempts alone, newest
+ * first; one event's attempts are found through its one delivery to this endpoint, and sorted.
+ */
 export async function listDeliveryAttempts(
-  prisma: PrismaClient,
+  prisma: Db,
   endpointId: string,
   query: { eventId?: string; limit: number; beforeAttemptId?: bigint },
 ): Promise<{ rows: DeliveryAttemptRow[]; hasMore: boolean }> {
-  const byEvent = query.eventId === undefined ? Prisma.empty : Prisma.sql`AND d.event_id = ${query.eventId}`;
+  const byEvent = query.eventId === undefined
+    ? Prisma.empty
+    : Prisma.sql`AND a.delivery_id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND event_id = ${query.eventId})`;
   const before = query.beforeAttemptId === undefined ? Prisma.empty : Prisma.sql`AND a.id < ${query.beforeAttemptId}`;
   const rows = await prisma.$queryRaw<DeliveryAttemptRow[]>`
     SELECT a.id, a.attempt, a.status_code, a.duration_ms, a.error, a.attempted_at,
@@ -134,7 +140,7 @@ export async function listDeliveryAttempts(
     FROM webhook_delivery_attempts a
     JOIN webhook_deliveries d ON d.id = a.delivery_id
     JOIN events e ON e.id = d.event_id
-    WHERE d.endpoint_id = ${endpointId} ${byEvent} ${before}
+    WHERE a.endpoint_id = ${endpointId} ${byEvent} ${before}
     ORDER BY a.id DESC
     LIMIT ${query.limit + 1}`;
   return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
