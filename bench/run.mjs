@@ -222,7 +222,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
       if (run.notifications.length === 0) continue;
       log(`pipeline: ${label}, ${run.notifications.length} notifications`);
       const pgBefore = await pgSnapshot(system.database.url);
-      if (key === 'throughput') await statements?.reset();
+      await statements?.reset();
       const cpuBefore = await cpu.snapshot();
       const { results, heldBack, offeredSeconds } = await push(run.notifications);
       const accepted = results.filter((r) => r?.status === 202).length;
@@ -240,9 +240,10 @@ async function runPipeline(config, system, receiver, cpu, runId) {
       const analysed = analyseRun({ notifications: run.notifications, results, rowsByReference, arrivalsByTransaction: arrivals, sent: run.sent });
       analysed.backlog = sampler.maxima(analysed.window.firstSent, analysed.window.lastWebhook ?? analysed.window.lastDecided ?? Date.now());
       analysed.cpu = CpuMeter.diff(cpuBefore, cpuAfter);
+      analysed.cpuPerDeposit = CpuMeter.perItem(analysed.cpu, accepted);
       analysed.postgresPerDeposit = pgPerDeposit(pgBefore, pgAfter, accepted);
-      // Read before the run after it adds its own: the statement profile is of this run alone.
-      if (key === 'throughput' && statements) analysed.statements = await statements.top(accepted);
+      // Read before the run after it resets it: the statement profile is of this run alone.
+      if (statements) analysed.statements = await statements.top(accepted);
       if (key !== 'throughput') {
         analysed.offeredRate = key === 'lowRate' ? config.lowRate : config.fixedRate;
         analysed.drift = latencyDrift(run.notifications, results, rowsByReference);
@@ -269,7 +270,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
     await sampler.stop();
   }
   if (out.throughput) {
-    out.cpuPerDeposit = CpuMeter.perItem(out.throughput.cpu, out.throughput.accepted);
+    out.cpuPerDeposit = out.throughput.cpuPerDeposit;
     out.backlog = out.throughput.backlog;
   }
   return out;
