@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, LIMITS, typeOfStatus } from '@pmatch/contracts';
@@ -222,10 +222,32 @@ function fail(code: 'parameter_missing' | 'parameter_invalid' | 'parameter_unkno
   throw new AppError(code, message, param === undefined ? {} : { param });
 }
 
+/**
+ * How long an idle keep-alive connection stays open. Longer than the idle timeout of the load
+ * balancers and client pools in front of us (60 s is the common one), so the client side always
+ * closes an idle connection first: with Node's 5 s, a client or balancer reusing a connection just
+ * as the server closed it got a reset instead of an answer (the likely cause of a few requests
+ * left with no answer in a bench run). The headers' timeout is kept above it, so that no shorter timer can end an idle
+ * connection first.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** Servers `closeServer` is closing. */
+const closing = new WeakSet<Server>();
+
 export async function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
     server.on('clientError', answerMalformedRequest);
+    // Closing ends only the connections idle at that moment: one whose request was still running
+    // would stay open for the whole keep-alive timeout after its answer, and hold up the shutdown.
+    server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+      res.on('finish', () => {
+        if (closing.has(server)) setImmediate(() => server.closeIdleConnections());
+      });
+    });
   });
 }
 
@@ -253,8 +275,12 @@ function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): v
   );
 }
 
-/** Stops accepting connections and waits for in-flight requests to finish. */
+/**
+ * Stops accepting connections and waits for in-flight requests to finish; each connection is
+ * ended once it has no request left.
+ */
 export async function closeServer(server: Server): Promise<void> {
+  closing.add(server);
   server.closeIdleConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }

@@ -1,0 +1,71 @@
+import { Agent, get, type Server } from 'node:http';
+import { Registry } from 'prom-client';
+import { KEEP_ALIVE_TIMEOUT_MS, closeServer, createHttpApp, createLogger, finishHttpApp, listen } from '../src';
+
+/** How our servers keep connections open between requests, and end them when closing. */
+
+let server: Server;
+let baseUrl: string;
+let answer: (() => void) | undefined;
+const started: (() => void)[] = [];
+
+beforeEach(async () => {
+  const app = createHttpApp({ logger: createLogger('test', 'silent'), metrics: new Registry(), readiness: {} });
+  app.get('/now', (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.get('/later', (_req, res) => {
+    answer = () => res.json({ ok: true });
+    started.shift()?.();
+  });
+  finishHttpApp(app, createLogger('test', 'silent'));
+  server = await listen(app, 0, '127.0.0.1');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  baseUrl = `http://127.0.0.1:${address.port}`;
+});
+
+afterEach(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+/** GETs `path` on a keep-alive connection of `agent`; resolves with the Keep-Alive header once the body is read. */
+function getKeepingAlive(agent: Agent, path: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    get(`${baseUrl}${path}`, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.headers['keep-alive']));
+    }).on('error', reject);
+  });
+}
+
+test("when a client keeps its connection open, then the server keeps it idle longer than a load balancer's 60 s, and says so", async () => {
+  const agent = new Agent({ keepAlive: true });
+  try {
+    // Clients such as undici size their pools' idle timeout from this hint.
+    expect(await getKeepingAlive(agent, '/now')).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+    expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
+    expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
+  } finally {
+    agent.destroy();
+  }
+});
+
+test('when the server closes while a request runs, then that request is answered and its connection ended at once, not after the keep-alive timeout', async () => {
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const running = new Promise<void>((resolve) => started.push(resolve));
+    const answered = getKeepingAlive(agent, '/later');
+    await running;
+    const closed = closeServer(server);
+    answer!();
+
+    expect(await answered).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+    // Resolves only once every connection is gone: with the connection left open this waits the
+    // whole keep-alive timeout (65 s), past this test's limit.
+    await closed;
+  } finally {
+    agent.destroy();
+  }
+}, 20_000);
