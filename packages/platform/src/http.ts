@@ -227,8 +227,8 @@ function fail(code: 'parameter_missing' | 'parameter_invalid' | 'parameter_unkno
  * balancers and client pools in front of us (60 s is the common one), so the client side always
  * closes an idle connection first: with Node's 5 s, a client or balancer reusing a connection just
  * as the server closed it got a reset instead of an answer (the likely cause of a few requests
- * left with no answer in a bench run). The headers' timeout is kept above it, so that no shorter timer can end an idle
- * connection first.
+ * left with no answer in a bench run). The headers' timeout is kept above it, so that no shorter
+ * timer can end an idle connection first.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
