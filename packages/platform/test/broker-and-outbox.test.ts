@@ -83,6 +83,42 @@ describe('outbox relay', () => {
     }
   };
 
+  test('when a relay is stopped while it publishes a batch, then it marks that batch and claims nothing more', async () => {
+    await drain(new OutboxRelay(database, broker, logger, 10_000));
+    await enqueueMessages('stopping', 210);
+    const seen = new Set<string>();
+    const stopConsuming = await broker.consume(QUEUES.matcherDeposits, Message, async (d) => void seen.add(d.messageId), { prefetch: 100 });
+    let reached!: () => void;
+    const publishing = new Promise<void>((resolve) => (reached = resolve));
+    let confirm!: () => void;
+    const confirmed = new Promise<void>((resolve) => (confirm = resolve));
+    // The real broker, but the first batch waits until the test has asked the relay to stop.
+    const held: Broker = Object.create(broker, {
+      publishBatch: {
+        value: async (...args: Parameters<Broker['publishBatch']>) => {
+          reached();
+          await confirmed;
+          return broker.publishBatch(...args);
+        },
+      },
+    });
+    const relay = new OutboxRelay(database, held, logger, 10_000);
+
+    relay.start();
+    await publishing;
+    const stopped = relay.stop();
+    confirm();
+    await stopped;
+
+    const rows = await prisma.outbox.findMany({ where: { messageId: { startsWith: 'stopping-' } }, orderBy: { id: 'asc' } });
+    expect(rows.map((r) => r.publishedAt !== null)).toEqual([...Array(200).fill(true), ...Array(10).fill(false)]);
+    expect(rows.every((r) => r.leasedUntil === null)).toBe(true);
+    await waitFor(() => (seen.size >= 200 ? true : undefined), { what: 'the first batch consumed' });
+    expect(await new OutboxRelay(database, broker, logger, 10_000).publishBatch()).toBe(10);
+    await waitFor(() => (seen.size >= 210 ? true : undefined), { what: 'the rest consumed' });
+    await stopConsuming();
+  });
+
   test('when a relay cannot get its batch confirmed, then the batch is handed back at once and the next relay publishes it', async () => {
     await drain(new OutboxRelay(database, broker, logger, 10_000));
     await enqueueMessages('unconfirmed', 3);
