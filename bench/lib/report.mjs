@@ -168,7 +168,7 @@ export function renderMarkdown(result) {
     }
     if (pipe.backlog) {
       const b = pipe.backlog;
-      lines.push(`Largest backlogs in that run: matcher queue ${fmt(b.matcher_queue)}, pending deposits ${fmt(b.deposits_pending)}, unpublished outbox rows ${fmt(b.outbox_unpublished)}, dispatcher queue ${fmt(b.dispatcher_queue)}, pending deliveries ${fmt(b.deliveries_pending)}.`);
+      lines.push(`Largest backlogs in the as-fast-as-accepted run: matcher queue ${fmt(b.matcher_queue)}, pending deposits ${fmt(b.deposits_pending)}, unpublished outbox rows ${fmt(b.outbox_unpublished)}, dispatcher queue ${fmt(b.dispatcher_queue)}, pending deliveries ${fmt(b.deliveries_pending)}.`);
       lines.push('');
     }
   }
