@@ -147,7 +147,7 @@ export function renderMarkdown(result) {
       lines.push('');
     }
     // The paced run the p99 target is about, and the burst the throughput targets are about.
-    const profiled = [runs.find(([, run]) => run === pipe.fixedRate), runs.find(([, run]) => run === pipe.throughput)].filter((r) => r?.[1].statements);
+    const profiled = runs.filter(([, run]) => (run === pipe.fixedRate || run === pipe.throughput) && run.statements);
     for (const [name, run] of profiled) {
       const profile = run.statements;
       lines.push(`Statements by PostgreSQL time in the run "${name}" (${profile.planningTracked ? 'execution and planning' : 'execution only: pg_stat_statements.track_planning is off'}; pg_stat_statements): ${profile.totalMsPerDeposit} ms per deposit in all, the top ones:`);

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@pmatch/db';
+import { asSql, statement, type PrismaClient, type SqlOrPrisma } from '@pmatch/db';
 
 /** A node of PostgreSQL's JSON plan (`EXPLAIN (FORMAT JSON)`). */
 export type PlanNode = Record<string, unknown>;
@@ -29,4 +29,19 @@ export async function preparedPlan(prisma: PrismaClient, text: string, values: s
 /** Every node of a JSON plan, depth first. */
 export function planNodes(node: PlanNode): PlanNode[] {
   return [node, ...((node.Plans as PlanNode[] | undefined) ?? []).flatMap(planNodes)];
+}
+
+const rowsRead = statement(
+  'testkit.rows_read_in_transaction',
+  'SELECT (COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0))::int AS read FROM pg_stat_xact_user_tables WHERE relname = $1',
+);
+
+/**
+ * The rows of `table` the caller's transaction has read so far, by sequential scans and index
+ * fetches (pg_stat_xact_user_tables): what a test of a statement's cost counts, since a plan's
+ * shape alone does not say how much of an index it walks.
+ */
+export async function rowsReadInTransaction(tx: SqlOrPrisma, table: string): Promise<number> {
+  const [row] = await asSql(tx).rows<{ read: number }>(rowsRead, [table]);
+  return row!.read;
 }

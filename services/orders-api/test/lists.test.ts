@@ -1,5 +1,5 @@
 import { createPrisma, type PrismaClient, type Tx } from '@pmatch/db';
-import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { createTestDatabase, rowsReadInTransaction, type TestDatabase } from '@pmatch/testkit';
 import { listOrders } from '../src/data/orders';
 import { listTransactions } from '../src/data/transactions';
 import { listDeliveryAttempts } from '../src/data/webhook-endpoints';
@@ -45,9 +45,7 @@ async function organisation(accounts = 1): Promise<{ auth: AuthContext; accountI
 async function listed<T>(table: string, list: (tx: Tx) => Promise<T>): Promise<{ result: T; read: number }> {
   return prisma.$transaction(async (tx) => {
     const result = await list(tx);
-    const [row] = await tx.$queryRaw<{ read: number }[]>`
-      SELECT (COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0))::int AS read FROM pg_stat_xact_user_tables WHERE relname = ${table}`;
-    return { result, read: row!.read };
+    return { result, read: await rowsReadInTransaction(tx, table) };
   });
 }
 

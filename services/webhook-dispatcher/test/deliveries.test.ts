@@ -1,6 +1,6 @@
 import { WEBHOOK_LIMITS, newId, type EventType, type Mode } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
-import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
+import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, rowsReadInTransaction, type TestDatabase } from '@pmatch/testkit';
 import { sampleOrder } from './support/harness';
 import {
   EVENTS_CONSUMER,
@@ -376,11 +376,7 @@ describe('deliveries of switched-off endpoints', () => {
       const polls = 7;
       const read = await dispatcher.transaction(async (sql) => {
         for (let poll = 0; poll < polls; poll += 1) await skipDeliveriesOfSwitchedOffEndpoints(sql, NOW);
-        const [row] = await sql.rows<{ read: number }>({
-          name: 'test.deliveries_read',
-          text: `SELECT (COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0))::int AS read FROM pg_stat_xact_user_tables WHERE relname = 'webhook_deliveries'`,
-        });
-        return row!.read;
+        return rowsReadInTransaction(sql, 'webhook_deliveries');
       });
 
       expect(await statusOf(off.delivery.id)).toBe('skipped');
