@@ -4,7 +4,7 @@ import amqp from 'amqplib';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { INFRA, createMigratedDatabase, uniqueName, cleanUpRedis } from './system.mjs';
-import { PAYER_NAME, matcherClaimAndLock, planPipeline, seedOrders } from './pipeline.mjs';
+import { PAYER_NAME, matcherDecisionStatements, planPipeline, seedOrders } from './pipeline.mjs';
 import { pool, ratePerSecond, round, summarise, waitUntil } from './stats.mjs';
 import { CpuMeter, postgresPidsOf } from './machine.mjs';
 
@@ -17,9 +17,9 @@ const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return r
  *
  *   ingest:     one statement: INSERT transaction (ON CONFLICT DO NOTHING) and, in a CTE, its outbox row
  *   lock:       SET NX PX on the account's key … EVAL compare-and-delete
- *   decide tx:  the matcher's own first statement (claim the message, lock the deposit, read it
- *               with its candidates); UPDATE order (confirmed only); UPDATE transaction; INSERT
- *               events and their outbox rows (one statement)
+ *   decide:     the matcher's own two statements, no transaction around them: read the pending
+ *               deposit with its candidates; write the decision (UPDATE order for a confirmation,
+ *               UPDATE transaction, INSERT inbox row, events and their outbox row) as one statement
  *
  * One worker per bank account, so decisions on one account are one at a time as under the lock,
  * and as many accounts at once as the pipeline has.
@@ -138,7 +138,7 @@ export async function seedAccounts(databaseUrl, count) {
   }
 }
 
-const claimAndLock = matcherClaimAndLock();
+const decision = matcherDecisionStatements();
 
 let sequence = 0;
 const nextId = (prefix) => `${prefix}_base${process.pid}x${(++sequence).toString(36).padStart(12, '0')}`;
@@ -159,64 +159,44 @@ async function ingest(db, deposit) {
   return inserted.rows[0].id;
 }
 
+/** The columns of a row named with this prefix, without it. */
+const columns = (row, prefix) => Object.fromEntries(Object.entries(row).filter(([name]) => name.startsWith(prefix)).map(([name, value]) => [name.slice(prefix.length), typeof value === 'bigint' ? Number(value) : value]));
+
 async function decide(db, transactionId, deposit) {
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN');
-    const read = (await client.query({
-      name: 'base-claim-lock-candidates',
-      text: claimAndLock.text,
-      values: [transactionId, 'matcher.deposits', `deposit_${transactionId}`],
-    })).rows;
-    const txn = { amount: read[0]['transaction.amount'], counterparty: read[0]['transaction.counterparty'], occurred_at: read[0]['transaction.occurredAt'] };
-    const candidates = read.filter((r) => r['candidate.id'] !== null).map((r) => ({ id: r['candidate.id'], payerName: r['candidate.payerName'] }));
-    const fitting = candidates.filter((c) => c.payerName === PAYER_NAME);
-    const outcome = candidates.length === 0 ? 'unmatched' : fitting.length === 1 ? 'confirmed' : 'held';
-    const now = new Date();
-    const decision = { reason: outcome === 'confirmed' ? 'exact' : outcome, candidates: candidates.map((c) => ({ order_id: c.id, fit: 'exact', fit_rules: null, excluded_because: null })) };
-    let order;
-    if (outcome === 'confirmed') {
-      const payment = { transaction_id: transactionId, amount: Number(txn.amount), counterparty: txn.counterparty, occurred_at: txn.occurred_at, matched_at: now, decided_by: 'auto', trigger: 'auto', reason: 'exact' };
-      order = (await client.query({
-        name: 'base-pay-order',
-        text: "UPDATE orders SET status = 'paid', payment = $2, closed_at = $3, updated_at = $3 WHERE id = $1 AND status = 'open' RETURNING *",
-        values: [fitting[0].id, JSON.stringify(payment), now],
-      })).rows[0];
-    }
-    const updated = (await client.query({
-      name: 'base-decide-txn',
-      text: `UPDATE transactions SET status = $2, order_id = $3, candidate_order_ids = $4, decision = $5, decided_at = $6, updated_at = $6
-             WHERE id = $1 AND status = 'pending' RETURNING *`,
-      values: [transactionId, outcome, order?.id ?? null, outcome === 'held' ? fitting.map((c) => c.id) : [], JSON.stringify(decision), now],
-    })).rows[0];
-    const events = [{ type: 'transaction.deposited', data: { object: updated } }];
-    if (order) events.push({ type: 'order.paid', data: { object: order } });
-    if (outcome === 'held') events.push({ type: 'transaction.held', data: { object: updated, candidate_order_ids: updated.candidate_order_ids } });
-    const eventIds = events.map(() => nextId('evt'));
-    await client.query({
-      name: `base-events-${events.length}`,
-      text: `WITH recorded AS (
-               INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
-               SELECT id, $2, 'live', $3, type, data, $4 FROM unnest($1::text[], $5::text[], $6::jsonb[]) AS e(id, type, data))
-             INSERT INTO outbox (message_id, exchange, routing_key, payload) VALUES ($1[1], 'events', 'event.recorded', $7)`,
-      values: [
-        eventIds,
-        deposit.account.organisationId,
-        deposit.account.id,
-        now,
-        events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e.data)),
-        JSON.stringify({ organisation_id: deposit.account.organisationId, mode: 'live', events: events.map((e, i) => ({ event_id: eventIds[i], type: e.type })) }),
-      ],
-    });
-    await client.query('COMMIT');
-    return outcome;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  const messageId = `deposit_${transactionId}`;
+  const startedAt = new Date();
+  const read = (await db.query({ name: 'base-read-deposit', text: decision.read.text, values: [transactionId, 'matcher.deposits', messageId] })).rows;
+  const txn = { amount: read[0]['transaction.amount'], counterparty: read[0]['transaction.counterparty'], occurred_at: read[0]['transaction.occurredAt'] };
+  const candidates = read
+    .filter((r) => r['candidate.id'] !== null)
+    .map((r) => ({ id: r['candidate.id'], payerName: r['candidate.payerName'], version: r['candidate.version'], row: r }));
+  const fitting = candidates.filter((c) => c.payerName === PAYER_NAME);
+  const outcome = candidates.length === 0 ? 'unmatched' : fitting.length === 1 ? 'confirmed' : 'held';
+  const now = new Date();
+  const explanation = { reason: outcome === 'confirmed' ? 'exact' : outcome, candidates: candidates.map((c) => ({ order_id: c.id, fit: 'exact', fit_rules: null, excluded_because: null })) };
+  const paying = outcome === 'confirmed' ? fitting[0] : undefined;
+  const payment = paying && { transaction_id: transactionId, amount: Number(txn.amount), counterparty: txn.counterparty, occurred_at: txn.occurred_at, matched_at: now, decided_by: 'auto', trigger: 'auto', reason: 'exact' };
+  const candidateOrderIds = outcome === 'held' ? fitting.map((c) => c.id) : [];
+  // The events' objects: the rows as read with what the decision changes, as the matcher makes them.
+  const decided = { ...columns(read[0], 'transaction.'), status: outcome, orderId: paying?.id ?? null, candidateOrderIds, decision: explanation, decidedAt: now, updatedAt: now };
+  const events = [{ type: 'transaction.deposited', data: { object: decided } }];
+  if (paying) events.push({ type: 'order.paid', data: { object: { ...columns(paying.row, 'candidate.'), status: 'paid', payment, closedAt: now, updatedAt: now } } });
+  if (outcome === 'held') events.push({ type: 'transaction.held', data: { object: decided, candidate_order_ids: candidateOrderIds } });
+  const eventIds = events.map(() => nextId('evt'));
+  const announcement = { organisation_id: deposit.account.organisationId, mode: 'live', events: events.map((e, i) => ({ event_id: eventIds[i], type: e.type })) };
+  const written = await db.query({
+    name: 'base-write-decision',
+    text: decision.write.text,
+    values: [
+      transactionId, read[0].version, outcome, paying?.id ?? null, paying?.version ?? null, payment ? JSON.stringify(payment) : null, candidateOrderIds,
+      JSON.stringify(explanation), now, 'matcher.deposits', messageId,
+      [eventIds[0]], ['events'], ['event.recorded'], [JSON.stringify(announcement)],
+      deposit.account.organisationId, 'live', deposit.account.id, now, eventIds, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)),
+      startedAt,
+    ],
+  });
+  if (written.rows[0]?.id == null) throw new Error(`the baseline's decision of ${transactionId} was not written`);
+  return outcome;
 }
 
 /**

@@ -16,12 +16,14 @@ export function matcherCandidateLookup() {
 }
 
 /**
- * The matcher's first statement of a decision, from its build: claims the message, locks the
- * pending deposit and reads it with its amount candidates (parameters: transaction id, consumer,
- * message id; one row per candidate, columns prefixed `transaction.` and `candidate.`).
+ * The matcher's two statements of a decision, from its build: the read of the pending deposit with
+ * its amount candidates (parameters: transaction id, consumer, message id; one row per candidate,
+ * columns prefixed `transaction.` and `candidate.`, with the rows' versions), and the write of the
+ * decision with its events and outbox rows (parameters as `writeDecision` gives them).
  */
-export function matcherClaimAndLock() {
-  return require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js')).claimAndLockPending;
+export function matcherDecisionStatements() {
+  const { readDepositToDecide, writeDecisionStatement } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js'));
+  return { read: readDepositToDecide, write: writeDecisionStatement };
 }
 const { newId, randomBase62 } = require(join(REPO_ROOT, 'packages', 'contracts', 'dist', 'index.js'));
 
@@ -356,8 +358,8 @@ export async function collectDecisions(databaseUrl, referencePrefix, expected) {
     // would count this scan as costly enough to compile it (JIT) first.
     await client.query('RESET enable_seqscan');
     // With each decision, when the deposit went through each stage on its way (see `stages`):
-    // stored by bank-ingest, its deposit.received message marked published by a relay, claimed by
-    // the matcher (the inbox row, written in the decision's transaction after the account's lock).
+    // stored by bank-ingest, its deposit.received message marked published by a relay, taken up by
+    // the matcher (the inbox row's time: when its decision began, after the account's lock).
     const { rows } = await client.query(
       `SELECT t.id, t.bank_reference, t.status, t.order_id, t.candidate_order_ids,
               (extract(epoch FROM t.decided_at) * 1000)::float8 AS decided_ms,
@@ -564,8 +566,8 @@ export function latencyDrift(notifications, results, rowsByReference) {
 /**
  * Where a paced run's time from send to decision went, deposit by deposit, from the timestamps the
  * services write: bank-ingest's `created_at` (its clock when the request reached the handler), the
- * relay's `published_at` (after the broker confirmed), the matcher's inbox `processed_at` (the
- * start of the decision's DB transaction, after the account's lock) and `decided_at`. One machine,
+ * relay's `published_at` (after the broker confirmed), the matcher's inbox `processed_at` (when
+ * the decision began, after the account's lock, before its read) and `decided_at`. One machine,
  * one clock, millisecond columns. The three stages send → stored → claimed → decided add up to
  * send → decision; `tail` is their mean over the slowest 1 % of deposits, and how many distinct
  * seconds of the run those fall in (few: stalls; many: a slow stage throughout).

@@ -37,19 +37,35 @@ export function outboxParameters(messages: OutboxMessage[]): unknown[] {
 const insertOutbox = statement('db.insert_outbox', outboxInsert(1));
 
 /**
- * Events and their outbox rows in one statement. The events get increasing `seq` in the order
- * given: the rows come out of the SELECT in that order and each takes its `seq` default as it is
- * inserted. No RETURNING: the writing services may insert events but not read them.
+ * The INSERT of events, to run as part of a larger statement (a CTE beside the write they
+ * record). The events get increasing `seq` in the order given: the rows come out of the SELECT in
+ * that order and each takes its `seq` default as it is inserted. Its seven parameters, from
+ * `$firstParameter` on, are what `eventsParameters` gives; `onlyIf` as for `outboxInsert`. No
+ * RETURNING: the writing services may insert events but not read them.
  */
-const insertEventsAndOutbox = statement(
-  'db.insert_events_and_outbox',
-  `WITH recorded AS (
-     INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
-     SELECT e.id, $5, $6, $7, e.type, e.data, $8
-     FROM unnest($9::text[], $10::text[], $11::jsonb[]) WITH ORDINALITY AS e(id, type, data, n)
-     ORDER BY e.n)
-   ${outboxInsert(1)}`,
-);
+export function eventsInsert(firstParameter: number, onlyIf?: string): string {
+  const [organisation, mode, bankAccount, at, ids, types, data] = [0, 1, 2, 3, 4, 5, 6].map((i) => `$${firstParameter + i}`);
+  return `INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
+     SELECT e.id, ${organisation}, ${mode}, ${bankAccount}, e.type, e.data, ${at}
+     FROM unnest(${ids}::text[], ${types}::text[], ${data}::jsonb[]) WITH ORDINALITY AS e(id, type, data, n)
+     ${onlyIf === undefined ? '' : `WHERE ${onlyIf}\n     `}ORDER BY e.n`;
+}
+
+/** The values of `eventsInsert`'s parameters for these events, in its order. */
+export function eventsParameters(scope: EventScope, ids: string[], events: NewEvent[]): unknown[] {
+  return [scope.organisationId, scope.mode, scope.bankAccountId, scope.at, ids, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))];
+}
+
+/** Whose events they are, and when they happened. */
+export interface EventScope {
+  organisationId: string;
+  mode: Mode;
+  bankAccountId: string | null;
+  at: Date;
+}
+
+/** Events and their outbox rows in one statement. */
+const insertEventsAndOutbox = statement('db.insert_events_and_outbox', `WITH recorded AS (${eventsInsert(5)}) ${outboxInsert(1)}`);
 
 /**
  * A new id for each event and the outbox messages that tell the dispatcher of them: one message
@@ -85,7 +101,7 @@ export async function enqueueAll(tx: SqlOrPrisma, messages: OutboxMessage[]): Pr
  */
 export async function recordEvents(
   tx: SqlOrPrisma,
-  scope: { organisationId: string; mode: Mode; bankAccountId: string | null; at: Date },
+  scope: EventScope,
   events: NewEvent[],
   /** Other broker messages of the same state change, queued in the same statement. */
   alsoEnqueue: OutboxMessage[] = [],
@@ -97,13 +113,7 @@ export async function recordEvents(
   const { ids, announcements } = eventAnnouncements(scope, events);
   await asSql(tx).count(insertEventsAndOutbox, [
     ...outboxParameters([...announcements, ...alsoEnqueue]),
-    scope.organisationId,
-    scope.mode,
-    scope.bankAccountId,
-    scope.at,
-    ids,
-    events.map((e) => e.type),
-    events.map((e) => JSON.stringify(e.data)),
+    ...eventsParameters(scope, ids, events),
   ]);
   return ids;
 }

@@ -107,6 +107,18 @@ describe('schema.prisma and the migrations agree', () => {
     await expect(prisma.webhookDeliveryAttempt.count({ where: { deliveryId: 'dlv_none' } })).resolves.toBe(0);
   });
 
+  test('when a statement says it wrote a decision in part, then decision_written_whole fails it as a serialization failure, taking back its writes', async () => {
+    const [whole] = await prisma.$queryRaw<{ whole: boolean }[]>`SELECT decision_written_whole(true) AS whole`;
+    const partial = prisma.$executeRaw`
+      WITH written AS (INSERT INTO organisations (id, name, owner_email) VALUES ('org_partial', 'n', 'o@example.com') RETURNING 1)
+      SELECT decision_written_whole(NOT EXISTS (SELECT FROM written))`;
+
+    expect(whole).toEqual({ whole: true });
+    await expect(partial).rejects.toThrow(/the decision was written in part/);
+    await expect(partial.catch((error: unknown) => JSON.stringify(error))).resolves.toContain('40001');
+    expect(await prisma.organisation.count({ where: { id: 'org_partial' } })).toBe(0);
+  });
+
   test('when migrated, then the two queue tables are vacuumed after a fixed number of dead rows, not a fifth of the table', async () => {
     const rows = await prisma.$queryRaw<{ relname: string; reloptions: string[] | null }[]>`
       SELECT relname, reloptions FROM pg_class WHERE relname IN ('outbox', 'webhook_deliveries') AND relkind = 'r' ORDER BY relname`;
@@ -314,7 +326,8 @@ describe('least privilege', () => {
                                     VALUES ('txn_b', 'org_p', 'test', 'ba_p', 'b', 'deposit', 'pending', 100, 'p', now())`);
     await as('pmatch_matcher', `UPDATE transactions SET status = 'unmatched' WHERE id = 'txn_p'`);
     await as('pmatch_matcher', `UPDATE orders SET status = 'paid', payment = '{"reason": "exact"}', closed_at = now() WHERE id = 'ord_p'`);
-    await as('pmatch_matcher', `INSERT INTO inbox (consumer, message_id) VALUES ('matcher.x', 'm') ON CONFLICT (consumer, message_id) DO NOTHING`);
+    await as('pmatch_matcher', `INSERT INTO inbox (consumer, message_id, processed_at) VALUES ('matcher.x', 'm', now()) ON CONFLICT (consumer, message_id) DO NOTHING`);
+    await as('pmatch_matcher', `SELECT decision_written_whole(true)`);
     // Each consumer forgets its own processed messages after 30 days (platform forgetProcessedMessages).
     await as('pmatch_matcher', `DELETE FROM inbox WHERE consumer = 'matcher.x'`);
     await as('pmatch_webhook_dispatcher', `DELETE FROM inbox WHERE consumer = 'webhook-dispatcher.x'`);

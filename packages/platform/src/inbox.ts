@@ -4,10 +4,12 @@ import { asSql, statement, type Db, type SqlOrPrisma } from '@pmatch/db';
  * The inbox row that marks a message processed, as SQL with the placeholders given: it returns a
  * row only when the message is new. For a statement that claims a message together with its work
  * (in a CTE), saving a round trip; `claimMessage` runs it on its own. With `when`, a condition in
- * SQL, the row is written only if it holds.
+ * SQL, the row is written only if it holds. `processedAt` is when the consumer took the message up,
+ * for a consumer that read before it writes (the row's time is otherwise the statement's).
  */
-export function inboxClaimSql(consumer: string, messageId: string, when = 'true'): string {
-  return `INSERT INTO inbox (consumer, message_id) SELECT ${consumer}, ${messageId} WHERE ${when} ON CONFLICT (consumer, message_id) DO NOTHING RETURNING 1`;
+export function inboxClaimSql(consumer: string, messageId: string, when = 'true', processedAt = 'now()'): string {
+  return `INSERT INTO inbox (consumer, message_id, processed_at) SELECT ${consumer}, ${messageId}, ${processedAt} WHERE ${when}
+   ON CONFLICT (consumer, message_id) DO NOTHING RETURNING 1`;
 }
 
 const insertProcessed = statement('inbox.claim', inboxClaimSql('$1', '$2'));

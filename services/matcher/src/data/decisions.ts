@@ -2,9 +2,14 @@ import { MATCHING_RULES, type MatchingRule, type NewEvent, type Payment } from '
 import {
   amountOf,
   asSql,
+  eventAnnouncements,
+  eventsInsert,
+  eventsParameters,
   modeOf,
   orderFields,
   orderView,
+  outboxInsert,
+  outboxParameters,
   recordEvents,
   statement,
   transactionFields,
@@ -30,8 +35,11 @@ export const OPEN_CANDIDATE_CAP = 1000;
  */
 export const EXPIRED_CANDIDATE_LIMIT = 100;
 
+/** A deposit the matcher may decide, as one statement read it with what the decision needs. */
 export interface PendingDeposit {
   deposit: TransactionRow;
+  /** The deposit row's version as read (`xmin`): the decision is written onto that version only. */
+  version: string;
   /** How names are compared for this deposit: its organisation's rules for its mode. */
   nameMatcher: NameMatcher;
   /** Its amount candidates, as `findAmountCandidates` reads them. */
@@ -53,20 +61,17 @@ export async function findTransaction(tx: SqlOrPrisma, transactionId: string): P
   return row;
 }
 
-/** The columns of an amount candidate: `CandidateRow`'s name for each column of `orders`. */
-const CANDIDATE_COLUMNS = { id: 'id', seq: 'seq', status: 'status', payerName: 'payer_name', orderedAt: 'ordered_at', expiresAt: 'expires_at' } as const;
-
 /**
  * The amount candidates of DESIGN "Matching decision" for an account, an amount and a time given
- * as SQL expressions (parameters, or a locked deposit's columns): every open order on the account
- * with the amount placed at or before the time (up to the cap and one more, to know the cap was
- * passed), and the most recent expired ones. Both halves walk orders_candidates_idx
- * (bank_account_id, amount, status, seq) in seq order and stop at their limit, so neither grows
- * with the expired orders a fixed-price shop piles up. The limits are in the text, not parameters,
- * so that a generic plan of the prepared statement knows them too.
+ * as SQL expressions (parameters, or a deposit's columns): every open order on the account with
+ * the amount placed at or before the time (up to the cap and one more, to know the cap was
+ * passed), and the most recent expired ones, each with its row's version (`xmin`). Both halves
+ * walk orders_candidates_idx (bank_account_id, amount, status, seq) in seq order and stop at their
+ * limit, so neither grows with the expired orders a fixed-price shop piles up. The limits are in
+ * the text, not parameters, so that a generic plan of the prepared statement knows them too.
  */
-function amountCandidatesSql(account: string, amount: string, occurredAt: string): string {
-  const columns = Object.entries(CANDIDATE_COLUMNS).map(([name, column]) => `${column} AS "${name}"`).join(', ');
+function amountCandidatesSql(account: string, amount: string, occurredAt: string, namePrefix = ''): string {
+  const columns = `${orderFields(undefined, namePrefix)}, xmin::text AS "${namePrefix}version"`;
   return `(SELECT ${columns} FROM orders
      WHERE bank_account_id = ${account} AND amount = ${amount} AND status = 'open' AND ordered_at <= ${occurredAt}
      ORDER BY seq LIMIT ${OPEN_CANDIDATE_CAP + 1})
@@ -79,77 +84,75 @@ function amountCandidatesSql(account: string, amount: string, occurredAt: string
 /** Parameters: bank account id, amount, occurred at. */
 export const amountCandidates = statement('matcher.amount_candidates', amountCandidatesSql('$1', '$2', '$3'));
 
+/** An amount candidate's row as read, and its version. */
+export interface CandidateRow extends OrderRow {
+  version: string;
+}
+
 export interface AmountCandidates {
   /** Oldest first. */
   orders: CandidateOrder[];
   read: CandidateRead;
-}
-
-interface CandidateRow {
-  id: string;
-  seq: bigint;
-  status: string;
-  payerName: string;
-  orderedAt: Date;
-  expiresAt: Date;
+  /** Each candidate's row, by order id: what a payment of it is written onto. */
+  rows: ReadonlyMap<string, CandidateRow>;
 }
 
 function amountCandidatesFrom(rows: CandidateRow[]): AmountCandidates {
   const openRead = rows.filter((r) => r.status === 'open').length;
-  const orders = [...rows]
-    .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0))
-    .map((r): CandidateOrder => ({
-      id: r.id,
-      status: r.status as CandidateOrder['status'],
-      payerName: r.payerName,
-      orderedAt: r.orderedAt,
-      expiresAt: r.expiresAt,
-    }));
-  return { orders, read: { allOpenOrdersRead: openRead <= OPEN_CANDIDATE_CAP } };
+  const oldestFirst = [...rows].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+  const orders = oldestFirst.map(
+    (r): CandidateOrder => ({ id: r.id, status: r.status as CandidateOrder['status'], payerName: r.payerName, orderedAt: r.orderedAt, expiresAt: r.expiresAt }),
+  );
+  return { orders, read: { allOpenOrdersRead: openRead <= OPEN_CANDIDATE_CAP }, rows: new Map(oldestFirst.map((r) => [r.id, r])) };
 }
 
 export async function findAmountCandidates(tx: SqlOrPrisma, bankAccountId: string, amount: bigint, occurredAt: Date): Promise<AmountCandidates> {
   return amountCandidatesFrom(await asSql(tx).rows<CandidateRow>(amountCandidates, [bankAccountId, amount, occurredAt]));
 }
 
-/** The candidate columns of a row of `claimAndLockPending`, under this prefix. */
+/** The candidate columns of a row of `readDepositToDecide`, under this prefix. */
 const CANDIDATE = 'candidate.';
 
-/** Parameters: transaction id, consumer, message id. */
-export const claimAndLockPending = statement(
-  'matcher.claim_and_lock_pending_deposit',
-  `WITH claimed AS (${inboxClaimSql('$2', '$3')}),
-   locked AS (
-     SELECT t.*, s.matching_rules FROM transactions t
+/**
+ * Parameters: transaction id, consumer, message id. The deposit is to be decided if it is a
+ * pending deposit and the message is new; only then are its candidates read.
+ */
+export const readDepositToDecide = statement(
+  'matcher.read_deposit_to_decide',
+  `WITH deposit AS (
+     SELECT t.*, t.xmin::text AS version, s.matching_rules,
+       t.status = 'pending' AND t.direction = 'deposit'
+         AND NOT EXISTS (SELECT FROM inbox i WHERE i.consumer = $2 AND i.message_id = $3) AS to_decide
+     FROM transactions t
      LEFT JOIN settings s ON s.organisation_id = t.organisation_id AND s.mode = t.mode
-     WHERE t.id = $1 AND t.status = 'pending' AND t.direction = 'deposit' AND EXISTS (SELECT FROM claimed)
-     FOR UPDATE OF t)
-   SELECT ${transactionFields('l', 'transaction.')}, l.matching_rules AS "matchingRules",
-     ${Object.keys(CANDIDATE_COLUMNS).map((name) => `c."${name}" AS "${CANDIDATE}${name}"`).join(', ')}
-   FROM locked l
-   LEFT JOIN LATERAL (${amountCandidatesSql('l.bank_account_id', 'l.amount', 'l.occurred_at')}) c ON true`,
+     WHERE t.id = $1)
+   SELECT ${transactionFields('d', 'transaction.')}, d.version AS "version", d.matching_rules AS "matchingRules", d.to_decide AS "toDecide", c.*
+   FROM deposit d
+   LEFT JOIN LATERAL (${amountCandidatesSql('d.bank_account_id', 'd.amount', 'd.occurred_at', CANDIDATE)}) c ON d.to_decide`,
 );
 
 /**
- * Marks the message processed and, if it was new, locks the deposit if it is still pending and
- * reads it with its seller's matching rules and its amount candidates: one statement, where a
- * claim, a lock, a re-read and the candidates would be four round trips (one row per candidate,
- * or one without a candidate). Undefined when the message was processed before or the deposit is
- * not pending; either way there is nothing to decide. The inbox row commits or rolls back with
- * the caller's transaction, so a decision that fails leaves the message to be processed again.
+ * Reads a deposit and, if it is pending and the message new, its seller's matching rules and its
+ * amount candidates: one statement, so one snapshot, and no lock. Nothing is written: the decision
+ * is written by `writeDecision` onto the rows as read here, or not at all. `pending` is undefined
+ * when there is nothing to decide (the message was processed before, or the deposit was decided or
+ * is a withdrawal); `transaction` is the row as it stands. The transaction must exist.
  *
- * The candidates are read in the statement's snapshot, taken before the lock: an order committed
- * while the lock waited is not among them. The lock waits only while another transaction holds
- * the deposit's row: another decision, which the account's lock rules out, or for a moment the
- * sweep that asks again for deposits pending over a minute. An order committed meanwhile was
- * placed while the deposit was being decided, the late-order check's case whenever it commits.
+ * An order committed after the read is not among the candidates: it was placed while the deposit
+ * was being decided, the late-order check's case (which waits for the account's lock, so for this
+ * decision to be written).
  */
-export async function lockPendingDeposit(tx: SqlOrPrisma, transactionId: string, claim: MessageClaim): Promise<PendingDeposit | undefined> {
-  const rows = await asSql(tx).rows<Record<string, unknown>>(claimAndLockPending, [transactionId, claim.consumer, claim.messageId]);
-  const deposit = rows[0] === undefined ? undefined : unprefixed<TransactionRow>(rows[0], 'transaction.');
-  if (deposit === undefined) return undefined;
+export async function readDeposit(sql: SqlOrPrisma, transactionId: string, claim: MessageClaim): Promise<{ transaction: TransactionRow; pending?: PendingDeposit }> {
+  const rows = await asSql(sql).rows<Record<string, unknown>>(readDepositToDecide, [transactionId, claim.consumer, claim.messageId]);
+  const transaction = rows[0] === undefined ? undefined : unprefixed<TransactionRow>(rows[0], 'transaction.');
+  if (transaction === undefined) throw new Error(`transaction ${transactionId} does not exist`);
+  const first = rows[0]!;
+  if (first.toDecide !== true) return { transaction };
   const candidates = rows.flatMap((row) => unprefixed<CandidateRow>(row, CANDIDATE) ?? []);
-  return { deposit, nameMatcher: nameMatcherOf(rows[0]!.matchingRules as string[] | null), candidates: amountCandidatesFrom(candidates) };
+  return {
+    transaction,
+    pending: { deposit: transaction, version: first.version as string, nameMatcher: nameMatcherOf(first.matchingRules as string[] | null), candidates: amountCandidatesFrom(candidates) },
+  };
 }
 
 /** How names are compared under a seller's enabled rules (`settings.matching_rules`; none without a settings row). */
@@ -308,38 +311,122 @@ export async function recordFor(tx: SqlOrPrisma, row: { organisationId: string; 
   await recordEvents(tx, { organisationId: row.organisationId, mode: modeOf(row), bankAccountId: row.bankAccountId, at: now }, events);
 }
 
-/**
- * Writes a decision on a new deposit and its events (transaction.deposited, then order.paid or
- * transaction.held) in the caller's DB transaction.
- */
-export async function applyDecision(tx: SqlOrPrisma, deposit: TransactionRow, decision: Decision, ctx: ApplyContext): Promise<TransactionRow> {
-  const events: NewEvent[] = [];
-  let transaction: TransactionRow;
-  let paidOrder: OrderRow | undefined;
-  if (decision.outcome === 'confirmed') {
-    ({ order: paidOrder, transaction } = await confirmDeposit(
-      tx,
-      deposit,
-      decision.orderId,
-      AUTOMATIC(decision.reason),
-      { depositStatuses: ['pending'], orderStatuses: ['open'], payerName: decision.payerName },
-      decision.explanation,
-      ctx.now,
-    ));
-  } else {
-    transaction = await setDepositStatus(
-      tx,
-      deposit.id,
-      ['pending'],
-      { status: decision.outcome, orderId: null, candidateOrderIds: decision.outcome === 'held' ? decision.candidateOrderIds : [], decision: decision.explanation },
-      ctx.now,
-    );
-  }
-  events.push({ type: 'transaction.deposited', data: { object: transactionView(transaction) } });
-  if (paidOrder !== undefined) events.push({ type: 'order.paid', data: { object: orderView(paidOrder, ctx.publicBaseUrl) } });
+/** A new deposit's events: transaction.deposited, then order.paid or transaction.held. */
+function decisionEvents(transaction: TransactionRow, paidOrder: Omit<OrderRow, 'seq'> | undefined, decision: Decision, publicBaseUrl: string): NewEvent[] {
+  const events: NewEvent[] = [{ type: 'transaction.deposited', data: { object: transactionView(transaction) } }];
+  if (paidOrder !== undefined) events.push({ type: 'order.paid', data: { object: orderView(paidOrder, publicBaseUrl) } });
   if (decision.outcome === 'held') {
     events.push({ type: 'transaction.held', data: { object: transactionView(transaction), candidate_order_ids: decision.candidateOrderIds } });
   }
-  await recordFor(tx, deposit, ctx.now, events);
-  return transaction;
+  return events;
+}
+
+/** A JSON column's value as Prisma types it. */
+type StoredJson = NonNullable<TransactionRow['decision']>;
+
+/** A value as it comes back from a jsonb column. */
+const asStored = (value: object): StoredJson => JSON.parse(JSON.stringify(value)) as StoredJson;
+
+/**
+ * The decision of a new deposit as one statement, atomic without a transaction around it: the
+ * order paid (for a confirmation), the deposit decided, the inbox row of the message, the events
+ * and their outbox rows. Each write is conditional on the deposit and the order being the versions
+ * the decision read (`xmin`), the deposit still pending and the order still open; if they are not,
+ * nothing is written. `decision_written_whole` fails the statement, and with it every row written,
+ * if a concurrent change let the order be paid but not the deposit decided.
+ * Parameters: deposit id, its version, its new status, the order id (or NULL), its version,
+ * payment (JSON), candidate ids, decision (JSON), now, consumer, message id ($1 to $11); then the
+ * outbox arrays ($12 to $15), the events ($16 to $22) and when the decision began ($23).
+ */
+export const writeDecisionStatement = statement(
+  'matcher.write_decision',
+  `WITH paid AS (
+     UPDATE orders SET status = 'paid', payment = $6::jsonb, closed_at = $9, updated_at = $9
+     WHERE id = $4 AND xmin = $5::xid AND status = 'open'
+       AND EXISTS (SELECT FROM transactions WHERE id = $1 AND xmin = $2::xid AND status = 'pending')
+     RETURNING 1),
+   decided AS (
+     UPDATE transactions SET status = $3, order_id = $4, candidate_order_ids = $7::text[], decision = $8::jsonb, decided_at = $9, updated_at = $9
+     WHERE id = $1 AND xmin = $2::xid AND status = 'pending' AND ($4::text IS NULL OR EXISTS (SELECT FROM paid))
+     RETURNING ${transactionFields()}),
+   claimed AS (${inboxClaimSql('$10', '$11', 'EXISTS (SELECT FROM decided)', '$23::timestamptz')}),
+   recorded AS (${eventsInsert(16, 'EXISTS (SELECT FROM decided)')}),
+   queued AS (${outboxInsert(12, 'EXISTS (SELECT FROM decided)')})
+   SELECT d.* FROM (SELECT decision_written_whole(NOT EXISTS (SELECT FROM paid) OR EXISTS (SELECT FROM decided))) AS whole
+   LEFT JOIN decided d ON true`,
+);
+
+/** For a confirmation, the order as read and the payment written onto it. */
+function paymentOf(pending: PendingDeposit, decision: Decision, now: Date): { order: CandidateRow; payment: Payment } | undefined {
+  if (decision.outcome !== 'confirmed') return undefined;
+  const order = pending.candidates.rows.get(decision.orderId);
+  if (order === undefined) throw new Error(`order ${decision.orderId} is not among the candidates read`);
+  const { deposit } = pending;
+  return { order, payment: depositPayment({ ...deposit, amount: amountOf(deposit.amount) }, AUTOMATIC(decision.reason), now) };
+}
+
+/** SQLSTATE of `decision_written_whole`'s refusal. */
+const SERIALIZATION_FAILURE = '40001';
+
+/**
+ * Writes a new deposit's decision and its events (transaction.deposited, then order.paid or
+ * transaction.held) onto the rows `readDeposit` read, in one statement. Resolves with the deposit
+ * as decided; throws StaleDecisionError, having written nothing, when the deposit or the order
+ * changed since the read: the caller reads and decides again. The events' objects are made from
+ * the rows as read and the values written, as the views would make them from the rows stored
+ * (the versions guarantee it: no other column can have changed).
+ */
+export async function writeDecision(
+  sql: SqlOrPrisma,
+  pending: PendingDeposit,
+  decision: Decision,
+  claim: MessageClaim,
+  ctx: ApplyContext & {
+    /** When the decision began, after the account's lock, before the read: the inbox row's time. */
+    startedAt: Date;
+  },
+): Promise<TransactionRow> {
+  const { deposit, version } = pending;
+  const { now } = ctx;
+  const paying = paymentOf(pending, decision, now);
+  const candidateOrderIds = decision.outcome === 'held' ? decision.candidateOrderIds : [];
+  const decided: TransactionRow = {
+    ...deposit,
+    status: decision.outcome,
+    orderId: paying?.order.id ?? null,
+    candidateOrderIds,
+    decision: asStored(decision.explanation),
+    decidedAt: now,
+    updatedAt: now,
+  };
+  const paidOrder = paying && { ...paying.order, status: 'paid', payment: asStored(paying.payment), closedAt: now, updatedAt: now };
+  const events = decisionEvents(decided, paidOrder, decision, ctx.publicBaseUrl);
+  const scope = { organisationId: deposit.organisationId, mode: modeOf(deposit), bankAccountId: deposit.bankAccountId, at: now };
+  const { ids, announcements } = eventAnnouncements(scope, events);
+  const values = [
+    deposit.id,
+    version,
+    decision.outcome,
+    paying?.order.id ?? null,
+    paying?.order.version ?? null,
+    paying === undefined ? null : JSON.stringify(paying.payment),
+    candidateOrderIds,
+    JSON.stringify(decision.explanation),
+    now,
+    claim.consumer,
+    claim.messageId,
+    ...outboxParameters(announcements),
+    ...eventsParameters(scope, ids, events),
+    ctx.startedAt,
+  ];
+  const changed = () => new StaleDecisionError(`deposit ${deposit.id}${paying === undefined ? '' : ` or order ${paying.order.id}`} changed since the decision read it`);
+  const rows = await asSql(sql)
+    .rows<TransactionRow>(writeDecisionStatement, values)
+    .catch((error: unknown) => {
+      throw (error as { code?: unknown }).code === SERIALIZATION_FAILURE ? changed() : error;
+    });
+  // The LEFT JOIN gives a row of NULLs when the deposit was not decided.
+  const [written] = rows;
+  if (written === undefined || written.id === null) throw changed();
+  return written;
 }

@@ -1,6 +1,6 @@
 import type { DepositReceived } from '@pmatch/contracts';
 import type { TransactionRow } from '@pmatch/db';
-import { applyDecision, findTransaction, lockPendingDeposit } from '../data/decisions';
+import { readDeposit, writeDecision } from '../data/decisions';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -10,20 +10,22 @@ export type DecideDepositDeps = MatcherDeps;
 export const DEPOSITS_CONSUMER = 'matcher.deposits';
 
 /**
- * The use case behind `deposit.received`: under the account's lock, decide the pending deposit and
- * write the decision with its events in one DB transaction. Idempotent: a message seen before, or
- * a deposit already decided, changes nothing. Resolves with the deposit as it now stands.
+ * The use case behind `deposit.received`: under the account's lock, read the pending deposit with
+ * its candidates, decide, and write the decision with its events, in two statements and no DB
+ * transaction (the write is one statement, conditional on the rows being as read; decided again if
+ * they changed). Idempotent: a message seen before, or a deposit already decided, changes nothing.
+ * Resolves with the deposit as it now stands.
  * Plain SQL, not Prisma: this runs once per deposit, and Prisma's client would be most of its CPU.
  */
 export async function decideDeposit(deps: MatcherDeps, message: DepositReceived, messageId: string): Promise<TransactionRow> {
-  return underAccountLock(deps, message.bank_account_id, () =>
-    deps.database.transaction(async (sql) => {
-      const pending = await lockPendingDeposit(sql, message.transaction_id, { consumer: DEPOSITS_CONSUMER, messageId });
-      if (pending === undefined) return findTransaction(sql, message.transaction_id);
-      const { deposit, nameMatcher, candidates } = pending;
-      const now = deps.clock.now();
-      const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
-      return applyDecision(sql, deposit, decision, { publicBaseUrl: deps.publicBaseUrl, now });
-    }),
-  );
+  const claim = { consumer: DEPOSITS_CONSUMER, messageId };
+  return underAccountLock(deps, message.bank_account_id, async () => {
+    const startedAt = deps.clock.now();
+    const { transaction, pending } = await readDeposit(deps.database.sql, message.transaction_id, claim);
+    if (pending === undefined) return transaction;
+    const { deposit, nameMatcher, candidates } = pending;
+    const now = deps.clock.now();
+    const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
+    return writeDecision(deps.database.sql, pending, decision, claim, { publicBaseUrl: deps.publicBaseUrl, now, startedAt });
+  });
 }
