@@ -52,15 +52,6 @@ export interface MessageClaim {
   messageId: string;
 }
 
-const readTransaction = statement('matcher.read_transaction', `SELECT ${transactionFields()} FROM transactions WHERE id = $1`);
-
-/** A transaction as it now stands; it must exist. */
-export async function findTransaction(tx: SqlOrPrisma, transactionId: string): Promise<TransactionRow> {
-  const [row] = await asSql(tx).rows<TransactionRow>(readTransaction, [transactionId]);
-  if (row === undefined) throw new Error(`transaction ${transactionId} does not exist`);
-  return row;
-}
-
 /**
  * The amount candidates of DESIGN "Matching decision" for an account, an amount and a time given
  * as SQL expressions (parameters, or a deposit's columns): every open order on the account with
