@@ -166,6 +166,7 @@ describe('readDeposit', () => {
     expect(pending?.candidates.orders.map((o) => o.id)).toEqual([...open, expired]);
     expect(pending?.candidates).toEqual(found);
     const versions = await prisma.$queryRaw<{ id: string; xmin: string }[]>`SELECT id, xmin::text AS xmin FROM orders WHERE id = ANY(${[...open, expired!]})`;
+    expect(versions).toHaveLength(3);
     for (const { id, xmin } of versions) {
       const { version, ...row } = pending!.candidates.rows.get(id)!;
       expect(row).toEqual(await prisma.order.findUniqueOrThrow({ where: { id } }));
