@@ -3,7 +3,8 @@ import { round, sleep } from './stats.mjs';
 
 /**
  * PostgreSQL's own counters for the bench database, before and after a phase: transactions
- * committed, and per table sequential scans, index scans and rows written. Divided by the number
+ * committed, per table sequential scans, index scans and rows written, and the server's WAL
+ * (records, full-page images, bytes). Divided by the number
  * of deposits they show the database work one deposit costs (and a sequential scan on a big table
  * shows a missing index) without pg_stat_statements, which needs a server restart to load.
  */
@@ -28,8 +29,11 @@ export async function pgSnapshot(databaseUrl) {
     const indexes = await client.query(
       'SELECT indexrelname, idx_scan::float8 FROM pg_stat_user_indexes',
     );
+    // The server's, not the database's: the WAL has no per-database counters.
+    const wal = await client.query('SELECT wal_records::float8 AS records, wal_fpi::float8 AS fpi, wal_bytes::float8 AS bytes FROM pg_stat_wal');
     return {
       database: db.rows[0],
+      wal: wal.rows[0],
       tables: Object.fromEntries(tables.rows.map((r) => [r.relname, r])),
       indexes: Object.fromEntries(indexes.rows.map((r) => [r.indexrelname, r.idx_scan])),
     };
@@ -63,5 +67,6 @@ export function pgPerDeposit(before, after, deposits) {
     const d = per(scans - (before.indexes[name] ?? 0));
     if (d !== 0) indexes[name] = d;
   }
-  return { deposits, database, tables, autovacuum, indexes };
+  const wal = Object.fromEntries(Object.entries(after.wal).map(([k, v]) => [k, per(v - before.wal[k])]));
+  return { deposits, database, wal, tables, autovacuum, indexes };
 }

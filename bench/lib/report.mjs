@@ -146,6 +146,18 @@ export function renderMarkdown(result) {
       }
       lines.push('');
     }
+    const counted = runs.filter(([, run]) => run.postgresPerDeposit?.wal);
+    if (counted.length > 0) {
+      lines.push("PostgreSQL's work per deposit in each run, as counts, which do not move with the machine's speed (commits in the bench database; WAL of the whole server):");
+      lines.push('');
+      lines.push('| run | commits | WAL records | full-page images | WAL bytes |');
+      lines.push('|---|---:|---:|---:|---:|');
+      for (const [name, run] of counted) {
+        const { database, wal } = run.postgresPerDeposit;
+        lines.push(`| ${name} | ${database.xact_commit} | ${wal.records} | ${wal.fpi} | ${fmt(wal.bytes)} |`);
+      }
+      lines.push('');
+    }
     // The paced run the p99 target is about, and the burst the throughput targets are about.
     const profiled = runs.filter(([, run]) => (run === pipe.fixedRate || run === pipe.throughput) && run.statements);
     for (const [name, run] of profiled) {
