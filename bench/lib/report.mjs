@@ -148,9 +148,9 @@ export function renderMarkdown(result) {
     }
     const counted = runs.filter(([, run]) => run.postgresPerDeposit?.wal);
     if (counted.length > 0) {
-      lines.push("PostgreSQL's work per deposit in each run, as counts, which do not move with the machine's speed (commits in the bench database; WAL of the whole server):");
+      lines.push("PostgreSQL's work per deposit in each run, as counts, which do not move with the machine's speed (transactions committed in the bench database, read-only ones included; WAL of the whole server):");
       lines.push('');
-      lines.push('| run | commits | WAL records | full-page images | WAL bytes |');
+      lines.push('| run | transactions | WAL records | full-page images | WAL bytes |');
       lines.push('|---|---:|---:|---:|---:|');
       for (const [name, run] of counted) {
         const { database, wal } = run.postgresPerDeposit;
