@@ -4,9 +4,9 @@ import { round, sleep } from './stats.mjs';
 /**
  * PostgreSQL's own counters for the bench database, before and after a phase: transactions
  * committed, per table sequential scans, index scans and rows written, and the server's WAL
- * (records, full-page images, bytes). Divided by the number
- * of deposits they show the database work one deposit costs (and a sequential scan on a big table
- * shows a missing index) without pg_stat_statements, which needs a server restart to load.
+ * (records, full-page images, bytes). Divided by the number of deposits they show the database
+ * work one deposit costs (and a sequential scan on a big table shows a missing index) without
+ * pg_stat_statements, which needs a server restart to load.
  */
 export async function pgSnapshot(databaseUrl) {
   const client = new pg.Client({ connectionString: databaseUrl });
