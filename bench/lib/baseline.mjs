@@ -1,9 +1,11 @@
 import https from 'node:https';
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import amqp from 'amqplib';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { INFRA, createMigratedDatabase, uniqueName, cleanUpRedis } from './system.mjs';
+import { INFRA, REPO_ROOT, createMigratedDatabase, uniqueName, cleanUpRedis } from './system.mjs';
 import { PAYER_NAME, matcherDecisionStatements, planPipeline, seedOrders } from './pipeline.mjs';
 import { pool, ratePerSecond, round, summarise, waitUntil } from './stats.mjs';
 import { CpuMeter, postgresPidsOf } from './machine.mjs';
@@ -159,8 +161,8 @@ async function ingest(db, deposit) {
   return inserted.rows[0].id;
 }
 
-/** The columns of a row named with this prefix, without it. */
-const columns = (row, prefix) => Object.fromEntries(Object.entries(row).filter(([name]) => name.startsWith(prefix)).map(([name, value]) => [name.slice(prefix.length), typeof value === 'bigint' ? Number(value) : value]));
+/** The services' own: the fields of a row of two tables side by side named with a prefix, without it. */
+const { unprefixed } = createRequire(import.meta.url)(join(REPO_ROOT, 'packages', 'db', 'dist', 'rows.js'));
 
 async function decide(db, transactionId, deposit) {
   const messageId = `deposit_${transactionId}`;
@@ -178,9 +180,9 @@ async function decide(db, transactionId, deposit) {
   const payment = paying && { transaction_id: transactionId, amount: Number(txn.amount), counterparty: txn.counterparty, occurred_at: txn.occurred_at, matched_at: now, decided_by: 'auto', trigger: 'auto', reason: 'exact' };
   const candidateOrderIds = outcome === 'held' ? fitting.map((c) => c.id) : [];
   // The events' objects: the rows as read with what the decision changes, as the matcher makes them.
-  const decided = { ...columns(read[0], 'transaction.'), status: outcome, orderId: paying?.id ?? null, candidateOrderIds, decision: explanation, decidedAt: now, updatedAt: now };
+  const decided = { ...unprefixed(read[0], 'transaction.'), status: outcome, orderId: paying?.id ?? null, candidateOrderIds, decision: explanation, decidedAt: now, updatedAt: now };
   const events = [{ type: 'transaction.deposited', data: { object: decided } }];
-  if (paying) events.push({ type: 'order.paid', data: { object: { ...columns(paying.row, 'candidate.'), status: 'paid', payment, closedAt: now, updatedAt: now } } });
+  if (paying) events.push({ type: 'order.paid', data: { object: { ...unprefixed(paying.row, 'candidate.'), status: 'paid', payment, closedAt: now, updatedAt: now } } });
   if (outcome === 'held') events.push({ type: 'transaction.held', data: { object: decided, candidate_order_ids: candidateOrderIds } });
   const eventIds = events.map(() => nextId('evt'));
   const announcement = { organisation_id: deposit.account.organisationId, mode: 'live', events: events.map((e, i) => ({ event_id: eventIds[i], type: e.type })) };
