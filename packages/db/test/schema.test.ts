@@ -92,6 +92,46 @@ describe('schema.prisma and the migrations agree', () => {
     await expect(prisma.order.count({ where: { id: { in: ['ord_bad', 'ord_neg'] } } })).resolves.toBe(0);
   });
 
+  test.each([
+    ['another mode', 'org_scope', 'test'],
+    ['another organisation', 'org_scope_other', 'live'],
+    ['its own organisation and mode', 'org_scope', 'live'],
+  ])("when an order or a deposit is of %s (bank account: org_scope, live), then the database stores it only if both are the account's", async (_case, organisationId, mode) => {
+    for (const id of ['org_scope', 'org_scope_other']) {
+      await prisma.organisation.upsert({ where: { id }, create: { id, name: 'n', ownerEmail: 'o@example.com' }, update: {} });
+    }
+    await prisma.bankAccount.upsert({
+      where: { id: 'ba_scope' },
+      create: { id: 'ba_scope', organisationId: 'org_scope', mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: '7654321', holderName: 'h' },
+      update: {},
+    });
+    const now = new Date();
+    const suffix = `${organisationId}_${mode}`;
+    const order = prisma.order.create({
+      data: {
+        id: `ord_${suffix}`, organisationId, mode, bankAccountId: 'ba_scope', status: 'open', amount: 1n, payerName: 'p',
+        externalId: suffix, itemName: 'i', orderedAt: now, expiresAt: now, paymentToken: suffix,
+      },
+    });
+    const deposit = () =>
+      prisma.transaction.create({
+        data: {
+          id: `txn_${suffix}`, organisationId, mode, bankAccountId: 'ba_scope', bankReference: suffix, direction: 'deposit',
+          status: 'pending', amount: 1n, counterparty: 'c', occurredAt: now,
+        },
+      });
+    const accountsOwn = organisationId === 'org_scope' && mode === 'live';
+    if (accountsOwn) {
+      await expect(order).resolves.toMatchObject({ bankAccountId: 'ba_scope' });
+      await expect(deposit()).resolves.toMatchObject({ bankAccountId: 'ba_scope' });
+    } else {
+      await expect(order).rejects.toThrow(/orders_bank_account_scope_fkey/);
+      await expect(deposit()).rejects.toThrow(/transactions_bank_account_scope_fkey/);
+    }
+    await expect(prisma.order.count({ where: { id: `ord_${suffix}` } })).resolves.toBe(accountsOwn ? 1 : 0);
+    await expect(prisma.transaction.count({ where: { id: `txn_${suffix}` } })).resolves.toBe(accountsOwn ? 1 : 0);
+  });
+
   test("when an attempt is logged with no endpoint or another one, then it carries its delivery's endpoint; with no delivery it is refused", async () => {
     await prisma.webhookEndpoint.create({ data: { id: 'we_other', organisationId: 'org_schema', mode: 'live', url: 'https://example.com/o', secretEncrypted: 's' } });
     // As a dispatcher of an earlier version writes it: no endpoint.
