@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -224,6 +224,54 @@ describe('migration runner', () => {
       expect(tables.rows[0].half).toBeNull();
       expect(recorded.rows[0].n).toBe(0);
     } finally {
+      await dropDatabase(url);
+    }
+  });
+
+  test("when an order stored before the account scope keys is not of its account's organisation, then their check fails and keeps the old keys; once it is gone, the keys are valid and replace the old", async () => {
+    const url = databaseUrl(uniqueName('pmatch_m_'));
+    const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
+    const before = readdirSync(MIGRATIONS_DIR).filter((name) => name < '20261124060000_account_scope_keys');
+    for (const name of before) cpSync(join(MIGRATIONS_DIR, name), join(dir, name), { recursive: true });
+    await ensureDatabase(url);
+    const client = new Client({ connectionString: url });
+    const keys = async () =>
+      (
+        await client.query<{ conname: string; convalidated: boolean }>(
+          `SELECT conname, convalidated FROM pg_constraint WHERE contype = 'f' AND conrelid IN ('orders'::regclass, 'transactions'::regclass) AND conname <> 'transactions_order_id_fkey' ORDER BY conname`,
+        )
+      ).rows;
+    try {
+      await migrate(url, dir);
+      await client.connect();
+      await client.query(`INSERT INTO organisations (id, name, owner_email) VALUES ('org_a', 'a', 'a@example.com'), ('org_b', 'b', 'b@example.com')`);
+      await client.query(
+        `INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name) VALUES ('ba_a', 'org_a', 'live', '0001', '001', '1234567', 'h')`,
+      );
+      await client.query(
+        `INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token)
+         VALUES ('ord_of_b_on_a', 'org_b', 'live', 'ba_a', 'open', 1, 'p', 'e', 'i', now(), now(), 't')`,
+      );
+      cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+
+      await expect(migrate(url, dir)).rejects.toThrow(/20261124060100_account_scope_keys_validated failed/);
+      expect(await keys()).toEqual([
+        { conname: 'orders_bank_account_id_fkey', convalidated: true },
+        { conname: 'orders_bank_account_scope_fkey', convalidated: false },
+        { conname: 'orders_organisation_id_fkey', convalidated: true },
+        { conname: 'transactions_bank_account_id_fkey', convalidated: true },
+        { conname: 'transactions_bank_account_scope_fkey', convalidated: false },
+        { conname: 'transactions_organisation_id_fkey', convalidated: true },
+      ]);
+
+      await client.query(`DELETE FROM orders WHERE id = 'ord_of_b_on_a'`);
+      expect((await migrate(url, dir)).applied).toContain('20261124060100_account_scope_keys_validated');
+      expect(await keys()).toEqual([
+        { conname: 'orders_bank_account_scope_fkey', convalidated: true },
+        { conname: 'transactions_bank_account_scope_fkey', convalidated: true },
+      ]);
+    } finally {
+      await client.end().catch(() => undefined);
       await dropDatabase(url);
     }
   });
