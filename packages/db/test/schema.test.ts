@@ -107,12 +107,13 @@ describe('schema.prisma and the migrations agree', () => {
     });
     const now = new Date();
     const suffix = `${organisationId}_${mode}`;
-    const order = prisma.order.create({
-      data: {
-        id: `ord_${suffix}`, organisationId, mode, bankAccountId: 'ba_scope', status: 'open', amount: 1n, payerName: 'p',
-        externalId: suffix, itemName: 'i', orderedAt: now, expiresAt: now, paymentToken: suffix,
-      },
-    });
+    const order = () =>
+      prisma.order.create({
+        data: {
+          id: `ord_${suffix}`, organisationId, mode, bankAccountId: 'ba_scope', status: 'open', amount: 1n, payerName: 'p',
+          externalId: suffix, itemName: 'i', orderedAt: now, expiresAt: now, paymentToken: suffix,
+        },
+      });
     const deposit = () =>
       prisma.transaction.create({
         data: {
@@ -120,16 +121,16 @@ describe('schema.prisma and the migrations agree', () => {
           status: 'pending', amount: 1n, counterparty: 'c', occurredAt: now,
         },
       });
-    const accountsOwn = organisationId === 'org_scope' && mode === 'live';
-    if (accountsOwn) {
-      await expect(order).resolves.toMatchObject({ bankAccountId: 'ba_scope' });
+    const ofItsAccount = organisationId === 'org_scope' && mode === 'live';
+    if (ofItsAccount) {
+      await expect(order()).resolves.toMatchObject({ bankAccountId: 'ba_scope' });
       await expect(deposit()).resolves.toMatchObject({ bankAccountId: 'ba_scope' });
     } else {
-      await expect(order).rejects.toThrow(/orders_bank_account_scope_fkey/);
+      await expect(order()).rejects.toThrow(/orders_bank_account_scope_fkey/);
       await expect(deposit()).rejects.toThrow(/transactions_bank_account_scope_fkey/);
     }
-    await expect(prisma.order.count({ where: { id: `ord_${suffix}` } })).resolves.toBe(accountsOwn ? 1 : 0);
-    await expect(prisma.transaction.count({ where: { id: `txn_${suffix}` } })).resolves.toBe(accountsOwn ? 1 : 0);
+    await expect(prisma.order.count({ where: { id: `ord_${suffix}` } })).resolves.toBe(ofItsAccount ? 1 : 0);
+    await expect(prisma.transaction.count({ where: { id: `txn_${suffix}` } })).resolves.toBe(ofItsAccount ? 1 : 0);
   });
 
   test("when an attempt is logged with no endpoint or another one, then it carries its delivery's endpoint; with no delivery it is refused", async () => {
