@@ -23,12 +23,12 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function seedAccount() {
+async function seedAccount(mode: 'live' | 'test' = 'live') {
   const organisationId = newId('organisation');
   const bankAccountId = newId('bankAccount');
   await prisma.organisation.create({ data: { id: organisationId, name: 'Shop', ownerEmail: 'o@example.com' } });
   await prisma.bankAccount.create({
-    data: { id: bankAccountId, organisationId, mode: 'live', bankCode: '9999', branchCode: '001', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ' },
+    data: { id: bankAccountId, organisationId, mode, bankCode: '9999', branchCode: '001', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ' },
   });
   return { organisationId, bankAccountId };
 }
@@ -85,7 +85,8 @@ describe('storeTransaction', () => {
   });
 
   test('when a deposit is new, then it is stored with exactly one outbox row in one statement, outside any transaction', async () => {
-    const account = await seedAccount();
+    // A test deposit, the kind that carries a reply address: on the organisation's test account.
+    const account = await seedAccount('test');
     const { database, seen } = watched();
     const replyTo = { queue: 'amq.rabbitmq.reply-to.abc', correlation_id: 'corr_1' };
 

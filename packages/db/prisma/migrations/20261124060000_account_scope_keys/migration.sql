@@ -4,10 +4,10 @@
 -- organisation: the organisation is the account's, whose own key to organisations stands.
 --
 -- One key also means one check per row written instead of two. Each check takes FOR KEY SHARE on
--- the row it finds, and a merchant's organisation row was shared by every deposit and order of
--- its being written at once: with several holders, each new one rewrites the row's lock as a
--- multixact of them all (auto_explain in the bench: the organisation check the slowest step of a
--- loaded deposit insert). A bank account's row is shared by its own traffic only.
+-- the row it finds, so every deposit and order of a merchant being written at the same moment
+-- locked the merchant's one organisation row: with several holders, each new one rewrites the
+-- row's lock as a multixact of them all (auto_explain in the bench: the organisation check the
+-- slowest step of a loaded deposit insert). A bank account's row is shared by its own traffic only.
 --
 -- In two steps, so that deposits and orders are never refused or held up while the existing rows
 -- are checked: here the keys are added NOT VALID (checked for every row written from now on, no
