@@ -1,14 +1,14 @@
 import { newId } from '@pmatch/contracts';
-import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
+import { createDatabase, type Database, type PrismaClient, type Sql } from '@pmatch/db';
 import { LockTimeoutError, ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
-import { settleStatements, type Waiting } from '../src/data/late-orders';
-import { LATE_ORDERS_CONSUMER, examineLateOrder } from '../src/use-cases/late-orders';
+import { settleStatements, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
+import { LATE_ORDERS_CONSUMER, lateOrderExaminer } from '../src/use-cases/late-orders';
 
 /**
- * examineLateOrder against the real database: the common case (no deposit waits for the order)
+ * The late-order examiner against the real database: the common case (no deposit waits for the order)
  * writes only its inbox row, and a deposit that does wait is decided once however often the message comes.
  */
 
@@ -17,6 +17,7 @@ let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: MatcherDeps;
+let examine: ReturnType<typeof lateOrderExaminer>;
 const clock = new ManualClock('2026-11-22T10:00:00Z');
 const lockPrefix = uniqueName('pmatch-test:');
 
@@ -29,6 +30,7 @@ beforeAll(async () => {
     database, prisma, lock: new RedisLock(redis, lockPrefix), clock, logger: createLogger('test', 'silent'),
     publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
   };
+  examine = lateOrderExaminer(deps);
 });
 
 afterAll(async () => {
@@ -74,7 +76,7 @@ const written = async (orgId: string, messageId: string) => ({
   inbox: await prisma.inbox.count({ where: { messageId } }),
 });
 
-describe('examineLateOrder', () => {
+describe('the late-order examiner', () => {
   test('when no unmatched deposit fits the new order, then nothing is written but the inbox row, once however often the message comes', async () => {
     const { orgId, accountId } = await seedAccount();
     // Another amount, and the right amount but before the order was placed: neither fits.
@@ -84,7 +86,7 @@ describe('examineLateOrder', () => {
 
     const message = { order_id: order.id, bank_account_id: accountId };
 
-    const recorded = [await examineLateOrder(deps, message, `registered_${order.id}`), await examineLateOrder(deps, message, `registered_${order.id}`)];
+    const recorded = [await examine(message, `registered_${order.id}`), await examine(message, `registered_${order.id}`)];
 
     expect(recorded).toEqual([false, false]);
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
@@ -97,7 +99,7 @@ describe('examineLateOrder', () => {
     const order = await seedOrder(orgId, accountId, 4100, '2026-11-21T00:00:00Z');
     const message = { order_id: order.id, bank_account_id: accountId };
 
-    const recorded = [await examineLateOrder(deps, message, `registered_${order.id}`), await examineLateOrder(deps, message, `registered_${order.id}`)];
+    const recorded = [await examine(message, `registered_${order.id}`), await examine(message, `registered_${order.id}`)];
 
     expect(recorded).toEqual([true, false]);
 
@@ -113,7 +115,7 @@ describe('examineLateOrder', () => {
     const order = await seedOrder(orgId, accountId, 4200, '2026-11-21T00:00:00Z');
     await prisma.order.update({ where: { id: order.id }, data: { status: 'canceled', closedAt: new Date('2026-11-22T09:30:00Z') } });
 
-    await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    await examine({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
 
     expect((await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).status).toBe('unmatched');
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
@@ -128,7 +130,7 @@ describe('examineLateOrder', () => {
     const deposit = await seedUnmatchedDeposit(orgId, accountId, 4300, '2026-11-22T09:00:00Z', 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
     const order = await seedOrder(orgId, accountId, 4300, '2026-11-21T00:00:00Z', '株式会社ヤマダショウジ');
 
-    await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    await examine({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
 
     const decided = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
     const paid = await prisma.order.findUniqueOrThrow({ where: { id: order.id } });
@@ -150,14 +152,56 @@ describe('examineLateOrder', () => {
     const deposit = await seedUnmatchedDeposit(orgId, accountId, 4400, '2026-11-22T09:00:00Z', 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
     const order = await seedOrder(orgId, accountId, 4400, '2026-11-21T00:00:00Z', '株式会社ヤマダショウジ');
 
-    await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    await examine({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
 
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', decision: { reason: 'no_name_fits' } });
     expect((await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('open');
   });
 });
 
-describe('examineLateOrder and the account lock', () => {
+describe('late-order messages settled together', () => {
+  test('when several messages are settled in one statement, then each is answered for its own order, and only the settled ones are claimed, once', async () => {
+    const { orgId, accountId } = await seedAccount();
+    await seedUnmatchedDeposit(orgId, accountId, 6100, '2026-11-22T09:00:00Z');
+    const nothingWaits = await seedOrder(orgId, accountId, 6000, '2026-11-21T00:00:00Z');
+    const depositWaits = await seedOrder(orgId, accountId, 6100, '2026-11-21T00:00:00Z');
+    const closed = await seedOrder(orgId, accountId, 6100, '2026-11-21T00:00:00Z');
+    await prisma.order.update({ where: { id: closed.id }, data: { status: 'canceled', closedAt: new Date('2026-11-22T09:30:00Z') } });
+    const messages = [nothingWaits, depositWaits, closed, nothingWaits].map((o) => ({ orderId: o.id, messageId: `registered_${o.id}` }));
+
+    const settled = await settleWithoutDeposit(database.sql, 'pending or unmatched', LATE_ORDERS_CONSUMER, messages);
+
+    expect(settled).toEqual([true, false, true, true]);
+    const claimed = await prisma.inbox.findMany({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: messages.map((m) => m.messageId) } } });
+    expect(claimed.map((row) => row.messageId).sort()).toEqual([`registered_${nothingWaits.id}`, `registered_${closed.id}`].sort());
+  });
+
+  test('when messages arrive while a check runs, then they are checked together in the next statement, and the one a deposit waits for is decided under the lock', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const deposit = await seedUnmatchedDeposit(orgId, accountId, 6200, '2026-11-22T09:00:00Z');
+    const waitedFor = await seedOrder(orgId, accountId, 6200, '2026-11-21T00:00:00Z');
+    const others = await Promise.all(Array.from({ length: 9 }, (_, i) => seedOrder(orgId, accountId, 6300 + i, '2026-11-21T00:00:00Z')));
+    const statementsRun: string[] = [];
+    const counting: Sql = {
+      rows: (s, values) => (statementsRun.push(s.name), database.sql.rows(s, values)),
+      count: (s, values) => (statementsRun.push(s.name), database.sql.count(s, values)),
+    };
+    const countingExamine = lateOrderExaminer({ ...deps, database: { ...database, sql: counting } });
+
+    const recorded = await Promise.all([...others, waitedFor].map((o) => countingExamine({ order_id: o.id, bank_account_id: accountId }, `registered_${o.id}`)));
+
+    expect(recorded).toEqual([...others.map(() => false), true]);
+    expect(statementsRun).toEqual([
+      settleStatements['pending or unmatched'].name, // the first message, at once
+      settleStatements['pending or unmatched'].name, // the nine that came while it ran
+      settleStatements.unmatched.name, // the one a deposit waits for, under the lock
+    ]);
+    expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', candidateOrderIds: [waitedFor.id] });
+    expect(await prisma.inbox.count({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: [...others, waitedFor].map((o) => `registered_${o.id}`) } } })).toBe(10);
+  });
+});
+
+describe('the late-order examiner and the account lock', () => {
   /** Runs `work` while another matcher holds the account's lock; this one may wait for it only briefly. */
   async function whileLockHeldElsewhere<T>(accountId: string, work: (impatient: MatcherDeps) => Promise<T>): Promise<T> {
     const otherMatcher = new RedisLock(redis, lockPrefix);
@@ -173,7 +217,7 @@ describe('examineLateOrder and the account lock', () => {
     const order = await seedOrder(orgId, accountId, 5100, '2026-11-21T00:00:00Z');
 
     const recorded = await whileLockHeldElsewhere(accountId, (impatient) =>
-      examineLateOrder(impatient, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`));
+      lateOrderExaminer(impatient)({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`));
 
     expect(recorded).toBe(false);
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
@@ -185,7 +229,7 @@ describe('examineLateOrder and the account lock', () => {
     const order = await seedOrder(orgId, accountId, 5200, '2026-11-21T00:00:00Z');
     const message = { order_id: order.id, bank_account_id: accountId };
 
-    await expect(whileLockHeldElsewhere(accountId, (impatient) => examineLateOrder(impatient, message, `registered_${order.id}`))).rejects.toThrow(LockTimeoutError);
+    await expect(whileLockHeldElsewhere(accountId, (impatient) => lateOrderExaminer(impatient)(message, `registered_${order.id}`))).rejects.toThrow(LockTimeoutError);
 
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 0 });
   });
@@ -195,7 +239,7 @@ describe('examineLateOrder and the account lock', () => {
     const deposit = await seedDeposit(orgId, accountId, 5300, '2026-11-22T09:00:00Z', 'pending');
     const order = await seedOrder(orgId, accountId, 5300, '2026-11-21T00:00:00Z');
 
-    const recorded = await examineLateOrder(deps, { order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    const recorded = await examine({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
 
     expect(recorded).toBe(false);
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
@@ -218,7 +262,7 @@ describe('the late-order check\'s plan', () => {
     const order = await seedOrder(orgId, accountId, 5010, '2026-11-21T00:00:00Z');
     await prisma.$executeRaw`ANALYZE transactions`;
 
-    const plan = await preparedPlan(prisma, settleStatements[waiting].text, `'${LATE_ORDERS_CONSUMER}', '${order.id}', 'plan-check'`, planCacheMode, [
+    const plan = await preparedPlan(prisma, settleStatements[waiting].text, `'${LATE_ORDERS_CONSUMER}', ARRAY['${order.id}'], ARRAY['plan-check']`, planCacheMode, [
       'enable_seqscan = off',
       'enable_bitmapscan = off',
     ]);

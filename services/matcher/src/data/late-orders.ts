@@ -1,41 +1,54 @@
 import { statement, type Sql, type Statement, type Tx, type TransactionRow } from '@pmatch/db';
-import { inboxClaimSql } from '@pmatch/platform';
 
-/** Which deposits count as waiting for a late order (`examineLateOrder` says why each). */
+/** Which deposits count as waiting for a late order (`lateOrderExaminer` says why each). */
 export type Waiting = 'pending or unmatched' | 'unmatched';
 
+/** An `order.registered` message as the check reads it. */
+export interface RegisteredOrder {
+  orderId: string;
+  messageId: string;
+}
+
 /**
- * Parameters: consumer, order id, message id. The statuses are written out, not a parameter, so
- * that every plan can use transactions_waiting_idx, whose predicate they imply.
+ * Parameters: consumer, order ids, message ids (one element per message). The statuses are written
+ * out, not a parameter, so that every plan can use transactions_waiting_idx, whose predicate they
+ * imply. Inbox rows go in key order, so two matchers' batches cannot deadlock on them.
  */
 export const settleStatements: Record<Waiting, Statement> = {
-  'pending or unmatched': settleStatement('matcher.late_order_settle_unless_pending_or_unmatched', "('pending', 'unmatched')"),
-  unmatched: settleStatement('matcher.late_order_settle_unless_unmatched', "('unmatched')"),
+  'pending or unmatched': settleStatement('matcher.late_orders_settle_unless_pending_or_unmatched', "('pending', 'unmatched')"),
+  unmatched: settleStatement('matcher.late_orders_settle_unless_unmatched', "('unmatched')"),
 };
 
 function settleStatement(name: string, statuses: string): Statement {
   return statement(
     name,
-    `WITH waiting AS (
-       SELECT EXISTS (
+    `WITH registered AS (
+       SELECT * FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS r(order_id, message_id, i)),
+     waiting AS (
+       SELECT r.i, r.message_id, EXISTS (
          SELECT 1 FROM orders o JOIN transactions t
            ON t.bank_account_id = o.bank_account_id AND t.amount = o.amount AND t.status IN ${statuses}
           AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at
-         WHERE o.id = $2 AND o.status = 'open') AS found),
-     claimed AS (${inboxClaimSql('$1', '$3', 'NOT (SELECT found FROM waiting)')})
-     SELECT found FROM waiting`,
+         WHERE o.id = r.order_id AND o.status = 'open') AS found
+       FROM registered r),
+     claimed AS (
+       INSERT INTO inbox (consumer, message_id, processed_at)
+       SELECT $1, message_id, now() FROM waiting WHERE NOT found ORDER BY message_id
+       ON CONFLICT (consumer, message_id) DO NOTHING)
+     SELECT found FROM waiting ORDER BY i`,
   );
 }
 
 /**
- * Settles a late-order message when its order is not open or no `waiting` deposit of its account
- * and amount came at or after its ordered_at, recording the message as handled: one statement,
- * no DB transaction. Resolves with false when such a deposit exists: the message is then left
- * unclaimed, for the caller to look again or decide.
+ * Settles each late-order message whose order is not open or for which no `waiting` deposit of its
+ * account and amount came at or after its ordered_at, recording the message as handled: one
+ * statement for them all, no DB transaction. Answers per message, in the order given, whether it
+ * was settled; one that was not (such a deposit exists) is left unclaimed, for the caller to look
+ * again or decide.
  */
-export async function settleWithoutDeposit(sql: Sql, waiting: Waiting, consumer: string, orderId: string, messageId: string): Promise<boolean> {
-  const [row] = await sql.rows<{ found: boolean }>(settleStatements[waiting], [consumer, orderId, messageId]);
-  return row?.found === false;
+export async function settleWithoutDeposit(sql: Sql, waiting: Waiting, consumer: string, messages: RegisteredOrder[]): Promise<boolean[]> {
+  const rows = await sql.rows<{ found: boolean }>(settleStatements[waiting], [consumer, messages.map((m) => m.orderId), messages.map((m) => m.messageId)]);
+  return rows.map((row) => !row.found);
 }
 
 /** The unmatched deposits a late order may explain, locked for the decision, oldest first. */

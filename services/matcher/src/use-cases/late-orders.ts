@@ -1,8 +1,8 @@
 import type { OrderRegistered } from '@pmatch/contracts';
 import { orderView, transactionView } from '@pmatch/db';
-import { claimMessage } from '@pmatch/platform';
+import { BatchWriter, claimMessage } from '@pmatch/platform';
 import { confirmDeposit, findAmountCandidates, nameMatcherOf, recordFor, setDepositStatus } from '../data/decisions';
-import { lockUnmatchedDeposits, settleWithoutDeposit } from '../data/late-orders';
+import { lockUnmatchedDeposits, settleWithoutDeposit, type RegisteredOrder } from '../data/late-orders';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { lateOrderOutcomes } from '../domain/late-orders';
@@ -11,69 +11,88 @@ import { underAccountLock, type MatcherDeps } from './deps';
 
 export const LATE_ORDERS_CONSUMER = 'matcher.late-orders';
 
+/** At most this many late-order messages settled by one statement. */
+const SETTLED_PER_STATEMENT = 200;
+
+/** Examines one `order.registered` message; resolves with whether it recorded events. */
+export type LateOrderExaminer = (message: OrderRegistered, messageId: string) => Promise<boolean>;
+
 /**
  * Spec "Late orders": a newly registered order whose ordered_at is not after an unmatched deposit
  * re-examines that deposit with the same decision as a new deposit. The result is held by default
  * and confirmed only when the seller enabled auto-confirmation and exactly one deposit fits.
- * Resolves with whether it recorded events (so the outbox relay has something to publish).
+ * The examiner resolves with whether it recorded events (so the outbox relay has something to
+ * publish).
+ *
+ * Nearly every order is registered before its money arrives: one statement settles those, without
+ * the account's lock, which would make every new order of an account wait behind its deposit
+ * decisions and theirs behind it. That is safe because the message is published only after the
+ * order committed: a deposit the statement cannot see yet is decided after it, with the order
+ * among its candidates; one being decided now is still pending there, so pending counts as
+ * waiting; and a deposit that a person's command (reverse, restore) is about to make unmatched is
+ * seen as it was before the command, as if the check had run first. The messages that arrive
+ * while one such statement runs are settled together by the next (a `BatchWriter`): one round
+ * trip and one commit for a rush of new orders, and no added wait for one order alone.
  */
-export async function examineLateOrder(deps: MatcherDeps, message: OrderRegistered, messageId: string): Promise<boolean> {
-  // Nearly every order is registered before its money arrives: one statement settles those,
-  // without the account's lock, which would make every new order of an account wait behind its
-  // deposit decisions and theirs behind it. That is safe because this message is published only
-  // after the order committed: a deposit this statement cannot see yet is decided after it, with
-  // the order among its candidates; one being decided now is still pending here, so pending counts
-  // as waiting; and a deposit that a person's command (reverse, restore) is about to make
-  // unmatched is seen as it was before the command, as if this check had run first.
-  if (await settleWithoutDeposit(deps.database.sql, 'pending or unmatched', LATE_ORDERS_CONSUMER, message.order_id, messageId)) return false;
-  return underAccountLock(deps, message.bank_account_id, async () => {
-    // Under the lock a decision in progress has committed: only unmatched deposits wait now (a
-    // pending one not yet decided will see the order).
-    if (await settleWithoutDeposit(deps.database.sql, 'unmatched', LATE_ORDERS_CONSUMER, message.order_id, messageId)) return false;
-    return deps.prisma.$transaction(async (tx) => {
-      if (!(await claimMessage(tx, LATE_ORDERS_CONSUMER, messageId))) return false;
-      const order = await tx.order.findUnique({ where: { id: message.order_id } });
-      if (order === null || order.status !== 'open') return false;
-      const deposits = await lockUnmatchedDeposits(tx, order.bankAccountId, order.amount, order.orderedAt);
-      if (deposits.length === 0) return false;
-      const now = deps.clock.now();
-      // One read for every deposit: the latest one's time bounds them all; decide() leaves out, per
-      // deposit, the orders placed after it.
-      const latest = new Date(Math.max(...deposits.map((d) => d.occurredAt.getTime())));
-      const candidates = await findAmountCandidates(tx, order.bankAccountId, order.amount, latest);
-      const settings = await tx.setting.findUnique({
-        where: { organisationId_mode: { organisationId: order.organisationId, mode: order.mode } },
-      });
-      // Every deposit here is on the order's account, so of its organisation and mode: one set of rules.
-      const matcher = nameMatcherOf(settings?.matchingRules);
-      const decisions = deposits.map((deposit) => ({ deposit, decision: decide(depositFacts(deposit), candidates.orders, matcher, now, candidates.read) }));
-      const outcomes = lateOrderOutcomes(decisions, settings?.autoConfirmLateOrders ?? false);
-      for (const outcome of outcomes) {
-        if (outcome.outcome === 'confirmed') {
-          const { order: paid, transaction } = await confirmDeposit(
-            tx,
-            outcome.deposit,
-            outcome.orderId,
-            AUTOMATIC(outcome.reason),
-            { depositStatuses: ['unmatched'], orderStatuses: ['open'], payerName: outcome.payerName },
-            outcome.explanation,
-            now,
-          );
-          await recordFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
-        } else {
-          const transaction = await setDepositStatus(
-            tx,
-            outcome.deposit.id,
-            ['unmatched'],
-            { status: 'held', orderId: null, candidateOrderIds: outcome.candidateOrderIds, decision: outcome.explanation },
-            now,
-          );
-          await recordFor(tx, transaction, now, [
-            { type: 'transaction.held', data: { object: transactionView(transaction), candidate_order_ids: outcome.candidateOrderIds } },
-          ]);
-        }
-      }
-      return outcomes.length > 0;
+export function lateOrderExaminer(deps: MatcherDeps): LateOrderExaminer {
+  const settledWithoutLock = new BatchWriter(
+    (messages: RegisteredOrder[]) => settleWithoutDeposit(deps.database.sql, 'pending or unmatched', LATE_ORDERS_CONSUMER, messages),
+    SETTLED_PER_STATEMENT,
+  );
+  return async (message, messageId) => {
+    if (await settledWithoutLock.submit({ orderId: message.order_id, messageId })) return false;
+    return underAccountLock(deps, message.bank_account_id, () => examineUnderLock(deps, message, messageId));
+  };
+}
+
+async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, messageId: string): Promise<boolean> {
+  // Under the lock a decision in progress has committed: only unmatched deposits wait now (a
+  // pending one not yet decided will see the order).
+  const [settled] = await settleWithoutDeposit(deps.database.sql, 'unmatched', LATE_ORDERS_CONSUMER, [{ orderId: message.order_id, messageId }]);
+  if (settled) return false;
+  return deps.prisma.$transaction(async (tx) => {
+    if (!(await claimMessage(tx, LATE_ORDERS_CONSUMER, messageId))) return false;
+    const order = await tx.order.findUnique({ where: { id: message.order_id } });
+    if (order === null || order.status !== 'open') return false;
+    const deposits = await lockUnmatchedDeposits(tx, order.bankAccountId, order.amount, order.orderedAt);
+    if (deposits.length === 0) return false;
+    const now = deps.clock.now();
+    // One read for every deposit: the latest one's time bounds them all; decide() leaves out, per
+    // deposit, the orders placed after it.
+    const latest = new Date(Math.max(...deposits.map((d) => d.occurredAt.getTime())));
+    const candidates = await findAmountCandidates(tx, order.bankAccountId, order.amount, latest);
+    const settings = await tx.setting.findUnique({
+      where: { organisationId_mode: { organisationId: order.organisationId, mode: order.mode } },
     });
+    // Every deposit here is on the order's account, so of its organisation and mode: one set of rules.
+    const matcher = nameMatcherOf(settings?.matchingRules);
+    const decisions = deposits.map((deposit) => ({ deposit, decision: decide(depositFacts(deposit), candidates.orders, matcher, now, candidates.read) }));
+    const outcomes = lateOrderOutcomes(decisions, settings?.autoConfirmLateOrders ?? false);
+    for (const outcome of outcomes) {
+      if (outcome.outcome === 'confirmed') {
+        const { order: paid, transaction } = await confirmDeposit(
+          tx,
+          outcome.deposit,
+          outcome.orderId,
+          AUTOMATIC(outcome.reason),
+          { depositStatuses: ['unmatched'], orderStatuses: ['open'], payerName: outcome.payerName },
+          outcome.explanation,
+          now,
+        );
+        await recordFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
+      } else {
+        const transaction = await setDepositStatus(
+          tx,
+          outcome.deposit.id,
+          ['unmatched'],
+          { status: 'held', orderId: null, candidateOrderIds: outcome.candidateOrderIds, decision: outcome.explanation },
+          now,
+        );
+        await recordFor(tx, transaction, now, [
+          { type: 'transaction.held', data: { object: transactionView(transaction), candidate_order_ids: outcome.candidateOrderIds } },
+        ]);
+      }
+    }
+    return outcomes.length > 0;
   });
 }
