@@ -71,6 +71,18 @@ async function waiting(service: ServiceName): Promise<number> {
   return row!.n;
 }
 
+/**
+ * HTTP requests a service has received and not yet answered, from its metrics (less the scrape
+ * itself): bank-ingest holds notifications that arrive while one statement stores others in
+ * memory, where no database view sees them.
+ */
+async function requestsInFlight(service: ServiceName): Promise<number> {
+  const metrics = await (await fetch(`${system.url(service)}/metrics`)).text();
+  const line = /^http_requests_in_flight (\d+)$/m.exec(metrics);
+  if (line === null) throw new Error(`${service} reports no http_requests_in_flight`);
+  return Number(line[1]) - 1;
+}
+
 /** Resolves once the service's port refuses new connections: it has stopped accepting (a kept-alive connection would not tell). */
 async function refusing(service: ServiceName): Promise<void> {
   const port = Number(new URL(system.url(service)).port);
@@ -164,7 +176,11 @@ describe('graceful shutdown', () => {
     const release = await lockWrites('transactions');
     const notifications = [1, 2, 3].map((i) => settle(notifyRaw(secret, account, 9100 + i)));
     const testDeposit = settle(client.request('POST', '/v1/test/deposits', { amount: 9199, counterparty: 'ドレイン' }));
-    await waitFor(async () => ((await waiting('bank-ingest')) >= 4 ? true : undefined), { what: 'three notifications and a test deposit waiting inside bank-ingest' });
+    // One statement storing notifications and one storing the test deposit wait for the lock; the
+    // notifications that came while the first was stored wait in memory for it.
+    await waitFor(async () => ((await waiting('bank-ingest')) >= 2 && (await requestsInFlight('bank-ingest')) >= 3 ? true : undefined), {
+      what: 'three notifications and a test deposit inside bank-ingest',
+    });
 
     const exit = system.terminate('bank-ingest');
     await refusing('bank-ingest');

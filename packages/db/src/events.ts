@@ -14,7 +14,8 @@ export interface OutboxMessage {
  * parallel arrays, in the order given (the relay publishes by id): one statement text for any
  * number of rows, so it is prepared once. The arrays are parameters `$firstParameter` to
  * `$firstParameter + 3`, whose values `outboxParameters` gives. `onlyIf` is a condition on the
- * rest of the statement (say, that a CTE inserted a row) under which the rows are inserted.
+ * rest of the statement (say, that a CTE inserted a row) under which the rows are inserted; it may
+ * name the row at hand as `u` (`u.message_id`), to insert some rows of a batch and not others.
  */
 export function outboxInsert(firstParameter: number, onlyIf?: string): string {
   const [messageIds, exchanges, routingKeys, payloads] = [0, 1, 2, 3].map((i) => `$${firstParameter + i}`);

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, LIMITS, typeOfStatus } from '@pmatch/contracts';
 import { isTransientDatabaseError } from '@pmatch/db';
-import { Histogram, type Registry } from 'prom-client';
+import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { z } from 'zod';
 import type { Logger } from './logger';
 
@@ -53,9 +53,17 @@ export function createHttpApp(options: HttpAppOptions): Express {
     registers: [options.metrics],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
   });
+  // What a draining instance still owes its clients, and what waits behind a slow dependency.
+  const inFlight = new Gauge({
+    name: 'http_requests_in_flight',
+    help: 'HTTP requests received and not yet answered or abandoned (this scrape included)',
+    registers: [options.metrics],
+  });
   app.use((req: Request, res: Response, next: NextFunction) => {
     req.requestId = newRequestId();
     res.setHeader('Request-Id', req.requestId);
+    inFlight.inc();
+    res.once('close', () => inFlight.dec());
     const end = duration.startTimer({ method: req.method });
     res.on('finish', () => {
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';

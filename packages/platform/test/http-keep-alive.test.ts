@@ -6,16 +6,21 @@ import { KEEP_ALIVE_TIMEOUT_MS, closeServer, createHttpApp, createLogger, finish
 
 let server: Server;
 let baseUrl: string;
+let metrics: Registry;
 let answer: (() => void) | undefined;
+/** Resolves when the server is done with the last /later response (answered or abandoned). */
+let laterClosed: Promise<void> = Promise.resolve();
 const started: (() => void)[] = [];
 
 beforeEach(async () => {
-  const app = createHttpApp({ logger: createLogger('test', 'silent'), metrics: new Registry(), readiness: {} });
+  metrics = new Registry();
+  const app = createHttpApp({ logger: createLogger('test', 'silent'), metrics, readiness: {} });
   app.get('/now', (_req, res) => {
     res.json({ ok: true });
   });
   app.get('/later', (_req, res) => {
     answer = () => res.json({ ok: true });
+    laterClosed = new Promise((resolve) => res.once('close', () => resolve()));
     started.shift()?.();
   });
   finishHttpApp(app, createLogger('test', 'silent'));
@@ -69,3 +74,30 @@ test('when the server closes while a request runs, then that request is answered
     agent.destroy();
   }
 }, 20_000);
+
+describe('requests in flight', () => {
+  const inFlight = async () => (await metrics.getSingleMetric('http_requests_in_flight')!.get()).values[0]!.value;
+
+  test('when a request is being answered, then it counts in flight until its answer is sent, and one abandoned by its client stops counting', async () => {
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const handlerStarted = new Promise<void>((resolve) => started.push(resolve));
+      const answered = getKeepingAlive(agent, '/later');
+      await handlerStarted;
+      expect(await inFlight()).toBe(1);
+      answer!();
+      await answered;
+      expect(await inFlight()).toBe(0);
+
+      const abandonedStarted = new Promise<void>((resolve) => started.push(resolve));
+      const abandoned = get(`${baseUrl}/later`).on('error', () => undefined);
+      await abandonedStarted;
+      expect(await inFlight()).toBe(1);
+      abandoned.destroy();
+      await laterClosed;
+      expect(await inFlight()).toBe(0);
+    } finally {
+      agent.destroy();
+    }
+  });
+});

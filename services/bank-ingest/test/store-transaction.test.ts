@@ -1,7 +1,7 @@
 import { EXCHANGES, ROUTING_KEYS, newId } from '@pmatch/contracts';
 import { createDatabase, createPrisma, transactionView, type Database, type PrismaClient, type Sql } from '@pmatch/db';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, uniqueName, type TestDatabase } from '@pmatch/testkit';
-import { BankAccountCache, storeTransaction } from '../src/data/transactions';
+import { BankAccountCache, TransactionStore, storeDeposits } from '../src/data/transactions';
 import type { IncomingTransaction } from '../src/domain/transaction';
 
 let db: TestDatabase;
@@ -67,11 +67,11 @@ function watched() {
 const depositOutboxRows = (bankAccountId: string) =>
   prisma.outbox.count({ where: { routingKey: ROUTING_KEYS.depositReceived, payload: { path: ['bank_account_id'], equals: bankAccountId } } });
 
-describe('storeTransaction', () => {
+describe('TransactionStore', () => {
   test('when a deposit is new, then the row returned is the row stored, with its deposit.received outbox row', async () => {
     const account = await seedAccount();
 
-    const stored = await storeTransaction(ingest, incoming(account), at);
+    const stored = await new TransactionStore(ingest).store(incoming(account), at);
 
     expect(stored.duplicate).toBe(false);
     expect(stored.transaction).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: stored.transaction.id } }));
@@ -90,9 +90,9 @@ describe('storeTransaction', () => {
     const { database, seen } = watched();
     const replyTo = { queue: 'amq.rabbitmq.reply-to.abc', correlation_id: 'corr_1' };
 
-    const stored = await storeTransaction(database, incoming(account, { mode: 'test', replyTo }), at);
+    const stored = await new TransactionStore(database).store(incoming(account, { mode: 'test', replyTo }), at);
 
-    expect(seen).toEqual({ statements: ['bank_ingest.insert_deposit'], transactions: 0 });
+    expect(seen).toEqual({ statements: ['bank_ingest.insert_deposits'], transactions: 0 });
     expect(stored.transaction).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: stored.transaction.id } }));
     expect(await depositOutboxRows(account.bankAccountId)).toBe(1);
     const outbox = await prisma.outbox.findUniqueOrThrow({ where: { messageId: `deposit_${stored.transaction.id}` } });
@@ -101,13 +101,13 @@ describe('storeTransaction', () => {
 
   test('when the same bank reference comes again, then nothing new is stored and the first row is returned', async () => {
     const account = await seedAccount();
-    const first = await storeTransaction(ingest, incoming(account, { bankReference: 'same-ref' }), at);
+    const first = await new TransactionStore(ingest).store(incoming(account, { bankReference: 'same-ref' }), at);
     const { database, seen } = watched();
 
-    const again = await storeTransaction(database, incoming(account, { bankReference: 'same-ref', amount: 1 }), new Date(at.getTime() + 1000));
+    const again = await new TransactionStore(database).store(incoming(account, { bankReference: 'same-ref', amount: 1 }), new Date(at.getTime() + 1000));
 
     expect(again).toEqual({ transaction: first.transaction, duplicate: true });
-    expect(seen).toEqual({ statements: ['bank_ingest.insert_deposit', 'bank_ingest.find_transaction_by_reference'], transactions: 0 });
+    expect(seen).toEqual({ statements: ['bank_ingest.insert_deposits', 'bank_ingest.find_transaction_by_reference'], transactions: 0 });
     expect(await prisma.transaction.count({ where: { bankAccountId: account.bankAccountId } })).toBe(1);
     expect(await depositOutboxRows(account.bankAccountId)).toBe(1);
   });
@@ -117,7 +117,7 @@ describe('storeTransaction', () => {
     async (direction) => {
       const account = await seedAccount();
 
-      const results = await Promise.all([1, 2, 3].map(() => storeTransaction(ingest, incoming(account, { bankReference: 'racing-ref', direction }), at)));
+      const results = await Promise.all([1, 2, 3].map(() => new TransactionStore(ingest).store(incoming(account, { bankReference: 'racing-ref', direction }), at)));
 
       expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
       expect(new Set(results.map((r) => r.transaction.id)).size).toBe(1);
@@ -131,7 +131,7 @@ describe('storeTransaction', () => {
 
     const { database, seen } = watched();
 
-    const stored = await storeTransaction(database, incoming(account, { direction: 'withdrawal' }), at);
+    const stored = await new TransactionStore(database).store(incoming(account, { direction: 'withdrawal' }), at);
 
     expect(seen).toEqual({ statements: ['bank_ingest.insert_transaction', 'db.insert_events_and_outbox'], transactions: 1 });
     expect(stored.transaction).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: stored.transaction.id } }));
@@ -145,12 +145,81 @@ describe('storeTransaction', () => {
 
   test('when a withdrawal comes again, then nothing new is stored, no second event is recorded, and the first row is returned', async () => {
     const account = await seedAccount();
-    const first = await storeTransaction(ingest, incoming(account, { direction: 'withdrawal', bankReference: 'same-ref' }), at);
+    const first = await new TransactionStore(ingest).store(incoming(account, { direction: 'withdrawal', bankReference: 'same-ref' }), at);
 
-    const again = await storeTransaction(ingest, incoming(account, { direction: 'withdrawal', bankReference: 'same-ref', amount: 1 }), at);
+    const again = await new TransactionStore(ingest).store(incoming(account, { direction: 'withdrawal', bankReference: 'same-ref', amount: 1 }), at);
 
     expect(again).toEqual({ transaction: first.transaction, duplicate: true });
     expect(await prisma.event.count({ where: { organisationId: account.organisationId } })).toBe(1);
+  });
+});
+
+describe('deposits stored together', () => {
+  test('when deposits arrive while one is stored, then they are stored together by the next statement, each with its own outbox row', async () => {
+    const account = await seedAccount();
+    const other = await seedAccount();
+    const { database, seen } = watched();
+    const store = new TransactionStore(database);
+    const sent = [incoming(account), incoming(other), incoming(account, { amount: 1 }), incoming(other, { amount: 2 })];
+
+    const results = await Promise.all(sent.map((t) => store.store(t, at)));
+
+    // The first at once, the three that came while it was stored in one more.
+    expect(seen).toEqual({ statements: ['bank_ingest.insert_deposits', 'bank_ingest.insert_deposits'], transactions: 0 });
+    expect(results.map((r) => r.duplicate)).toEqual([false, false, false, false]);
+    expect(results.map((r) => [r.transaction.bankAccountId, r.transaction.bankReference, r.transaction.amount])).toEqual(
+      sent.map((t) => [t.bankAccountId, t.bankReference, BigInt(t.amount)]),
+    );
+    for (const { transaction } of results) {
+      expect(transaction).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: transaction.id } }));
+      const outbox = await prisma.outbox.findUniqueOrThrow({ where: { messageId: `deposit_${transaction.id}` } });
+      expect(outbox.payload).toEqual({ transaction_id: transaction.id, bank_account_id: transaction.bankAccountId });
+    }
+    expect([await depositOutboxRows(account.bankAccountId), await depositOutboxRows(other.bankAccountId)]).toEqual([2, 2]);
+  });
+
+  test('when one statement holds a new deposit, one stored before and the same reference twice, then each new one is stored and announced once and the others are answered as duplicates', async () => {
+    const account = await seedAccount();
+    const before = await new TransactionStore(ingest).store(incoming(account, { bankReference: 'stored-before' }), at);
+
+    const results = await storeDeposits(ingest.sql, [
+      { incoming: incoming(account, { bankReference: 'new' }), at },
+      { incoming: incoming(account, { bankReference: 'stored-before', amount: 1 }), at },
+      { incoming: incoming(account, { bankReference: 'twice' }), at },
+      { incoming: incoming(account, { bankReference: 'twice', amount: 2 }), at },
+    ]);
+
+    expect(results.map((r) => [r.transaction.bankReference, r.duplicate])).toEqual([
+      ['new', false],
+      ['stored-before', true],
+      ['twice', false],
+      ['twice', true],
+    ]);
+    expect(results[1]!.transaction).toEqual(before.transaction);
+    expect(results[3]!.transaction).toEqual(results[2]!.transaction);
+    expect(await prisma.transaction.count({ where: { bankAccountId: account.bankAccountId } })).toBe(3);
+    expect(await depositOutboxRows(account.bankAccountId)).toBe(3);
+  });
+
+  test('when a deposit in a batch cannot be stored, then only its own notification fails and the others are stored', async () => {
+    const account = await seedAccount();
+    const { database, seen } = watched();
+    const store = new TransactionStore(database);
+    const unknownAccount = { organisationId: account.organisationId, bankAccountId: newId('bankAccount') };
+
+    const results = await Promise.allSettled([
+      store.store(incoming(account, { bankReference: 'first' }), at),
+      store.store(incoming(account, { bankReference: 'second' }), at),
+      store.store(incoming(unknownAccount), at),
+      store.store(incoming(account, { bankReference: 'third' }), at),
+    ]);
+
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    // The batch of three that failed on the foreign key, then each of the three alone.
+    expect(seen.statements).toHaveLength(5);
+    expect((await prisma.transaction.findMany({ where: { bankAccountId: account.bankAccountId } })).map((t) => t.bankReference).sort()).toEqual(['first', 'second', 'third']);
+    expect(await depositOutboxRows(account.bankAccountId)).toBe(3);
+    expect(await depositOutboxRows(unknownAccount.bankAccountId)).toBe(0);
   });
 });
 

@@ -2,7 +2,7 @@ import { AppError, toWireError, type BankIngestCommand, type TransactionReply } 
 import { transactionView, type Database } from '@pmatch/db';
 import { pastDeadline, type Broker, type Clock, type Delivery, type Logger } from '@pmatch/platform';
 import { testDepositReference } from '../domain/transaction';
-import { findBankAccount, storeTransaction } from '../data/transactions';
+import { TransactionStore, findBankAccount } from '../data/transactions';
 
 export interface CommandDeps {
   database: Database;
@@ -19,6 +19,7 @@ export interface CommandDeps {
  * stopped waiting is not stored: the caller answered 503 and its retry stores the deposit.
  */
 export function commandHandler(deps: CommandDeps) {
+  const transactions = new TransactionStore(deps.database);
   return async (delivery: Delivery<BankIngestCommand>): Promise<void> => {
     const { body, replyTo, correlationId } = delivery;
     const reply = async (message: TransactionReply) => {
@@ -34,8 +35,7 @@ export function commandHandler(deps: CommandDeps) {
       deps.logger.warn({ messageId: delivery.messageId }, 'test deposit past its deadline not stored: its caller has answered 503');
       return;
     }
-    const stored = await storeTransaction(
-      deps.database,
+    const stored = await transactions.store(
       {
         organisationId: account.organisationId,
         mode: 'test',

@@ -12,6 +12,7 @@ import {
   type Sql,
   type TransactionRow,
 } from '@pmatch/db';
+import { BatchWriter } from '@pmatch/platform';
 import { initialStatus, type IncomingTransaction } from '../domain/transaction';
 
 export interface StoreResult {
@@ -23,41 +24,108 @@ export interface StoreResult {
  * Inserts a transaction unless its (bank account, bank reference) is stored already; the stored
  * row comes back with the insert itself, and no row means a duplicate. Parameters $1 to $11.
  */
-const INSERT_TRANSACTION = `INSERT INTO transactions
+const insertTransaction = statement(
+  'bank_ingest.insert_transaction',
+  `INSERT INTO transactions
     (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
   ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
-  RETURNING ${transactionFields()}`;
-
-const insertTransaction = statement('bank_ingest.insert_transaction', INSERT_TRANSACTION);
-
-/**
- * A deposit and its `deposit.received` outbox row in one statement, so that it needs no
- * transaction of its own: the outbox row (parameters $12 to $15) is inserted only when the
- * deposit was, and a duplicate inserts neither.
- */
-const insertDeposit = statement(
-  'bank_ingest.insert_deposit',
-  `WITH stored AS (${INSERT_TRANSACTION}),
-  announced AS (${outboxInsert(12, 'EXISTS (SELECT FROM stored)')})
-  SELECT * FROM stored`,
-);
-
-const findByReference = statement(
-  'bank_ingest.find_transaction_by_reference',
-  `SELECT ${transactionFields()} FROM transactions WHERE bank_account_id = $1 AND bank_reference = $2`,
+  RETURNING ${transactionFields()}`,
 );
 
 /**
- * Stores a transaction once per (bank account, bank reference), atomically with what announces
- * it: a deposit gets its `deposit.received` outbox row for the matcher (one statement), a
- * withdrawal its `transaction.withdrawn` event (one DB transaction). A repeated notification
- * stores nothing and returns the transaction stored the first time.
+ * Deposits and their `deposit.received` outbox rows, any number in one statement, so that they
+ * need no transaction of their own: one array per column with one element per deposit ($1 to $10:
+ * ids, organisations, modes, accounts, bank references, statuses, amounts, counterparties,
+ * occurred_at, the time stored), then the outbox rows' arrays ($11 to $14, message ids
+ * `deposit_<id>`). A deposit's outbox row is inserted only when the deposit was: a duplicate
+ * inserts neither, and neither does a second deposit of the same reference in the same batch.
  */
-export async function storeTransaction(database: Database, incoming: IncomingTransaction, at: Date): Promise<StoreResult> {
-  const id = newId('transaction');
+const insertDeposits = statement(
+  'bank_ingest.insert_deposits',
+  `WITH incoming AS (
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::timestamptz[])
+       WITH ORDINALITY AS d(id, organisation_id, mode, bank_account_id, bank_reference, status, amount, counterparty, occurred_at, stored_at, n)),
+   stored AS (
+     INSERT INTO transactions
+       (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at)
+     SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'deposit', status, amount, counterparty, occurred_at, stored_at, stored_at
+     FROM incoming ORDER BY n
+     ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
+     RETURNING ${transactionFields()}),
+   announced AS (${outboxInsert(11, "u.message_id IN (SELECT 'deposit_' || id FROM stored)")})
+   SELECT * FROM stored`,
+);
+
+/** A transaction to store, and when it came. */
+export interface StoreRequest {
+  incoming: IncomingTransaction;
+  at: Date;
+}
+
+/** At most this many deposits stored by one statement. */
+const DEPOSITS_PER_STATEMENT = 100;
+
+/**
+ * Stores transactions once per (bank account, bank reference), atomically with what announces
+ * them: a deposit gets its `deposit.received` outbox row for the matcher, a withdrawal its
+ * `transaction.withdrawn` event (one DB transaction). A repeated notification stores nothing and
+ * answers the transaction stored the first time.
+ *
+ * Deposits that arrive while one statement stores others are stored together by the next (a
+ * `BatchWriter`): one round trip and one commit for a rush of notifications, and no added wait for
+ * one alone. Each is answered only once its statement committed. A batch that fails is written
+ * again deposit by deposit, so one that cannot be stored fails only its own notification.
+ */
+export class TransactionStore {
+  private readonly deposits: BatchWriter<StoreRequest, StoreResult>;
+
+  constructor(private readonly database: Database) {
+    this.deposits = new BatchWriter((requests: StoreRequest[]) => storeDeposits(database.sql, requests), DEPOSITS_PER_STATEMENT);
+  }
+
+  store(incoming: IncomingTransaction, at: Date): Promise<StoreResult> {
+    return incoming.direction === 'deposit' ? this.deposits.submit({ incoming, at }) : storeWithdrawal(this.database, incoming, at);
+  }
+}
+
+/** Deposits in one statement (`insertDeposits`); answers per request, in the order given. */
+export async function storeDeposits(sql: Sql, requests: StoreRequest[]): Promise<StoreResult[]> {
+  const ids = requests.map(() => newId('transaction'));
+  const column = <T>(value: (incoming: IncomingTransaction) => T) => requests.map((r) => value(r.incoming));
+  const announcements = requests.map(({ incoming }, i) => {
+    const message: DepositReceived = {
+      transaction_id: ids[i]!,
+      bank_account_id: incoming.bankAccountId,
+      ...(incoming.replyTo === undefined ? {} : { reply_to: incoming.replyTo }),
+    };
+    return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${ids[i]}` };
+  });
+  const rows = await sql.rows<TransactionRow>(insertDeposits, [
+    ids,
+    column((t) => t.organisationId),
+    column((t) => t.mode),
+    column((t) => t.bankAccountId),
+    column((t) => t.bankReference),
+    column((t) => initialStatus(t.direction)),
+    column((t) => BigInt(t.amount)),
+    column((t) => t.counterparty),
+    column((t) => t.occurredAt),
+    requests.map((r) => r.at),
+    ...outboxParameters(announcements),
+  ]);
+  const stored = new Map(rows.map((row) => [row.id, row]));
+  return Promise.all(
+    requests.map(async ({ incoming }, i) => {
+      const transaction = stored.get(ids[i]!);
+      return transaction === undefined ? { transaction: await storedFirst(sql, incoming), duplicate: true } : { transaction, duplicate: false };
+    }),
+  );
+}
+
+async function storeWithdrawal(database: Database, incoming: IncomingTransaction, at: Date): Promise<StoreResult> {
   const row = [
-    id,
+    newId('transaction'),
     incoming.organisationId,
     incoming.mode,
     incoming.bankAccountId,
@@ -69,17 +137,6 @@ export async function storeTransaction(database: Database, incoming: IncomingTra
     incoming.occurredAt,
     at,
   ];
-  if (incoming.direction === 'deposit') {
-    const message: DepositReceived = {
-      transaction_id: id,
-      bank_account_id: incoming.bankAccountId,
-      ...(incoming.replyTo === undefined ? {} : { reply_to: incoming.replyTo }),
-    };
-    const announcement = { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${id}` };
-    const [transaction] = await database.sql.rows<TransactionRow>(insertDeposit, [...row, ...outboxParameters([announcement])]);
-    if (transaction === undefined) return { transaction: await storedFirst(database.sql, incoming), duplicate: true };
-    return { transaction, duplicate: false };
-  }
   return database.transaction(async (sql) => {
     const [transaction] = await sql.rows<TransactionRow>(insertTransaction, row);
     if (transaction === undefined) return { transaction: await storedFirst(sql, incoming), duplicate: true };
@@ -89,6 +146,11 @@ export async function storeTransaction(database: Database, incoming: IncomingTra
     return { transaction, duplicate: false };
   });
 }
+
+const findByReference = statement(
+  'bank_ingest.find_transaction_by_reference',
+  `SELECT ${transactionFields()} FROM transactions WHERE bank_account_id = $1 AND bank_reference = $2`,
+);
 
 /**
  * The transaction an insert found in its way. Transactions are never deleted, and the insert

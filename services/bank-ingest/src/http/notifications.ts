@@ -4,7 +4,7 @@ import type { Database } from '@pmatch/db';
 import { Router, type Request } from 'express';
 import { findSigningAdapter } from '../domain/adapter-auth';
 import type { AdapterSecretCache } from '../data/adapter-secrets';
-import { BankAccountCache, storeTransaction } from '../data/transactions';
+import { BankAccountCache, TransactionStore } from '../data/transactions';
 
 export interface NotificationDeps {
   database: Database;
@@ -18,6 +18,7 @@ const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature
 export function notificationsRouter(deps: NotificationDeps): Router {
   const router = Router();
   const accounts = new BankAccountCache(deps.database.prisma);
+  const transactions = new TransactionStore(deps.database);
   router.post('/ingest/v1/notifications', async (req, res) => {
     await authenticateAdapter(req, deps);
     const notification = parseInput(BankNotification, req.body);
@@ -26,8 +27,7 @@ export function notificationsRouter(deps: NotificationDeps): Router {
       // Test accounts never receive bank notifications: their deposits come only from the API.
       throw new AppError('parameter_invalid', 'No such live bank account.', { param: 'bank_account_id' });
     }
-    const stored = await storeTransaction(
-      deps.database,
+    const stored = await transactions.store(
       {
         organisationId: account.organisationId,
         mode: 'live',
