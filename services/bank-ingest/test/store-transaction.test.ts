@@ -1,7 +1,7 @@
 import { EXCHANGES, ROUTING_KEYS, newId } from '@pmatch/contracts';
 import { createDatabase, createPrisma, transactionView, type Database, type PrismaClient, type Sql } from '@pmatch/db';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, uniqueName, type TestDatabase } from '@pmatch/testkit';
-import { BankAccountCache, TransactionStore, storeDeposits } from '../src/data/transactions';
+import { BankAccountCache, TransactionStore, insertNewDeposits } from '../src/data/transactions';
 import type { IncomingTransaction } from '../src/domain/transaction';
 
 let db: TestDatabase;
@@ -180,25 +180,32 @@ describe('deposits stored together', () => {
 
   test('when one statement holds a new deposit, one stored before and the same reference twice, then each new one is stored and announced once and the others are answered as duplicates', async () => {
     const account = await seedAccount();
-    const before = await new TransactionStore(ingest).store(incoming(account, { bankReference: 'stored-before' }), at);
+    await new TransactionStore(ingest).store(incoming(account, { bankReference: 'stored-before' }), at);
 
-    const results = await storeDeposits(ingest.sql, [
+    const rows = await insertNewDeposits(ingest.sql, [
       { incoming: incoming(account, { bankReference: 'new' }), at },
       { incoming: incoming(account, { bankReference: 'stored-before', amount: 1 }), at },
       { incoming: incoming(account, { bankReference: 'twice' }), at },
       { incoming: incoming(account, { bankReference: 'twice', amount: 2 }), at },
     ]);
 
-    expect(results.map((r) => [r.transaction.bankReference, r.duplicate])).toEqual([
-      ['new', false],
-      ['stored-before', true],
-      ['twice', false],
-      ['twice', true],
-    ]);
-    expect(results[1]!.transaction).toEqual(before.transaction);
-    expect(results[3]!.transaction).toEqual(results[2]!.transaction);
+    expect(rows.map((row) => row?.bankReference ?? null)).toEqual(['new', null, 'twice', null]);
     expect(await prisma.transaction.count({ where: { bankAccountId: account.bankAccountId } })).toBe(3);
     expect(await depositOutboxRows(account.bankAccountId)).toBe(3);
+  });
+
+  test('when the same reference comes twice while another deposit is stored, then the second is answered with the first one\'s row', async () => {
+    const account = await seedAccount();
+    const store = new TransactionStore(ingest);
+
+    const [, first, second] = await Promise.all([
+      store.store(incoming(account), at),
+      store.store(incoming(account, { bankReference: 'twice' }), at),
+      store.store(incoming(account, { bankReference: 'twice', amount: 2 }), at),
+    ]);
+
+    expect(first).toMatchObject({ duplicate: false, transaction: { bankReference: 'twice', amount: 9_007_199_254n } });
+    expect(second).toEqual({ transaction: first!.transaction, duplicate: true });
   });
 
   test('when a deposit in a batch cannot be stored, then only its own notification fails and the others are stored', async () => {

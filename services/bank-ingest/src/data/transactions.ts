@@ -78,19 +78,26 @@ const DEPOSITS_PER_STATEMENT = 100;
  * again deposit by deposit, so one that cannot be stored fails only its own notification.
  */
 export class TransactionStore {
-  private readonly deposits: BatchWriter<StoreRequest, StoreResult>;
+  private readonly deposits: BatchWriter<StoreRequest, TransactionRow | null>;
 
   constructor(private readonly database: Database) {
-    this.deposits = new BatchWriter((requests: StoreRequest[]) => storeDeposits(database.sql, requests), DEPOSITS_PER_STATEMENT);
+    this.deposits = new BatchWriter((requests: StoreRequest[]) => insertNewDeposits(database.sql, requests), DEPOSITS_PER_STATEMENT);
   }
 
-  store(incoming: IncomingTransaction, at: Date): Promise<StoreResult> {
-    return incoming.direction === 'deposit' ? this.deposits.submit({ incoming, at }) : storeWithdrawal(this.database, incoming, at);
+  async store(incoming: IncomingTransaction, at: Date): Promise<StoreResult> {
+    if (incoming.direction !== 'deposit') return storeWithdrawal(this.database, incoming, at);
+    // A duplicate is read after its batch, not in it: the batch has committed by then, and a
+    // failed read must fail only this notification, not store the batch again.
+    const transaction = await this.deposits.submit({ incoming, at });
+    return transaction === null ? { transaction: await storedFirst(this.database.sql, incoming), duplicate: true } : { transaction, duplicate: false };
   }
 }
 
-/** Deposits in one statement (`insertDeposits`); answers per request, in the order given. */
-export async function storeDeposits(sql: Sql, requests: StoreRequest[]): Promise<StoreResult[]> {
+/**
+ * Deposits in one statement (`insertDeposits`); answers per request, in the order given, the row
+ * stored, or null for a duplicate (of a stored deposit, or of an earlier one in the same batch).
+ */
+export async function insertNewDeposits(sql: Sql, requests: StoreRequest[]): Promise<(TransactionRow | null)[]> {
   const ids = requests.map(() => newId('transaction'));
   const column = <T>(value: (incoming: IncomingTransaction) => T) => requests.map((r) => value(r.incoming));
   const announcements = requests.map(({ incoming }, i) => {
@@ -115,12 +122,7 @@ export async function storeDeposits(sql: Sql, requests: StoreRequest[]): Promise
     ...outboxParameters(announcements),
   ]);
   const stored = new Map(rows.map((row) => [row.id, row]));
-  return Promise.all(
-    requests.map(async ({ incoming }, i) => {
-      const transaction = stored.get(ids[i]!);
-      return transaction === undefined ? { transaction: await storedFirst(sql, incoming), duplicate: true } : { transaction, duplicate: false };
-    }),
-  );
+  return ids.map((id) => stored.get(id) ?? null);
 }
 
 async function storeWithdrawal(database: Database, incoming: IncomingTransaction, at: Date): Promise<StoreResult> {
