@@ -57,10 +57,15 @@ test("when a client keeps its connection open, then the server keeps it idle lon
   }
 });
 
+/** Resolves once a handler of /later has started: the request is then in the server's hands. */
+function laterStarted(): Promise<void> {
+  return new Promise<void>((resolve) => started.push(resolve));
+}
+
 test('when the server closes while a request runs, then that request is answered and its connection ended at once, not after the keep-alive timeout', async () => {
   const agent = new Agent({ keepAlive: true });
   try {
-    const running = new Promise<void>((resolve) => started.push(resolve));
+    const running = laterStarted();
     const answered = getKeepingAlive(agent, '/later');
     await running;
     const closed = closeServer(server);
@@ -81,17 +86,17 @@ describe('requests in flight', () => {
   test('when a request is being answered, then it counts in flight until its answer is sent, and one abandoned by its client stops counting', async () => {
     const agent = new Agent({ keepAlive: true });
     try {
-      const handlerStarted = new Promise<void>((resolve) => started.push(resolve));
+      const running = laterStarted();
       const answered = getKeepingAlive(agent, '/later');
-      await handlerStarted;
+      await running;
       expect(await inFlight()).toBe(1);
       answer!();
       await answered;
       expect(await inFlight()).toBe(0);
 
-      const abandonedStarted = new Promise<void>((resolve) => started.push(resolve));
+      const abandonedRunning = laterStarted();
       const abandoned = get(`${baseUrl}/later`).on('error', () => undefined);
-      await abandonedStarted;
+      await abandonedRunning;
       expect(await inFlight()).toBe(1);
       abandoned.destroy();
       await laterClosed;
