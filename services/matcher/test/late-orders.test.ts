@@ -5,11 +5,12 @@ import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPla
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { settleStatements, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
-import { LATE_ORDERS_CONSUMER, lateOrderExaminer } from '../src/use-cases/late-orders';
+import { LATE_ORDERS_CONSUMER, lateOrderExaminer, type LateOrderExaminer } from '../src/use-cases/late-orders';
 
 /**
- * The late-order examiner against the real database: the common case (no deposit waits for the order)
- * writes only its inbox row, and a deposit that does wait is decided once however often the message comes.
+ * The late-order examiner against the real database: the common case (no deposit waits for the
+ * order) writes only its inbox row, and a deposit that does wait is decided once however often the
+ * message comes.
  */
 
 let db: TestDatabase;
@@ -17,7 +18,7 @@ let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: MatcherDeps;
-let examine: ReturnType<typeof lateOrderExaminer>;
+let examine: LateOrderExaminer;
 const clock = new ManualClock('2026-11-22T10:00:00Z');
 const lockPrefix = uniqueName('pmatch-test:');
 
