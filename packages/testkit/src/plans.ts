@@ -1,4 +1,4 @@
-import { asSql, statement, type PrismaClient, type SqlOrPrisma } from '@pmatch/db';
+import { asSql, statement, type PrismaClient, type Sql, type SqlOrPrisma } from '@pmatch/db';
 
 /** A node of PostgreSQL's JSON plan (`EXPLAIN (FORMAT JSON)`). */
 export type PlanNode = Record<string, unknown>;
@@ -44,4 +44,21 @@ const rowsRead = statement(
 export async function rowsReadInTransaction(tx: SqlOrPrisma, table: string): Promise<number> {
   const [row] = await asSql(tx).rows<{ read: number }>(rowsRead, [table]);
   return row!.read;
+}
+
+/**
+ * `sql` that also notes the name of every statement it runs, in order, in `names`: what a test of
+ * round trips counts (a batch written in one statement, a read that must not happen).
+ */
+export function notingStatements(sql: Sql, names: string[]): Sql {
+  return {
+    rows(s, values) {
+      names.push(s.name);
+      return sql.rows(s, values);
+    },
+    count(s, values) {
+      names.push(s.name);
+      return sql.count(s, values);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { EXCHANGES, ROUTING_KEYS, newId } from '@pmatch/contracts';
 import { createDatabase, createPrisma, transactionView, type Database, type PrismaClient, type Sql } from '@pmatch/db';
-import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, notingStatements, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { BankAccountCache, TransactionStore, insertNewDeposits } from '../src/data/transactions';
 import type { IncomingTransaction } from '../src/domain/transaction';
 
@@ -43,16 +43,7 @@ function incoming(account: { organisationId: string; bankAccountId: string }, fi
 /** `ingest`, noting the statements run through it and the transactions it opens. */
 function watched() {
   const seen = { statements: [] as string[], transactions: 0 };
-  const noting = (sql: Sql): Sql => ({
-    rows(s, values) {
-      seen.statements.push(s.name);
-      return sql.rows(s, values);
-    },
-    count(s, values) {
-      seen.statements.push(s.name);
-      return sql.count(s, values);
-    },
-  });
+  const noting = (sql: Sql): Sql => notingStatements(sql, seen.statements);
   const database: Database = {
     prisma: ingest.prisma,
     sql: noting(ingest.sql),

@@ -1,7 +1,7 @@
 import { newId } from '@pmatch/contracts';
-import { createDatabase, type Database, type PrismaClient, type Sql } from '@pmatch/db';
+import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { LockTimeoutError, ManualClock, RedisLock, createLogger } from '@pmatch/platform';
-import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { settleStatements, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
@@ -183,11 +183,7 @@ describe('late-order messages settled together', () => {
     const waitedFor = await seedOrder(orgId, accountId, 6200, '2026-11-21T00:00:00Z');
     const others = await Promise.all(Array.from({ length: 9 }, (_, i) => seedOrder(orgId, accountId, 6300 + i, '2026-11-21T00:00:00Z')));
     const statementsRun: string[] = [];
-    const counting: Sql = {
-      rows: (s, values) => (statementsRun.push(s.name), database.sql.rows(s, values)),
-      count: (s, values) => (statementsRun.push(s.name), database.sql.count(s, values)),
-    };
-    const countingExamine = lateOrderExaminer({ ...deps, database: { ...database, sql: counting } });
+    const countingExamine = lateOrderExaminer({ ...deps, database: { ...database, sql: notingStatements(database.sql, statementsRun) } });
 
     const recorded = await Promise.all([...others, waitedFor].map((o) => countingExamine({ order_id: o.id, bank_account_id: accountId }, `registered_${o.id}`)));
 
