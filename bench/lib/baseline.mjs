@@ -189,12 +189,14 @@ async function decide(db, transactionId, deposit) {
   const written = await db.query({
     name: 'base-write-decision',
     text: decision.write.text,
+    // A batch of one decision: the baseline decides one deposit per account at a time.
     values: [
-      transactionId, read[0].version, outcome, paying?.id ?? null, paying?.version ?? null, payment ? JSON.stringify(payment) : null, candidateOrderIds,
-      JSON.stringify(explanation), now, 'matcher.deposits', messageId,
+      [transactionId], [read[0].version], ['pending'], [outcome], [paying?.id ?? null], [paying?.version ?? null], [paying ? 'open' : null],
+      [payment ? JSON.stringify(payment) : null],
+      [JSON.stringify(candidateOrderIds)], [JSON.stringify(explanation)], [now], ['matcher.deposits'], [messageId], [startedAt],
+      [deposit.account.organisationId], ['live'], [deposit.account.id],
+      events.map(() => 1), eventIds, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)),
       [eventIds[0]], ['events'], ['event.recorded'], [JSON.stringify(announcement)],
-      deposit.account.organisationId, 'live', deposit.account.id, now, eventIds, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)),
-      startedAt,
     ],
   });
   if (written.rows[0]?.id == null) throw new Error(`the baseline's decision of ${transactionId} was not written`);

@@ -18,12 +18,13 @@ export function matcherCandidateLookup() {
 /**
  * The matcher's two statements of a decision, from its build: the read of the pending deposit with
  * its amount candidates (parameters: transaction id, consumer, message id; one row per candidate,
- * columns prefixed `transaction.` and `candidate.`, with the rows' versions), and the write of the
- * decision with its events and outbox rows (parameters as `writeDecision` gives them).
+ * columns prefixed `transaction.` and `candidate.`, with the rows' versions), and the write of
+ * decisions with their events and outbox rows (parameters as `writeDecisions` gives them; the
+ * baseline writes one decision a statement).
  */
 export function matcherDecisionStatements() {
-  const { readDepositToDecide, writeDecisionStatement } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js'));
-  return { read: readDepositToDecide, write: writeDecisionStatement };
+  const { readDepositToDecide, writeDecisionsStatement } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js'));
+  return { read: readDepositToDecide, write: writeDecisionsStatement };
 }
 const { newId, randomBase62 } = require(join(REPO_ROOT, 'packages', 'contracts', 'dist', 'index.js'));
 

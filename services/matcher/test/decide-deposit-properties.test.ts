@@ -4,14 +4,14 @@ import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { decideDeposit } from '../src/use-cases/decide-deposit';
+import { depositDecider } from '../src/use-cases/decide-deposit';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { NAME_CORPUS } from './fixtures/names-corpus';
 
 /**
  * The safety property of issue 4 over the whole use case and the REAL database: generated orders
  * are stored (two accounts, three amounts, every status, placed before and after the deposit,
- * expiring before and after the decision), a pending deposit is decided by decideDeposit — the
+ * expiring before and after the decision), a pending deposit is decided by depositDecider — the
  * candidate read in SQL, decide(), the conditional writes — and whatever it decides, it never
  * pays an order of another account or amount, or one placed after the deposit.
  */
@@ -96,7 +96,7 @@ async function store(s: Scenario) {
   return { orgId, deposit };
 }
 
-describe('decideDeposit over the database (properties)', () => {
+describe('depositDecider over the database (properties)', () => {
   test('when a deposit is decided, then it is never paid to, nor held for, an order of another account or amount or placed after it', async () => {
     const outcomes = new Set<string>();
     await fc.assert(
@@ -107,7 +107,7 @@ describe('decideDeposit over the database (properties)', () => {
           publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
         };
 
-        const decided = await decideDeposit(deps, { transaction_id: deposit.id, bank_account_id: deposit.bankAccountId }, `m_${deposit.id}`);
+        const decided = await depositDecider(deps)({ transaction_id: deposit.id, bank_account_id: deposit.bankAccountId }, `m_${deposit.id}`);
 
         outcomes.add(decided.status);
         const named = [...decided.candidateOrderIds, ...(decided.orderId === null ? [] : [decided.orderId])];

@@ -3,7 +3,7 @@ import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
-import { decideDeposit, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
+import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { PENDING_GRACE_MS, redeliverPendingDeposits } from '../src/use-cases/redeliver-pending';
 import { stuckPendingDeposits } from '../src/data/pending-deposits';
 
@@ -65,13 +65,16 @@ function deps(lock: Pick<RedisLock, 'withLock'>): DecideDepositDeps {
 /** A lock that has expired under its holders: it lets everyone in, as a lost Redis lock would. */
 const lostLock = { withLock: <T>(_name: string, _options: unknown, work: () => Promise<T>) => work() };
 
-describe('decideDeposit', () => {
+describe('depositDecider', () => {
   test('when the lock is lost and two deposits race for one order, then the database lets exactly one confirm', async () => {
     const { orgId, accountId } = await seedAccount();
     const order = await seedOrder(orgId, accountId, 5000);
     const deposits = await Promise.all([1, 2, 3, 4].map(() => seedDeposit(orgId, accountId, 5000)));
 
-    const results = await Promise.all(deposits.map((d) => decideDeposit(deps(lostLock), { transaction_id: d.id, bank_account_id: accountId }, `m_${d.id}`)));
+    // One decider and one for each: decisions written in one statement race, and so do statements.
+    const together = depositDecider(deps(lostLock));
+    const deciderOf = (i: number) => (i % 2 === 0 ? together : depositDecider(deps(lostLock)));
+    const results = await Promise.all(deposits.map((d, i) => deciderOf(i)({ transaction_id: d.id, bank_account_id: accountId }, `m_${d.id}`)));
 
     expect(results.filter((t) => t.status === 'confirmed')).toHaveLength(1);
     expect(results.filter((t) => t.status === 'unmatched')).toHaveLength(3);
@@ -88,9 +91,9 @@ describe('decideDeposit', () => {
     const deposit = await seedDeposit(orgId, accountId, 700);
     const lock = new RedisLock(redis, uniqueName('pmatch-test:'));
 
-    const first = await decideDeposit(deps(lock), { transaction_id: deposit.id, bank_account_id: accountId }, 'm-1');
+    const first = await depositDecider(deps(lock))({ transaction_id: deposit.id, bank_account_id: accountId }, 'm-1');
     const eventsAfterFirst = await prisma.event.count({ where: { organisationId: orgId } });
-    const second = await decideDeposit(deps(lock), { transaction_id: deposit.id, bank_account_id: accountId }, 'm-1');
+    const second = await depositDecider(deps(lock))({ transaction_id: deposit.id, bank_account_id: accountId }, 'm-1');
 
     expect(first.status).toBe('confirmed');
     expect(second).toEqual(first);
@@ -102,10 +105,10 @@ describe('decideDeposit', () => {
     await seedOrder(orgId, accountId, 800);
     const deposit = await seedDeposit(orgId, accountId, 800);
     const lock = new RedisLock(redis, uniqueName('pmatch-test:'));
-    await decideDeposit(deps(lock), { transaction_id: deposit.id, bank_account_id: accountId }, 'm-first');
+    await depositDecider(deps(lock))({ transaction_id: deposit.id, bank_account_id: accountId }, 'm-first');
     const eventsAfterFirst = await prisma.event.count({ where: { organisationId: orgId } });
 
-    const again = await decideDeposit(deps(lock), { transaction_id: deposit.id, bank_account_id: accountId }, 'm-asked-again');
+    const again = await depositDecider(deps(lock))({ transaction_id: deposit.id, bank_account_id: accountId }, 'm-asked-again');
 
     expect(again).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } }));
     expect(again.status).toBe('confirmed');
@@ -138,7 +141,7 @@ describe('redeliverPendingDeposits', () => {
     const asked = await prisma.outbox.findMany({ where: { messageId: { startsWith: `redeliver_${stuck.id}` } } });
     expect(asked).toHaveLength(1);
     expect(await prisma.outbox.count({ where: { messageId: { startsWith: `redeliver_${fresh.id}` } } })).toBe(0);
-    const decided = await decideDeposit(deps(lock), asked[0]!.payload as { transaction_id: string; bank_account_id: string }, asked[0]!.messageId);
+    const decided = await depositDecider(deps(lock))(asked[0]!.payload as { transaction_id: string; bank_account_id: string }, asked[0]!.messageId);
     expect(decided.status).toBe('confirmed');
   });
 

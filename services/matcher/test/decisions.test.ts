@@ -1,7 +1,7 @@
 import { LIMITS, newId } from '@pmatch/contracts';
 import { createDatabase, isUniqueViolation, orderView, transactionView, type Database, type PrismaClient, type SqlOrPrisma } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
-import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
+import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import {
   EXPIRED_CANDIDATE_LIMIT,
@@ -14,12 +14,14 @@ import {
   readDeposit,
   readDepositToDecide,
   setDepositStatus,
-  writeDecision,
+  decisionWriter,
+  writeDecisions,
+  writeDecisionsStatement,
 } from '../src/data/decisions';
 import { decide } from '../src/domain/decide';
 import { depositFacts } from '../src/domain/deposit';
 import { AUTOMATIC, depositPayment, outsidePayment } from '../src/domain/payments';
-import { DEPOSITS_CONSUMER, decideDeposit } from '../src/use-cases/decide-deposit';
+import { DEPOSITS_CONSUMER, depositDecider } from '../src/use-cases/decide-deposit';
 import type { MatcherDeps } from '../src/use-cases/deps';
 
 let db: TestDatabase;
@@ -307,7 +309,7 @@ describe.each(writePaths)('conditional updates through %s', (_path, inTransactio
   });
 });
 
-describe('writeDecision: a decision written onto the rows it read, or not at all', () => {
+describe('decisionWriter: a decision written onto the rows it read, or not at all', () => {
   const startedAt = new Date(now.getTime() - 5);
   const ctx = { publicBaseUrl: 'http://localhost:3000', now, startedAt };
 
@@ -317,7 +319,7 @@ describe('writeDecision: a decision written onto the rows it read, or not at all
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     expect(decision.outcome).toBe('confirmed');
     await change();
-    return writeDecision(database.sql, pending!, decision, message, ctx);
+    return decisionWriter(database.sql)({ pending: pending!, decision, claim: message, ctx });
   }
 
   async function expectNothingWritten(orgId: string, order: { id: string }, deposit: { id: string }, message: { consumer: string; messageId: string }) {
@@ -366,12 +368,12 @@ describe('writeDecision: a decision written onto the rows it read, or not at all
     });
     await isChanged;
 
-    const writing = writeDecision(database.sql, pending!, decision, message, ctx);
+    const writing = decisionWriter(database.sql)({ pending: pending!, decision, claim: message, ctx });
     writing.catch(() => undefined);
     // The write has paid the order and waits for the deposit's row.
     await waitFor(async () => {
       const [waiting] = await prisma.$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH paid AS%'`;
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH items AS%'`;
       return waiting!.n > 0 ? true : undefined;
     }, { what: 'the write to wait for the deposit row' });
     commit();
@@ -397,7 +399,7 @@ describe('writeDecision: a decision written onto the rows it read, or not at all
 
     const { pending } = await readDeposit(database.sql, deposit.id, message);
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
-    const written = await writeDecision(database.sql, pending!, decision, message, ctx);
+    const written = await decisionWriter(database.sql)({ pending: pending!, decision, claim: message, ctx });
 
     const stored = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
     expect(written).toEqual(stored);
@@ -427,10 +429,148 @@ describe('writeDecision: a decision written onto the rows it read, or not at all
     const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty: 'ヤマダ タロウ' });
     await expect(decideAcrossChange(deposit.id, () => prisma.$executeRaw`UPDATE orders SET amount = 999 WHERE id = ${order.id}`)).rejects.toThrow(StaleDecisionError);
 
-    const again = await decideDeposit(deps, { transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
+    const again = await depositDecider(deps)({ transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
 
     expect(again.status).toBe('unmatched');
     expect((await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('open');
+  });
+});
+
+describe('writeDecisions: the decisions of several accounts in one statement', () => {
+  const startedAt = new Date(now.getTime() - 5);
+  const ctx = { publicBaseUrl: 'http://localhost:3000', now, startedAt };
+
+  /** A deposit of its own account and organisation, read and decided, ready to write. */
+  async function decidedDeposit(outcome: 'confirmed' | 'held' | 'unmatched') {
+    const { orgId, accountId } = await seedAccount();
+    const orders = await Promise.all(Array.from({ length: { confirmed: 1, held: 2, unmatched: 0 }[outcome] }, () => seedOrder(orgId, accountId, 700n)));
+    const deposit = await seedDeposit(orgId, accountId, 700n, { counterparty: 'ヤマダ タロウ' });
+    const claim = freshMessage();
+    const { pending } = await readDeposit(database.sql, deposit.id, claim);
+    const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
+    expect(decision.outcome).toBe(outcome);
+    return { orgId, orders, deposit, claim, toWrite: { pending: pending!, decision, claim, ctx } };
+  }
+
+  async function writtenFor(orgId: string, claim: { consumer: string; messageId: string }) {
+    const events = await prisma.event.findMany({ where: { organisationId: orgId }, orderBy: { seq: 'asc' } });
+    const announced = await prisma.outbox.findMany({ where: { payload: { path: ['organisation_id'], equals: orgId } } });
+    return {
+      events: events.map((e) => e.type),
+      announced: announced.map((m) => (m.payload as { events: { event_id: string }[] }).events.map((e) => e.event_id)),
+      eventIds: events.map((e) => e.id),
+      inbox: await prisma.inbox.count({ where: { consumer: claim.consumer, messageId: claim.messageId } }),
+    };
+  }
+
+  test('when decisions of several accounts are written together, then each deposit comes back as stored, in the order given, with its own events, announcement and inbox row', async () => {
+    const decisions = [await decidedDeposit('held'), await decidedDeposit('confirmed'), await decidedDeposit('unmatched')];
+
+    const written = await writeDecisions(database.sql, decisions.map((d) => d.toWrite));
+
+    expect(written).toEqual(await Promise.all(decisions.map((d) => prisma.transaction.findUniqueOrThrow({ where: { id: d.deposit.id } }))));
+    expect(written.map((w) => w?.status)).toEqual(['held', 'confirmed', 'unmatched']);
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: decisions[1]!.orders[0]!.id } })).toMatchObject({ status: 'paid', closedAt: now });
+    const types = [['transaction.deposited', 'transaction.held'], ['transaction.deposited', 'order.paid'], ['transaction.deposited']];
+    for (const [i, d] of decisions.entries()) {
+      const { events, announced, eventIds, inbox } = await writtenFor(d.orgId, d.claim);
+      expect({ events, announced, inbox }).toEqual({ events: types[i], announced: [eventIds], inbox: 1 });
+    }
+  });
+
+  test('when one decision of a batch is stale, then it writes nothing and comes back null, and the others are written', async () => {
+    const stale = await decidedDeposit('confirmed');
+    const fresh = await decidedDeposit('confirmed');
+    await prisma.$executeRaw`UPDATE orders SET amount = 999 WHERE id = ${stale.orders[0]!.id}`;
+
+    const written = await writeDecisions(database.sql, [stale.toWrite, fresh.toWrite]);
+
+    expect(written.map((w) => w?.status ?? null)).toEqual([null, 'confirmed']);
+    expect(await prisma.transaction.findUniqueOrThrow({ where: { id: stale.deposit.id } })).toMatchObject({ status: 'pending', decision: null });
+    expect(await writtenFor(stale.orgId, stale.claim)).toMatchObject({ events: [], announced: [], inbox: 0 });
+    expect(await writtenFor(fresh.orgId, fresh.claim)).toMatchObject({ events: ['transaction.deposited', 'order.paid'], inbox: 1 });
+  });
+
+  /** Runs a statement in a DB transaction that stays open until `end` is called. */
+  async function openTransaction(text: string, values: unknown[]) {
+    let end!: () => void;
+    const ending = new Promise<void>((resolve) => (end = resolve));
+    let started!: () => void;
+    const isStarted = new Promise<void>((resolve) => (started = resolve));
+    const done = database.transaction(async (sql) => {
+      await sql.count({ name: uniqueName('test.hold_'), text }, values);
+      started();
+      await ending;
+    });
+    await isStarted;
+    return async () => {
+      end();
+      await done;
+    };
+  }
+
+  async function writesWaitingForALock(n: number) {
+    await waitFor(async () => {
+      const [waiting] = await prisma.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH items AS%'`;
+      return waiting!.n >= n ? true : undefined;
+    }, { what: 'the decision write to wait for a row' });
+  }
+
+  test('when decisions are made while one is written, then they go together in the next statement, and one that fails it is written again alone, failing only itself', async () => {
+    const first = await decidedDeposit('unmatched');
+    const failing = await decidedDeposit('confirmed');
+    const other = await decidedDeposit('held');
+    const statements: string[] = [];
+    const write = decisionWriter(notingStatements(database.sql, statements));
+    // The first write waits for its deposit's row, so the next two are made while it runs.
+    const releaseFirst = await openTransaction('SELECT FROM transactions WHERE id = $1 FOR UPDATE', [first.deposit.id]);
+    const writingFirst = write(first.toWrite);
+    await writesWaitingForALock(1);
+    // The batch of the next two pays the failing decision's order, then waits for its deposit, which changes.
+    const changeFailing = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [failing.deposit.id]);
+    const writingFailing = write(failing.toWrite);
+    writingFailing.catch(() => undefined);
+    const writingOther = write(other.toWrite);
+    await releaseFirst();
+    expect((await writingFirst).status).toBe('unmatched');
+    await writesWaitingForALock(1);
+    await changeFailing();
+
+    await expect(writingFailing).rejects.toThrow(new StaleDecisionError(`deposit ${failing.deposit.id} or order ${failing.orders[0]!.id} changed since the decision read it`));
+    expect((await writingOther).status).toBe('held');
+    // The first alone; the two together, failed whole; then each alone.
+    expect(statements).toEqual(Array.from({ length: 4 }, () => writeDecisionsStatement.name));
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: failing.orders[0]!.id } })).toMatchObject({ status: 'open', payment: null });
+    expect(await writtenFor(failing.orgId, failing.claim)).toMatchObject({ events: [], inbox: 0 });
+    expect(await writtenFor(other.orgId, other.claim)).toMatchObject({ events: ['transaction.deposited', 'transaction.held'], inbox: 1 });
+  });
+
+  // Two rows of each table per decision, out of every order and deposit there is: whatever plan
+  // the prepared statement settles on, they must be found by their keys. No deposit is pending
+  // here, as when a quiet matcher prepares the statement: a plan through the near-empty index of
+  // pending deposits would read the whole backlog for each decision under a rush.
+  test.each(PLAN_CACHE_MODES)('when the write is planned (%s), then it finds orders and deposits by their primary keys', async (planCacheMode) => {
+    const { orgId, accountId } = await seedAccount();
+    await seedOrders(orgId, accountId, 720n, 3000);
+    await prisma.$executeRaw`
+      INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
+      SELECT 'txn_' || md5(random()::text), ${orgId}, 'test', ${accountId}, md5(random()::text), 'deposit', 'unmatched', 720, 'ﾔﾏﾀﾞ', ${DEPOSIT_AT}
+      FROM generate_series(1, 3000)`;
+    await prisma.$executeRaw`ANALYZE orders`;
+    await prisma.$executeRaw`ANALYZE transactions`;
+    const arrays = (...values: string[]) => values.map((v) => `ARRAY[${v}]`).join(', ');
+    const values = [
+      arrays("'txn_x'", "'1'", "'pending'", "'confirmed'", "'ord_x'", "'2'", "'open'", `'{}'::jsonb`, `'[]'::jsonb`, `'{}'::jsonb`, 'now()', "'c'", "'m'", 'now()', `'${orgId}'`, "'test'", `'${accountId}'`),
+      arrays('1', "'evt_x'", "'transaction.deposited'", `'{}'::jsonb`),
+      arrays("'evt_x'", "'events'", "'event.recorded'", `'{}'::jsonb`),
+    ].join(', ');
+
+    const plan = await preparedPlan(prisma, writeDecisionsStatement.text, values, planCacheMode);
+
+    const scans = planNodes(plan).filter((n) => String(n['Node Type']).endsWith('Scan') && ['orders', 'transactions'].includes(String(n['Relation Name'])));
+    expect(scans.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(scans.map((n) => `${n['Node Type']} ${n['Index Name']}`))).toEqual(new Set(['Index Scan orders_pkey', 'Index Scan transactions_pkey']));
   });
 });
 
@@ -496,7 +636,7 @@ describe('findAmountCandidates', () => {
     const [newOpen] = await seedOrders(orgId, accountId, 810n, 1);
     const deposit = await seedDeposit(orgId, accountId, 810n);
 
-    const decided = await decideDeposit(deps, { transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
+    const decided = await depositDecider(deps)({ transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
 
     expect(decided).toMatchObject({ status: 'held', candidateOrderIds: [oldOpen, newOpen] });
   });
@@ -507,7 +647,7 @@ describe('findAmountCandidates', () => {
     const deposit = await seedDeposit(orgId, accountId, 900n);
 
     const read = await database.transaction((sql) => findAmountCandidates(sql, accountId, 900n, DEPOSIT_AT));
-    const decided = await decideDeposit(deps, { transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
+    const decided = await depositDecider(deps)({ transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
 
     expect(read.read.allOpenOrdersRead).toBe(false);
     expect(decided.status).toBe('held');

@@ -1,12 +1,13 @@
 import type { DepositReceived, TransactionReply } from '@pmatch/contracts';
 import { transactionView } from '@pmatch/db';
 import type { Broker, Delivery } from '@pmatch/platform';
-import { decideDeposit, type DecideDepositDeps } from '../use-cases/decide-deposit';
+import { depositDecider, type DecideDepositDeps } from '../use-cases/decide-deposit';
 
 /** `deposit.received` → decide; then answer the requester of a test deposit, if there is one. */
 export function depositHandler(deps: DecideDepositDeps & { broker: Broker; onRecorded: () => void }) {
+  const decideDeposit = depositDecider(deps);
   return async (delivery: Delivery<DepositReceived>): Promise<void> => {
-    const transaction = await decideDeposit(deps, delivery.body, delivery.messageId);
+    const transaction = await decideDeposit(delivery.body, delivery.messageId);
     deps.onRecorded();
     const replyTo = delivery.body.reply_to;
     if (replyTo !== undefined) {

@@ -3,8 +3,6 @@ import {
   amountOf,
   asSql,
   eventAnnouncements,
-  eventsInsert,
-  eventsParameters,
   modeOf,
   orderFields,
   orderView,
@@ -19,7 +17,7 @@ import {
   type TransactionRow,
   unprefixed,
 } from '@pmatch/db';
-import { inboxClaimSql } from '@pmatch/platform';
+import { BatchWriter } from '@pmatch/platform';
 import type { CandidateOrder, CandidateRead, Decision, NameMatcher } from '../domain/decide';
 import { nameMatcher } from '../domain/names/matcher';
 import { AUTOMATIC, depositPayment, type PaymentSource } from '../domain/payments';
@@ -125,7 +123,7 @@ export const readDepositToDecide = statement(
 /**
  * Reads a deposit and, if it is pending and the message new, its seller's matching rules and its
  * amount candidates: one statement, so one snapshot, and no lock. Nothing is written: the decision
- * is written by `writeDecision` onto the rows as read here, or not at all. `pending` is undefined
+ * is written by `writeDecisions` onto the rows as read here, or not at all. `pending` is undefined
  * when there is nothing to decide (the message was processed before, or the deposit was decided or
  * is a withdrawal); `transaction` is the row as it stands. The transaction must exist.
  *
@@ -319,33 +317,74 @@ type StoredJson = NonNullable<TransactionRow['decision']>;
 const asStored = (value: object): StoredJson => JSON.parse(JSON.stringify(value)) as StoredJson;
 
 /**
- * The decision of a new deposit as one statement, atomic without a transaction around it: the
- * order paid (for a confirmation), the deposit decided, the inbox row of the message, the events
- * and their outbox rows. Each write is conditional on the deposit and the order being the versions
- * the decision read (`xmin`), the deposit still pending and the order still open; if they are not,
- * nothing is written. `decision_written_whole` fails the statement, and with it every row written,
- * if a concurrent change let the order be paid but not the deposit decided.
- * Parameters: deposit id, its version, its new status, the order id (or NULL), its version,
- * payment (JSON), candidate ids, decision (JSON), now, consumer, message id ($1 to $11); then the
- * outbox arrays ($12 to $15), the events ($16 to $22) and when the decision began ($23).
+ * The decisions of new deposits as one statement, atomic without a transaction around it: for each
+ * decision, the order paid (for a confirmation), the deposit decided, the inbox row of the message,
+ * the events and their outbox rows. Each decision's writes are conditional on its deposit and its
+ * order being the versions the decision read (`xmin`), the deposit still pending and the order
+ * still open; a decision whose rows are not is left out, written nothing, and the others are
+ * written. `decision_written_whole` fails the statement, and with it every row written, if a
+ * concurrent change let an order be paid but not its deposit decided.
+ *
+ * The decisions come as parallel arrays, one element each, numbered from 1 in the order given
+ * (`item`): $1 to $17 (see `decisionsParameters`). Their events come flattened, each with the
+ * number of its decision ($18 to $21), and the outbox rows announcing them as `outboxInsert` takes
+ * them ($22 to $25): an announcement's message id is the id of its first event, which is how it is
+ * left out with its decision. The statuses the rows must still have (pending, open) come as
+ * parameters too, with the versions: as constants in the text, they would let a generic plan find
+ * the deposit through `transactions_pending_idx`, whose every entry it would then read, since
+ * that index is near empty when the plan is made and holds the whole backlog under a rush. Inbox rows go in key order, so that two matchers' batches cannot
+ * deadlock on them; orders and deposits need no such care, as each decision holds its account's
+ * lock (and a deadlock, should the lock have been lost, fails the batch, which is then written
+ * again decision by decision).
  */
-export const writeDecisionStatement = statement(
-  'matcher.write_decision',
-  `WITH paid AS (
-     UPDATE orders SET status = 'paid', payment = $6::jsonb, closed_at = $9, updated_at = $9
-     WHERE id = $4 AND xmin = $5::xid AND status = 'open'
-       AND EXISTS (SELECT FROM transactions WHERE id = $1 AND xmin = $2::xid AND status = 'pending')
-     RETURNING 1),
+export const writeDecisionsStatement = statement(
+  'matcher.write_decisions',
+  `WITH items AS (
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::jsonb[],
+                          $10::jsonb[], $11::timestamptz[], $12::text[], $13::text[], $14::timestamptz[], $15::text[], $16::text[], $17::text[])
+       WITH ORDINALITY AS i(deposit_id, deposit_version, deposit_status, outcome, order_id, order_version, order_status, payment,
+                            candidate_order_ids, decision, decided_at, consumer, message_id, started_at, organisation_id, mode, bank_account_id, item)),
+   paid AS (
+     UPDATE orders o SET status = 'paid', payment = i.payment, closed_at = i.decided_at, updated_at = i.decided_at
+     FROM items i
+     WHERE o.id = i.order_id AND o.xmin = i.order_version::xid AND o.status = i.order_status
+       AND EXISTS (SELECT FROM transactions t WHERE t.id = i.deposit_id AND t.xmin = i.deposit_version::xid AND t.status = i.deposit_status)
+     RETURNING i.item),
    decided AS (
-     UPDATE transactions SET status = $3, order_id = $4, candidate_order_ids = $7::text[], decision = $8::jsonb, decided_at = $9, updated_at = $9
-     WHERE id = $1 AND xmin = $2::xid AND status = 'pending' AND ($4::text IS NULL OR EXISTS (SELECT FROM paid))
-     RETURNING ${transactionFields()}),
-   claimed AS (${inboxClaimSql('$10', '$11', 'EXISTS (SELECT FROM decided)', '$23::timestamptz')}),
-   recorded AS (${eventsInsert(16, 'EXISTS (SELECT FROM decided)')}),
-   queued AS (${outboxInsert(12, 'EXISTS (SELECT FROM decided)')})
-   SELECT d.* FROM (SELECT decision_written_whole(NOT EXISTS (SELECT FROM paid) OR EXISTS (SELECT FROM decided))) AS whole
+     UPDATE transactions t SET status = i.outcome, order_id = i.order_id,
+       candidate_order_ids = ARRAY(SELECT c.id FROM jsonb_array_elements_text(i.candidate_order_ids) WITH ORDINALITY AS c(id, n) ORDER BY c.n),
+       decision = i.decision, decided_at = i.decided_at, updated_at = i.decided_at
+     FROM items i
+     WHERE t.id = i.deposit_id AND t.xmin = i.deposit_version::xid AND t.status = i.deposit_status
+       AND (i.order_id IS NULL OR i.item IN (SELECT item FROM paid))
+     RETURNING i.item::int AS "item", ${transactionFields('t')}),
+   claimed AS (
+     INSERT INTO inbox (consumer, message_id, processed_at)
+     SELECT i.consumer, i.message_id, i.started_at FROM items i WHERE i.item IN (SELECT item FROM decided)
+     ORDER BY i.consumer, i.message_id
+     ON CONFLICT (consumer, message_id) DO NOTHING),
+   recorded AS (
+     INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
+     SELECT e.id, i.organisation_id, i.mode, i.bank_account_id, e.type, e.data, i.decided_at
+     FROM unnest($18::int[], $19::text[], $20::text[], $21::jsonb[]) WITH ORDINALITY AS e(item, id, type, data, n)
+     JOIN items i ON i.item = e.item
+     WHERE e.item IN (SELECT item FROM decided)
+     ORDER BY e.n),
+   queued AS (${outboxInsert(22, 'u.message_id IN (SELECT e.id FROM unnest($18::int[], $19::text[]) AS e(item, id) WHERE e.item IN (SELECT item FROM decided))')})
+   SELECT d.* FROM (SELECT decision_written_whole(NOT EXISTS (SELECT FROM paid WHERE item NOT IN (SELECT item FROM decided)))) AS whole
    LEFT JOIN decided d ON true`,
 );
+
+/** A decision to write onto the rows `readDeposit` read. */
+export interface DecisionToWrite {
+  pending: PendingDeposit;
+  decision: Decision;
+  claim: MessageClaim;
+  ctx: ApplyContext & {
+    /** When the decision began, after the account's lock, before the read: the inbox row's time. */
+    startedAt: Date;
+  };
+}
 
 /** For a confirmation, the order as read and the payment written onto it. */
 function paymentOf(pending: PendingDeposit, decision: Decision, now: Date): { order: CandidateRow; payment: Payment } | undefined {
@@ -360,23 +399,11 @@ function paymentOf(pending: PendingDeposit, decision: Decision, now: Date): { or
 const SERIALIZATION_FAILURE = '40001';
 
 /**
- * Writes a new deposit's decision and its events (transaction.deposited, then order.paid or
- * transaction.held) onto the rows `readDeposit` read, in one statement. Resolves with the deposit
- * as decided; throws StaleDecisionError, having written nothing, when the deposit or the order
- * changed since the read: the caller reads and decides again. The events' objects are made from
- * the rows as read and the values written, as the views would make them from the rows stored
- * (the versions guarantee it: no other column can have changed).
+ * A decision's rows and events as written: the events' objects are made from the rows as read and
+ * the values written, as the views would make them from the rows stored (the versions guarantee
+ * it: no other column can have changed).
  */
-export async function writeDecision(
-  sql: SqlOrPrisma,
-  pending: PendingDeposit,
-  decision: Decision,
-  claim: MessageClaim,
-  ctx: ApplyContext & {
-    /** When the decision began, after the account's lock, before the read: the inbox row's time. */
-    startedAt: Date;
-  },
-): Promise<TransactionRow> {
+function decisionWrite({ pending, decision, ctx }: DecisionToWrite) {
   const { deposit, version } = pending;
   const { now } = ctx;
   const paying = paymentOf(pending, decision, now);
@@ -392,32 +419,78 @@ export async function writeDecision(
   };
   const paidOrder = paying && { ...paying.order, status: 'paid', payment: asStored(paying.payment), closedAt: now, updatedAt: now };
   const events = decisionEvents(decided, paidOrder, decision, ctx.publicBaseUrl);
-  const scope = { organisationId: deposit.organisationId, mode: modeOf(deposit), bankAccountId: deposit.bankAccountId, at: now };
-  const { ids, announcements } = eventAnnouncements(scope, events);
-  const values = [
-    deposit.id,
-    version,
-    decision.outcome,
-    paying?.order.id ?? null,
-    paying?.order.version ?? null,
-    paying === undefined ? null : JSON.stringify(paying.payment),
-    candidateOrderIds,
-    JSON.stringify(decision.explanation),
-    now,
-    claim.consumer,
-    claim.messageId,
-    ...outboxParameters(announcements),
-    ...eventsParameters(scope, ids, events),
-    ctx.startedAt,
+  const { ids, announcements } = eventAnnouncements({ organisationId: deposit.organisationId, mode: modeOf(deposit) }, events);
+  return { deposit, version, paying, candidateOrderIds, events, ids, announcements };
+}
+
+/** The parameters of `writeDecisionsStatement` for these decisions, in its order. */
+function decisionsParameters(toWrite: DecisionToWrite[]): unknown[] {
+  const writes = toWrite.map((item) => ({ ...decisionWrite(item), item }));
+  const events = writes.flatMap((w, i) => w.events.map((event, n) => ({ item: i + 1, id: w.ids[n]!, event })));
+  return [
+    writes.map((w) => w.deposit.id),
+    writes.map((w) => w.version),
+    writes.map((w) => w.deposit.status),
+    writes.map((w) => w.item.decision.outcome),
+    writes.map((w) => w.paying?.order.id ?? null),
+    writes.map((w) => w.paying?.order.version ?? null),
+    writes.map((w) => w.paying?.order.status ?? null),
+    writes.map((w) => (w.paying === undefined ? null : JSON.stringify(w.paying.payment))),
+    writes.map((w) => JSON.stringify(w.candidateOrderIds)),
+    writes.map((w) => JSON.stringify(w.item.decision.explanation)),
+    writes.map((w) => w.item.ctx.now),
+    writes.map((w) => w.item.claim.consumer),
+    writes.map((w) => w.item.claim.messageId),
+    writes.map((w) => w.item.ctx.startedAt),
+    writes.map((w) => w.deposit.organisationId),
+    writes.map((w) => modeOf(w.deposit)),
+    writes.map((w) => w.deposit.bankAccountId),
+    events.map((e) => e.item),
+    events.map((e) => e.id),
+    events.map((e) => e.event.type),
+    events.map((e) => JSON.stringify(e.event.data)),
+    ...outboxParameters(writes.flatMap((w) => w.announcements)),
   ];
-  const changed = () => new StaleDecisionError(`deposit ${deposit.id}${paying === undefined ? '' : ` or order ${paying.order.id}`} changed since the decision read it`);
-  const rows = await asSql(sql)
-    .rows<TransactionRow>(writeDecisionStatement, values)
-    .catch((error: unknown) => {
+}
+
+/**
+ * Writes new deposits' decisions and their events (transaction.deposited, then order.paid or
+ * transaction.held) onto the rows `readDeposit` read, in one statement. Resolves, in the order
+ * given, with each deposit as decided, or null for one whose deposit or order changed since the
+ * read (it wrote nothing; its caller reads and decides again). Rejects, having written nothing,
+ * with a serialization failure when the statement found an order paid but its deposit not decided.
+ */
+export async function writeDecisions(sql: SqlOrPrisma, toWrite: DecisionToWrite[]): Promise<(TransactionRow | null)[]> {
+  const rows = await asSql(sql).rows<TransactionRow & { item: number | null }>(writeDecisionsStatement, decisionsParameters(toWrite));
+  // The LEFT JOIN gives a row of NULLs when no deposit was decided.
+  const byItem = new Map(rows.flatMap(({ item, ...row }) => (item === null ? [] : [[item, row as TransactionRow] as const])));
+  return toWrite.map((_, i) => byItem.get(i + 1) ?? null);
+}
+
+/** At most this many decisions written by one statement. */
+const DECISIONS_PER_STATEMENT = 50;
+
+/** Writes one decision, with the others written at the same time; see `decisionWriter`. */
+export type DecisionWriter = (toWrite: DecisionToWrite) => Promise<TransactionRow>;
+
+/**
+ * Writes decisions the way the database groups commits (a `BatchWriter`): one alone at once, and
+ * those made while a write runs together in the next statement, one round trip and one commit for
+ * the decisions of many accounts. Each decision resolves with its deposit as decided, or throws
+ * StaleDecisionError, having written nothing, when its deposit or order changed since the read. A
+ * batch that fails (one decision's serialization failure fails the statement) is written again
+ * decision by decision, so that only the stale one fails.
+ */
+export function decisionWriter(sql: SqlOrPrisma): DecisionWriter {
+  const batches = new BatchWriter((toWrite: DecisionToWrite[]) => writeDecisions(sql, toWrite), DECISIONS_PER_STATEMENT);
+  return async (toWrite) => {
+    const { deposit } = toWrite.pending;
+    const orderId = toWrite.decision.outcome === 'confirmed' ? toWrite.decision.orderId : undefined;
+    const changed = () => new StaleDecisionError(`deposit ${deposit.id}${orderId === undefined ? '' : ` or order ${orderId}`} changed since the decision read it`);
+    const written = await batches.submit(toWrite).catch((error: unknown) => {
       throw (error as { code?: unknown }).code === SERIALIZATION_FAILURE ? changed() : error;
     });
-  // The LEFT JOIN gives a row of NULLs when the deposit was not decided.
-  const [written] = rows;
-  if (written === undefined || written.id === null) throw changed();
-  return written;
+    if (written === null) throw changed();
+    return written;
+  };
 }

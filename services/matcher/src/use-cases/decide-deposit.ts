@@ -1,6 +1,6 @@
 import type { DepositReceived } from '@pmatch/contracts';
 import type { TransactionRow } from '@pmatch/db';
-import { readDeposit, writeDecision } from '../data/decisions';
+import { decisionWriter, readDeposit } from '../data/decisions';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -9,23 +9,30 @@ export type DecideDepositDeps = MatcherDeps;
 
 export const DEPOSITS_CONSUMER = 'matcher.deposits';
 
+/** Decides the deposit of one `deposit.received` message; resolves with the deposit as it now stands. */
+export type DepositDecider = (message: DepositReceived, messageId: string) => Promise<TransactionRow>;
+
 /**
  * The use case behind `deposit.received`: under the account's lock, read the pending deposit with
  * its candidates, decide, and write the decision with its events, in two statements and no DB
  * transaction (the write is one statement, conditional on the rows being as read; decided again if
- * they changed). Idempotent: a message seen before, or a deposit already decided, changes nothing.
- * Resolves with the deposit as it now stands.
+ * they changed). The write goes with the decisions other accounts made meanwhile (`decisionWriter`):
+ * one statement and one commit for many. Idempotent: a message seen before, or a deposit already
+ * decided, changes nothing.
  * Plain SQL, not Prisma: this runs once per deposit, and Prisma's client would be most of its CPU.
  */
-export async function decideDeposit(deps: MatcherDeps, message: DepositReceived, messageId: string): Promise<TransactionRow> {
-  const claim = { consumer: DEPOSITS_CONSUMER, messageId };
-  return underAccountLock(deps, message.bank_account_id, async () => {
-    const startedAt = deps.clock.now();
-    const { transaction, pending } = await readDeposit(deps.database.sql, message.transaction_id, claim);
-    if (pending === undefined) return transaction;
-    const { deposit, nameMatcher, candidates } = pending;
-    const now = deps.clock.now();
-    const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
-    return writeDecision(deps.database.sql, pending, decision, claim, { publicBaseUrl: deps.publicBaseUrl, now, startedAt });
-  });
+export function depositDecider(deps: MatcherDeps): DepositDecider {
+  const writeDecision = decisionWriter(deps.database.sql);
+  return (message, messageId) => {
+    const claim = { consumer: DEPOSITS_CONSUMER, messageId };
+    return underAccountLock(deps, message.bank_account_id, async () => {
+      const startedAt = deps.clock.now();
+      const { transaction, pending } = await readDeposit(deps.database.sql, message.transaction_id, claim);
+      if (pending === undefined) return transaction;
+      const { deposit, nameMatcher, candidates } = pending;
+      const now = deps.clock.now();
+      const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
+      return writeDecision({ pending, decision, claim, ctx: { publicBaseUrl: deps.publicBaseUrl, now, startedAt } });
+    });
+  };
 }
