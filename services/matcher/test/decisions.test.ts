@@ -491,6 +491,21 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     expect(await writtenFor(fresh.orgId, fresh.claim)).toMatchObject({ events: ['transaction.deposited', 'order.paid'], inbox: 1 });
   });
 
+  test('when a decision would pay an order that was not open when read, then the database refuses it as stale', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const [expired] = await seedOrders(orgId, accountId, 730n, 1, { status: 'expired', payerName: 'ヤマダ タロウ' });
+    const deposit = await seedDeposit(orgId, accountId, 730n, { counterparty: 'ヤマダ タロウ' });
+    const claim = freshMessage();
+    const { pending } = await readDeposit(database.sql, deposit.id, claim);
+    const held = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
+    // decide() holds such a deposit (expired_order_fits); a decision that confirmed it anyway must not be written.
+    const confirmed = { outcome: 'confirmed' as const, orderId: expired!, payerName: 'ヤマダ タロウ', reason: 'exact', explanation: held.explanation };
+
+    expect(await writeDecisions(database.sql, [{ pending: pending!, decision: confirmed, claim, ctx }])).toEqual([null]);
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: expired! } })).toMatchObject({ status: 'expired', payment: null });
+    expect(await writtenFor(orgId, claim)).toMatchObject({ events: [], inbox: 0 });
+  });
+
   /** Runs a statement in a DB transaction that stays open until `end` is called. */
   async function openTransaction(text: string, values: unknown[]) {
     let end!: () => void;

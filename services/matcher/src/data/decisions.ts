@@ -329,13 +329,14 @@ const asStored = (value: object): StoredJson => JSON.parse(JSON.stringify(value)
  * (`item`): $1 to $17 (see `decisionsParameters`). Their events come flattened, each with the
  * number of its decision ($18 to $21), and the outbox rows announcing them as `outboxInsert` takes
  * them ($22 to $25): an announcement's message id is the id of its first event, which is how it is
- * left out with its decision. The statuses the rows must still have (pending, open) come as
- * parameters too, with the versions: as constants in the text, they would let a generic plan find
- * the deposit through `transactions_pending_idx`, whose every entry it would then read, since
- * that index is near empty when the plan is made and holds the whole backlog under a rush. Inbox rows go in key order, so that two matchers' batches cannot
- * deadlock on them; orders and deposits need no such care, as each decision holds its account's
- * lock (and a deadlock, should the lock have been lost, fails the batch, which is then written
- * again decision by decision).
+ * left out with its decision. The statuses the rows must still have (the deposit pending, the
+ * order open) come as parameters too, beside the versions: as constants in the text, they would
+ * let a generic plan find the deposit through `transactions_pending_idx`, reading every entry of
+ * it, since that index is near empty when the plan is made and holds the whole backlog under a
+ * rush. Inbox rows go in key order, so that two matchers' batches cannot deadlock on them; orders
+ * and deposits need no such care, as each decision holds its account's lock (and a deadlock,
+ * should the lock have been lost, fails the batch, which is then written again decision by
+ * decision).
  */
 export const writeDecisionsStatement = statement(
   'matcher.write_decisions',
@@ -425,23 +426,24 @@ function decisionWrite({ pending, decision, ctx }: DecisionToWrite) {
 
 /** The parameters of `writeDecisionsStatement` for these decisions, in its order. */
 function decisionsParameters(toWrite: DecisionToWrite[]): unknown[] {
-  const writes = toWrite.map((item) => ({ ...decisionWrite(item), item }));
+  const writes = toWrite.map((given) => ({ ...decisionWrite(given), given }));
   const events = writes.flatMap((w, i) => w.events.map((event, n) => ({ item: i + 1, id: w.ids[n]!, event })));
   return [
     writes.map((w) => w.deposit.id),
     writes.map((w) => w.version),
-    writes.map((w) => w.deposit.status),
-    writes.map((w) => w.item.decision.outcome),
+    writes.map(() => 'pending'),
+    writes.map((w) => w.given.decision.outcome),
     writes.map((w) => w.paying?.order.id ?? null),
     writes.map((w) => w.paying?.order.version ?? null),
-    writes.map((w) => w.paying?.order.status ?? null),
+    // Only an open order is paid by a decision, whatever was read.
+    writes.map((w) => (w.paying === undefined ? null : 'open')),
     writes.map((w) => (w.paying === undefined ? null : JSON.stringify(w.paying.payment))),
     writes.map((w) => JSON.stringify(w.candidateOrderIds)),
-    writes.map((w) => JSON.stringify(w.item.decision.explanation)),
-    writes.map((w) => w.item.ctx.now),
-    writes.map((w) => w.item.claim.consumer),
-    writes.map((w) => w.item.claim.messageId),
-    writes.map((w) => w.item.ctx.startedAt),
+    writes.map((w) => JSON.stringify(w.given.decision.explanation)),
+    writes.map((w) => w.given.ctx.now),
+    writes.map((w) => w.given.claim.consumer),
+    writes.map((w) => w.given.claim.messageId),
+    writes.map((w) => w.given.ctx.startedAt),
     writes.map((w) => w.deposit.organisationId),
     writes.map((w) => modeOf(w.deposit)),
     writes.map((w) => w.deposit.bankAccountId),
