@@ -21,7 +21,8 @@ const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return r
  *   lock:       SET NX PX on the account's key … EVAL compare-and-delete
  *   decide:     the matcher's own two statements, no transaction around them: read the pending
  *               deposit with its candidates; write the decision (UPDATE order for a confirmation,
- *               UPDATE transaction, INSERT inbox row, events and their outbox row) as one statement
+ *               UPDATE transaction, INSERT inbox row, events and their outbox row) as one statement,
+ *               shared as in the matcher with the decisions other workers made meanwhile
  *
  * One worker per bank account, so decisions on one account are one at a time as under the lock,
  * and as many accounts at once as the pipeline has.
@@ -50,6 +51,7 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
     const deposits = plan.runs.throughput.notifications;
     const byAccount = new Map(accounts.map((a) => [a.id, []]));
     for (const d of deposits) byAccount.get(d.account.id).push(d);
+    const decisionWrites = decisionBatches(db);
     const latencies = { ingest: [], lock: [], decide: [], total: [] };
     const outcomes = { confirmed: 0, held: 0, unmatched: 0 };
     const cpuBefore = await cpu.snapshot();
@@ -63,7 +65,7 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
       const token = randomUUID();
       if ((await redis.set(key, token, 'PX', 15_000, 'NX')) !== 'OK') throw new Error('baseline lock unexpectedly taken');
       const t2 = performance.now();
-      outcomes[await decide(db, transactionId, deposit)] += 1;
+      outcomes[await decide(db, decisionWrites, transactionId, deposit)] += 1;
       const t3 = performance.now();
       await redis.eval(RELEASE_IF_OWNER, 1, key, token);
       const t4 = performance.now();
@@ -141,6 +143,24 @@ export async function seedAccounts(databaseUrl, count) {
 }
 
 const decision = matcherDecisionStatements();
+const { BatchWriter } = createRequire(import.meta.url)(join(REPO_ROOT, 'packages', 'platform', 'dist', 'batch-writer.js'));
+
+/** The write statement's parameter that numbers each event's decision ($18), renumbered per batch. */
+const EVENT_DECISION = 17;
+
+/**
+ * Writes decisions as the matcher's `decisionWriter` does: one alone at once, those made while a
+ * write runs together in the next statement. Each item is the statement's parameters for one
+ * decision; each resolves with whether its decision was written.
+ */
+function decisionBatches(db) {
+  return new BatchWriter(async (items) => {
+    const values = items[0].map(() => []);
+    items.forEach((item, i) => item.forEach((array, p) => values[p].push(...(p === EVENT_DECISION ? array.map(() => i + 1) : array))));
+    const { rows } = await db.query({ name: 'base-write-decisions', text: decision.write.text, values });
+    return items.map((_, i) => rows.some((row) => row.item === i + 1));
+  }, decision.perStatement);
+}
 
 let sequence = 0;
 const nextId = (prefix) => `${prefix}_base${process.pid}x${(++sequence).toString(36).padStart(12, '0')}`;
@@ -164,7 +184,7 @@ async function ingest(db, deposit) {
 /** The services' own: the fields of a row of two tables side by side named with a prefix, without it. */
 const { unprefixed } = createRequire(import.meta.url)(join(REPO_ROOT, 'packages', 'db', 'dist', 'rows.js'));
 
-async function decide(db, transactionId, deposit) {
+async function decide(db, decisionWrites, transactionId, deposit) {
   const messageId = `deposit_${transactionId}`;
   const startedAt = new Date();
   const read = (await db.query({ name: 'base-read-deposit', text: decision.read.text, values: [transactionId, 'matcher.deposits', messageId] })).rows;
@@ -186,20 +206,15 @@ async function decide(db, transactionId, deposit) {
   if (outcome === 'held') events.push({ type: 'transaction.held', data: { object: decided, candidate_order_ids: candidateOrderIds } });
   const eventIds = events.map(() => nextId('evt'));
   const announcement = { organisation_id: deposit.account.organisationId, mode: 'live', events: events.map((e, i) => ({ event_id: eventIds[i], type: e.type })) };
-  const written = await db.query({
-    name: 'base-write-decision',
-    text: decision.write.text,
-    // A batch of one decision: the baseline decides one deposit per account at a time.
-    values: [
-      [transactionId], [read[0].version], ['pending'], [outcome], [paying?.id ?? null], [paying?.version ?? null], [paying ? 'open' : null],
-      [payment ? JSON.stringify(payment) : null],
-      [JSON.stringify(candidateOrderIds)], [JSON.stringify(explanation)], [now], ['matcher.deposits'], [messageId], [startedAt],
-      [deposit.account.organisationId], ['live'], [deposit.account.id],
-      events.map(() => 1), eventIds, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)),
-      [eventIds[0]], ['events'], ['event.recorded'], [JSON.stringify(announcement)],
-    ],
-  });
-  if (written.rows[0]?.id == null) throw new Error(`the baseline's decision of ${transactionId} was not written`);
+  const written = await decisionWrites.submit([
+    [transactionId], [read[0].version], ['pending'], [outcome], [paying?.id ?? null], [paying?.version ?? null], [paying ? 'open' : null],
+    [payment ? JSON.stringify(payment) : null],
+    [JSON.stringify(candidateOrderIds)], [JSON.stringify(explanation)], [now], ['matcher.deposits'], [messageId], [startedAt],
+    [deposit.account.organisationId], ['live'], [deposit.account.id],
+    events.map(() => 1), eventIds, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)),
+    [eventIds[0]], ['events'], ['event.recorded'], [JSON.stringify(announcement)],
+  ]);
+  if (!written) throw new Error(`the baseline's decision of ${transactionId} was not written`);
   return outcome;
 }
 

@@ -19,12 +19,12 @@ export function matcherCandidateLookup() {
  * The matcher's two statements of a decision, from its build: the read of the pending deposit with
  * its amount candidates (parameters: transaction id, consumer, message id; one row per candidate,
  * columns prefixed `transaction.` and `candidate.`, with the rows' versions), and the write of
- * decisions with their events and outbox rows (parameters as `writeDecisions` gives them; the
- * baseline writes one decision a statement).
+ * decisions with their events and outbox rows (parameters as `writeDecisions` gives them), with
+ * the most decisions it writes at once.
  */
 export function matcherDecisionStatements() {
-  const { readDepositToDecide, writeDecisionsStatement } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js'));
-  return { read: readDepositToDecide, write: writeDecisionsStatement };
+  const { readDepositToDecide, writeDecisionsStatement, DECISIONS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js'));
+  return { read: readDepositToDecide, write: writeDecisionsStatement, perStatement: DECISIONS_PER_STATEMENT };
 }
 const { newId, randomBase62 } = require(join(REPO_ROOT, 'packages', 'contracts', 'dist', 'index.js'));
 

@@ -470,7 +470,7 @@ export async function writeDecisions(sql: SqlOrPrisma, toWrite: DecisionToWrite[
 }
 
 /** At most this many decisions written by one statement. */
-const DECISIONS_PER_STATEMENT = 50;
+export const DECISIONS_PER_STATEMENT = 50;
 
 /** Writes one decision, with the others written at the same time; see `decisionWriter`. */
 export type DecisionWriter = (toWrite: DecisionToWrite) => Promise<TransactionRow>;
