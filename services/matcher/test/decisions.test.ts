@@ -103,6 +103,47 @@ async function seedOrders(orgId: string, accountId: string, amount: bigint, coun
 /** A claim of a message not processed before. */
 const freshMessage = () => ({ consumer: DEPOSITS_CONSUMER, messageId: uniqueName('msg-') });
 
+/** Runs a statement in a DB transaction that stays open until the function returned is called. */
+async function openTransaction(text: string, values: unknown[]) {
+  let end!: () => void;
+  const ending = new Promise<void>((resolve) => (end = resolve));
+  let started!: () => void;
+  const isStarted = new Promise<void>((resolve) => (started = resolve));
+  const done = database.transaction(async (sql) => {
+    await sql.count({ name: uniqueName('test.hold_'), text }, values);
+    started();
+    await ending;
+  });
+  await isStarted;
+  return async () => {
+    end();
+    await done;
+  };
+}
+
+/** Waits until a decision write waits for a row lock. */
+async function decisionWriteWaitingForALock() {
+  await waitFor(async () => {
+    const [waiting] = await prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH items AS%'`;
+    return waiting!.n > 0 ? true : undefined;
+  }, { what: 'the decision write to wait for a row' });
+}
+
+/**
+ * The write's parameters as SQL literals for one confirmation (EXECUTE takes no bind parameters),
+ * of a deposit and an order that need not exist: `n` makes its ids and message id its own.
+ */
+function oneConfirmationLiterals(orgId: string, accountId: string, n: number): string {
+  return [
+    `ARRAY['txn_none_${n}']`, "ARRAY['1']", "ARRAY['pending']", "ARRAY['confirmed']", `ARRAY['ord_none_${n}']`, "ARRAY['2']", "ARRAY['open']",
+    "ARRAY['{}'::jsonb]", "ARRAY['[]'::jsonb]", "ARRAY['{}'::jsonb]", 'ARRAY[now()]', "ARRAY['c']", `ARRAY['m${n}']`, 'ARRAY[now()]',
+    `ARRAY['${orgId}']`, "ARRAY['test']", `ARRAY['${accountId}']`,
+    'ARRAY[1, 1]', `ARRAY['evt_a${n}', 'evt_b${n}']`, "ARRAY['transaction.deposited', 'order.paid']", "ARRAY['{}'::jsonb, '{}'::jsonb]",
+    `ARRAY['evt_a${n}']`, "ARRAY['events']", "ARRAY['event.recorded']", "ARRAY['{}'::jsonb]",
+  ].join(', ');
+}
+
 describe('readDeposit', () => {
   const read = (transactionId: string, message = freshMessage()) => readDeposit(database.sql, transactionId, message);
 
@@ -356,28 +397,14 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
     const message = freshMessage();
     const { pending } = await readDeposit(database.sql, deposit.id, message);
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
-    let commit!: () => void;
-    const committing = new Promise<void>((resolve) => (commit = resolve));
-    let changed!: () => void;
-    const isChanged = new Promise<void>((resolve) => (changed = resolve));
     // Holds the deposit's row, changed but not committed: the write's snapshot still sees it as read.
-    const other = database.transaction(async (sql) => {
-      await sql.count({ name: 'test.touch_deposit', text: 'UPDATE transactions SET updated_at = now() WHERE id = $1' }, [deposit.id]);
-      changed();
-      await committing;
-    });
-    await isChanged;
+    const commitChange = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [deposit.id]);
 
     const writing = decisionWriter(database.sql)({ pending: pending!, decision, claim: message, ctx });
     writing.catch(() => undefined);
     // The write has paid the order and waits for the deposit's row.
-    await waitFor(async () => {
-      const [waiting] = await prisma.$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH items AS%'`;
-      return waiting!.n > 0 ? true : undefined;
-    }, { what: 'the write to wait for the deposit row' });
-    commit();
-    await other;
+    await decisionWriteWaitingForALock();
+    await commitChange();
 
     await expect(writing).rejects.toThrow(new StaleDecisionError(`deposit ${deposit.id} or order ${order.id} changed since the decision read it`));
     expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({ status: 'open', payment: null, closedAt: null });
@@ -506,32 +533,6 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     expect(await writtenFor(orgId, claim)).toMatchObject({ events: [], inbox: 0 });
   });
 
-  /** Runs a statement in a DB transaction that stays open until `end` is called. */
-  async function openTransaction(text: string, values: unknown[]) {
-    let end!: () => void;
-    const ending = new Promise<void>((resolve) => (end = resolve));
-    let started!: () => void;
-    const isStarted = new Promise<void>((resolve) => (started = resolve));
-    const done = database.transaction(async (sql) => {
-      await sql.count({ name: uniqueName('test.hold_'), text }, values);
-      started();
-      await ending;
-    });
-    await isStarted;
-    return async () => {
-      end();
-      await done;
-    };
-  }
-
-  async function writesWaitingForALock(n: number) {
-    await waitFor(async () => {
-      const [waiting] = await prisma.$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH items AS%'`;
-      return waiting!.n >= n ? true : undefined;
-    }, { what: 'the decision write to wait for a row' });
-  }
-
   test('when decisions are made while one is written, then they go together in the next statement, and one that fails it is written again alone, failing only itself', async () => {
     const first = await decidedDeposit('unmatched');
     const failing = await decidedDeposit('confirmed');
@@ -541,7 +542,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     // The first write waits for its deposit's row, so the next two are made while it runs.
     const releaseFirst = await openTransaction('SELECT FROM transactions WHERE id = $1 FOR UPDATE', [first.deposit.id]);
     const writingFirst = write(first.toWrite);
-    await writesWaitingForALock(1);
+    await decisionWriteWaitingForALock();
     // The batch of the next two pays the failing decision's order, then waits for its deposit, which changes.
     const changeFailing = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [failing.deposit.id]);
     const writingFailing = write(failing.toWrite);
@@ -549,7 +550,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const writingOther = write(other.toWrite);
     await releaseFirst();
     expect((await writingFirst).status).toBe('unmatched');
-    await writesWaitingForALock(1);
+    await decisionWriteWaitingForALock();
     await changeFailing();
 
     await expect(writingFailing).rejects.toThrow(new StaleDecisionError(`deposit ${failing.deposit.id} or order ${failing.orders[0]!.id} changed since the decision read it`));
@@ -566,18 +567,11 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
   // values while those plans look cheaper than its generic one, as they could for arrays of one.
   test('when the write is executed for one decision after another, then PostgreSQL settles on its generic plan', async () => {
     const { orgId, accountId } = await seedAccount();
-    const item = (n: number) => [
-      `ARRAY['txn_none_${n}']`, "ARRAY['1']", "ARRAY['pending']", "ARRAY['confirmed']", `ARRAY['ord_none_${n}']`, "ARRAY['2']", "ARRAY['open']",
-      "ARRAY['{}'::jsonb]", "ARRAY['[]'::jsonb]", "ARRAY['{}'::jsonb]", 'ARRAY[now()]', "ARRAY['c']", `ARRAY['m${n}']`, 'ARRAY[now()]',
-      `ARRAY['${orgId}']`, "ARRAY['test']", `ARRAY['${accountId}']`,
-      'ARRAY[1, 1]', `ARRAY['evt_a${n}', 'evt_b${n}']`, "ARRAY['transaction.deposited', 'order.paid']", "ARRAY['{}'::jsonb, '{}'::jsonb]",
-      `ARRAY['evt_a${n}']`, "ARRAY['events']", "ARRAY['event.recorded']", "ARRAY['{}'::jsonb]",
-    ].join(', ');
 
     const plans = await prisma.$transaction(async (tx) => {
       await tx.$executeRawUnsafe(`PREPARE one_by_one AS ${writeDecisionsStatement.text}`);
       // Rows that do not exist: each execution is planned and run, and writes nothing.
-      for (let n = 1; n <= 10; n++) await tx.$queryRawUnsafe(`EXECUTE one_by_one(${item(n)})`);
+      for (let n = 1; n <= 10; n++) await tx.$queryRawUnsafe(`EXECUTE one_by_one(${oneConfirmationLiterals(orgId, accountId, n)})`);
       const [counts] = await tx.$queryRawUnsafe<{ generic: bigint; custom: bigint }[]>(
         "SELECT generic_plans AS generic, custom_plans AS custom FROM pg_prepared_statements WHERE name = 'one_by_one'",
       );
@@ -601,14 +595,8 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
       FROM generate_series(1, 3000)`;
     await prisma.$executeRaw`ANALYZE orders`;
     await prisma.$executeRaw`ANALYZE transactions`;
-    const arrays = (...values: string[]) => values.map((v) => `ARRAY[${v}]`).join(', ');
-    const values = [
-      arrays("'txn_x'", "'1'", "'pending'", "'confirmed'", "'ord_x'", "'2'", "'open'", `'{}'::jsonb`, `'[]'::jsonb`, `'{}'::jsonb`, 'now()', "'c'", "'m'", 'now()', `'${orgId}'`, "'test'", `'${accountId}'`),
-      arrays('1', "'evt_x'", "'transaction.deposited'", `'{}'::jsonb`),
-      arrays("'evt_x'", "'events'", "'event.recorded'", `'{}'::jsonb`),
-    ].join(', ');
 
-    const plan = await preparedPlan(prisma, writeDecisionsStatement.text, values, planCacheMode);
+    const plan = await preparedPlan(prisma, writeDecisionsStatement.text, oneConfirmationLiterals(orgId, accountId, 1), planCacheMode);
 
     const scans = planNodes(plan).filter((n) => String(n['Node Type']).endsWith('Scan') && ['orders', 'transactions'].includes(String(n['Relation Name'])));
     expect(scans.length).toBeGreaterThanOrEqual(3);
