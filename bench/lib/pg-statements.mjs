@@ -27,13 +27,14 @@ export async function statementProfiler(databaseUrl) {
     /**
      * The `limit` statements with the most execution (and, when tracked, planning) time, per
      * deposit, with their share of all. Planning is counted only where the server has
-     * pg_stat_statements.track_planning on (off by default): `planningTracked` says which.
+     * pg_stat_statements.track_planning on (off by default): `planningTracked` says which, and
+     * `plannedShare` is then the share of calls that were planned.
      */
     top: (deposits, limit = 12) =>
       withClient(databaseUrl, async (c) => {
         const tracking = await c.query("SELECT setting FROM pg_settings WHERE name = 'pg_stat_statements.track_planning'");
         const { rows } = await c.query(
-          `SELECT calls::float8, rows::float8, total_exec_time::float8 AS exec_ms, total_plan_time::float8 AS plan_ms,
+          `SELECT calls::float8, plans::float8, rows::float8, total_exec_time::float8 AS exec_ms, total_plan_time::float8 AS plan_ms,
                   left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
            FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
            ORDER BY total_exec_time + total_plan_time DESC`,
@@ -49,6 +50,10 @@ export async function statementProfiler(databaseUrl) {
             rowsPerCall: round(r.rows / Math.max(1, r.calls), 1),
             msPerCall: round((r.exec_ms + r.plan_ms) / Math.max(1, r.calls), 3),
             planMsPerCall: round(r.plan_ms / Math.max(1, r.calls), 3),
+            // A prepared statement is planned at its first five executions and whenever its cached
+            // plan is invalidated (a VACUUM or ANALYZE of a table it reads), or at every execution
+            // while its plans for the values given look cheaper than the generic one.
+            plannedShare: round(r.plans / Math.max(1, r.calls), 2),
             msPerDeposit: round((r.exec_ms + r.plan_ms) / deposits, 3),
             share: round((r.exec_ms + r.plan_ms) / all, 3),
           })),

@@ -164,11 +164,11 @@ export function renderMarkdown(result) {
       const profile = run.statements;
       lines.push(`Statements by PostgreSQL time in the run "${name}" (${profile.planningTracked ? 'execution and planning' : 'execution only: pg_stat_statements.track_planning is off'}; pg_stat_statements): ${profile.totalMsPerDeposit} ms per deposit in all, the top ones:`);
       lines.push('');
-      const planning = profile.planningTracked ? ' (of which planning)' : '';
+      const planning = profile.planningTracked ? ' (of which planning; share of calls planned)' : '';
       lines.push(`| statement | calls per deposit | rows per call | ms per call${planning} | ms per deposit | share |`);
       lines.push('|---|---:|---:|---:|---:|---:|');
       for (const st of profile.statements) {
-        const perCall = profile.planningTracked ? `${st.msPerCall} (${st.planMsPerCall})` : st.msPerCall;
+        const perCall = profile.planningTracked ? `${st.msPerCall} (${st.planMsPerCall}; ${Math.round((st.plannedShare ?? 0) * 100)} %)` : st.msPerCall;
         lines.push(`| \`${st.query.replace(/\|/g, '\\|').replace(/`/g, "'")}…\` | ${st.callsPerDeposit} | ${st.rowsPerCall} | ${perCall} | ${st.msPerDeposit} | ${Math.round(st.share * 100)} % |`);
       }
       lines.push('');

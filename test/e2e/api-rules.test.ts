@@ -165,6 +165,27 @@ describe('external_id', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual(original);
   });
+
+  // Requests without a key that arrive together are written by one statement (orders-api
+  // `newOrderWriter`); however they are grouped, each must be answered as if they came in turn.
+  test('when POSTs with the same external_id arrive at once, then one order is created, the same content gets it with 200 and other content 409', async () => {
+    const events = await countEvents();
+    const sent = [body('ext-at-once'), body('ext-at-once'), body('ext-at-once', { amount: 3001 }), body('ext-at-once'), body('ext-at-once', { amount: 3002 })];
+
+    const answers = await Promise.all(sent.map((b) => merchant.request('POST', '/v1/orders', b)));
+
+    const created = answers.filter((res) => res.status === 201);
+    expect(created).toHaveLength(1);
+    const order = created[0]!.body;
+    // Whichever came first is created; those alike get it, the others are refused.
+    answers.forEach((res, i) => {
+      if (sent[i]!.amount !== order.amount) return expectError(res, 409, 'external_id_conflict', 'external_id');
+      expect([200, 201]).toContain(res.status);
+      expect(res.body).toEqual(order);
+    });
+    expect(await system.sql("SELECT id FROM orders WHERE external_id = 'ext-at-once'")).toEqual([{ id: order.id }]);
+    expect(await countEvents()).toBe(events + 1);
+  });
 });
 
 describe('listing orders', () => {

@@ -59,17 +59,34 @@ function orderInsert(unlessExternalIdTaken: boolean): string {
 const insertOrderStatement = statement('db.insert_order', orderInsert(false));
 
 /**
- * The order (unless its external_id is taken), its `order.created` event and their outbox rows as
- * one statement: atomic without a transaction of the caller's. Parameters: `newOrderValues` ($1 to
- * $14), the outbox arrays ($15 to $18), the event id and its data.
+ * New orders (each unless its external_id is taken), their `order.created` events and outbox rows,
+ * any number in one statement: atomic without a transaction of the caller's. One array per column
+ * with one element per order: `newOrderValues`' fourteen as $1 to $14, the event ids and data as
+ * $15 and $16, then the outbox arrays ($17 to $20). An order whose external_id is taken, by an
+ * order stored before or by an earlier one in the same batch, writes neither its event nor its
+ * messages; the others are written in the order given, so their events' `seq` follows it.
  */
-const insertOrderAnnouncedStatement = statement(
-  'db.insert_order_announced_unless_external_id_taken',
-  `WITH inserted AS (${orderInsert(true)}),
+const insertOrdersAnnouncedStatement = statement(
+  'db.insert_orders_announced_unless_external_id_taken',
+  `WITH incoming AS (
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[],
+                          $9::timestamptz[], $10::timestamptz[], $11::jsonb[], $12::text[], $13::text[], $14::timestamptz[], $15::text[], $16::jsonb[])
+       WITH ORDINALITY AS o(id, organisation_id, mode, bank_account_id, amount, payer_name, external_id, item_name,
+                            ordered_at, expires_at, metadata, source, payment_token, created_at, event_id, event_data, n)),
+   inserted AS (
+     INSERT INTO orders
+       (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
+        ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at)
+     SELECT id, organisation_id, mode, bank_account_id, 'open', amount, payer_name, external_id, item_name,
+            ordered_at, expires_at, metadata, source, payment_token, created_at, created_at
+     FROM incoming ORDER BY n
+     ON CONFLICT (organisation_id, mode, external_id) DO NOTHING
+     RETURNING ${orderFields()}),
+   announced AS (SELECT * FROM incoming WHERE id IN (SELECT id FROM inserted)),
    recorded AS (
      INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
-     SELECT $19, $2, $3, $4, 'order.created', $20::jsonb, $14 FROM inserted),
-   queued AS (${outboxInsert(15, 'EXISTS (SELECT FROM inserted)')})
+     SELECT event_id, organisation_id, mode, bank_account_id, 'order.created', event_data, created_at FROM announced ORDER BY n),
+   queued AS (${outboxInsert(17, "u.message_id IN (SELECT event_id FROM announced UNION ALL SELECT 'registered_' || id FROM announced)")})
    SELECT * FROM inserted`,
 );
 
@@ -116,16 +133,36 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
  * is made from the values inserted, as `orderView` would make it from the row.
  */
 export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
-  const inserting = newOrderRow(order, now);
-  const created = orderCreated(inserting, publicBaseUrl);
-  const { ids, announcements } = eventAnnouncements({ organisationId: order.organisationId, mode: order.mode }, [created]);
-  const [row] = await asSql(sql).rows<OrderRow>(insertOrderAnnouncedStatement, [
-    ...newOrderValues(inserting),
-    ...outboxParameters([...announcements, orderRegisteredMessage(inserting.id, order.bankAccountId)]),
-    ids[0],
-    JSON.stringify(created.data),
+  const [row] = await insertOrdersUnlessExternalIdTaken(sql, [{ order, now }], publicBaseUrl);
+  return row!;
+}
+
+/** A new order and when it was asked for. */
+export interface NewOrderAt {
+  order: NewOrder;
+  now: Date;
+}
+
+/**
+ * Orders as `insertOrderUnlessExternalIdTaken` inserts one, any number in one statement; answers
+ * per order, in the order given, the row inserted or null when its external_id was taken (by an
+ * order stored before, or by an earlier one of the same call).
+ */
+export async function insertOrdersUnlessExternalIdTaken(sql: SqlOrPrisma, orders: NewOrderAt[], publicBaseUrl: string): Promise<(OrderRow | null)[]> {
+  if (orders.length === 0) return [];
+  const rows = orders.map(({ order, now }) => newOrderRow(order, now));
+  const created = rows.map((row) => orderCreated(row, publicBaseUrl));
+  const announced = orders.map(({ order }, i) => eventAnnouncements({ organisationId: order.organisationId, mode: order.mode }, [created[i]!]));
+  const values = rows.map(newOrderValues);
+  const inserted = await asSql(sql).rows<OrderRow>(insertOrdersAnnouncedStatement, [
+    // One array per column of `newOrderValues`, one element per order.
+    ...values[0]!.map((_, column) => values.map((orderValues) => orderValues[column])),
+    announced.map(({ ids }) => ids[0]),
+    created.map((event) => JSON.stringify(event.data)),
+    ...outboxParameters(announced.flatMap(({ announcements }, i) => [...announcements, orderRegisteredMessage(rows[i]!.id, rows[i]!.bankAccountId)])),
   ]);
-  return row ?? null;
+  const byId = new Map(inserted.map((row) => [row.id, row]));
+  return rows.map((row) => byId.get(row.id) ?? null);
 }
 
 /** A new order's row as the INSERT writes it, but for `seq` (the database's). */

@@ -5,6 +5,7 @@ import {
   createPrisma,
   insertOrder,
   insertOrderUnlessExternalIdTaken,
+  insertOrdersUnlessExternalIdTaken,
   isUniqueViolation,
   orderView,
   type Database,
@@ -147,6 +148,48 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
     commitFirst();
     expect(await first).not.toBeNull();
     expect(await second).toBeNull();
+  });
+});
+
+describe('insertOrdersUnlessExternalIdTaken (orders-api, requests that arrive together)', () => {
+  test('when orders are inserted together, then each new one comes back in the order given with its own event and messages, and a taken external_id writes nothing', async () => {
+    const taken = await insertOrderUnlessExternalIdTaken(ordersApi.sql, newOrder('ext_batch_taken'), now, BASE_URL);
+    const later = new Date(now.getTime() + 1000);
+    const before = { events: await owner.event.count(), outbox: await owner.outbox.count() };
+
+    const rows = await insertOrdersUnlessExternalIdTaken(
+      ordersApi.sql,
+      [
+        { order: { ...newOrder('ext_batch_b'), amount: 2 }, now },
+        { order: newOrder('ext_batch_taken'), now },
+        { order: { ...newOrder('ext_batch_a'), amount: 1, metadata: {} }, now: later },
+        // The same external_id as the first of this batch: taken by it.
+        { order: { ...newOrder('ext_batch_b'), amount: 3 }, now },
+      ],
+      BASE_URL,
+    );
+
+    expect(rows.map((row) => row && [row.externalId, row.amount, row.createdAt])).toEqual([['ext_batch_b', 2n, now], null, ['ext_batch_a', 1n, later], null]);
+    const [b, , a] = rows as [NonNullable<(typeof rows)[0]>, null, NonNullable<(typeof rows)[0]>, null];
+    expect(a).toEqual(await owner.order.findUnique({ where: { id: a.id } }));
+    expect(await owner.order.findMany({ where: { externalId: 'ext_batch_taken' } })).toEqual([await owner.order.findUnique({ where: { id: taken!.id } })]);
+    const written = await Promise.all([b, a].map((row) => announcementsOf(row.id)));
+    written.forEach(({ events, outbox }, i) => {
+      const row = [b, a][i]!;
+      expect(events.map((e) => [e.data, e.createdAt])).toEqual([[{ object: orderView(row, BASE_URL) }, row.createdAt]]);
+      expect(outbox.map((o) => [o.messageId, o.routingKey, o.payload])).toEqual([
+        [events[0]!.id, ROUTING_KEYS.eventRecorded, { organisation_id: 'org_orders', mode: 'test', events: [{ event_id: events[0]!.id, type: 'order.created' }] }],
+        [`registered_${row.id}`, ROUTING_KEYS.orderRegistered, { order_id: row.id, bank_account_id: 'ba_orders' }],
+      ]);
+    });
+    // Nothing else: the orders not inserted have neither events nor messages.
+    expect({ events: await owner.event.count(), outbox: await owner.outbox.count() }).toEqual({ events: before.events + 2, outbox: before.outbox + 4 });
+    // One transaction wrote them all, the events in the order given.
+    const [bEvent, aEvent] = written.map(({ events }) => events[0]!);
+    const writers = await owner.$queryRaw<{ orders_tx: string[]; event_seq_ascending: boolean }[]>`
+      SELECT (SELECT array_agg(DISTINCT xmin::text) FROM orders WHERE id IN (${b.id}, ${a.id})) AS orders_tx,
+             (SELECT (SELECT seq FROM events WHERE id = ${bEvent!.id}) < (SELECT seq FROM events WHERE id = ${aEvent!.id})) AS event_seq_ascending`;
+    expect(writers[0]).toEqual({ orders_tx: [expect.any(String)], event_seq_ascending: true });
   });
 });
 

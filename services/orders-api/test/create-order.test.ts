@@ -1,11 +1,11 @@
 import { createDatabase, createPrisma, type Database, type PrismaClient } from '@pmatch/db';
 import { sha256Hex } from '@pmatch/platform';
-import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
-import { findOrderByExternalId } from '../src/data/orders';
+import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, notingStatements, type TestDatabase } from '@pmatch/testkit';
+import { findOrderByExternalId, newOrderWriter } from '../src/data/orders';
 import { findActiveKeyByHash } from '../src/data/keys';
 import { resolveBankAccount, type AuthContext } from '../src/domain/auth';
 
-/** The reads of POST /v1/orders (and of every /v1 request's key), on plain SQL in orders-api's own role. */
+/** The reads and the write of POST /v1/orders (and of every /v1 request's key), on plain SQL in orders-api's own role. */
 
 let db: TestDatabase;
 let owner: PrismaClient;
@@ -118,5 +118,34 @@ describe('an order by external_id', () => {
     expect(await findOrderByExternalId(database.sql, auth('live'), 'ext_1')).toBeNull();
     expect(await findOrderByExternalId(database.sql, { ...auth('test'), organisationId: 'org_other' }, 'ext_1')).toBeNull();
     expect(await findOrderByExternalId(database.sql, auth('test'), 'ext_2')).toBeNull();
+  });
+});
+
+describe('new orders written together', () => {
+  const at = new Date('2026-11-22T00:00:00Z');
+  const order = (externalId: string, amount: number) => ({
+    order: {
+      organisationId: 'org_a', mode: 'test' as const, bankAccountId: 'ba_test', amount, payerName: 'ﾔﾏﾀﾞ', externalId, itemName: 'i',
+      orderedAt: at, expiresAt: new Date('2026-12-06T00:00:00Z'), metadata: {}, source: null,
+    },
+    now: at,
+  });
+
+  test('when orders are asked for while one is written, then they are written together by the next statement, and a repeated external_id is answered null', async () => {
+    const statements: string[] = [];
+    const write = newOrderWriter(notingStatements(database.sql, statements), 'https://pay.example.com');
+
+    const rows = await Promise.all([write(order('ext_w1', 1)), write(order('ext_w2', 2)), write(order('ext_w3', 3)), write(order('ext_w2', 4))]);
+
+    // The first at once; the three that came while it was written in one more.
+    expect(statements).toEqual(['db.insert_orders_announced_unless_external_id_taken', 'db.insert_orders_announced_unless_external_id_taken']);
+    expect(rows.map((row) => row && [row.externalId, row.amount])).toEqual([['ext_w1', 1n], ['ext_w2', 2n], ['ext_w3', 3n], null]);
+    const stored = await owner.order.findMany({ where: { externalId: { in: ['ext_w1', 'ext_w2', 'ext_w3'] } }, orderBy: { externalId: 'asc' } });
+    expect(stored).toEqual(rows.slice(0, 3));
+    // The second and third share their writer's transaction; the first had its own.
+    const writers = await owner.$queryRaw<{ external_id: string; tx: string }[]>`
+      SELECT external_id, xmin::text AS tx FROM orders WHERE external_id IN ('ext_w1', 'ext_w2', 'ext_w3') ORDER BY external_id`;
+    expect(writers[1]!.tx).toBe(writers[2]!.tx);
+    expect(writers[0]!.tx).not.toBe(writers[1]!.tx);
   });
 });

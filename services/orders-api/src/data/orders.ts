@@ -1,21 +1,41 @@
 import type { OrderStatus } from '@pmatch/contracts';
 import {
   asSql,
+  insertOrdersUnlessExternalIdTaken,
   modeOf,
   orderFields,
   orderView,
   recordEvents,
   statement,
   type Db,
+  type NewOrderAt,
   type OrderRow,
   type Prisma,
   type PrismaClient,
+  type Sql,
   type SqlOrPrisma,
   type Tx,
 } from '@pmatch/db';
+import { BatchWriter } from '@pmatch/platform';
 import type { AuthContext } from '../domain/auth';
 import { pageBySeq, type Page } from './pages';
 import { scopeOf } from './scope';
+
+/** At most this many new orders written by one statement. */
+export const ORDERS_PER_STATEMENT = 100;
+
+/**
+ * Writes new orders as bank-ingest stores deposits (a `BatchWriter`): an order asked for while no
+ * write runs is written at once; those asked for while one runs go together in the next statement,
+ * one round trip and one commit for a rush of POSTs. Each is answered only once its statement
+ * committed: its row, or null when its external_id was taken. A batch that fails is written again
+ * order by order, so an order that cannot be written fails only its own request. For requests
+ * without an Idempotency-Key only: one with a key writes in its own transaction.
+ */
+export function newOrderWriter(sql: Sql, publicBaseUrl: string): (order: NewOrderAt) => Promise<OrderRow | null> {
+  const batches = new BatchWriter((orders: NewOrderAt[]) => insertOrdersUnlessExternalIdTaken(sql, orders, publicBaseUrl), ORDERS_PER_STATEMENT);
+  return (order) => batches.submit(order);
+}
 
 /** Parameters: id, organisation, mode, and the key's bank account or null (scopeOf, in SQL). */
 const findInScope = statement(

@@ -29,15 +29,16 @@ export function idempotencyKeyOf(req: Request): string | undefined {
  *
  * Without a key there is nothing to store, and `answer` runs on the pool outside a transaction
  * (no BEGIN and COMMIT round trips): it must make its change in one statement, as creating an
- * order does (its reads, then one INSERT of the order with its event and messages).
+ * order does (its reads, then one INSERT of the order with its event and messages), and may write
+ * it together with other requests' (`inTransaction` false).
  */
 export async function answerOnce(
   database: Database,
   request: { req: Request; auth: AuthContext; key: string | undefined; now: Date },
-  answer: (sql: Sql) => Promise<Answer>,
+  answer: (sql: Sql, inTransaction: boolean) => Promise<Answer>,
 ): Promise<Answer & { replayed: boolean }> {
   const { req, auth, key, now } = request;
-  if (key === undefined) return { ...(await answer(database.sql)), replayed: false };
+  if (key === undefined) return { ...(await answer(database.sql, false)), replayed: false };
   const id = { organisationId: auth.organisationId, mode: auth.mode, key };
   const fingerprint = requestFingerprint(req.method, req.path, req.body);
   return database.transaction(async (tx) => {
@@ -49,7 +50,7 @@ export async function answerOnce(
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { param: 'Idempotency-Key' });
     }
     if (held.state === 'completed') return { status: held.status, body: held.body, replayed: true };
-    const given = await answer(tx);
+    const given = await answer(tx, true);
     await storeAnswer(tx, id, fingerprint, given, now);
     return { ...given, replayed: false };
   });

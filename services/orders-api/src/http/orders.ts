@@ -12,6 +12,7 @@ import {
   orderTimes,
   orderView,
   type Database,
+  type NewOrder,
   type OrderRow,
   type Prisma,
   type PrismaClient,
@@ -21,7 +22,7 @@ import { parseInput, type Clock } from '@pmatch/platform';
 import { Router } from 'express';
 import { resolveBankAccount, type AuthContext } from '../domain/auth';
 import { sameOrderContent } from '../domain/orders';
-import { cancelOrder, changeOpenOrder, findOrder, findOrderByExternalId, listOrders } from '../data/orders';
+import { cancelOrder, changeOpenOrder, findOrder, findOrderByExternalId, listOrders, newOrderWriter } from '../data/orders';
 import { authOf } from './auth';
 import { answerOnce, idempotencyKeyOf, type Answer } from './idempotency';
 import { pathId } from './ids';
@@ -40,13 +41,19 @@ export interface OrdersDeps {
 export function ordersRouter(deps: OrdersDeps): Router {
   const router = Router();
   const view = (row: OrderRow) => orderView(row, deps.publicBaseUrl);
+  const writeNewOrder = newOrderWriter(deps.database.sql, deps.publicBaseUrl);
 
   router.post('/v1/orders', async (req, res) => {
     const auth = authOf(req);
     const key = idempotencyKeyOf(req);
     const request = parseInput(CreateOrderRequest, req.body);
     const now = deps.clock.now();
-    const answer = await answerOnce(deps.database, { req, auth, key, now }, (sql) => createOrder(sql, auth, request, now));
+    const answer = await answerOnce(deps.database, { req, auth, key, now }, (sql, inTransaction) => {
+      const insert = inTransaction
+        ? (order: NewOrder) => insertOrderUnlessExternalIdTaken(sql, order, now, deps.publicBaseUrl)
+        : (order: NewOrder) => writeNewOrder({ order, now });
+      return createOrder(sql, insert, auth, request, now);
+    });
     if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
     else if (answer.status === 201) deps.onRecorded();
     res.status(answer.status).json(answer.body);
@@ -55,9 +62,15 @@ export function ordersRouter(deps: OrdersDeps): Router {
   /**
    * A new order is 201. An external_id already used is answered with its order (200) when the
    * request asks for the same order, else refused; either way nothing is overwritten. Its one write
-   * is one statement, so it needs no transaction of its own (see `answerOnce`).
+   * (`insert`) is one statement, so it needs no transaction of its own (see `answerOnce`).
    */
-  async function createOrder(sql: Sql, auth: AuthContext, request: CreateOrderRequest, now: Date): Promise<Answer> {
+  async function createOrder(
+    sql: Sql,
+    insert: (order: NewOrder) => Promise<OrderRow | null>,
+    auth: AuthContext,
+    request: CreateOrderRequest,
+    now: Date,
+  ): Promise<Answer> {
     const bankAccountId = resolveBankAccount(auth, request.bank_account_id);
     const times = orderTimes(
       {
@@ -66,24 +79,19 @@ export function ordersRouter(deps: OrdersDeps): Router {
       },
       now,
     );
-    const row = await insertOrderUnlessExternalIdTaken(
-      sql,
-      {
-        organisationId: auth.organisationId,
-        mode: auth.mode,
-        bankAccountId,
-        amount: request.amount,
-        payerName: request.payer_name,
-        externalId: request.external_id,
-        itemName: request.item_name,
-        orderedAt: times.orderedAt,
-        expiresAt: times.expiresAt,
-        metadata: request.metadata ?? {},
-        source: null,
-      },
-      now,
-      deps.publicBaseUrl,
-    );
+    const row = await insert({
+      organisationId: auth.organisationId,
+      mode: auth.mode,
+      bankAccountId,
+      amount: request.amount,
+      payerName: request.payer_name,
+      externalId: request.external_id,
+      itemName: request.item_name,
+      orderedAt: times.orderedAt,
+      expiresAt: times.expiresAt,
+      metadata: request.metadata ?? {},
+      source: null,
+    });
     if (row !== null) return { status: 201, body: view(row) };
     const existing = await findOrderByExternalId(sql, auth, request.external_id);
     if (existing === null) throw new Error('an order insert found a conflict, yet no order has its external_id');
