@@ -6,7 +6,7 @@ import amqp from 'amqplib';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { INFRA, REPO_ROOT, createMigratedDatabase, uniqueName, cleanUpRedis } from './system.mjs';
-import { PAYER_NAME, matcherDecisionStatements, planPipeline, seedOrders } from './pipeline.mjs';
+import { PAYER_NAME, bankIngestDepositStore, matcherDecisionStatements, planPipeline, seedOrders } from './pipeline.mjs';
 import { pool, ratePerSecond, round, summarise, waitUntil } from './stats.mjs';
 import { CpuMeter, postgresPidsOf } from './machine.mjs';
 
@@ -17,7 +17,9 @@ const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return r
  * raw `pg` with prepared statements on a database of its own seeded like the pipeline's, plus the
  * per-account Redis lock.
  *
- *   ingest:     one statement: INSERT transaction (ON CONFLICT DO NOTHING) and, in a CTE, its outbox row
+ *   ingest:     bank-ingest's own statement: INSERT transaction (ON CONFLICT DO NOTHING) and, in a
+ *               CTE, its outbox row, shared as in bank-ingest with the deposits other workers
+ *               stored meanwhile
  *   lock:       SET NX PX on the account's key … EVAL compare-and-delete
  *   decide:     the matcher's own two statements, no transaction around them: read the pending
  *               deposit with its candidates; write the decision (UPDATE order for a confirmation,
@@ -51,6 +53,7 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
     const deposits = plan.runs.throughput.notifications;
     const byAccount = new Map(accounts.map((a) => [a.id, []]));
     for (const d of deposits) byAccount.get(d.account.id).push(d);
+    const depositWrites = depositBatches(db);
     const decisionWrites = decisionBatches(db);
     const latencies = { ingest: [], lock: [], decide: [], total: [] };
     const outcomes = { confirmed: 0, held: 0, unmatched: 0 };
@@ -59,7 +62,7 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
     const deadline = started + 5 * 60_000;
     const oneDeposit = async (deposit) => {
       const t0 = performance.now();
-      const transactionId = await ingest(db, deposit);
+      const transactionId = await ingest(depositWrites, deposit);
       const t1 = performance.now();
       const key = `${redisPrefix}lock:account:${deposit.account.id}`;
       const token = randomUUID();
@@ -165,20 +168,32 @@ function decisionBatches(db) {
 let sequence = 0;
 const nextId = (prefix) => `${prefix}_base${process.pid}x${(++sequence).toString(36).padStart(12, '0')}`;
 
-async function ingest(db, deposit) {
-  const id = nextId('txn');
-  const inserted = await db.query({
-    name: 'base-ingest',
-    text: `WITH stored AS (
-             INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
-             VALUES ($1, $2, 'live', $3, $4, 'deposit', 'pending', $5, $6, now()) ON CONFLICT DO NOTHING RETURNING *),
-           announced AS (
-             INSERT INTO outbox (message_id, exchange, routing_key, payload)
-             SELECT 'deposit_' || id, 'bank', 'deposit.received', $7::jsonb FROM stored)
-           SELECT id FROM stored`,
-    values: [id, deposit.account.organisationId, deposit.account.id, deposit.reference, deposit.amount, PAYER_NAME, JSON.stringify({ transaction_id: id, bank_account_id: deposit.account.id })],
+const depositStore = bankIngestDepositStore();
+
+/**
+ * Stores deposits as bank-ingest does, with its own statement: one alone at once, those that
+ * arrive while a statement runs together in the next. Each resolves with its stored row.
+ */
+function depositBatches(db) {
+  const sql = { rows: async (s, values) => (await db.query({ name: s.name, text: s.text, values })).rows };
+  return new BatchWriter((requests) => depositStore.insert(sql, requests), depositStore.perStatement);
+}
+
+async function ingest(depositWrites, deposit) {
+  const stored = await depositWrites.submit({
+    incoming: {
+      organisationId: deposit.account.organisationId,
+      mode: 'live',
+      bankAccountId: deposit.account.id,
+      bankReference: deposit.reference,
+      direction: 'deposit',
+      amount: deposit.amount,
+      counterparty: PAYER_NAME,
+      occurredAt: new Date(),
+    },
+    at: new Date(),
   });
-  return inserted.rows[0].id;
+  return stored.id;
 }
 
 /** The services' own: the fields of a row of two tables side by side named with a prefix, without it. */

@@ -64,7 +64,7 @@ export interface StoreRequest {
 }
 
 /** At most this many deposits stored by one statement. */
-const DEPOSITS_PER_STATEMENT = 100;
+export const DEPOSITS_PER_STATEMENT = 100;
 
 /**
  * Stores transactions once per (bank account, bank reference), atomically with what announces
