@@ -23,8 +23,8 @@ const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return r
  *   lock:       SET NX PX on the account's key … EVAL compare-and-delete
  *   decide:     the matcher's own two statements, no transaction around them: read the pending
  *               deposit with its candidates; write the decision (UPDATE order for a confirmation,
- *               UPDATE transaction, INSERT inbox row, events and their outbox row) as one statement;
- *               each shared as in the matcher with the reads and decisions of other workers meanwhile
+ *               UPDATE transaction, INSERT inbox row, events and their outbox row) as one statement,
+ *               shared as in the matcher with the decisions other workers made meanwhile
  *
  * One worker per bank account, so decisions on one account are one at a time as under the lock,
  * and as many accounts at once as the pipeline has.
@@ -54,7 +54,6 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
     const byAccount = new Map(accounts.map((a) => [a.id, []]));
     for (const d of deposits) byAccount.get(d.account.id).push(d);
     const depositWrites = depositBatches(db);
-    const depositReads = readBatches(db);
     const decisionWrites = decisionBatches(db);
     const latencies = { ingest: [], lock: [], decide: [], total: [] };
     const outcomes = { confirmed: 0, held: 0, unmatched: 0 };
@@ -69,7 +68,7 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
       const token = randomUUID();
       if ((await redis.set(key, token, 'PX', 15_000, 'NX')) !== 'OK') throw new Error('baseline lock unexpectedly taken');
       const t2 = performance.now();
-      outcomes[await decide(depositReads, decisionWrites, transactionId, deposit)] += 1;
+      outcomes[await decide(db, decisionWrites, transactionId, deposit)] += 1;
       const t3 = performance.now();
       await redis.eval(RELEASE_IF_OWNER, 1, key, token);
       const t4 = performance.now();
@@ -200,22 +199,10 @@ async function ingest(depositWrites, deposit) {
 /** The services' own: the fields of a row of two tables side by side named with a prefix, without it. */
 const { unprefixed } = createRequire(import.meta.url)(join(REPO_ROOT, 'packages', 'db', 'dist', 'rows.js'));
 
-/**
- * Reads deposits with their candidates as the matcher's `depositReader` does: one alone at once,
- * those asked for while a read runs together in the next statement. Each resolves with its rows.
- */
-function readBatches(db) {
-  return new BatchWriter(async (asked) => {
-    const values = [asked.map((a) => a.transactionId), asked.map(() => 'matcher.deposits'), asked.map((a) => a.messageId)];
-    const { rows } = await db.query({ name: 'base-read-deposits', text: decision.read.text, values });
-    return asked.map((_, i) => rows.filter((row) => row.item === i + 1));
-  }, decision.readsPerStatement);
-}
-
-async function decide(depositReads, decisionWrites, transactionId, deposit) {
+async function decide(db, decisionWrites, transactionId, deposit) {
   const messageId = `deposit_${transactionId}`;
   const startedAt = new Date();
-  const read = await depositReads.submit({ transactionId, messageId });
+  const read = (await db.query({ name: 'base-read-deposit', text: decision.read.text, values: [transactionId, 'matcher.deposits', messageId] })).rows;
   const txn = { amount: read[0]['transaction.amount'], counterparty: read[0]['transaction.counterparty'], occurred_at: read[0]['transaction.occurredAt'] };
   const candidates = read
     .filter((r) => r['candidate.id'] !== null)

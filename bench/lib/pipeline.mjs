@@ -23,8 +23,8 @@ export function matcherCandidateLookup() {
  * the most decisions it writes at once.
  */
 export function matcherDecisionStatements() {
-  const { readDepositsToDecide, READS_PER_STATEMENT, writeDecisionsStatement, DECISIONS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js'));
-  return { read: readDepositsToDecide, readsPerStatement: READS_PER_STATEMENT, write: writeDecisionsStatement, perStatement: DECISIONS_PER_STATEMENT };
+  const { readDepositToDecide, writeDecisionsStatement, DECISIONS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js'));
+  return { read: readDepositToDecide, write: writeDecisionsStatement, perStatement: DECISIONS_PER_STATEMENT };
 }
 /** bank-ingest's own store of deposits, many in one statement, and its batch size (the baseline stores with it). */
 export function bankIngestDepositStore() {

@@ -11,9 +11,8 @@ import {
   confirmDeposit,
   findAmountCandidates,
   payOrder,
-  depositReader,
-  readDeposits,
-  readDepositsToDecide,
+  readDeposit,
+  readDepositToDecide,
   setDepositStatus,
   decisionWriter,
   writeDecisions,
@@ -104,9 +103,6 @@ async function seedOrders(orgId: string, accountId: string, amount: bigint, coun
 /** A claim of a message not processed before. */
 const freshMessage = () => ({ consumer: DEPOSITS_CONSUMER, messageId: uniqueName('msg-') });
 
-/** One deposit read for its decision, as the matcher reads it (`depositReader`). */
-const readOne = (transactionId: string, claim: { consumer: string; messageId: string }) => depositReader(database.sql)(transactionId, claim);
-
 /** Runs a statement in a DB transaction that stays open until the function returned is called. */
 async function openTransaction(text: string, values: unknown[]) {
   let end!: () => void;
@@ -148,8 +144,8 @@ function oneConfirmationLiterals(orgId: string, accountId: string, n: number): s
   ].join(', ');
 }
 
-describe('reading a deposit for its decision', () => {
-  const read = (transactionId: string, message = freshMessage()) => readOne(transactionId, message);
+describe('readDeposit', () => {
+  const read = (transactionId: string, message = freshMessage()) => readDeposit(database.sql, transactionId, message);
 
   test('when the message was processed before, then there is nothing to decide and the deposit is read as it stands', async () => {
     const { orgId, accountId } = await seedAccount();
@@ -246,57 +242,6 @@ describe('reading a deposit for its decision', () => {
     expect(readA?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toEqual(expect.objectContaining({ reason: 'rule:kana_width' }));
     expect(readB?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toBeUndefined();
     expect(readB?.nameMatcher('ヤマダ タロウ', 'ヤマダ タロウ')).toEqual(expect.objectContaining({ reason: 'exact' }));
-  });
-
-  test('when deposits of several accounts are read by one statement, then each comes back in the order asked with its own candidates and rules, each as read alone', async () => {
-    const first = await seedAccount();
-    await prisma.setting.create({ data: { organisationId: first.orgId, mode: 'test', matchingRules: ['kana_width'] } });
-    const second = await seedAccount();
-    const firstOrders = await seedOrders(first.orgId, first.accountId, 730n, 2);
-    const secondOrders = await seedOrders(second.orgId, second.accountId, 730n, 1);
-    const withCandidates = await seedDeposit(first.orgId, first.accountId, 730n);
-    const processed = await seedDeposit(first.orgId, first.accountId, 730n);
-    const processedMessage = freshMessage();
-    await prisma.inbox.create({ data: processedMessage });
-    const other = await seedDeposit(second.orgId, second.accountId, 730n);
-    const asked = [
-      { transactionId: other.id, claim: freshMessage() },
-      { transactionId: 'txn_missing', claim: freshMessage() },
-      { transactionId: processed.id, claim: processedMessage },
-      { transactionId: withCandidates.id, claim: freshMessage() },
-    ];
-
-    const reads = await readDeposits(database.sql, asked);
-
-    expect(reads.map((r) => r && [r.transaction.id, r.pending?.candidates.orders.map((o) => o.id)])).toEqual([
-      [other.id, secondOrders],
-      undefined,
-      [processed.id, undefined],
-      [withCandidates.id, firstOrders],
-    ]);
-    for (const [i, r] of reads.entries()) {
-      if (r === undefined) continue;
-      const alone = await readOne(asked[i]!.transactionId, asked[i]!.claim);
-      expect({ ...r, pending: r.pending && { ...r.pending, nameMatcher: undefined } }).toEqual({ ...alone, pending: alone.pending && { ...alone.pending, nameMatcher: undefined } });
-    }
-    expect(reads[3]!.pending!.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toEqual(expect.objectContaining({ reason: 'rule:kana_width' }));
-    expect(reads[0]!.pending!.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toBeUndefined();
-  });
-
-  test('when deposits are asked for while one is read, then they are read together by the next statement, and one that does not exist fails alone', async () => {
-    const { orgId, accountId } = await seedAccount();
-    const deposits = [await seedDeposit(orgId, accountId, 740n), await seedDeposit(orgId, accountId, 741n), await seedDeposit(orgId, accountId, 742n)];
-    const statements: string[] = [];
-    const read = depositReader(notingStatements(database.sql, statements));
-
-    const reads = await Promise.allSettled([...deposits.map((d) => read(d.id, freshMessage())), read('txn_missing', freshMessage())]);
-
-    // The first at once; the three that came while it was read in one more.
-    expect(statements).toEqual([readDepositsToDecide.name, readDepositsToDecide.name]);
-    expect(reads.map((r) => (r.status === 'fulfilled' ? r.value.pending?.deposit.id : (r.reason as Error).message))).toEqual([
-      ...deposits.map((d) => d.id),
-      'transaction txn_missing does not exist',
-    ]);
   });
 });
 
@@ -411,7 +356,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
 
   /** Reads and decides, lets `change` commit (the read holds no lock), then writes the decision. */
   async function decideAcrossChange(depositId: string, change: () => Promise<unknown>, message = freshMessage()) {
-    const { pending } = await readOne(depositId, message);
+    const { pending } = await readDeposit(database.sql, depositId, message);
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     expect(decision.outcome).toBe('confirmed');
     await change();
@@ -450,7 +395,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
     const order = await seedOrder(orgId, accountId, 500n);
     const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty: 'ヤマダ タロウ' });
     const message = freshMessage();
-    const { pending } = await readOne(deposit.id, message);
+    const { pending } = await readDeposit(database.sql, deposit.id, message);
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     // Holds the deposit's row, changed but not committed: the write's snapshot still sees it as read.
     const commitChange = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [deposit.id]);
@@ -479,7 +424,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
     const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty });
     const message = freshMessage();
 
-    const { pending } = await readOne(deposit.id, message);
+    const { pending } = await readDeposit(database.sql, deposit.id, message);
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     const written = await decisionWriter(database.sql)({ pending: pending!, decision, claim: message, ctx });
 
@@ -528,7 +473,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const orders = await Promise.all(Array.from({ length: { confirmed: 1, held: 2, unmatched: 0 }[outcome] }, () => seedOrder(orgId, accountId, 700n)));
     const deposit = await seedDeposit(orgId, accountId, 700n, { counterparty: 'ヤマダ タロウ' });
     const claim = freshMessage();
-    const { pending } = await readOne(deposit.id, claim);
+    const { pending } = await readDeposit(database.sql, deposit.id, claim);
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     expect(decision.outcome).toBe(outcome);
     return { orgId, orders, deposit, claim, toWrite: { pending: pending!, decision, claim, ctx } };
@@ -578,7 +523,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const [expired] = await seedOrders(orgId, accountId, 730n, 1, { status: 'expired', payerName: 'ヤマダ タロウ' });
     const deposit = await seedDeposit(orgId, accountId, 730n, { counterparty: 'ヤマダ タロウ' });
     const claim = freshMessage();
-    const { pending } = await readOne(deposit.id, claim);
+    const { pending } = await readDeposit(database.sql, deposit.id, claim);
     const held = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     // decide() holds such a deposit (expired_order_fits); a decision that confirmed it anyway must not be written.
     const confirmed = { outcome: 'confirmed' as const, orderId: expired!, payerName: 'ヤマダ タロウ', reason: 'exact', explanation: held.explanation };
@@ -746,7 +691,7 @@ describe('findAmountCandidates', () => {
   // locked deposit's columns (the deposit's decision).
   const readsOfCandidates = [
     ['amountCandidates', amountCandidates.text, (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`],
-    ['readDepositsToDecide', readDepositsToDecide.text, (_accountId: string, depositId: string) => `ARRAY['${depositId}'], ARRAY['${DEPOSITS_CONSUMER}'], ARRAY['plan-check']`],
+    ['readDepositToDecide', readDepositToDecide.text, (_accountId: string, depositId: string) => `'${depositId}', '${DEPOSITS_CONSUMER}', 'plan-check'`],
   ] as const;
 
   test.each(readsOfCandidates.flatMap(([name, text, values]) => PLAN_CACHE_MODES.map((mode) => [name, mode, text, values] as const)))(

@@ -99,97 +99,49 @@ export async function findAmountCandidates(tx: SqlOrPrisma, bankAccountId: strin
   return amountCandidatesFrom(await asSql(tx).rows<CandidateRow>(amountCandidates, [bankAccountId, amount, occurredAt]));
 }
 
-/** The candidate columns of a row of `readDepositsToDecide`, under this prefix. */
+/** The candidate columns of a row of `readDepositToDecide`, under this prefix. */
 const CANDIDATE = 'candidate.';
 
 /**
- * Parameters: transaction ids, consumers and message ids, one element per deposit. A deposit is to
- * be decided if it is a pending deposit and its message is new; only then are its candidates read.
- * Every row names its deposit's place in the arrays (`item`, from 1); a deposit that does not exist
- * has no row. No ORDER BY: the rows of a deposit are grouped by `item` and its candidates sorted
- * by seq in code.
+ * Parameters: transaction id, consumer, message id. The deposit is to be decided if it is a
+ * pending deposit and the message is new; only then are its candidates read.
  */
-export const readDepositsToDecide = statement(
-  'matcher.read_deposits_to_decide',
+export const readDepositToDecide = statement(
+  'matcher.read_deposit_to_decide',
   `WITH deposit AS (
-     SELECT a.item, t.*, t.xmin::text AS version, s.matching_rules,
+     SELECT t.*, t.xmin::text AS version, s.matching_rules,
        t.status = 'pending' AND t.direction = 'deposit'
-         AND NOT EXISTS (SELECT FROM inbox i WHERE i.consumer = a.consumer AND i.message_id = a.message_id) AS to_decide
-     FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS a(transaction_id, consumer, message_id, item)
-     JOIN transactions t ON t.id = a.transaction_id
-     LEFT JOIN settings s ON s.organisation_id = t.organisation_id AND s.mode = t.mode)
-   SELECT d.item::int AS "item", ${transactionFields('d', 'transaction.')}, d.version AS "version", d.matching_rules AS "matchingRules",
-          d.to_decide AS "toDecide", c.*
+         AND NOT EXISTS (SELECT FROM inbox i WHERE i.consumer = $2 AND i.message_id = $3) AS to_decide
+     FROM transactions t
+     LEFT JOIN settings s ON s.organisation_id = t.organisation_id AND s.mode = t.mode
+     WHERE t.id = $1)
+   SELECT ${transactionFields('d', 'transaction.')}, d.version AS "version", d.matching_rules AS "matchingRules", d.to_decide AS "toDecide", c.*
    FROM deposit d
    LEFT JOIN LATERAL (${amountCandidatesSql('d.bank_account_id', 'd.amount', 'd.occurred_at', CANDIDATE)}) c ON d.to_decide`,
 );
 
-/** A deposit as `readDeposits` read it: `pending` is set only when there is something to decide. */
-export interface DepositRead {
-  transaction: TransactionRow;
-  pending?: PendingDeposit;
-}
-
-/** A deposit to read for its decision, and the message that asks for it. */
-export interface DepositToRead {
-  transactionId: string;
-  claim: MessageClaim;
-}
-
 /**
- * Reads deposits and, for each that is pending with its message new, its seller's matching rules
- * and its amount candidates: one statement for them all, so one snapshot, and no lock. Nothing is
- * written: a decision is written by `writeDecisions` onto the rows as read here, or not at all.
- * Answers per deposit, in the order given, what was read, or undefined for a transaction that does
- * not exist. `pending` is undefined when there is nothing to decide (the message was processed
- * before, or the deposit was decided or is a withdrawal); `transaction` is the row as it stands.
+ * Reads a deposit and, if it is pending and the message new, its seller's matching rules and its
+ * amount candidates: one statement, so one snapshot, and no lock. Nothing is written: the decision
+ * is written by `writeDecisions` onto the rows as read here, or not at all. `pending` is undefined
+ * when there is nothing to decide (the message was processed before, or the deposit was decided or
+ * is a withdrawal); `transaction` is the row as it stands. The transaction must exist.
  *
  * An order committed after the read is not among the candidates: it was placed while the deposit
  * was being decided, the late-order check's case (which waits for the account's lock, so for this
  * decision to be written).
  */
-export async function readDeposits(sql: SqlOrPrisma, asked: DepositToRead[]): Promise<(DepositRead | undefined)[]> {
-  const rows = await asSql(sql).rows<Record<string, unknown>>(readDepositsToDecide, [
-    asked.map((a) => a.transactionId),
-    asked.map((a) => a.claim.consumer),
-    asked.map((a) => a.claim.messageId),
-  ]);
-  const byItem = new Map<number, Record<string, unknown>[]>();
-  for (const row of rows) byItem.set(row.item as number, [...(byItem.get(row.item as number) ?? []), row]);
-  return asked.map((_, i) => depositReadFrom(byItem.get(i + 1) ?? []));
-}
-
-function depositReadFrom(rows: Record<string, unknown>[]): DepositRead | undefined {
-  const first = rows[0];
-  if (first === undefined) return undefined;
-  const transaction = unprefixed<TransactionRow>(first, 'transaction.')!;
+export async function readDeposit(sql: SqlOrPrisma, transactionId: string, claim: MessageClaim): Promise<{ transaction: TransactionRow; pending?: PendingDeposit }> {
+  const rows = await asSql(sql).rows<Record<string, unknown>>(readDepositToDecide, [transactionId, claim.consumer, claim.messageId]);
+  const transaction = rows[0] === undefined ? undefined : unprefixed<TransactionRow>(rows[0], 'transaction.');
+  if (transaction === undefined) throw new Error(`transaction ${transactionId} does not exist`);
+  const first = rows[0]!;
   if (first.toDecide !== true) return { transaction };
   const candidates = rows.flatMap((row) => unprefixed<CandidateRow>(row, CANDIDATE) ?? []);
   return {
     transaction,
     pending: { deposit: transaction, version: first.version as string, nameMatcher: nameMatcherOf(first.matchingRules as string[] | null), candidates: amountCandidatesFrom(candidates) },
   };
-}
-
-function existing(read: DepositRead | undefined, transactionId: string): DepositRead {
-  if (read === undefined) throw new Error(`transaction ${transactionId} does not exist`);
-  return read;
-}
-
-/** At most this many deposits read by one statement. */
-export const READS_PER_STATEMENT = 50;
-
-/** Reads one deposit for its decision, with the others read at the same time; see `depositReader`. */
-export type DepositReader = (transactionId: string, claim: MessageClaim) => Promise<DepositRead>;
-
-/**
- * Reads deposits as `decisionWriter` writes decisions (a `BatchWriter`): one alone at once, those
- * asked for while a read runs (other accounts': each still under its account's lock) together in
- * the next statement. A read that fails is made again deposit by deposit.
- */
-export function depositReader(sql: SqlOrPrisma): DepositReader {
-  const batches = new BatchWriter((asked: DepositToRead[]) => readDeposits(sql, asked), READS_PER_STATEMENT);
-  return async (transactionId, claim) => existing(await batches.submit({ transactionId, claim }), transactionId);
 }
 
 /** How names are compared under a seller's enabled rules (`settings.matching_rules`; none without a settings row). */

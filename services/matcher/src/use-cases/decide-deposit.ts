@@ -1,6 +1,6 @@
 import type { DepositReceived } from '@pmatch/contracts';
 import type { TransactionRow } from '@pmatch/db';
-import { decisionWriter, depositReader } from '../data/decisions';
+import { decisionWriter, readDeposit } from '../data/decisions';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -16,20 +16,18 @@ export type DepositDecider = (message: DepositReceived, messageId: string) => Pr
  * The use case behind `deposit.received`: under the account's lock, read the pending deposit with
  * its candidates, decide, and write the decision with its events, in two statements and no DB
  * transaction (the write is one statement, conditional on the rows being as read; decided again if
- * they changed). The read goes with the reads other accounts asked for meanwhile (`depositReader`),
- * the write with the decisions they made (`decisionWriter`): one statement, and for the writes one
- * commit, for many. Idempotent: a message seen before, or a deposit already
+ * they changed). The write goes with the decisions other accounts made meanwhile (`decisionWriter`):
+ * one statement and one commit for many. Idempotent: a message seen before, or a deposit already
  * decided, changes nothing.
  * Plain SQL, not Prisma: this runs once per deposit, and Prisma's client would be most of its CPU.
  */
 export function depositDecider(deps: MatcherDeps): DepositDecider {
-  const readDeposit = depositReader(deps.database.sql);
   const writeDecision = decisionWriter(deps.database.sql);
   return (message, messageId) => {
     const claim = { consumer: DEPOSITS_CONSUMER, messageId };
     return underAccountLock(deps, message.bank_account_id, async () => {
       const startedAt = deps.clock.now();
-      const { transaction, pending } = await readDeposit(message.transaction_id, claim);
+      const { transaction, pending } = await readDeposit(deps.database.sql, message.transaction_id, claim);
       if (pending === undefined) return transaction;
       const { deposit, nameMatcher, candidates } = pending;
       const now = deps.clock.now();
