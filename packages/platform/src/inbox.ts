@@ -1,18 +1,23 @@
 import { asSql, statement, type Db, type SqlOrPrisma } from '@pmatch/db';
 
 /**
- * The inbox row that marks a message processed, as SQL with the placeholders given: it returns a
- * row only when the message is new. For a statement that claims a message together with its work
- * (in a CTE), saving a round trip; `claimMessage` runs it on its own. With `when`, a condition in
- * SQL, the row is written only if it holds. `processedAt` is when the consumer took the message up,
- * for a consumer that read before it writes (the row's time is otherwise the statement's).
+ * Inbox rows that mark messages processed, as SQL, for a statement that claims messages together
+ * with their work (in a CTE), saving a round trip. Each message is given by SQL expressions for
+ * its consumer, its id and when the consumer took it up (the statement's time unless given, for
+ * a consumer that read before it writes); `from` is the rest of the SELECT (FROM … WHERE …) whose
+ * rows are the messages, none for one message given by parameters. Rows are written in key
+ * order, so that statements claiming some of the same messages lock them in the same order and
+ * cannot deadlock. A message processed before is skipped; `returning` names what to return of
+ * the rows written.
  */
-export function inboxClaimSql(consumer: string, messageId: string, when = 'true', processedAt = 'now()'): string {
-  return `INSERT INTO inbox (consumer, message_id, processed_at) SELECT ${consumer}, ${messageId}, ${processedAt} WHERE ${when}
-   ON CONFLICT (consumer, message_id) DO NOTHING RETURNING 1`;
+export function inboxClaimSql(message: { consumer: string; messageId: string; processedAt?: string }, from = '', returning?: string): string {
+  return `INSERT INTO inbox (consumer, message_id, processed_at)
+   SELECT ${message.consumer}, ${message.messageId}, ${message.processedAt ?? 'now()'} ${from}
+   ORDER BY 1, 2
+   ON CONFLICT (consumer, message_id) DO NOTHING${returning === undefined ? '' : `\n   RETURNING ${returning}`}`;
 }
 
-const insertProcessed = statement('inbox.claim', inboxClaimSql('$1', '$2'));
+const insertProcessed = statement('inbox.claim', inboxClaimSql({ consumer: '$1', messageId: '$2' }, '', '1'));
 
 /**
  * Marks a message as processed by a consumer, in the same DB transaction as its effect (or on its

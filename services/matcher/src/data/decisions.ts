@@ -17,7 +17,7 @@ import {
   type TransactionRow,
   unprefixed,
 } from '@pmatch/db';
-import { BatchWriter } from '@pmatch/platform';
+import { BatchWriter, inboxClaimSql } from '@pmatch/platform';
 import type { CandidateOrder, CandidateRead, Decision, NameMatcher } from '../domain/decide';
 import { nameMatcher } from '../domain/names/matcher';
 import { AUTOMATIC, depositPayment, type PaymentSource } from '../domain/payments';
@@ -359,11 +359,7 @@ export const writeDecisionsStatement = statement(
      WHERE t.id = i.deposit_id AND t.xmin = i.deposit_version::xid AND t.status = i.deposit_status
        AND (i.order_id IS NULL OR i.item IN (SELECT item FROM paid))
      RETURNING i.item::int AS "item", ${transactionFields('t')}),
-   claimed AS (
-     INSERT INTO inbox (consumer, message_id, processed_at)
-     SELECT i.consumer, i.message_id, i.started_at FROM items i WHERE i.item IN (SELECT item FROM decided)
-     ORDER BY i.consumer, i.message_id
-     ON CONFLICT (consumer, message_id) DO NOTHING),
+   claimed AS (${inboxClaimSql({ consumer: 'i.consumer', messageId: 'i.message_id', processedAt: 'i.started_at' }, 'FROM items i WHERE i.item IN (SELECT item FROM decided)')}),
    recorded AS (
      INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
      SELECT e.id, i.organisation_id, i.mode, i.bank_account_id, e.type, e.data, i.decided_at

@@ -1,4 +1,5 @@
 import { statement, type Sql, type Statement, type Tx, type TransactionRow } from '@pmatch/db';
+import { inboxClaimSql } from '@pmatch/platform';
 
 /** Which deposits count as waiting for a late order (`lateOrderExaminer` says why each). */
 export type Waiting = 'pending or unmatched' | 'unmatched';
@@ -31,10 +32,7 @@ function settleStatement(name: string, statuses: string): Statement {
           AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at
          WHERE o.id = r.order_id AND o.status = 'open') AS found
        FROM registered r),
-     claimed AS (
-       INSERT INTO inbox (consumer, message_id, processed_at)
-       SELECT $1, message_id, now() FROM waiting WHERE NOT found ORDER BY message_id
-       ON CONFLICT (consumer, message_id) DO NOTHING)
+     claimed AS (${inboxClaimSql({ consumer: '$1', messageId: 'message_id' }, 'FROM waiting WHERE NOT found')})
      SELECT found FROM waiting ORDER BY i`,
   );
 }

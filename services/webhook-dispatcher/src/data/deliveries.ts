@@ -1,6 +1,6 @@
 import { ReplacedSecrets, WEBHOOK_LIMITS, newId, type DeliveryStatus, type EventType, type EventsRecorded, type Mode } from '@pmatch/contracts';
 import { Prisma, modeOf, statement, type EventRow, type PrismaClient, type Sql } from '@pmatch/db';
-import { claimMessage } from '@pmatch/platform';
+import { claimMessage, inboxClaimSql } from '@pmatch/platform';
 import { SCHEDULED_ATTEMPTS } from '../domain/retries';
 
 export const EVENTS_CONSUMER = 'webhook-dispatcher.events';
@@ -26,11 +26,7 @@ const receiveEvents = statement(
      SELECT r.i, r.event_id, count(s.endpoint_id) AS needed
      FROM received r LEFT JOIN subscribed s ON s.i = r.i
      GROUP BY r.i, r.event_id),
-   claimed AS (
-     INSERT INTO inbox (consumer, message_id)
-     SELECT $5::text, event_id FROM enough WHERE needed <= $6 ORDER BY event_id
-     ON CONFLICT (consumer, message_id) DO NOTHING
-     RETURNING message_id AS event_id),
+   claimed AS (${inboxClaimSql({ consumer: '$5::text', messageId: 'event_id' }, 'FROM enough WHERE needed <= $6', 'message_id AS event_id')}),
    created AS (
      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
      SELECT s.delivery_id, s.endpoint_id, s.event_id, 'pending', 0, $8::int, $9::timestamptz, $9::timestamptz, $9::timestamptz
