@@ -1,13 +1,15 @@
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { CpuMeter } from './machine.mjs';
+import { pgSnapshot } from './pgstats.mjs';
 import { round } from './stats.mjs';
 
 /**
  * POST /v1/orders and GET /v1/orders/{id} under rising concurrency with autocannon (in this
  * process). Every POST carries an external_id of its own, so each one creates an order: a repeat
  * would be answered from the existing order and measure something else. With a `cpu` meter, each
- * step also says how much CPU one request cost, by process.
+ * step also says how much CPU one request cost, by process; and each says what PostgreSQL did per
+ * request, as counts that do not move with the machine's speed.
  */
 export async function runApiPhase(system, config, log, cpu) {
   const ops = await system.operator();
@@ -20,7 +22,7 @@ export async function runApiPhase(system, config, log, cpu) {
   for (const connections of config.apiConnections) {
     log(`  POST /v1/orders, ${connections} connection(s), ${config.apiSeconds} s`);
     steps.push(
-      await cannon(cpu, 'POST /v1/orders', connections, config.apiSeconds, {
+      await cannon(system, cpu, 'POST /v1/orders', connections, config.apiSeconds, {
         url: system.apiUrl,
         headers,
         requests: [
@@ -51,7 +53,7 @@ export async function runApiPhase(system, config, log, cpu) {
   for (const connections of config.apiConnections) {
     log(`  GET /v1/orders/{id}, ${connections} connection(s), ${config.apiSeconds} s`);
     steps.push(
-      await cannon(cpu, 'GET /v1/orders/{id}', connections, config.apiSeconds, {
+      await cannon(system, cpu, 'GET /v1/orders/{id}', connections, config.apiSeconds, {
         url: system.apiUrl,
         headers: { authorization: headers.authorization },
         requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/orders/${ids[read++ % ids.length]}` }) }],
@@ -61,10 +63,13 @@ export async function runApiPhase(system, config, log, cpu) {
   return { organisationId: org.id, ordersCreated: counter, steps };
 }
 
-async function cannon(cpu, name, connections, seconds, options) {
+async function cannon(system, cpu, name, connections, seconds, options) {
+  const pgBefore = await pgSnapshot(system.database.url);
   const cpuBefore = await cpu?.snapshot();
   const result = await autocannon({ ...options, connections, duration: seconds, timeout: 10 });
   const cpuUsed = cpu === undefined ? undefined : CpuMeter.diff(cpuBefore, await cpu.snapshot());
+  const pgAfter = await pgSnapshot(system.database.url);
+  const perRequest = (v) => (result.requests.total > 0 ? round(v / result.requests.total, 2) : undefined);
   const codes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
   return {
     name,
@@ -86,6 +91,12 @@ async function cannon(cpu, name, connections, seconds, options) {
     // The asynchronous work a request causes (a new order's late-order check, its event) counts as
     // far as it ran within the step: the drain after the last step shows how little is left over.
     cpuPerRequestMs: cpuUsed && result.requests.total > 0 ? CpuMeter.perItem(cpuUsed, result.requests.total) : undefined,
+    // Transactions committed in the bench database (read-only ones included) and WAL records of
+    // the whole server, per request, counting the asynchronous work done by the snapshot after.
+    postgresPerRequest: {
+      transactions: perRequest(pgAfter.database.xact_commit - pgBefore.database.xact_commit),
+      walRecords: perRequest(pgAfter.wal.records - pgBefore.wal.records),
+    },
   };
 }
 

@@ -80,12 +80,13 @@ export function renderMarkdown(result) {
   if (api) {
     lines.push(`**API** (autocannon, ${api.seconds} s per step, rate limit raised to ${api.rateLimit}):`);
     lines.push('');
-    lines.push('| request | connections | req/s | p50 | p90 | p99 | max | errors / timeouts / non-2xx | CPU ms per request: all (orders-api / matcher / dispatcher / PostgreSQL / RabbitMQ / bench) |');
-    lines.push('|---|---:|---:|---:|---:|---:|---:|---|---|');
+    lines.push('| request | connections | req/s | p50 | p90 | p99 | max | errors / timeouts / non-2xx | CPU ms per request: all (orders-api / matcher / dispatcher / PostgreSQL / RabbitMQ / bench) | PostgreSQL per request: transactions / WAL records |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---|---|---|');
     for (const s of api.steps) {
       const c = s.cpuPerRequestMs;
       const cpu = c ? `${c.all} (${c.services['orders-api']} / ${c.services.matcher} / ${c.services['webhook-dispatcher']} / ${c.infra.postgres} / ${c.infra['beam.smp']} / ${c.bench})` : '—';
-      lines.push(`| ${s.name} | ${s.connections} | ${fmt(s.requestsPerSecond)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p90)} | ${ms(s.latencyMs.p99)} | ${ms(s.latencyMs.max)} | ${s.errors} / ${s.timeouts} / ${s.non2xx} | ${cpu} |`);
+      const counts = s.postgresPerRequest ? `${s.postgresPerRequest.transactions} / ${s.postgresPerRequest.walRecords}` : '—';
+      lines.push(`| ${s.name} | ${s.connections} | ${fmt(s.requestsPerSecond)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p90)} | ${ms(s.latencyMs.p99)} | ${ms(s.latencyMs.max)} | ${s.errors} / ${s.timeouts} / ${s.non2xx} | ${cpu} | ${counts} |`);
     }
     if (api.drain) lines.push('', `After the API steps, the asynchronous work behind the ${fmt(api.ordersCreated)} new orders (order.registered late-order checks, order.created events) took ${api.drain.seconds} s more to drain${api.drain.timedOut ? ' (did not finish within the bound)' : ''}.`);
     lines.push('');
