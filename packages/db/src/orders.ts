@@ -134,7 +134,7 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
  */
 export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
   const [row] = await insertOrdersUnlessExternalIdTaken(sql, [{ order, now }], publicBaseUrl);
-  return row!;
+  return row ?? null;
 }
 
 /** A new order and when it was asked for. */

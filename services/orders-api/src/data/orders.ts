@@ -22,7 +22,7 @@ import { pageBySeq, type Page } from './pages';
 import { scopeOf } from './scope';
 
 /** At most this many new orders written by one statement. */
-export const ORDERS_PER_STATEMENT = 100;
+const ORDERS_PER_STATEMENT = 100;
 
 /**
  * Writes new orders as bank-ingest stores deposits (a `BatchWriter`): an order asked for while no
