@@ -73,8 +73,8 @@ async function waiting(service: ServiceName): Promise<number> {
 
 /**
  * HTTP requests a service has received and not yet answered, from its metrics (less the scrape
- * itself): bank-ingest holds notifications that arrive while one statement stores others in
- * memory, where no database view sees them.
+ * itself): bank-ingest and orders-api hold the writes that arrive while one statement writes others
+ * in memory, where no database view sees them.
  */
 async function requestsInFlight(service: ServiceName): Promise<number> {
   const metrics = await (await fetch(`${system.url(service)}/metrics`)).text();
@@ -108,7 +108,11 @@ describe('graceful shutdown', () => {
     const order = (name: string) => client.request('POST', '/v1/orders', { amount: 8000, payer_name: 'タナカ', external_id: `${run}-${name}`, item_name: 'x' });
     const release = await lockWrites('orders');
     const inFlight = ['a', 'b', 'c', 'd'].map((name) => settle(order(name)));
-    await waitFor(async () => ((await waiting('orders-api')) >= 4 ? true : undefined), { what: 'four order inserts waiting inside orders-api' });
+    // The first order's insert waits for the lock; the orders that came while it was written wait
+    // in memory to go together in the next statement.
+    await waitFor(async () => ((await waiting('orders-api')) >= 1 && (await requestsInFlight('orders-api')) >= 4 ? true : undefined), {
+      what: 'four orders inside orders-api, one insert waiting for the lock',
+    });
 
     const exit = system.terminate('orders-api');
     await refusing('orders-api');
