@@ -26,11 +26,13 @@ export function matcherDecisionStatements() {
   const { readDepositToDecide, writeDecisionsStatement, DECISIONS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js'));
   return { read: readDepositToDecide, write: writeDecisionsStatement, perStatement: DECISIONS_PER_STATEMENT };
 }
+
 /** bank-ingest's own store of deposits, many in one statement, and its batch size (the baseline stores with it). */
 export function bankIngestDepositStore() {
   const { insertNewDeposits, DEPOSITS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/bank-ingest/dist/data/transactions.js'));
   return { insert: insertNewDeposits, perStatement: DEPOSITS_PER_STATEMENT };
 }
+
 const { newId, randomBase62 } = require(join(REPO_ROOT, 'packages', 'contracts', 'dist', 'index.js'));
 
 /** The matcher's inbox consumer of `deposit.received` (services/matcher, use-cases/decide-deposit.ts). */

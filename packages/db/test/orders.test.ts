@@ -1,5 +1,5 @@
 import { EXCHANGES, ROUTING_KEYS } from '@pmatch/contracts';
-import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, waitFor, type TestDatabase } from '@pmatch/testkit';
+import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, statementWaitingForALock, type TestDatabase } from '@pmatch/testkit';
 import {
   createDatabase,
   createPrisma,
@@ -142,15 +142,7 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
     const second = ordersApi
       .transaction((tx) => insertOrderUnlessExternalIdTaken(tx, newOrder('ext_race'), now, BASE_URL))
       .finally(() => (secondDone = true));
-    await waitFor(
-      async () => {
-        const [waiting] = await owner.$queryRaw<{ n: number }[]>`
-          SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH incoming AS%INSERT INTO orders%'`;
-        return waiting!.n > 0 ? true : undefined;
-      },
-      { what: 'the second insert to wait for the first' },
-    );
+    await statementWaitingForALock(owner, 'WITH incoming AS%INSERT INTO orders%');
 
     expect(secondDone).toBe(false);
     commitFirst();

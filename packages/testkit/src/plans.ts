@@ -1,4 +1,5 @@
 import { asSql, statement, type PrismaClient, type Sql, type SqlOrPrisma } from '@pmatch/db';
+import { waitFor } from './infra';
 
 /** A node of PostgreSQL's JSON plan (`EXPLAIN (FORMAT JSON)`). */
 export type PlanNode = Record<string, unknown>;
@@ -61,4 +62,19 @@ export function notingStatements(sql: Sql, names: string[]): Sql {
       return sql.count(s, values);
     },
   };
+}
+
+const lockWaits = statement(
+  'testkit.lock_waits',
+  "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1",
+);
+
+/**
+ * Waits until a statement of this database whose text is LIKE `queryLike` waits for a lock: what a
+ * test of a write that must wait for another's waits on, rather than a sleep that assumes it.
+ */
+export async function statementWaitingForALock(db: SqlOrPrisma, queryLike: string): Promise<void> {
+  await waitFor(async () => ((await asSql(db).rows<{ n: number }>(lockWaits, [queryLike]))[0]!.n > 0 ? true : undefined), {
+    what: `a statement like '${queryLike}' to wait for a lock`,
+  });
 }

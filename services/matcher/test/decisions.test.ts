@@ -1,7 +1,7 @@
 import { LIMITS, newId } from '@pmatch/contracts';
 import { createDatabase, isUniqueViolation, orderView, transactionView, type Database, type PrismaClient, type SqlOrPrisma } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
-import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
+import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, statementWaitingForALock, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import {
   EXPIRED_CANDIDATE_LIMIT,
@@ -119,15 +119,6 @@ async function openTransaction(text: string, values: unknown[]) {
     end();
     await done;
   };
-}
-
-/** Waits until a decision write waits for a row lock. */
-async function decisionWriteWaitingForALock() {
-  await waitFor(async () => {
-    const [waiting] = await prisma.$queryRaw<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH items AS%'`;
-    return waiting!.n > 0 ? true : undefined;
-  }, { what: 'the decision write to wait for a row' });
 }
 
 /**
@@ -413,7 +404,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
     const writing = decisionWriter(database.sql)({ pending: pending!, decision, claim: message, ctx });
     writing.catch(() => undefined);
     // The write has paid the order and waits for the deposit's row.
-    await decisionWriteWaitingForALock();
+    await statementWaitingForALock(prisma, 'WITH items AS%');
     await commitChange();
 
     await expect(writing).rejects.toThrow(new StaleDecisionError(`deposit ${deposit.id} or order ${order.id} changed since the decision read it`));
@@ -489,7 +480,6 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     return { orgId, orders, deposit, claim, toWrite: { pending: pending!, decision, claim, ctx } };
   }
 
-
   test('when decisions of several accounts are written together, then each deposit comes back as stored, in the order given, with its own events, announcement and inbox row', async () => {
     const decisions = [await decidedDeposit('held'), await decidedDeposit('confirmed'), await decidedDeposit('unmatched')];
 
@@ -542,7 +532,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     // The first write waits for its deposit's row, so the next two are made while it runs.
     const releaseFirst = await openTransaction('SELECT FROM transactions WHERE id = $1 FOR UPDATE', [first.deposit.id]);
     const writingFirst = write(first.toWrite);
-    await decisionWriteWaitingForALock();
+    await statementWaitingForALock(prisma, 'WITH items AS%');
     // The batch of the next two pays the failing decision's order, then waits for its deposit, which changes.
     const changeFailing = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [failing.deposit.id]);
     const writingFailing = write(failing.toWrite);
@@ -550,7 +540,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const writingOther = write(other.toWrite);
     await releaseFirst();
     expect((await writingFirst).status).toBe('unmatched');
-    await decisionWriteWaitingForALock();
+    await statementWaitingForALock(prisma, 'WITH items AS%');
     await changeFailing();
 
     await expect(writingFailing).rejects.toThrow(new StaleDecisionError(`deposit ${failing.deposit.id} or order ${failing.orders[0]!.id} changed since the decision read it`));
