@@ -172,11 +172,12 @@ const depositStore = bankIngestDepositStore();
 
 /**
  * Stores deposits as bank-ingest does, with its own statement: one alone at once, those that
- * arrive while a statement runs together in the next. Each resolves with its stored row.
+ * arrive while a statement runs together in the next. Each resolves with its stored row. The
+ * outbox rows it hands over are dropped: the baseline publishes its messages on its own.
  */
 function depositBatches(db) {
   const sql = { rows: async (s, values) => (await db.query({ name: s.name, text: s.text, values })).rows };
-  return new BatchWriter((requests) => depositStore.insert(sql, requests), depositStore.perStatement);
+  return new BatchWriter((requests) => depositStore.insert(sql, requests, () => undefined), depositStore.perStatement);
 }
 
 async function ingest(depositWrites, deposit) {

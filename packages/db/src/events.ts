@@ -9,6 +9,14 @@ export interface OutboxMessage {
 }
 
 /**
+ * How long a relay may take to publish the outbox rows it holds (claimed, or inserted leased by
+ * their writer and handed to it) before another relay may claim them. Long enough for a batch and
+ * its confirms on a slow broker; a batch that takes longer may be published twice, which consumers
+ * dedupe.
+ */
+export const OUTBOX_LEASE_MS = 15_000;
+
+/**
  * The INSERT of outbox rows, to run alone or as part of a larger statement (a CTE beside the write
  * they announce), so that every writer queues messages in the same format. The rows come from
  * parallel arrays, in the order given (the relay publishes by id): one statement text for any
@@ -16,14 +24,29 @@ export interface OutboxMessage {
  * `$firstParameter + 3`, whose values `outboxParameters` gives. `onlyIf` is a condition on the
  * rest of the statement (say, that a CTE inserted a row) under which the rows are inserted; it may
  * name the row at hand as `u` (`u.message_id`), to insert some rows of a batch and not others.
+ *
+ * `leased` inserts the rows already leased (OUTBOX_LEASE_MS), for a writer that hands them to its
+ * relay itself once the statement committed (`OutboxHandOver`): the relay then publishes them
+ * without claiming them, one statement fewer per batch. Only for a statement that commits on its
+ * own: a row handed over before its transaction commits could be published for a change that then
+ * rolls back. A row whose writer dies before handing it over is claimed when its lease runs out.
  */
-export function outboxInsert(firstParameter: number, onlyIf?: string): string {
+export function outboxInsert(firstParameter: number, onlyIf?: string, { leased = false }: { leased?: boolean } = {}): string {
   const [messageIds, exchanges, routingKeys, payloads] = [0, 1, 2, 3].map((i) => `$${firstParameter + i}`);
-  return `INSERT INTO outbox (message_id, exchange, routing_key, payload)
-  SELECT u.message_id, u.exchange, u.routing_key, u.payload
+  return `INSERT INTO outbox (message_id, exchange, routing_key, payload${leased ? ', leased_until' : ''})
+  SELECT u.message_id, u.exchange, u.routing_key, u.payload${leased ? `, now() + interval '${OUTBOX_LEASE_MS} milliseconds'` : ''}
   FROM unnest(${messageIds}::text[], ${exchanges}::text[], ${routingKeys}::text[], ${payloads}::jsonb[]) WITH ORDINALITY AS u(message_id, exchange, routing_key, payload, n)
   ${onlyIf === undefined ? '' : `WHERE ${onlyIf}\n  `}ORDER BY u.n`;
 }
+
+/** An outbox message with the id its row was inserted with, which is how the relay marks it published. */
+export type LeasedMessage = OutboxMessage & { messageId: string };
+
+/**
+ * Takes the outbox rows a statement inserted leased (`outboxInsert`'s `leased`), once it committed,
+ * and publishes them (the writer's `OutboxRelay.publishLeased`).
+ */
+export type OutboxHandOver = (messages: LeasedMessage[]) => void;
 
 /** The values of `outboxInsert`'s parameters for these messages, in its order. */
 export function outboxParameters(messages: OutboxMessage[]): unknown[] {
@@ -72,9 +95,9 @@ const insertEventsAndOutbox = statement('db.insert_events_and_outbox', `WITH rec
  * A new id for each event and the outbox messages that tell the dispatcher of them: one message
  * for up to `EVENTS_PER_ANNOUNCEMENT` events, its message id the id of its first event.
  */
-export function eventAnnouncements(scope: { organisationId: string; mode: Mode }, events: NewEvent[]): { ids: string[]; announcements: OutboxMessage[] } {
+export function eventAnnouncements(scope: { organisationId: string; mode: Mode }, events: NewEvent[]): { ids: string[]; announcements: LeasedMessage[] } {
   const recorded = events.map((event) => ({ event_id: newId('event'), type: event.type }));
-  const announcements: OutboxMessage[] = [];
+  const announcements: LeasedMessage[] = [];
   for (let first = 0; first < recorded.length; first += EVENTS_PER_ANNOUNCEMENT) {
     const message: EventsRecorded = { organisation_id: scope.organisationId, mode: scope.mode, events: recorded.slice(first, first + EVENTS_PER_ANNOUNCEMENT) };
     announcements.push({ exchange: EXCHANGES.events, routingKey: ROUTING_KEYS.eventRecorded, payload: message, messageId: message.events[0]!.event_id });

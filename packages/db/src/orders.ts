@@ -1,8 +1,8 @@
 import { AppError, EXCHANGES, LIMITS, PAYMENT_TOKEN_LENGTH, ROUTING_KEYS, newId, randomBase62, type Mode, type NewEvent, type OrderRegistered } from '@pmatch/contracts';
 import type { OrderRow, PrismaClient } from './client';
-import { eventAnnouncements, outboxInsert, outboxParameters, recordEvents, type OutboxMessage } from './events';
+import { eventAnnouncements, outboxInsert, outboxParameters, recordEvents, type LeasedMessage, type OutboxHandOver } from './events';
 import { orderFields } from './rows';
-import { asSql, statement, type SqlOrPrisma } from './sql';
+import { asSql, statement, type Sql, type SqlOrPrisma } from './sql';
 import { modeOf, orderView } from './views';
 
 export interface OrderTimes {
@@ -64,11 +64,13 @@ const insertOrderStatement = statement('db.insert_order', orderInsert(false));
  * with one element per order: `newOrderValues`' fourteen as $1 to $14, the event ids and data as
  * $15 and $16, then the outbox arrays ($17 to $20). An order whose external_id is taken, by an
  * order stored before or by an earlier one in the same batch, writes neither its event nor its
- * messages; the others are written in the order given, so their events' `seq` follows it.
+ * messages; the others are written in the order given, so their events' `seq` follows it. The
+ * outbox rows are inserted leased (for the writer to hand over) or not (for the relay to claim).
  */
-const insertOrdersAnnouncedStatement = statement(
-  'db.insert_orders_announced_unless_external_id_taken',
-  `WITH incoming AS (
+const insertOrdersAnnounced = (leased: boolean) =>
+  statement(
+    `db.insert_orders_announced_unless_external_id_taken${leased ? '_leased' : ''}`,
+    `WITH incoming AS (
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[],
                           $9::timestamptz[], $10::timestamptz[], $11::jsonb[], $12::text[], $13::text[], $14::timestamptz[], $15::text[], $16::jsonb[])
        WITH ORDINALITY AS o(id, organisation_id, mode, bank_account_id, amount, payer_name, external_id, item_name,
@@ -86,9 +88,11 @@ const insertOrdersAnnouncedStatement = statement(
    recorded AS (
      INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
      SELECT event_id, organisation_id, mode, bank_account_id, 'order.created', event_data, created_at FROM announced ORDER BY n),
-   queued AS (${outboxInsert(17, "u.message_id IN (SELECT event_id FROM announced UNION ALL SELECT 'registered_' || id FROM announced)")})
+   queued AS (${outboxInsert(17, "u.message_id IN (SELECT event_id FROM announced UNION ALL SELECT 'registered_' || id FROM announced)", { leased })})
    SELECT * FROM inserted`,
-);
+  );
+const insertOrdersAnnouncedStatement = insertOrdersAnnounced(false);
+const insertOrdersAnnouncedLeasedStatement = insertOrdersAnnounced(true);
 
 /** The parameters of `orderInsert` for a new order's row. */
 function newOrderValues(row: NewOrderRow): unknown[] {
@@ -130,10 +134,11 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
  * external_id to commit or roll back). Atomic on its own, so the caller needs no transaction
  * (saving BEGIN and COMMIT); inside one, the transaction stays usable after a conflict, so the
  * caller can read the order that holds the external_id and answer in it. The event's order object
- * is made from the values inserted, as `orderView` would make it from the row.
+ * is made from the values inserted, as `orderView` would make it from the row. Its outbox rows are
+ * for the relay to claim once the caller's transaction committed (`OutboxRelay.nudge`).
  */
 export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
-  const [row] = await insertOrdersUnlessExternalIdTaken(sql, [{ order, now }], publicBaseUrl);
+  const [row] = await insertOrders(sql, [{ order, now }], publicBaseUrl, null);
   return row ?? null;
 }
 
@@ -146,22 +151,31 @@ export interface NewOrderAt {
 /**
  * Orders as `insertOrderUnlessExternalIdTaken` inserts one, any number in one statement; answers
  * per order, in the order given, the row inserted or null when its external_id was taken (by an
- * order stored before, or by an earlier one of the same call).
+ * order stored before, or by an earlier one of the same call). The new orders' messages go to
+ * `handOver` once the statement committed (`sql` must run it on its own, not in a transaction of
+ * the caller's).
  */
-export async function insertOrdersUnlessExternalIdTaken(sql: SqlOrPrisma, orders: NewOrderAt[], publicBaseUrl: string): Promise<(OrderRow | null)[]> {
+export async function insertOrdersUnlessExternalIdTaken(sql: Sql, orders: NewOrderAt[], publicBaseUrl: string, handOver: OutboxHandOver): Promise<(OrderRow | null)[]> {
+  return insertOrders(sql, orders, publicBaseUrl, handOver);
+}
+
+/** Orders in one statement; their outbox rows leased and handed over, or (null) left to be claimed. */
+async function insertOrders(sql: SqlOrPrisma, orders: NewOrderAt[], publicBaseUrl: string, handOver: OutboxHandOver | null): Promise<(OrderRow | null)[]> {
   if (orders.length === 0) return [];
   const rows = orders.map(({ order, now }) => newOrderRow(order, now));
   const created = rows.map((row) => orderCreated(row, publicBaseUrl));
   const announced = orders.map(({ order }, i) => eventAnnouncements({ organisationId: order.organisationId, mode: order.mode }, [created[i]!]));
   const values = rows.map(newOrderValues);
-  const inserted = await asSql(sql).rows<OrderRow>(insertOrdersAnnouncedStatement, [
+  const messages = announced.map(({ announcements }, i) => [...announcements, orderRegisteredMessage(rows[i]!.id, rows[i]!.bankAccountId)]);
+  const inserted = await asSql(sql).rows<OrderRow>(handOver === null ? insertOrdersAnnouncedStatement : insertOrdersAnnouncedLeasedStatement, [
     // One array per column of `newOrderValues`, one element per order.
     ...values[0]!.map((_, column) => values.map((orderValues) => orderValues[column])),
     announced.map(({ ids }) => ids[0]),
     created.map((event) => JSON.stringify(event.data)),
-    ...outboxParameters(announced.flatMap(({ announcements }, i) => [...announcements, orderRegisteredMessage(rows[i]!.id, rows[i]!.bankAccountId)])),
+    ...outboxParameters(messages.flat()),
   ]);
   const byId = new Map(inserted.map((row) => [row.id, row]));
+  handOver?.(messages.flatMap((orderMessages, i) => (byId.has(rows[i]!.id) ? orderMessages : [])));
   return rows.map((row) => byId.get(row.id) ?? null);
 }
 
@@ -198,7 +212,7 @@ function orderCreated(row: NewOrderRow, publicBaseUrl: string): NewEvent {
 }
 
 /** Asks the matcher to re-examine unmatched deposits a new order could explain (spec "Late orders"). */
-function orderRegisteredMessage(orderId: string, bankAccountId: string): OutboxMessage {
+function orderRegisteredMessage(orderId: string, bankAccountId: string): LeasedMessage {
   const registered: OrderRegistered = { order_id: orderId, bank_account_id: bankAccountId };
   return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: `registered_${orderId}` };
 }

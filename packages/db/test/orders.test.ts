@@ -9,6 +9,7 @@ import {
   isUniqueViolation,
   orderView,
   type Database,
+  type LeasedMessage,
   type NewOrder,
   type PrismaClient,
 } from '../src';
@@ -88,9 +89,10 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ organisationId: 'org_orders', mode: 'test', bankAccountId: 'ba_orders', createdAt: now });
     expect(events[0]!.data).toEqual({ object: orderView(row!, BASE_URL) });
-    expect(outbox.map((o) => [o.messageId, o.exchange, o.routingKey])).toEqual([
-      [events[0]!.id, EXCHANGES.events, ROUTING_KEYS.eventRecorded],
-      [`registered_${row!.id}`, EXCHANGES.bank, ROUTING_KEYS.orderRegistered],
+    // Not leased: written in the caller's transaction, they are for the relay to claim once it commits.
+    expect(outbox.map((o) => [o.messageId, o.exchange, o.routingKey, o.leasedUntil])).toEqual([
+      [events[0]!.id, EXCHANGES.events, ROUTING_KEYS.eventRecorded, null],
+      [`registered_${row!.id}`, EXCHANGES.bank, ROUTING_KEYS.orderRegistered, null],
     ]);
     expect(outbox[1]!.payload).toEqual({ order_id: row!.id, bank_account_id: 'ba_orders' });
   });
@@ -152,10 +154,11 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
 });
 
 describe('insertOrdersUnlessExternalIdTaken (orders-api, requests that arrive together)', () => {
-  test('when orders are inserted together, then each new one comes back in the order given with its own event and messages, and a taken external_id writes nothing', async () => {
+  test('when orders are inserted together, then each new one comes back in the order given with its own event and messages, handed over leased, and a taken external_id writes nothing', async () => {
     const taken = await insertOrderUnlessExternalIdTaken(ordersApi.sql, newOrder('ext_batch_taken'), now, BASE_URL);
     const later = new Date(now.getTime() + 1000);
     const before = { events: await owner.event.count(), outbox: await owner.outbox.count() };
+    const handedOver: LeasedMessage[][] = [];
 
     const rows = await insertOrdersUnlessExternalIdTaken(
       ordersApi.sql,
@@ -167,6 +170,7 @@ describe('insertOrdersUnlessExternalIdTaken (orders-api, requests that arrive to
         { order: { ...newOrder('ext_batch_b'), amount: 3 }, now },
       ],
       BASE_URL,
+      (messages) => handedOver.push(messages),
     );
 
     expect(rows.map((row) => row && [row.externalId, row.amount, row.createdAt])).toEqual([['ext_batch_b', 2n, now], null, ['ext_batch_a', 1n, later], null]);
@@ -182,6 +186,10 @@ describe('insertOrdersUnlessExternalIdTaken (orders-api, requests that arrive to
         [`registered_${row.id}`, ROUTING_KEYS.orderRegistered, { order_id: row.id, bank_account_id: 'ba_orders' }],
       ]);
     });
+    // Handed over once, after the statement: the new orders' messages as inserted, leased for the relay.
+    const outboxRows = written.flatMap(({ outbox }) => outbox);
+    expect(handedOver).toEqual([outboxRows.map((o) => ({ exchange: o.exchange, routingKey: o.routingKey, payload: o.payload, messageId: o.messageId }))]);
+    expect(outboxRows.every((o) => o.leasedUntil !== null && o.publishedAt === null)).toBe(true);
     // Nothing else: the orders not inserted have neither events nor messages.
     expect({ events: await owner.event.count(), outbox: await owner.outbox.count() }).toEqual({ events: before.events + 2, outbox: before.outbox + 4 });
     // One transaction wrote them all, the events in the order given.

@@ -1,4 +1,5 @@
-import { statement, type Database } from '@pmatch/db';
+import { OUTBOX_LEASE_MS, statement, type Database, type LeasedMessage } from '@pmatch/db';
+import { performance } from 'node:perf_hooks';
 import type { Broker } from './broker';
 import type { Logger } from './logger';
 
@@ -7,16 +8,12 @@ interface OutboxRow {
   message_id: string;
   exchange: string;
   routing_key: string;
-  payload: unknown;
+  payload: object;
 }
 
 const BATCH_SIZE = 200;
 
-/**
- * How long a claimed batch is another relay's to publish. Long enough for a batch and its confirms
- * on a slow broker; a batch that takes longer may be published twice, which consumers dedupe.
- */
-export const OUTBOX_LEASE_MS = 15_000;
+export { OUTBOX_LEASE_MS };
 
 /**
  * Claims the oldest unpublished rows no live lease holds, in one autocommit statement. SKIP LOCKED
@@ -32,8 +29,17 @@ const claimBatch = statement(
    WHERE o.id = claimed.id
    RETURNING o.id, o.message_id, o.exchange, o.routing_key, o.payload`,
 );
-const markPublished = statement('relay.mark_published', 'UPDATE outbox SET published_at = now(), leased_until = NULL WHERE id = ANY($1::bigint[])');
-const releaseLease = statement('relay.release_lease', 'UPDATE outbox SET leased_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL');
+/** By message id, the key both a claimed row and a handed-over one come with. */
+const markPublished = statement('relay.mark_published', 'UPDATE outbox SET published_at = now(), leased_until = NULL WHERE message_id = ANY($1::text[])');
+const releaseLease = statement('relay.release_lease', 'UPDATE outbox SET leased_until = NULL WHERE message_id = ANY($1::text[]) AND published_at IS NULL');
+
+/** What a writer tells its outbox relay after a commit that wrote outbox rows. */
+export interface OutboxPublisher {
+  /** Rows were written unleased: claim them. */
+  nudge(): void;
+  /** Rows were inserted leased: publish these. */
+  publishLeased(messages: LeasedMessage[]): void;
+}
 
 /**
  * Publishes committed outbox rows. A batch is claimed with a lease (OUTBOX_LEASE_MS), published on
@@ -42,12 +48,23 @@ const releaseLease = statement('relay.release_lease', 'UPDATE outbox SET leased_
  * by message id). No DB transaction stays open while the broker confirms, so publishing never
  * holds back the horizon of GET /v1/events. Several relays, in one service or many replicas, share
  * the work without publishing a row twice at once.
+ *
+ * A writer whose statement inserted its rows already leased hands them over after the commit
+ * (`publishLeased`): they are published before the next claim and without one, which saves a
+ * statement and its commit per batch on the hot paths. Everything else is claimed: rows written in
+ * a transaction (`nudge` after the commit) and, at least every poll interval, rows whose lease ran
+ * out (a relay or a writer that died) or that another process wrote.
  */
-export class OutboxRelay {
+export class OutboxRelay implements OutboxPublisher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private again = false;
   private stopped = false;
+  /** Rows their writers inserted leased and handed over, in the order handed over. */
+  private readonly handedOver: LeasedMessage[] = [];
+  /** A claim was asked for (`nudge`, or a full batch that may have more behind it). */
+  private claimAsked = true;
+  /** When the last claim began (performance.now()): the poll claims at least every interval. */
+  private lastClaimAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly database: Database,
@@ -63,11 +80,24 @@ export class OutboxRelay {
   /** Called after a local commit that wrote outbox rows, to publish without waiting for the poll. */
   nudge(): void {
     if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.schedule(0);
+    this.claimAsked = true;
+    this.wake();
+  }
+
+  /**
+   * Publishes rows a statement inserted leased (`outboxInsert`'s `leased`), which must have
+   * committed. After `stop` they are left to their lease, and another relay claims them when it
+   * runs out.
+   */
+  publishLeased(messages: LeasedMessage[]): void {
+    if (this.stopped || messages.length === 0) return;
+    this.handedOver.push(...messages);
+    this.wake();
+  }
+
+  private wake(): void {
+    // A pass that runs schedules the next itself, and sees what was asked meanwhile.
+    if (this.running === undefined) this.schedule(0);
   }
 
   private schedule(delayMs: number): void {
@@ -76,44 +106,72 @@ export class OutboxRelay {
     this.timer = setTimeout(() => void this.tick(), delayMs);
   }
 
-  private async tick(): Promise<void> {
-    if (this.running || this.stopped) return;
-    let published = 0;
-    this.running = (async () => {
-      try {
-        published = await this.publishBatch();
-      } catch (error) {
-        this.logger.error({ err: error }, 'outbox relay batch failed; will retry');
-      }
-    })();
-    await this.running;
-    this.running = undefined;
-    const more = published === BATCH_SIZE || this.again;
-    this.again = false;
-    this.schedule(more ? 0 : this.pollIntervalMs);
+  private untilPoll(): number {
+    return Math.max(0, this.lastClaimAt + this.pollIntervalMs - performance.now());
   }
 
-  /** Publishes one batch; resolves with how many rows it published. */
-  async publishBatch(): Promise<number> {
-    const { sql } = this.database;
-    // UPDATE … RETURNING gives no order: publish in the order the rows were written.
-    const rows = (await sql.rows<OutboxRow>(claimBatch, [OUTBOX_LEASE_MS])).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    if (rows.length === 0) return 0;
-    const ids = rows.map((r) => r.id);
-    try {
-      await this.broker.publishBatch(rows.map((r) => ({ exchange: r.exchange, routingKey: r.routing_key, body: r.payload, messageId: r.message_id })));
-    } catch (error) {
-      // Unconfirmed: hand the rows back at once rather than after the lease (best effort; the lease is the fallback).
-      await sql.count(releaseLease, [ids]).catch(() => undefined);
-      throw error;
+  private async tick(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.running = this.pass();
+    await this.running;
+    this.running = undefined;
+    this.schedule(this.handedOver.length > 0 || this.claimAsked ? 0 : this.untilPoll());
+  }
+
+  /** Publishes a batch of what was handed over, then claims one if asked to or the poll is due. */
+  private async pass(): Promise<void> {
+    if (this.handedOver.length > 0) {
+      await this.publish(this.handedOver.splice(0, BATCH_SIZE)).catch((error: unknown) => {
+        this.logger.error({ err: error }, 'outbox relay could not publish rows handed over; they are claimed again');
+      });
     }
-    await sql.count(markPublished, [ids]);
+    if (!this.claimAsked && this.untilPoll() > 0) return;
+    this.claimAsked = false;
+    this.lastClaimAt = performance.now();
+    try {
+      if ((await this.publishBatch()) === BATCH_SIZE) this.claimAsked = true;
+    } catch (error) {
+      this.logger.error({ err: error }, 'outbox relay batch failed; will retry');
+    }
+  }
+
+  /** Claims and publishes one batch; resolves with how many rows it published. */
+  async publishBatch(): Promise<number> {
+    // UPDATE … RETURNING gives no order: publish in the order the rows were written.
+    const rows = (await this.database.sql.rows<OutboxRow>(claimBatch, [OUTBOX_LEASE_MS])).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (rows.length === 0) return 0;
+    await this.publish(rows.map((r) => ({ exchange: r.exchange, routingKey: r.routing_key, payload: r.payload, messageId: r.message_id })));
     return rows.length;
   }
 
+  /** Publishes leased rows and marks them published once the broker confirmed them all. */
+  private async publish(messages: LeasedMessage[]): Promise<void> {
+    const { sql } = this.database;
+    const messageIds = messages.map((m) => m.messageId);
+    try {
+      await this.broker.publishBatch(messages.map((m) => ({ exchange: m.exchange, routingKey: m.routingKey, body: m.payload, messageId: m.messageId })));
+    } catch (error) {
+      // Unconfirmed: hand the rows back at once rather than after the lease (best effort; the lease is the fallback).
+      await sql.count(releaseLease, [messageIds]).catch(() => undefined);
+      throw error;
+    }
+    const marked = await sql.count(markPublished, [messageIds]);
+    // A writer that handed over a message it did not insert: published for nothing, found here.
+    if (marked !== messages.length) this.logger.warn({ published: messages.length, marked }, 'outbox relay published messages that have no outbox row');
+  }
+
+  /**
+   * Finishes the pass that runs and publishes what was handed over before (each confirmed and
+   * marked, or left to its lease if the broker fails), then claims nothing more.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    while (this.handedOver.length > 0) {
+      await this.publish(this.handedOver.splice(0, BATCH_SIZE)).catch((error: unknown) => {
+        this.logger.error({ err: error }, 'outbox relay could not publish rows handed over before it stopped; they are claimed again');
+      });
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { EXCHANGES, QUEUES, ROUTING_KEYS, TransactionId } from '@pmatch/contracts';
-import { createDatabase, enqueue, type Database, type PrismaClient } from '@pmatch/db';
+import { createDatabase, enqueue, outboxInsert, outboxParameters, statement, type Database, type LeasedMessage, type PrismaClient } from '@pmatch/db';
 import { RABBITMQ_URL, createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import amqp from 'amqplib';
 import { z } from 'zod';
@@ -152,6 +152,134 @@ describe('outbox relay', () => {
     expect(await queuedMessageIds()).toEqual(['leased-0', 'leased-2']);
     expect(await prisma.outbox.count({ where: { messageId: { startsWith: 'leased-' }, leasedUntil: { not: null } } })).toBe(0);
   });
+});
+
+describe('outbox relay: rows handed over by their writer', () => {
+  const insertLeased = statement('test.insert_outbox_leased', outboxInsert(1, undefined, { leased: true }));
+  const leasedMessages = (prefix: string, count: number): LeasedMessage[] =>
+    Array.from({ length: count }, (_, i) => ({ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: body(i), messageId: `${prefix}-${i}` }));
+  /** What a writer does: insert the rows leased, in a statement of their own, and hand them over once it committed. */
+  const writeLeased = async (messages: LeasedMessage[]) => void (await database.sql.count(insertLeased, outboxParameters(messages)));
+  const rowsOf = (prefix: string) => prisma.outbox.findMany({ where: { messageId: { startsWith: `${prefix}-` } }, orderBy: { id: 'asc' } });
+  /** Consumes the deposits queue into `seen` until stopped. */
+  const consumeInto = (seen: string[]) => broker.consume(QUEUES.matcherDeposits, Message, async (d) => void seen.push(d.messageId), { prefetch: 100 });
+  /** Publishes what any test left unpublished and empties the queue, so that each test sees only its own messages. */
+  const drainAll = async () => {
+    const relay = new OutboxRelay(database, broker, logger, 10_000);
+    while ((await relay.publishBatch()) > 0);
+    const connection = await amqp.connect(RABBITMQ_URL);
+    try {
+      await (await connection.createChannel()).purgeQueue(broker.name(QUEUES.matcherDeposits));
+    } finally {
+      await connection.close();
+    }
+  };
+
+  test('when rows are inserted leased, then a claim leaves them to the writer that will hand them over', async () => {
+    await drainAll();
+    await writeLeased(leasedMessages('kept', 2));
+
+    expect(await new OutboxRelay(database, broker, logger, 10_000).publishBatch()).toBe(0);
+    const rows = await rowsOf('kept');
+    expect(rows.map((r) => r.publishedAt)).toEqual([null, null]);
+    expect(rows.every((r) => r.leasedUntil !== null && r.leasedUntil.getTime() > Date.now() + 10_000)).toBe(true);
+    // Left for a later test's relay to find once the lease has run out.
+    await prisma.$executeRaw`UPDATE outbox SET leased_until = now() - interval '1 second' WHERE message_id LIKE 'kept-%'`;
+    await drainAll();
+  });
+
+  test('when a writer hands over rows it inserted leased, then they are published in order and marked, with no claim', async () => {
+    await drainAll();
+    const seen: string[] = [];
+    const stopConsuming = await consumeInto(seen);
+    const messages = leasedMessages('handed', 5);
+    await writeLeased(messages);
+    // The rows' lease outlives the test: what the relay publishes can only come from the hand-over.
+    const relay = new OutboxRelay(database, broker, logger, 60_000);
+    relay.start();
+
+    relay.publishLeased(messages.slice(0, 3));
+    relay.publishLeased(messages.slice(3));
+
+    await waitFor(() => (seen.length >= 5 ? true : undefined), { what: 'the handed-over messages consumed' });
+    await relay.stop();
+    await stopConsuming();
+    expect(seen).toEqual(['handed-0', 'handed-1', 'handed-2', 'handed-3', 'handed-4']);
+    const rows = await rowsOf('handed');
+    expect(rows.every((r) => r.publishedAt !== null && r.leasedUntil === null)).toBe(true);
+  });
+
+  test('when the broker does not confirm rows handed over, then their leases are released and the next claim publishes them', async () => {
+    await drainAll();
+    const messages = leasedMessages('refused', 3);
+    await writeLeased(messages);
+    const closedBroker = await Broker.connect(RABBITMQ_URL, `${uniqueName('t')}.`, logger);
+    await closedBroker.deleteTopology();
+    await closedBroker.close();
+    const relay = new OutboxRelay(database, closedBroker, logger, 60_000);
+
+    relay.publishLeased(messages);
+    await waitFor(async () => ((await rowsOf('refused')).every((r) => r.leasedUntil === null) ? true : undefined), { what: 'the leases released' });
+    await relay.stop();
+
+    expect((await rowsOf('refused')).map((r) => [r.publishedAt, r.leasedUntil])).toEqual([[null, null], [null, null], [null, null]]);
+    const seen: string[] = [];
+    const stopConsuming = await consumeInto(seen);
+    expect(await new OutboxRelay(database, broker, logger, 60_000).publishBatch()).toBe(3);
+    await waitFor(() => (seen.length >= 3 ? true : undefined), { what: 'the released messages consumed' });
+    await stopConsuming();
+    expect(seen).toEqual(['refused-0', 'refused-1', 'refused-2']);
+  });
+
+  test('when a relay is stopped, then what was handed over before is published first', async () => {
+    await drainAll();
+    const messages = leasedMessages('before-stop', 4);
+    await writeLeased(messages);
+    const relay = new OutboxRelay(database, broker, logger, 60_000);
+
+    relay.publishLeased(messages);
+    await relay.stop();
+    relay.publishLeased(leasedMessages('after-stop', 1));
+
+    expect((await rowsOf('before-stop')).every((r) => r.publishedAt !== null)).toBe(true);
+    const seen: string[] = [];
+    const stopConsuming = await consumeInto(seen);
+    await waitFor(() => (seen.length >= 4 ? true : undefined), { what: 'the messages published at stop consumed' });
+    await stopConsuming();
+    expect(seen).toEqual(['before-stop-0', 'before-stop-1', 'before-stop-2', 'before-stop-3']);
+  });
+
+  test('when hand-overs keep a relay busy, then it still claims at every poll interval', async () => {
+    await drainAll();
+    const relay = new OutboxRelay(database, broker, logger, 100);
+    await enqueueOne('first-0');
+    relay.start();
+    await waitFor(async () => ((await rowsOf('first'))[0]?.publishedAt ? true : undefined), { what: 'the first claim' });
+    // Written by another process: nobody nudges this relay, only its poll finds the row.
+    await enqueueOne('polled-0');
+    let handedOver = 0;
+    let polled = false;
+    // Back to back: the relay always has something handed over when a pass ends.
+    const handing = (async () => {
+      while (!polled) {
+        const messages = leasedMessages(`busy${handedOver++}`, 1);
+        await writeLeased(messages);
+        relay.publishLeased(messages);
+      }
+    })();
+    try {
+      await waitFor(async () => ((await rowsOf('polled'))[0]?.publishedAt ? true : undefined), { what: 'the row only a poll finds' });
+    } finally {
+      polled = true;
+      await handing;
+      await relay.stop();
+      await drainAll();
+    }
+    expect(handedOver).toBeGreaterThan(0);
+  });
+
+  const enqueueOne = (messageId: string) =>
+    enqueue(prisma, { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: body(0), messageId });
 });
 
 describe('consumer', () => {

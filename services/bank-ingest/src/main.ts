@@ -50,13 +50,13 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
     metrics,
     readiness: { database: async () => void (await prisma.$queryRaw`SELECT 1`), broker: () => broker.ping() },
   });
-  app.use(notificationsRouter({ database, clock, adapterSecrets, onStored: () => relay.nudge() }));
+  app.use(notificationsRouter({ database, clock, adapterSecrets, outbox: relay }));
   finishHttpApp(app, logger);
 
   const stopCommands = await broker.consume(
     QUEUES.bankIngestCommands,
     BankIngestCommand,
-    commandHandler({ database, broker, clock, logger, onStored: () => relay.nudge() }),
+    commandHandler({ database, broker, clock, logger, outbox: relay }),
     { prefetch: 20 },
   );
   relay.start();

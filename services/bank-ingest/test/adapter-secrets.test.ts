@@ -108,13 +108,15 @@ describe('POST /ingest/v1/notifications', () => {
   let url: string;
   let counts: { reads: number; opens: number };
   let now = 0;
+  // What is stored here is looked at in the database; nothing is published.
+  const notPublished = { nudge: () => undefined, publishLeased: () => undefined };
 
   beforeEach(async () => {
     const counted = countingCache(() => now);
     counts = counted.counts;
     const logger = createLogger('bank-ingest-test', 'silent');
     const app = createHttpApp({ logger, metrics: new Registry(), readiness: {} });
-    app.use(notificationsRouter({ database, clock: new ManualClock(), adapterSecrets: counted.cache, onStored: () => undefined }));
+    app.use(notificationsRouter({ database, clock: new ManualClock(), adapterSecrets: counted.cache, outbox: notPublished }));
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ingest/v1/notifications`;

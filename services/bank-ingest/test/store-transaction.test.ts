@@ -1,5 +1,6 @@
 import { EXCHANGES, ROUTING_KEYS, newId } from '@pmatch/contracts';
 import { createDatabase, createPrisma, transactionView, type Database, type PrismaClient, type Sql } from '@pmatch/db';
+import type { OutboxPublisher } from '@pmatch/platform';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, notingStatements, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { BankAccountCache, TransactionStore, insertNewDeposits } from '../src/data/transactions';
 import type { IncomingTransaction } from '../src/domain/transaction';
@@ -55,6 +56,16 @@ function watched() {
   return { database, seen };
 }
 
+/** An outbox relay that notes what it is told: the message ids handed over, and the nudges. */
+function relay() {
+  const told = { handedOver: [] as string[], nudges: 0 };
+  const outbox: OutboxPublisher = {
+    nudge: () => void (told.nudges += 1),
+    publishLeased: (messages) => void told.handedOver.push(...messages.map((m) => m.messageId)),
+  };
+  return { outbox, told };
+}
+
 const depositOutboxRows = (bankAccountId: string) =>
   prisma.outbox.count({ where: { routingKey: ROUTING_KEYS.depositReceived, payload: { path: ['bank_account_id'], equals: bankAccountId } } });
 
@@ -62,7 +73,9 @@ describe('TransactionStore', () => {
   test('when a deposit is new, then the row returned is the row stored, with its deposit.received outbox row', async () => {
     const account = await seedAccount();
 
-    const stored = await new TransactionStore(ingest).store(incoming(account), at);
+    const { outbox: toRelay, told } = relay();
+
+    const stored = await new TransactionStore(ingest, toRelay).store(incoming(account), at);
 
     expect(stored.duplicate).toBe(false);
     expect(stored.transaction).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: stored.transaction.id } }));
@@ -72,7 +85,11 @@ describe('TransactionStore', () => {
       exchange: EXCHANGES.bank,
       routingKey: ROUTING_KEYS.depositReceived,
       payload: { transaction_id: stored.transaction.id, bank_account_id: account.bankAccountId },
+      publishedAt: null,
     });
+    // Inserted leased and handed to the relay once stored: published without a claim.
+    expect(outbox.leasedUntil!.getTime()).toBeGreaterThan(Date.now());
+    expect(told).toEqual({ handedOver: [outbox.messageId], nudges: 0 });
   });
 
   test('when a deposit is new, then it is stored with exactly one outbox row in one statement, outside any transaction', async () => {
@@ -81,7 +98,7 @@ describe('TransactionStore', () => {
     const { database, seen } = watched();
     const replyTo = { queue: 'amq.rabbitmq.reply-to.abc', correlation_id: 'corr_1' };
 
-    const stored = await new TransactionStore(database).store(incoming(account, { mode: 'test', replyTo }), at);
+    const stored = await new TransactionStore(database, relay().outbox).store(incoming(account, { mode: 'test', replyTo }), at);
 
     expect(seen).toEqual({ statements: ['bank_ingest.insert_deposits'], transactions: 0 });
     expect(stored.transaction).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: stored.transaction.id } }));
@@ -92,12 +109,14 @@ describe('TransactionStore', () => {
 
   test('when the same bank reference comes again, then nothing new is stored and the first row is returned', async () => {
     const account = await seedAccount();
-    const first = await new TransactionStore(ingest).store(incoming(account, { bankReference: 'same-ref' }), at);
+    const first = await new TransactionStore(ingest, relay().outbox).store(incoming(account, { bankReference: 'same-ref' }), at);
     const { database, seen } = watched();
+    const { outbox: toRelay, told } = relay();
 
-    const again = await new TransactionStore(database).store(incoming(account, { bankReference: 'same-ref', amount: 1 }), new Date(at.getTime() + 1000));
+    const again = await new TransactionStore(database, toRelay).store(incoming(account, { bankReference: 'same-ref', amount: 1 }), new Date(at.getTime() + 1000));
 
     expect(again).toEqual({ transaction: first.transaction, duplicate: true });
+    expect(told).toEqual({ handedOver: [], nudges: 0 });
     expect(seen).toEqual({ statements: ['bank_ingest.insert_deposits', 'bank_ingest.find_transaction_by_reference'], transactions: 0 });
     expect(await prisma.transaction.count({ where: { bankAccountId: account.bankAccountId } })).toBe(1);
     expect(await depositOutboxRows(account.bankAccountId)).toBe(1);
@@ -108,7 +127,7 @@ describe('TransactionStore', () => {
     async (direction) => {
       const account = await seedAccount();
 
-      const results = await Promise.all([1, 2, 3].map(() => new TransactionStore(ingest).store(incoming(account, { bankReference: 'racing-ref', direction }), at)));
+      const results = await Promise.all([1, 2, 3].map(() => new TransactionStore(ingest, relay().outbox).store(incoming(account, { bankReference: 'racing-ref', direction }), at)));
 
       expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
       expect(new Set(results.map((r) => r.transaction.id)).size).toBe(1);
@@ -121,8 +140,9 @@ describe('TransactionStore', () => {
     const account = await seedAccount();
 
     const { database, seen } = watched();
+    const { outbox: toRelay, told } = relay();
 
-    const stored = await new TransactionStore(database).store(incoming(account, { direction: 'withdrawal' }), at);
+    const stored = await new TransactionStore(database, toRelay).store(incoming(account, { direction: 'withdrawal' }), at);
 
     expect(seen).toEqual({ statements: ['bank_ingest.insert_transaction', 'db.insert_events_and_outbox'], transactions: 1 });
     expect(stored.transaction).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: stored.transaction.id } }));
@@ -130,17 +150,22 @@ describe('TransactionStore', () => {
     const events = await prisma.event.findMany({ where: { organisationId: account.organisationId } });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'transaction.withdrawn', data: { object: JSON.parse(JSON.stringify(transactionView(stored.transaction))) } });
-    expect(await prisma.outbox.count({ where: { messageId: events[0]!.id } })).toBe(1);
+    // Written in a transaction: not leased, for the relay to claim when told.
+    expect(await prisma.outbox.findMany({ where: { messageId: events[0]!.id }, select: { leasedUntil: true } })).toEqual([{ leasedUntil: null }]);
+    expect(told).toEqual({ handedOver: [], nudges: 1 });
     expect(await depositOutboxRows(account.bankAccountId)).toBe(0);
   });
 
   test('when a withdrawal comes again, then nothing new is stored, no second event is recorded, and the first row is returned', async () => {
     const account = await seedAccount();
-    const first = await new TransactionStore(ingest).store(incoming(account, { direction: 'withdrawal', bankReference: 'same-ref' }), at);
+    const first = await new TransactionStore(ingest, relay().outbox).store(incoming(account, { direction: 'withdrawal', bankReference: 'same-ref' }), at);
 
-    const again = await new TransactionStore(ingest).store(incoming(account, { direction: 'withdrawal', bankReference: 'same-ref', amount: 1 }), at);
+    const { outbox: toRelay, told } = relay();
+
+    const again = await new TransactionStore(ingest, toRelay).store(incoming(account, { direction: 'withdrawal', bankReference: 'same-ref', amount: 1 }), at);
 
     expect(again).toEqual({ transaction: first.transaction, duplicate: true });
+    expect(told).toEqual({ handedOver: [], nudges: 0 });
     expect(await prisma.event.count({ where: { organisationId: account.organisationId } })).toBe(1);
   });
 });
@@ -150,7 +175,7 @@ describe('deposits stored together', () => {
     const account = await seedAccount();
     const other = await seedAccount();
     const { database, seen } = watched();
-    const store = new TransactionStore(database);
+    const store = new TransactionStore(database, relay().outbox);
     const sent = [incoming(account), incoming(other), incoming(account, { amount: 1 }), incoming(other, { amount: 2 })];
 
     const results = await Promise.all(sent.map((t) => store.store(t, at)));
@@ -171,23 +196,26 @@ describe('deposits stored together', () => {
 
   test('when one statement holds a new deposit, one stored before and the same reference twice, then each new one is stored and announced once and the others are answered as duplicates', async () => {
     const account = await seedAccount();
-    await new TransactionStore(ingest).store(incoming(account, { bankReference: 'stored-before' }), at);
+    await new TransactionStore(ingest, relay().outbox).store(incoming(account, { bankReference: 'stored-before' }), at);
+
+    const handedOver: string[][] = [];
 
     const rows = await insertNewDeposits(ingest.sql, [
       { incoming: incoming(account, { bankReference: 'new' }), at },
       { incoming: incoming(account, { bankReference: 'stored-before', amount: 1 }), at },
       { incoming: incoming(account, { bankReference: 'twice' }), at },
       { incoming: incoming(account, { bankReference: 'twice', amount: 2 }), at },
-    ]);
+    ], (messages) => handedOver.push(messages.map((m) => m.messageId)));
 
     expect(rows.map((row) => row?.bankReference ?? null)).toEqual(['new', null, 'twice', null]);
+    expect(handedOver).toEqual([[`deposit_${rows[0]!.id}`, `deposit_${rows[2]!.id}`]]);
     expect(await prisma.transaction.count({ where: { bankAccountId: account.bankAccountId } })).toBe(3);
     expect(await depositOutboxRows(account.bankAccountId)).toBe(3);
   });
 
   test('when the same reference comes twice while another deposit is stored, then the second is answered with the first one\'s row', async () => {
     const account = await seedAccount();
-    const store = new TransactionStore(ingest);
+    const store = new TransactionStore(ingest, relay().outbox);
 
     const [, first, second] = await Promise.all([
       store.store(incoming(account), at),
@@ -202,7 +230,7 @@ describe('deposits stored together', () => {
   test('when a deposit in a batch cannot be stored, then only its own notification fails and the others are stored', async () => {
     const account = await seedAccount();
     const { database, seen } = watched();
-    const store = new TransactionStore(database);
+    const store = new TransactionStore(database, relay().outbox);
     const unknownAccount = { organisationId: account.organisationId, bankAccountId: newId('bankAccount') };
 
     const results = await Promise.allSettled([

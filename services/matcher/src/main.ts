@@ -73,7 +73,7 @@ export async function start(config: MatcherConfig, clock: Clock = systemClock): 
   };
   const onRecorded = () => relay.nudge();
   const stopConsumers = [
-    await broker.consume(QUEUES.matcherDeposits, DepositReceived, depositHandler({ ...deps, broker, onRecorded }), {
+    await broker.consume(QUEUES.matcherDeposits, DepositReceived, depositHandler({ ...deps, broker, handOver: (messages) => relay.publishLeased(messages) }), {
       prefetch: config.MATCHER_PREFETCH,
     }),
     await broker.consume(QUEUES.matcherLateOrders, OrderRegistered, lateOrderHandler({ ...deps, onRecorded }), {

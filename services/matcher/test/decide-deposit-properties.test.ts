@@ -4,8 +4,7 @@ import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { depositDecider } from '../src/use-cases/decide-deposit';
-import type { MatcherDeps } from '../src/use-cases/deps';
+import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { NAME_CORPUS } from './fixtures/names-corpus';
 
 /**
@@ -102,9 +101,9 @@ describe('depositDecider over the database (properties)', () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         const { orgId, deposit } = await store(s);
-        const deps: MatcherDeps = {
+        const deps: DecideDepositDeps = {
           database, prisma, lock, clock: new ManualClock(new Date(OCCURRED_AT + s.nowAfterMinutes * MINUTE)), logger: createLogger('test', 'silent'),
-          publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
+          publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000, handOver: () => undefined,
         };
 
         const decided = await depositDecider(deps)({ transaction_id: deposit.id, bank_account_id: deposit.bankAccountId }, `m_${deposit.id}`);

@@ -58,7 +58,7 @@ async function seedDeposit(orgId: string, accountId: string, amount: number) {
 function deps(lock: Pick<RedisLock, 'withLock'>): DecideDepositDeps {
   return {
     database, prisma, lock: lock as RedisLock, clock, logger: createLogger('test', 'silent'),
-    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
+    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000, handOver: () => undefined,
   };
 }
 

@@ -1,5 +1,15 @@
 import { LIMITS, newId } from '@pmatch/contracts';
-import { createDatabase, isUniqueViolation, orderView, transactionView, type Database, type PrismaClient, type SqlOrPrisma } from '@pmatch/db';
+import {
+  createDatabase,
+  isUniqueViolation,
+  orderView,
+  transactionView,
+  type Database,
+  type LeasedMessage,
+  type OutboxHandOver,
+  type PrismaClient,
+  type SqlOrPrisma,
+} from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, statementWaitingForALock, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
@@ -21,14 +31,16 @@ import {
 import { decide } from '../src/domain/decide';
 import { depositFacts } from '../src/domain/deposit';
 import { AUTOMATIC, depositPayment, outsidePayment } from '../src/domain/payments';
-import { DEPOSITS_CONSUMER, depositDecider } from '../src/use-cases/decide-deposit';
-import type { MatcherDeps } from '../src/use-cases/deps';
+import { DEPOSITS_CONSUMER, depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 
 let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
-let deps: MatcherDeps;
+let deps: DecideDepositDeps;
+/** What the decisions handed to the outbox relay, in order: their announcements. */
+const handedOver: LeasedMessage[] = [];
+const handOver: OutboxHandOver = (messages) => void handedOver.push(...messages);
 const now = new Date('2026-11-22T10:00:00.123Z');
 const DEPOSIT_AT = new Date('2026-11-22T09:00:00.456Z');
 
@@ -39,7 +51,7 @@ beforeAll(async () => {
   redis = new Redis(REDIS_URL);
   deps = {
     database, prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock: new ManualClock(now), logger: createLogger('test', 'silent'),
-    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
+    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000, handOver,
   };
 });
 
@@ -139,9 +151,13 @@ function oneConfirmationLiterals(orgId: string, accountId: string, n: number): s
 async function writtenFor(orgId: string, claim: { consumer: string; messageId: string }) {
   const events = await prisma.event.findMany({ where: { organisationId: orgId }, orderBy: { seq: 'asc' } });
   const announced = await prisma.outbox.findMany({ where: { payload: { path: ['organisation_id'], equals: orgId } } });
+  const eventIdsOf = (payload: unknown) => (payload as { events: { event_id: string }[] }).events.map((e) => e.event_id);
   return {
     events: events.map((e) => e.type),
-    announced: announced.map((m) => (m.payload as { events: { event_id: string }[] }).events.map((e) => e.event_id)),
+    announced: announced.map((m) => eventIdsOf(m.payload)),
+    /** The announcements handed to the relay, which must be the ones inserted, leased for it. */
+    handedOver: handedOver.filter((m) => (m.payload as { organisation_id: string }).organisation_id === orgId).map((m) => eventIdsOf(m.payload)),
+    leased: announced.every((m) => m.leasedUntil !== null),
     eventIds: events.map((e) => e.id),
     inbox: await prisma.inbox.count({ where: { consumer: claim.consumer, messageId: claim.messageId } }),
   };
@@ -363,13 +379,13 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     expect(decision.outcome).toBe('confirmed');
     await change();
-    return decisionWriter(database.sql)({ pending: pending!, decision, claim: message, ctx });
+    return decisionWriter(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
   }
 
   async function expectNothingWritten(orgId: string, order: { id: string }, deposit: { id: string }, message: { consumer: string; messageId: string }) {
     expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({ status: 'open', payment: null, closedAt: null });
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'pending', orderId: null, decision: null });
-    expect(await writtenFor(orgId, message)).toEqual({ events: [], announced: [], eventIds: [], inbox: 0 });
+    expect(await writtenFor(orgId, message)).toEqual({ events: [], announced: [], handedOver: [], leased: true, eventIds: [], inbox: 0 });
   }
 
   test.each([
@@ -401,7 +417,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
     // Holds the deposit's row, changed but not committed: the write's snapshot still sees it as read.
     const commitChange = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [deposit.id]);
 
-    const writing = decisionWriter(database.sql)({ pending: pending!, decision, claim: message, ctx });
+    const writing = decisionWriter(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
     writing.catch(() => undefined);
     // The write has paid the order and waits for the deposit's row.
     await statementWaitingForALock(prisma, 'WITH items AS%');
@@ -427,7 +443,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
 
     const { pending } = await readDeposit(database.sql, deposit.id, message);
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
-    const written = await decisionWriter(database.sql)({ pending: pending!, decision, claim: message, ctx });
+    const written = await decisionWriter(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
 
     const stored = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
     expect(written).toEqual(stored);
@@ -483,15 +499,15 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
   test('when decisions of several accounts are written together, then each deposit comes back as stored, in the order given, with its own events, announcement and inbox row', async () => {
     const decisions = [await decidedDeposit('held'), await decidedDeposit('confirmed'), await decidedDeposit('unmatched')];
 
-    const written = await writeDecisions(database.sql, decisions.map((d) => d.toWrite));
+    const written = await writeDecisions(database.sql, decisions.map((d) => d.toWrite), handOver);
 
     expect(written).toEqual(await Promise.all(decisions.map((d) => prisma.transaction.findUniqueOrThrow({ where: { id: d.deposit.id } }))));
     expect(written.map((w) => w?.status)).toEqual(['held', 'confirmed', 'unmatched']);
     expect(await prisma.order.findUniqueOrThrow({ where: { id: decisions[1]!.orders[0]!.id } })).toMatchObject({ status: 'paid', closedAt: now });
     const types = [['transaction.deposited', 'transaction.held'], ['transaction.deposited', 'order.paid'], ['transaction.deposited']];
     for (const [i, d] of decisions.entries()) {
-      const { events, announced, eventIds, inbox } = await writtenFor(d.orgId, d.claim);
-      expect({ events, announced, inbox }).toEqual({ events: types[i], announced: [eventIds], inbox: 1 });
+      const { events, announced, handedOver: handed, leased, eventIds, inbox } = await writtenFor(d.orgId, d.claim);
+      expect({ events, announced, handed, leased, inbox }).toEqual({ events: types[i], announced: [eventIds], handed: [eventIds], leased: true, inbox: 1 });
     }
   });
 
@@ -500,12 +516,12 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const fresh = await decidedDeposit('confirmed');
     await prisma.$executeRaw`UPDATE orders SET amount = 999 WHERE id = ${stale.orders[0]!.id}`;
 
-    const written = await writeDecisions(database.sql, [stale.toWrite, fresh.toWrite]);
+    const written = await writeDecisions(database.sql, [stale.toWrite, fresh.toWrite], handOver);
 
     expect(written.map((w) => w?.status ?? null)).toEqual([null, 'confirmed']);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: stale.deposit.id } })).toMatchObject({ status: 'pending', decision: null });
-    expect(await writtenFor(stale.orgId, stale.claim)).toMatchObject({ events: [], announced: [], inbox: 0 });
-    expect(await writtenFor(fresh.orgId, fresh.claim)).toMatchObject({ events: ['transaction.deposited', 'order.paid'], inbox: 1 });
+    expect(await writtenFor(stale.orgId, stale.claim)).toMatchObject({ events: [], announced: [], handedOver: [], inbox: 0 });
+    expect(await writtenFor(fresh.orgId, fresh.claim)).toMatchObject({ events: ['transaction.deposited', 'order.paid'], handedOver: [(await writtenFor(fresh.orgId, fresh.claim)).eventIds], inbox: 1 });
   });
 
   test('when a decision would pay an order that was not open when read, then the database refuses it as stale', async () => {
@@ -518,7 +534,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     // decide() holds such a deposit (expired_order_fits); a decision that confirmed it anyway must not be written.
     const confirmed = { outcome: 'confirmed' as const, orderId: expired!, payerName: 'ヤマダ タロウ', reason: 'exact', explanation: held.explanation };
 
-    expect(await writeDecisions(database.sql, [{ pending: pending!, decision: confirmed, claim, ctx }])).toEqual([null]);
+    expect(await writeDecisions(database.sql, [{ pending: pending!, decision: confirmed, claim, ctx }], handOver)).toEqual([null]);
     expect(await prisma.order.findUniqueOrThrow({ where: { id: expired! } })).toMatchObject({ status: 'expired', payment: null });
     expect(await writtenFor(orgId, claim)).toMatchObject({ events: [], inbox: 0 });
   });
@@ -528,7 +544,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const failing = await decidedDeposit('confirmed');
     const other = await decidedDeposit('held');
     const statements: string[] = [];
-    const write = decisionWriter(notingStatements(database.sql, statements));
+    const write = decisionWriter(notingStatements(database.sql, statements), handOver);
     // The first write waits for its deposit's row, so the next two are made while it runs.
     const releaseFirst = await openTransaction('SELECT FROM transactions WHERE id = $1 FOR UPDATE', [first.deposit.id]);
     const writingFirst = write(first.toWrite);

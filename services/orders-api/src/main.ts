@@ -70,7 +70,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
   // The key first: a request without one is refused before its body is read or parsed.
   app.use('/v1', authenticate(database.sql), rateLimit(limiter, logger), jsonBodies());
   const matcher = new MatcherClient(broker, config.COMMAND_TIMEOUT_MS);
-  app.use(ordersRouter({ prisma, database, clock, publicBaseUrl: config.PUBLIC_BASE_URL, matcher, onRecorded: () => relay.nudge() }));
+  app.use(ordersRouter({ prisma, database, clock, publicBaseUrl: config.PUBLIC_BASE_URL, matcher, onRecorded: () => relay.nudge(), handOver: (messages) => relay.publishLeased(messages) }));
   app.use(transactionsRouter({ prisma, matcher }));
   app.use(settingsRouter({ prisma, clock }));
   app.use(bankAccountsRouter({ prisma }));

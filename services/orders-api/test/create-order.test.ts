@@ -133,12 +133,15 @@ describe('new orders written together', () => {
 
   test('when orders are asked for while one is written, then they are written together by the next statement, and a repeated external_id is answered null', async () => {
     const statements: string[] = [];
-    const write = newOrderWriter(notingStatements(database.sql, statements), 'https://pay.example.com');
+    const handedOver: string[][] = [];
+    const write = newOrderWriter(notingStatements(database.sql, statements), 'https://pay.example.com', (messages) =>
+      handedOver.push(messages.map((m) => m.messageId)),
+    );
 
     const rows = await Promise.all([write(order('ext_w1', 1)), write(order('ext_w2', 2)), write(order('ext_w3', 3)), write(order('ext_w2', 4))]);
 
     // The first at once; the three that came while it was written in one more.
-    expect(statements).toEqual(['db.insert_orders_announced_unless_external_id_taken', 'db.insert_orders_announced_unless_external_id_taken']);
+    expect(statements).toEqual(['db.insert_orders_announced_unless_external_id_taken_leased', 'db.insert_orders_announced_unless_external_id_taken_leased']);
     expect(rows.map((row) => row && [row.externalId, row.amount])).toEqual([['ext_w1', 1n], ['ext_w2', 2n], ['ext_w3', 3n], null]);
     const stored = await owner.order.findMany({ where: { externalId: { in: ['ext_w1', 'ext_w2', 'ext_w3'] } }, orderBy: { externalId: 'asc' } });
     expect(stored).toEqual(rows.slice(0, 3));
@@ -147,5 +150,11 @@ describe('new orders written together', () => {
       SELECT external_id, xmin::text AS tx FROM orders WHERE external_id IN ('ext_w1', 'ext_w2', 'ext_w3') ORDER BY external_id`;
     expect(writers[1]!.tx).toBe(writers[2]!.tx);
     expect(writers[0]!.tx).not.toBe(writers[1]!.tx);
+    // Each statement's new orders' messages, handed to the relay once it committed: as stored, and leased for it.
+    const outbox = await owner.outbox.findMany({ where: { messageId: { in: handedOver.flat() } } });
+    expect(outbox.filter((o) => o.leasedUntil !== null && o.publishedAt === null)).toHaveLength(6);
+    const registered = (i: number) => `registered_${rows[i]!.id}`;
+    expect(handedOver.map((ids) => ids.filter((id) => id.startsWith('registered_')))).toEqual([[registered(0)], [registered(1), registered(2)]]);
+    expect(handedOver.map((ids) => ids.length)).toEqual([2, 4]);
   });
 });

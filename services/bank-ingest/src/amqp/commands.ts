@@ -1,6 +1,6 @@
 import { AppError, toWireError, type BankIngestCommand, type TransactionReply } from '@pmatch/contracts';
 import { transactionView, type Database } from '@pmatch/db';
-import { pastDeadline, type Broker, type Clock, type Delivery, type Logger } from '@pmatch/platform';
+import { pastDeadline, type Broker, type Clock, type Delivery, type Logger, type OutboxPublisher } from '@pmatch/platform';
 import { testDepositReference } from '../domain/transaction';
 import { TransactionStore, findBankAccount } from '../data/transactions';
 
@@ -9,7 +9,7 @@ export interface CommandDeps {
   broker: Broker;
   clock: Clock;
   logger: Logger;
-  onStored: () => void;
+  outbox: OutboxPublisher;
 }
 
 /**
@@ -19,7 +19,7 @@ export interface CommandDeps {
  * stopped waiting is not stored: the caller answered 503 and its retry stores the deposit.
  */
 export function commandHandler(deps: CommandDeps) {
-  const transactions = new TransactionStore(deps.database);
+  const transactions = new TransactionStore(deps.database, deps.outbox);
   return async (delivery: Delivery<BankIngestCommand>): Promise<void> => {
     const { body, replyTo, correlationId } = delivery;
     const reply = async (message: TransactionReply) => {
@@ -49,9 +49,7 @@ export function commandHandler(deps: CommandDeps) {
       },
       deps.clock.now(),
     );
-    if (!stored.duplicate) {
-      deps.onStored();
-    } else if (stored.transaction.status !== 'pending') {
+    if (stored.duplicate && stored.transaction.status !== 'pending') {
       await reply({ ok: true, transaction: transactionView(stored.transaction) });
     }
   };

@@ -8,11 +8,13 @@ import {
   transactionView,
   type BankAccountRow,
   type Database,
+  type LeasedMessage,
+  type OutboxHandOver,
   type PrismaClient,
   type Sql,
   type TransactionRow,
 } from '@pmatch/db';
-import { BatchWriter } from '@pmatch/platform';
+import { BatchWriter, type OutboxPublisher } from '@pmatch/platform';
 import { initialStatus, type IncomingTransaction } from '../domain/transaction';
 
 export interface StoreResult {
@@ -39,7 +41,8 @@ const insertTransaction = statement(
  * ids, organisations, modes, accounts, bank references, statuses, amounts, counterparties,
  * occurred_at, the time stored), then the outbox rows' arrays ($11 to $14, message ids
  * `deposit_<id>`). A deposit's outbox row is inserted only when the deposit was: a duplicate
- * inserts neither, and neither does a second deposit of the same reference in the same batch.
+ * inserts neither, and neither does a second deposit of the same reference in the same batch. The
+ * rows are inserted leased, for the relay to publish without claiming them (`insertNewDeposits`).
  */
 const insertDeposits = statement(
   'bank_ingest.insert_deposits',
@@ -53,7 +56,7 @@ const insertDeposits = statement(
      FROM incoming ORDER BY n
      ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
      RETURNING ${transactionFields()}),
-   announced AS (${outboxInsert(11, "u.message_id IN (SELECT 'deposit_' || id FROM stored)")})
+   announced AS (${outboxInsert(11, "u.message_id IN (SELECT 'deposit_' || id FROM stored)", { leased: true })})
    SELECT * FROM stored`,
 );
 
@@ -76,16 +79,29 @@ export const DEPOSITS_PER_STATEMENT = 100;
  * `BatchWriter`): one round trip and one commit for a rush of notifications, and no added wait for
  * one alone. Each is answered only once its statement committed. A batch that fails is written
  * again deposit by deposit, so one that cannot be stored fails only its own notification.
+ *
+ * What the writes queued goes to the outbox relay once committed: the deposits' messages handed
+ * over, a withdrawal's event claimed.
  */
 export class TransactionStore {
   private readonly deposits: BatchWriter<StoreRequest, TransactionRow | null>;
 
-  constructor(private readonly database: Database) {
-    this.deposits = new BatchWriter((requests: StoreRequest[]) => insertNewDeposits(database.sql, requests), DEPOSITS_PER_STATEMENT);
+  constructor(
+    private readonly database: Database,
+    private readonly outbox: OutboxPublisher,
+  ) {
+    this.deposits = new BatchWriter(
+      (requests: StoreRequest[]) => insertNewDeposits(database.sql, requests, (messages) => outbox.publishLeased(messages)),
+      DEPOSITS_PER_STATEMENT,
+    );
   }
 
   async store(incoming: IncomingTransaction, at: Date): Promise<StoreResult> {
-    if (incoming.direction !== 'deposit') return storeWithdrawal(this.database, incoming, at);
+    if (incoming.direction !== 'deposit') {
+      const stored = await storeWithdrawal(this.database, incoming, at);
+      if (!stored.duplicate) this.outbox.nudge();
+      return stored;
+    }
     // A duplicate is read after its batch, not in it: the batch has committed by then, and a
     // failed read must fail only this notification, not store the batch again.
     const transaction = await this.deposits.submit({ incoming, at });
@@ -96,8 +112,10 @@ export class TransactionStore {
 /**
  * Deposits in one statement (`insertDeposits`); answers per request, in the order given, the row
  * stored, or null for a duplicate (of a stored deposit, or of an earlier one in the same batch).
+ * The new deposits' `deposit.received` messages go to `handOver` once the statement committed
+ * (`sql` must run it on its own, not in a transaction of the caller's).
  */
-export async function insertNewDeposits(sql: Sql, requests: StoreRequest[]): Promise<(TransactionRow | null)[]> {
+export async function insertNewDeposits(sql: Sql, requests: StoreRequest[], handOver: OutboxHandOver): Promise<(TransactionRow | null)[]> {
   const ids = requests.map(() => newId('transaction'));
   const column = <T>(value: (incoming: IncomingTransaction) => T) => requests.map((r) => value(r.incoming));
   const announcements = requests.map(({ incoming }, i) => {
@@ -106,7 +124,8 @@ export async function insertNewDeposits(sql: Sql, requests: StoreRequest[]): Pro
       bank_account_id: incoming.bankAccountId,
       ...(incoming.replyTo === undefined ? {} : { reply_to: incoming.replyTo }),
     };
-    return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${ids[i]}` };
+    const announcement: LeasedMessage = { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${ids[i]}` };
+    return announcement;
   });
   const rows = await sql.rows<TransactionRow>(insertDeposits, [
     ids,
@@ -122,6 +141,7 @@ export async function insertNewDeposits(sql: Sql, requests: StoreRequest[]): Pro
     ...outboxParameters(announcements),
   ]);
   const stored = new Map(rows.map((row) => [row.id, row]));
+  handOver(announcements.filter((_, i) => stored.has(ids[i]!)));
   return ids.map((id) => stored.get(id) ?? null);
 }
 

@@ -1,5 +1,5 @@
 import { AppError, BankNotification } from '@pmatch/contracts';
-import { parseInput, type Clock } from '@pmatch/platform';
+import { parseInput, type Clock, type OutboxPublisher } from '@pmatch/platform';
 import type { Database } from '@pmatch/db';
 import { Router, type Request } from 'express';
 import { findSigningAdapter } from '../domain/adapter-auth';
@@ -10,7 +10,7 @@ export interface NotificationDeps {
   database: Database;
   clock: Clock;
   adapterSecrets: AdapterSecretCache;
-  onStored: () => void;
+  outbox: OutboxPublisher;
 }
 
 const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
@@ -18,7 +18,7 @@ const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature
 export function notificationsRouter(deps: NotificationDeps): Router {
   const router = Router();
   const accounts = new BankAccountCache(deps.database.prisma);
-  const transactions = new TransactionStore(deps.database);
+  const transactions = new TransactionStore(deps.database, deps.outbox);
   router.post('/ingest/v1/notifications', async (req, res) => {
     await authenticateAdapter(req, deps);
     const notification = parseInput(BankNotification, req.body);
@@ -40,7 +40,6 @@ export function notificationsRouter(deps: NotificationDeps): Router {
       },
       deps.clock.now(),
     );
-    if (!stored.duplicate) deps.onStored();
     res.status(stored.duplicate ? 200 : 202).json({ transaction_id: stored.transaction.id, duplicate: stored.duplicate });
   });
   return router;

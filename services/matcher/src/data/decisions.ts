@@ -13,6 +13,8 @@ import {
   transactionFields,
   transactionView,
   type OrderRow,
+  type OutboxHandOver,
+  type Sql,
   type SqlOrPrisma,
   type TransactionRow,
   unprefixed,
@@ -329,7 +331,8 @@ const asStored = (value: object): StoredJson => JSON.parse(JSON.stringify(value)
  * (`item`): $1 to $17 (see `decisionsParameters`). Their events come flattened, each with the
  * number of its decision ($18 to $21), and the outbox rows announcing them as `outboxInsert` takes
  * them ($22 to $25): an announcement's message id is the id of its first event, which is how it is
- * left out with its decision. The statuses the rows must still have (the deposit pending, the
+ * left out with its decision; they are inserted leased, for the relay to publish without claiming
+ * them (`writeDecisions` hands them over). The statuses the rows must still have (the deposit pending, the
  * order open) come as parameters too, beside the versions: as constants in the text, they would
  * let a generic plan find the deposit through `transactions_pending_idx`, reading every entry of
  * it, since that index is near empty when the plan is made and holds the whole backlog under a
@@ -367,7 +370,7 @@ export const writeDecisionsStatement = statement(
      JOIN items i ON i.item = e.item
      WHERE e.item IN (SELECT item FROM decided)
      ORDER BY e.n),
-   queued AS (${outboxInsert(22, 'u.message_id IN (SELECT e.id FROM unnest($18::int[], $19::text[]) AS e(item, id) WHERE e.item IN (SELECT item FROM decided))')})
+   queued AS (${outboxInsert(22, 'u.message_id IN (SELECT e.id FROM unnest($18::int[], $19::text[]) AS e(item, id) WHERE e.item IN (SELECT item FROM decided))', { leased: true })})
    SELECT d.* FROM (SELECT decision_written_whole(NOT EXISTS (SELECT FROM paid WHERE item NOT IN (SELECT item FROM decided)))) AS whole
    LEFT JOIN decided d ON true`,
 );
@@ -420,9 +423,8 @@ function decisionWrite({ pending, decision, ctx }: DecisionToWrite) {
   return { deposit, version, paying, candidateOrderIds, events, ids, announcements };
 }
 
-/** The parameters of `writeDecisionsStatement` for these decisions, in its order. */
-function decisionsParameters(toWrite: DecisionToWrite[]): unknown[] {
-  const writes = toWrite.map((given) => ({ ...decisionWrite(given), given }));
+/** The parameters of `writeDecisionsStatement` for these decisions' writes, in its order. */
+function decisionsParameters(writes: (ReturnType<typeof decisionWrite> & { given: DecisionToWrite })[]): unknown[] {
   const events = writes.flatMap((w, i) => w.events.map((event, n) => ({ item: i + 1, id: w.ids[n]!, event })));
   return [
     writes.map((w) => w.deposit.id),
@@ -457,11 +459,15 @@ function decisionsParameters(toWrite: DecisionToWrite[]): unknown[] {
  * given, with each deposit as decided, or null for one whose deposit or order changed since the
  * read (it wrote nothing; its caller reads and decides again). Rejects, having written nothing,
  * with a serialization failure when the statement found an order paid but its deposit not decided.
+ * The announcements of the decisions written go to `handOver` once the statement committed (`sql`
+ * must run it on its own, not in a transaction of the caller's).
  */
-export async function writeDecisions(sql: SqlOrPrisma, toWrite: DecisionToWrite[]): Promise<(TransactionRow | null)[]> {
-  const rows = await asSql(sql).rows<TransactionRow & { item: number | null }>(writeDecisionsStatement, decisionsParameters(toWrite));
+export async function writeDecisions(sql: Sql, toWrite: DecisionToWrite[], handOver: OutboxHandOver): Promise<(TransactionRow | null)[]> {
+  const writes = toWrite.map((given) => ({ ...decisionWrite(given), given }));
+  const rows = await sql.rows<TransactionRow & { item: number | null }>(writeDecisionsStatement, decisionsParameters(writes));
   // The LEFT JOIN gives a row of NULLs when no deposit was decided.
   const byItem = new Map(rows.flatMap(({ item, ...row }) => (item === null ? [] : [[item, row as TransactionRow] as const])));
+  handOver(writes.flatMap((w, i) => (byItem.has(i + 1) ? w.announcements : [])));
   return toWrite.map((_, i) => byItem.get(i + 1) ?? null);
 }
 
@@ -477,10 +483,10 @@ export type DecisionWriter = (toWrite: DecisionToWrite) => Promise<TransactionRo
  * the decisions of many accounts. Each decision resolves with its deposit as decided, or throws
  * StaleDecisionError, having written nothing, when its deposit or order changed since the read. A
  * batch that fails (one decision's serialization failure fails the statement) is written again
- * decision by decision, so that only the stale one fails.
+ * decision by decision, so that only the stale one fails. Their announcements go to `handOver`.
  */
-export function decisionWriter(sql: SqlOrPrisma): DecisionWriter {
-  const batches = new BatchWriter((toWrite: DecisionToWrite[]) => writeDecisions(sql, toWrite), DECISIONS_PER_STATEMENT);
+export function decisionWriter(sql: Sql, handOver: OutboxHandOver): DecisionWriter {
+  const batches = new BatchWriter((toWrite: DecisionToWrite[]) => writeDecisions(sql, toWrite, handOver), DECISIONS_PER_STATEMENT);
   return async (toWrite) => {
     const { deposit } = toWrite.pending;
     const orderId = toWrite.decision.outcome === 'confirmed' ? toWrite.decision.orderId : undefined;

@@ -1,11 +1,14 @@
 import type { DepositReceived } from '@pmatch/contracts';
-import type { TransactionRow } from '@pmatch/db';
+import type { OutboxHandOver, TransactionRow } from '@pmatch/db';
 import { decisionWriter, readDeposit } from '../data/decisions';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { underAccountLock, type MatcherDeps } from './deps';
 
-export type DecideDepositDeps = MatcherDeps;
+export type DecideDepositDeps = MatcherDeps & {
+  /** Takes the decisions' announcements once written (the outbox relay's `publishLeased`). */
+  handOver: OutboxHandOver;
+};
 
 export const DEPOSITS_CONSUMER = 'matcher.deposits';
 
@@ -21,8 +24,8 @@ export type DepositDecider = (message: DepositReceived, messageId: string) => Pr
  * decided, changes nothing.
  * Plain SQL, not Prisma: this runs once per deposit, and Prisma's client would be most of its CPU.
  */
-export function depositDecider(deps: MatcherDeps): DepositDecider {
-  const writeDecision = decisionWriter(deps.database.sql);
+export function depositDecider(deps: DecideDepositDeps): DepositDecider {
+  const writeDecision = decisionWriter(deps.database.sql, deps.handOver);
   return (message, messageId) => {
     const claim = { consumer: DEPOSITS_CONSUMER, messageId };
     return underAccountLock(deps, message.bank_account_id, async () => {

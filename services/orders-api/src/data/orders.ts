@@ -9,6 +9,7 @@ import {
   statement,
   type Db,
   type NewOrderAt,
+  type OutboxHandOver,
   type OrderRow,
   type Prisma,
   type PrismaClient,
@@ -30,10 +31,11 @@ const ORDERS_PER_STATEMENT = 100;
  * one round trip and one commit for a rush of POSTs. Each is answered only once its statement
  * committed: its row, or null when its external_id was taken. A batch that fails is written again
  * order by order, so an order that cannot be written fails only its own request. For requests
- * without an Idempotency-Key only: one with a key writes in its own transaction.
+ * without an Idempotency-Key only: one with a key writes in its own transaction. The new orders'
+ * messages go to `handOver` once their statement committed.
  */
-export function newOrderWriter(sql: Sql, publicBaseUrl: string): (order: NewOrderAt) => Promise<OrderRow | null> {
-  const batches = new BatchWriter((orders: NewOrderAt[]) => insertOrdersUnlessExternalIdTaken(sql, orders, publicBaseUrl), ORDERS_PER_STATEMENT);
+export function newOrderWriter(sql: Sql, publicBaseUrl: string, handOver: OutboxHandOver): (order: NewOrderAt) => Promise<OrderRow | null> {
+  const batches = new BatchWriter((orders: NewOrderAt[]) => insertOrdersUnlessExternalIdTaken(sql, orders, publicBaseUrl, handOver), ORDERS_PER_STATEMENT);
   return (order) => batches.submit(order);
 }
 

@@ -14,6 +14,7 @@ import {
   type Database,
   type NewOrder,
   type OrderRow,
+  type OutboxHandOver,
   type Prisma,
   type PrismaClient,
   type Sql,
@@ -35,27 +36,33 @@ export interface OrdersDeps {
   clock: Clock;
   publicBaseUrl: string;
   matcher: MatcherClient;
+  /** Called after a commit that wrote outbox rows to be claimed (`OutboxRelay.nudge`). */
   onRecorded: () => void;
+  /** Takes the outbox rows of new orders written together, once committed (`OutboxRelay.publishLeased`). */
+  handOver: OutboxHandOver;
 }
 
 export function ordersRouter(deps: OrdersDeps): Router {
   const router = Router();
   const view = (row: OrderRow) => orderView(row, deps.publicBaseUrl);
-  const writeNewOrder = newOrderWriter(deps.database.sql, deps.publicBaseUrl);
+  const writeNewOrder = newOrderWriter(deps.database.sql, deps.publicBaseUrl, deps.handOver);
 
   router.post('/v1/orders', async (req, res) => {
     const auth = authOf(req);
     const key = idempotencyKeyOf(req);
     const request = parseInput(CreateOrderRequest, req.body);
     const now = deps.clock.now();
+    let writtenInTransaction = false;
     const answer = await answerOnce(deps.database, { req, auth, key, now }, (sql, inTransaction) => {
+      writtenInTransaction = inTransaction;
       const insert = inTransaction
         ? (order: NewOrder) => insertOrderUnlessExternalIdTaken(sql, order, now, deps.publicBaseUrl)
         : (order: NewOrder) => writeNewOrder({ order, now });
       return createOrder(sql, insert, auth, request, now);
     });
     if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
-    else if (answer.status === 201) deps.onRecorded();
+    // Orders written together hand their messages over; one written in a transaction leaves them to be claimed.
+    else if (answer.status === 201 && writtenInTransaction) deps.onRecorded();
     res.status(answer.status).json(answer.body);
   });
 
