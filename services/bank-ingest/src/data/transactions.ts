@@ -118,14 +118,13 @@ export class TransactionStore {
 export async function insertNewDeposits(sql: Sql, requests: StoreRequest[], handOver: OutboxHandOver): Promise<(TransactionRow | null)[]> {
   const ids = requests.map(() => newId('transaction'));
   const column = <T>(value: (incoming: IncomingTransaction) => T) => requests.map((r) => value(r.incoming));
-  const announcements = requests.map(({ incoming }, i) => {
+  const announcements = requests.map(({ incoming }, i): LeasedMessage => {
     const message: DepositReceived = {
       transaction_id: ids[i]!,
       bank_account_id: incoming.bankAccountId,
       ...(incoming.replyTo === undefined ? {} : { reply_to: incoming.replyTo }),
     };
-    const announcement: LeasedMessage = { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${ids[i]}` };
-    return announcement;
+    return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${ids[i]}` };
   });
   const rows = await sql.rows<TransactionRow>(insertDeposits, [
     ids,
