@@ -13,6 +13,13 @@ interface OutboxRow {
 
 const BATCH_SIZE = 200;
 
+/**
+ * At most this many handed-over messages wait in memory; more are left to their lease, and claimed
+ * when it runs out. A broker that blocks publishers (a memory or disk alarm) holds the pass that
+ * publishes, and hand-overs would otherwise pile up in memory for as long as it lasts.
+ */
+export const HANDED_OVER_LIMIT = 10 * BATCH_SIZE;
+
 export { OUTBOX_LEASE_MS };
 
 /**
@@ -86,12 +93,12 @@ export class OutboxRelay implements OutboxPublisher {
 
   /**
    * Publishes rows a statement inserted leased (`outboxInsert`'s `leased`), which must have
-   * committed. After `stop` they are left to their lease, and another relay claims them when it
-   * runs out.
+   * committed. After `stop`, or beyond HANDED_OVER_LIMIT waiting, they are left to their lease,
+   * and a relay claims them when it runs out.
    */
   publishLeased(messages: LeasedMessage[]): void {
     if (this.stopped || messages.length === 0) return;
-    this.handedOver.push(...messages);
+    this.handedOver.push(...messages.slice(0, HANDED_OVER_LIMIT - this.handedOver.length));
     this.wake();
   }
 

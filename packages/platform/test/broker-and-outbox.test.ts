@@ -3,7 +3,7 @@ import { createDatabase, enqueue, outboxInsert, outboxParameters, statement, typ
 import { RABBITMQ_URL, createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import amqp from 'amqplib';
 import { z } from 'zod';
-import { Broker, DELIVERY_LIMIT, OutboxRelay, createLogger } from '../src';
+import { Broker, DELIVERY_LIMIT, HANDED_OVER_LIMIT, OutboxRelay, createLogger } from '../src';
 
 const logger = createLogger('test', 'silent');
 let db: TestDatabase;
@@ -247,6 +247,50 @@ describe('outbox relay: rows handed over by their writer', () => {
     await waitFor(() => (seen.length >= 4 ? true : undefined), { what: 'the messages published at stop consumed' });
     await stopConsuming();
     expect(seen).toEqual(['before-stop-0', 'before-stop-1', 'before-stop-2', 'before-stop-3']);
+  });
+
+  test('when the broker holds a pass, then at most HANDED_OVER_LIMIT messages wait in memory and the rest are claimed once their lease runs out', async () => {
+    await drainAll();
+    let reached!: () => void;
+    const publishing = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The real broker, but its first batch waits, as under a memory alarm, until the test lets it go.
+    const held: Broker = Object.create(broker, {
+      publishBatch: {
+        value: async (...args: Parameters<Broker['publishBatch']>) => {
+          reached();
+          await released;
+          return broker.publishBatch(...args);
+        },
+      },
+    });
+    const relay = new OutboxRelay(database, held, logger, 60_000);
+    const first = leasedMessages('held', 1);
+    await writeLeased(first);
+    relay.publishLeased(first);
+    await publishing;
+    const waiting = leasedMessages('over', HANDED_OVER_LIMIT + 3);
+    await writeLeased(waiting);
+
+    try {
+      relay.publishLeased(waiting);
+      release();
+
+      const publishedOver = () => prisma.outbox.count({ where: { messageId: { startsWith: 'over-' }, publishedAt: { not: null } } });
+      await waitFor(async () => ((await publishedOver()) >= HANDED_OVER_LIMIT ? true : undefined), { what: 'the messages kept in memory published' });
+      // Stopping publishes whatever still waits in memory: what is left unpublished was never kept.
+      await relay.stop();
+      const left = await prisma.outbox.findMany({ where: { messageId: { startsWith: 'over-' }, publishedAt: null }, orderBy: { id: 'asc' } });
+      expect(left.map((r) => r.messageId)).toEqual(waiting.slice(HANDED_OVER_LIMIT).map((m) => m.messageId));
+      expect(left.every((r) => r.leasedUntil !== null)).toBe(true);
+      await prisma.$executeRaw`UPDATE outbox SET leased_until = now() - interval '1 second' WHERE message_id LIKE 'over-%' AND published_at IS NULL`;
+      expect(await new OutboxRelay(database, broker, logger, 60_000).publishBatch()).toBe(3);
+    } finally {
+      release();
+      await relay.stop();
+      await drainAll();
+    }
   });
 
   test('when hand-overs keep a relay busy, then it still claims at every poll interval', async () => {
