@@ -28,6 +28,27 @@ afterAll(async () => {
 const Message = z.object({ transaction_id: TransactionId, bank_account_id: z.string() });
 const body = (n: number) => ({ transaction_id: `txn_${String(n).padStart(24, '0')}`, bank_account_id: 'ba_x' });
 
+/**
+ * The real broker, but its first batch waits until the test lets it go: `publishing` resolves when
+ * a relay has reached the broker, `release` lets that batch (and every later one) through.
+ */
+function heldBroker() {
+  let reached!: () => void;
+  const publishing = new Promise<void>((resolve) => (reached = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held: Broker = Object.create(broker, {
+    publishBatch: {
+      value: async (...args: Parameters<Broker['publishBatch']>) => {
+        reached();
+        await released;
+        return broker.publishBatch(...args);
+      },
+    },
+  });
+  return { held, publishing, release };
+}
+
 describe('outbox relay', () => {
   test('when two relays publish the same outbox concurrently, then every row is published and marked once', async () => {
     const count = 450;
@@ -88,20 +109,8 @@ describe('outbox relay', () => {
     await enqueueMessages('stopping', 210);
     const seen = new Set<string>();
     const stopConsuming = await broker.consume(QUEUES.matcherDeposits, Message, async (d) => void seen.add(d.messageId), { prefetch: 100 });
-    let reached!: () => void;
-    const publishing = new Promise<void>((resolve) => (reached = resolve));
-    let confirm!: () => void;
-    const confirmed = new Promise<void>((resolve) => (confirm = resolve));
-    // The real broker, but the first batch waits until the test has asked the relay to stop.
-    const held: Broker = Object.create(broker, {
-      publishBatch: {
-        value: async (...args: Parameters<Broker['publishBatch']>) => {
-          reached();
-          await confirmed;
-          return broker.publishBatch(...args);
-        },
-      },
-    });
+    // The first batch waits until the test has asked the relay to stop.
+    const { held, publishing, release: confirm } = heldBroker();
     const relay = new OutboxRelay(database, held, logger, 10_000);
 
     relay.start();
@@ -251,20 +260,8 @@ describe('outbox relay: rows handed over by their writer', () => {
 
   test('when the broker holds a pass, then at most HANDED_OVER_LIMIT messages wait in memory and the rest are claimed once their lease runs out', async () => {
     await drainAll();
-    let reached!: () => void;
-    const publishing = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    // The real broker, but its first batch waits, as under a memory alarm, until the test lets it go.
-    const held: Broker = Object.create(broker, {
-      publishBatch: {
-        value: async (...args: Parameters<Broker['publishBatch']>) => {
-          reached();
-          await released;
-          return broker.publishBatch(...args);
-        },
-      },
-    });
+    // Its first batch waits, as under a memory alarm, until the test lets it go.
+    const { held, publishing, release } = heldBroker();
     const relay = new OutboxRelay(database, held, logger, 60_000);
     const first = leasedMessages('held', 1);
     await writeLeased(first);
