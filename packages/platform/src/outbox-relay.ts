@@ -20,8 +20,6 @@ const BATCH_SIZE = 200;
  */
 export const HANDED_OVER_LIMIT = 10 * BATCH_SIZE;
 
-export { OUTBOX_LEASE_MS };
-
 /**
  * Claims the oldest unpublished rows no live lease holds, in one autocommit statement. SKIP LOCKED
  * keeps two relays claiming at the same instant apart; the lease keeps them apart afterwards.
