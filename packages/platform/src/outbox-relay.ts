@@ -125,11 +125,7 @@ export class OutboxRelay implements OutboxPublisher {
 
   /** Publishes a batch of what was handed over, then claims one if asked to or the poll is due. */
   private async pass(): Promise<void> {
-    if (this.handedOver.length > 0) {
-      await this.publish(this.handedOver.splice(0, BATCH_SIZE)).catch((error: unknown) => {
-        this.logger.error({ err: error }, 'outbox relay could not publish rows handed over; they are claimed again');
-      });
-    }
+    if (this.handedOver.length > 0) await this.publishHandedOver();
     if (!this.claimAsked && this.untilPoll() > 0) return;
     this.claimAsked = false;
     this.lastClaimAt = performance.now();
@@ -147,6 +143,13 @@ export class OutboxRelay implements OutboxPublisher {
     if (rows.length === 0) return 0;
     await this.publish(rows.map((r) => ({ exchange: r.exchange, routingKey: r.routing_key, payload: r.payload, messageId: r.message_id })));
     return rows.length;
+  }
+
+  /** Publishes the next batch of what was handed over; rows it cannot publish are left to be claimed. */
+  private async publishHandedOver(): Promise<void> {
+    await this.publish(this.handedOver.splice(0, BATCH_SIZE)).catch((error: unknown) => {
+      this.logger.error({ err: error }, 'outbox relay could not publish rows handed over; they are claimed again');
+    });
   }
 
   /** Publishes leased rows and marks them published once the broker confirmed them all. */
@@ -173,10 +176,6 @@ export class OutboxRelay implements OutboxPublisher {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    while (this.handedOver.length > 0) {
-      await this.publish(this.handedOver.splice(0, BATCH_SIZE)).catch((error: unknown) => {
-        this.logger.error({ err: error }, 'outbox relay could not publish rows handed over before it stopped; they are claimed again');
-      });
-    }
+    while (this.handedOver.length > 0) await this.publishHandedOver();
   }
 }

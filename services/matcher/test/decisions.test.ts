@@ -521,7 +521,8 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     expect(written.map((w) => w?.status ?? null)).toEqual([null, 'confirmed']);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: stale.deposit.id } })).toMatchObject({ status: 'pending', decision: null });
     expect(await writtenFor(stale.orgId, stale.claim)).toMatchObject({ events: [], announced: [], handedOver: [], inbox: 0 });
-    expect(await writtenFor(fresh.orgId, fresh.claim)).toMatchObject({ events: ['transaction.deposited', 'order.paid'], handedOver: [(await writtenFor(fresh.orgId, fresh.claim)).eventIds], inbox: 1 });
+    const freshWritten = await writtenFor(fresh.orgId, fresh.claim);
+    expect(freshWritten).toMatchObject({ events: ['transaction.deposited', 'order.paid'], handedOver: [freshWritten.eventIds], inbox: 1 });
   });
 
   test('when a decision would pay an order that was not open when read, then the database refuses it as stale', async () => {
