@@ -63,6 +63,16 @@ async function dueDelivery(failingSince: Date | null = null) {
   return { endpoint, eventId: eventId!, delivery };
 }
 
+/** A second pending delivery to the endpoint, of a fresh event, due at `dueAt`. */
+async function anotherDelivery(endpoint: { id: string; organisationId: string }, dueAt: Date) {
+  const [eventId] = await owner.$transaction((tx) =>
+    recordEvents(tx, { organisationId: endpoint.organisationId, mode: 'test', bankAccountId: null, at: NOW }, [{ type: 'order.paid', data: { object: sampleOrder('test', NOW) } }]),
+  );
+  return owner.webhookDelivery.create({ data: { id: newId('delivery'), endpointId: endpoint.id, eventId: eventId!, status: 'pending', nextAttemptAt: dueAt } });
+}
+
+const statusOf = async (id: string) => (await owner.webhookDelivery.findUniqueOrThrow({ where: { id } })).status;
+
 /** Claims every due delivery (one per endpoint) and returns the one of `endpointId`. */
 async function claim(endpointId: string): Promise<ClaimedDelivery> {
   return (await claimEach([endpointId]))[0]!;
@@ -213,6 +223,66 @@ test('when endpoints with only deliveries due later lie between endpoints with d
   expect(claimedOurs).toEqual(made.filter((_, i) => i % 2 === 0).map((m) => m.delivery.id).sort());
 });
 
+test('when two dispatchers claim at once, then the second skips the deliveries the first holds and takes the others, without waiting for it', async () => {
+  const { endpoint, delivery } = await dueDelivery();
+  const others = [];
+  for (let i = 1; i < 4; i += 1) others.push(await anotherDelivery(endpoint, new Date(NOW.getTime() - MINUTE + i)));
+  const limits = (allowance: number) => ({
+    leaseUntil: new Date(NOW.getTime() + MINUTE),
+    free: allowance,
+    slowFree: allowance,
+    known: [{ endpointId: endpoint.id, allowance, inFlight: 0, slow: false }],
+    unknownAllowance: 0,
+  });
+  const ours = (claimed: ClaimedDelivery[]) => claimed.filter((c) => c.endpoint.id === endpoint.id).map((c) => c.id);
+
+  let second: string[] = [];
+  const first = await dispatcher.transaction(async (sql) => {
+    const held = ours(await claimDueDeliveries(sql, NOW, limits(2)));
+    // The first claim's rows stay locked until its transaction ends. The second, meanwhile, still
+    // sees all four due, offers them, and leaves out the two it cannot lock at once.
+    second = ours(await claimDueDeliveries(dispatcher.sql, NOW, limits(4)));
+    return held;
+  });
+
+  // Oldest first: the three due before NOW, then the one due at NOW.
+  expect(first).toEqual([others[0]!.id, others[1]!.id]);
+  expect(second).toEqual([others[2]!.id, delivery.id]);
+});
+
+/** Deliveries waiting on each endpoint of a backlog (`withBacklog`). */
+const BULK_PER_ENDPOINT = 1_500;
+/**
+ * Statements run this many times in one transaction, which pg_stat_xact_user_tables counts the
+ * reads of: it covers both plans of a prepared statement, those made for the values given and the
+ * generic one PostgreSQL may take after five.
+ */
+const POLLS = 7;
+
+/**
+ * Runs `work` while `BULK_PER_ENDPOINT` deliveries wait on each of these endpoints, due a minute
+ * before NOW, and removes them afterwards. They are analysed as finished deliveries first, so the
+ * planner goes by statistics that count few pending rows, as after a quiet spell: a plan that
+ * walks every waiting delivery then looks as cheap as one that does not.
+ */
+async function withBacklog<T>(endpointIds: string[], work: () => Promise<T>): Promise<T> {
+  await owner.$executeRaw`
+    INSERT INTO events (id, organisation_id, mode, type, data, created_at)
+    SELECT 'evt_bulk_' || e.id || '_' || g, e.organisation_id, 'test', 'order.paid', '{}'::jsonb, ${NOW}
+    FROM webhook_endpoints e, generate_series(1, ${BULK_PER_ENDPOINT}) g WHERE e.id = ANY(${endpointIds})`;
+  await owner.$executeRaw`
+    INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, next_attempt_at)
+    SELECT 'dlv_bulk_' || ev.id, e.id, ev.id, 'succeeded', NULL
+    FROM webhook_endpoints e JOIN events ev ON ev.id LIKE 'evt_bulk_' || e.id || '_%' WHERE e.id = ANY(${endpointIds})`;
+  try {
+    await owner.$executeRaw`ANALYZE webhook_deliveries`;
+    await owner.$executeRaw`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${new Date(NOW.getTime() - MINUTE)} WHERE id LIKE 'dlv_bulk_%'`;
+    return await work();
+  } finally {
+    await owner.$executeRaw`DELETE FROM webhook_deliveries WHERE id LIKE 'dlv_bulk_%'`;
+  }
+}
+
 describe('received events', () => {
   /** A fresh organisation with one endpoint per entry (test mode, every type, unless given). */
   async function organisationWith(endpoints: { mode?: Mode; enabledEvents?: EventType[]; enabled?: boolean }[]) {
@@ -322,18 +392,6 @@ describe('received events', () => {
 });
 
 describe('deliveries of switched-off endpoints', () => {
-  const BULK_PER_ENDPOINT = 1_500;
-
-  /** A second pending delivery to the endpoint, of a fresh event, due at `dueAt`. */
-  async function anotherDelivery(endpoint: { id: string; organisationId: string }, dueAt: Date) {
-    const [eventId] = await owner.$transaction((tx) =>
-      recordEvents(tx, { organisationId: endpoint.organisationId, mode: 'test', bankAccountId: null, at: NOW }, [{ type: 'order.paid', data: { object: sampleOrder('test', NOW) } }]),
-    );
-    return owner.webhookDelivery.create({ data: { id: newId('delivery'), endpointId: endpoint.id, eventId: eventId!, status: 'pending', nextAttemptAt: dueAt } });
-  }
-
-  const statusOf = async (id: string) => (await owner.webhookDelivery.findUniqueOrThrow({ where: { id } })).status;
-
   test('when endpoints are switched off or deleted, then their due deliveries are skipped and the rest wait: later ones, and those of endpoints still on', async () => {
     const live = await dueDelivery();
     const off = await dueDelivery();
@@ -350,6 +408,50 @@ describe('deliveries of switched-off endpoints', () => {
     expect(await statusOf(live.delivery.id)).toBe('pending');
     expect(await skipDeliveriesOfSwitchedOffEndpoints(dispatcher.sql, NOW)).toBe(0);
   });
+});
+
+describe('under a backlog the statistics predate', () => {
+  // The statistics these tests depend on count every pending delivery in the table, and the
+  // other tests leave some: each runs on a database of its own, where the only ones are its own.
+  let outer: { db: TestDatabase; owner: PrismaClient; dispatcher: Database };
+
+  beforeEach(async () => {
+    outer = { db, owner, dispatcher };
+    db = await createTestDatabase();
+    owner = createDatabase(db.url, { poolSize: 2 }).prisma;
+    dispatcher = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['webhook-dispatcher']), { poolSize: 2 });
+  });
+
+  afterEach(async () => {
+    await dispatcher.prisma.$disconnect();
+    await owner.$disconnect();
+    await db.drop();
+    ({ db, owner, dispatcher } = outer);
+  });
+
+  test('when many deliveries are due and the statistics predate them, then each claim takes the oldest of each endpoint and reads a few entries per endpoint, not every due delivery', async () => {
+    const endpoints = [];
+    for (let i = 0; i < 3; i += 1) endpoints.push((await dueDelivery()).endpoint);
+    const ids = endpoints.map((e) => e.id);
+
+    const { read, claims } = await withBacklog(ids, () =>
+      dispatcher.transaction(async (sql) => {
+        const claims: ClaimedDelivery[][] = [];
+        for (let poll = 0; poll < POLLS; poll += 1) {
+          claims.push(await claimDueDeliveries(sql, NOW, { leaseUntil: new Date(NOW.getTime() + MINUTE), free: 8, slowFree: 8, known: [], unknownAllowance: 2 }));
+        }
+        return { read: await rowsReadInTransaction(sql, 'webhook_deliveries'), claims };
+      }),
+    );
+
+    // The backlog's deliveries are the oldest due, so every claim's first turn takes one of each.
+    for (const claimed of claims) {
+      expect(ids.filter((id) => !claimed.some((c) => c.endpoint.id === id && c.id.startsWith('dlv_bulk_')))).toEqual([]);
+    }
+    // A claim visits a few entries per endpoint with pending deliveries and the rows it leases:
+    // far fewer than the 1,500 due on each endpoint.
+    expect(read / POLLS).toBeLessThan(BULK_PER_ENDPOINT / 10);
+  });
 
   test('when many deliveries wait on endpoints still on and the statistics predate them, then a poll reads a few index entries, not every waiting delivery', async () => {
     const endpoints = [];
@@ -357,35 +459,17 @@ describe('deliveries of switched-off endpoints', () => {
     const off = await dueDelivery();
     await owner.webhookEndpoint.update({ where: { id: off.endpoint.id }, data: { enabled: false, disabledReason: 'failing' } });
     const ids = endpoints.map((e) => e.id);
-    // Finished deliveries on each endpoint, analysed as such, then waiting again: the planner,
-    // going by statistics that count few pending rows, would walk all of them.
-    await owner.$executeRaw`
-      INSERT INTO events (id, organisation_id, mode, type, data, created_at)
-      SELECT 'evt_bulk_' || e.id || '_' || g, e.organisation_id, 'test', 'order.paid', '{}'::jsonb, ${NOW}
-      FROM webhook_endpoints e, generate_series(1, ${BULK_PER_ENDPOINT}) g WHERE e.id = ANY(${ids})`;
-    await owner.$executeRaw`
-      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, next_attempt_at)
-      SELECT 'dlv_bulk_' || ev.id, e.id, ev.id, 'succeeded', NULL
-      FROM webhook_endpoints e JOIN events ev ON ev.id LIKE 'evt_bulk_' || e.id || '_%' WHERE e.id = ANY(${ids})`;
-    try {
-      await owner.$executeRaw`ANALYZE webhook_deliveries`;
-      await owner.$executeRaw`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${new Date(NOW.getTime() - MINUTE)} WHERE id LIKE 'dlv_bulk_%'`;
-
-      // pg_stat_xact_user_tables counts what this transaction read; seven polls cover the plans
-      // made for the values given and the generic plan PostgreSQL may take after five.
-      const polls = 7;
-      const read = await dispatcher.transaction(async (sql) => {
-        for (let poll = 0; poll < polls; poll += 1) await skipDeliveriesOfSwitchedOffEndpoints(sql, NOW);
+    const read = await withBacklog(ids, () =>
+      dispatcher.transaction(async (sql) => {
+        for (let poll = 0; poll < POLLS; poll += 1) await skipDeliveriesOfSwitchedOffEndpoints(sql, NOW);
         return rowsReadInTransaction(sql, 'webhook_deliveries');
-      });
+      }),
+    );
 
-      expect(await statusOf(off.delivery.id)).toBe('skipped');
-      // A poll visits one entry per endpoint with pending deliveries (this file's other tests
-      // leave a few dozen) and the switched-off one's due deliveries: far fewer than the 1,500
-      // waiting on each endpoint, all of which a walk of the index or the table reads.
-      expect(read / polls).toBeLessThan(BULK_PER_ENDPOINT / 10);
-    } finally {
-      await owner.$executeRaw`DELETE FROM webhook_deliveries WHERE id LIKE 'dlv_bulk_%'`;
-    }
+    expect(await statusOf(off.delivery.id)).toBe('skipped');
+    // A poll visits one entry per endpoint with pending deliveries and the switched-off one's due
+    // deliveries: far fewer than the 1,500 waiting on each endpoint, all of which a walk of the
+    // index or the table reads.
+    expect(read / POLLS).toBeLessThan(BULK_PER_ENDPOINT / 10);
   });
 });

@@ -228,35 +228,33 @@ const claimDue = statement(
   `WITH RECURSIVE known AS (
      SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::boolean[]) AS k(endpoint_id, allowance, in_flight, slow)),
    ${PENDING_ENDPOINTS},
-   due_endpoints AS (
-     SELECT p.endpoint_id FROM pending_endpoints p
-     WHERE p.endpoint_id IS NOT NULL AND EXISTS (
-       SELECT FROM webhook_deliveries d WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $5)),
    candidates AS (
      SELECT e.id, COALESCE(k.allowance, $6::int) AS allowance,
             COALESCE(k.in_flight, 0) AS in_flight, COALESCE(k.slow, false) AS slow
-     FROM due_endpoints de
-     JOIN webhook_endpoints e ON e.id = de.endpoint_id AND e.enabled AND e.deleted_at IS NULL
+     FROM pending_endpoints p
+     JOIN webhook_endpoints e ON e.id = p.endpoint_id AND e.enabled AND e.deleted_at IS NULL
      LEFT JOIN known k ON k.endpoint_id = e.id
      WHERE COALESCE(k.allowance, $6::int) > 0),
    offered AS (
-     SELECT o.id, o.next_attempt_at, c.slow, c.in_flight + o.nth AS turn
+     SELECT o.id, c.id AS endpoint_id, o.next_attempt_at, c.slow, c.in_flight + o.nth AS turn
      FROM candidates c CROSS JOIN LATERAL (
        SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS nth
        FROM (SELECT id, next_attempt_at FROM webhook_deliveries
              WHERE endpoint_id = c.id AND status = 'pending' AND next_attempt_at <= $5
              ORDER BY next_attempt_at, id LIMIT c.allowance) d) o),
    ranked AS (
-     SELECT id, next_attempt_at, turn, slow,
+     SELECT id, endpoint_id, next_attempt_at, turn, slow,
             count(*) FILTER (WHERE slow) OVER (ORDER BY turn, next_attempt_at, id) AS slow_nth
      FROM offered),
    picked AS (
-     SELECT id FROM ranked WHERE NOT slow OR slow_nth <= $7
+     SELECT id, endpoint_id, next_attempt_at FROM ranked WHERE NOT slow OR slow_nth <= $7
      ORDER BY turn, next_attempt_at, id LIMIT $8),
    locked AS (
-     SELECT d.id, d.next_attempt_at AS due_at FROM webhook_deliveries d
-     WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND d.next_attempt_at <= $5
-     FOR UPDATE SKIP LOCKED),
+     SELECT l.id, l.due_at FROM picked p CROSS JOIN LATERAL (
+       SELECT d.id, d.next_attempt_at AS due_at FROM webhook_deliveries d
+       WHERE d.id = p.id AND d.endpoint_id = p.endpoint_id AND d.next_attempt_at = p.next_attempt_at
+         AND d.status = 'pending' AND d.next_attempt_at <= $5
+       FOR UPDATE SKIP LOCKED) l),
    leased AS (
      UPDATE webhook_deliveries d SET next_attempt_at = $9, leased_until = $9, updated_at = $5
      FROM locked WHERE d.id = locked.id
@@ -288,6 +286,12 @@ const claimDue = statement(
  * The endpoints with something due are found by skipping from one endpoint to the next in
  * webhook_deliveries_endpoint_due_idx, two index probes per endpoint with pending deliveries,
  * so a pass costs the same with 10 or 100,000 deliveries waiting (it used to read every due row).
+ * Every step after that is driven by the rows before it (LATERAL, each with a LIMIT or a full key),
+ * never a join PostgreSQL may choose to make by reading all due deliveries: with statistics
+ * gathered in a quiet spell, which count next to no pending rows, it believes that index empty and
+ * such a read free, and under the rush that follows every claim read the whole backlog (100 ms a
+ * claim with 4,000 deliveries due, against 2 ms). A delivery is locked by its id, endpoint and due
+ * time, so that even a plan through that index finds it by its key.
  */
 export async function claimDueDeliveries(sql: Sql, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   if (limits.free <= 0) return [];
