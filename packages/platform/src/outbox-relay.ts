@@ -36,7 +36,13 @@ const claimBatch = statement(
 );
 /** By message id, the key both a claimed row and a handed-over one come with. */
 const markPublished = statement('relay.mark_published', 'UPDATE outbox SET published_at = now(), leased_until = NULL WHERE message_id = ANY($1::text[])');
-const releaseLease = statement('relay.release_lease', 'UPDATE outbox SET leased_until = NULL WHERE message_id = ANY($1::text[]) AND published_at IS NULL');
+/**
+ * Gives unconfirmed rows back to the next claim. Rows marked published meanwhile have no lease
+ * left, so "still leased" is the only condition: "unpublished" would let PostgreSQL find the rows
+ * by walking outbox_unpublished_idx, and on statistics gathered while the outbox was near empty it
+ * did, reading the whole backlog that a broker failing to confirm leaves behind.
+ */
+export const releaseLease = statement('relay.release_lease', 'UPDATE outbox SET leased_until = NULL WHERE message_id = ANY($1::text[]) AND leased_until IS NOT NULL');
 
 /** What a writer tells its outbox relay after a commit that wrote outbox rows. */
 export interface OutboxPublisher {

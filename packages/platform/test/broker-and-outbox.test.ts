@@ -1,9 +1,9 @@
 import { EXCHANGES, QUEUES, ROUTING_KEYS, TransactionId } from '@pmatch/contracts';
 import { createDatabase, enqueue, outboxInsert, outboxParameters, statement, type Database, type LeasedMessage, type PrismaClient } from '@pmatch/db';
-import { RABBITMQ_URL, createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
+import { PLAN_CACHE_MODES, RABBITMQ_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import amqp from 'amqplib';
 import { z } from 'zod';
-import { Broker, DELIVERY_LIMIT, HANDED_OVER_LIMIT, OutboxRelay, createLogger } from '../src';
+import { Broker, DELIVERY_LIMIT, HANDED_OVER_LIMIT, OutboxRelay, createLogger, releaseLease } from '../src';
 
 const logger = createLogger('test', 'silent');
 let db: TestDatabase;
@@ -239,6 +239,26 @@ describe('outbox relay: rows handed over by their writer', () => {
     await stopConsuming();
     expect(seen).toEqual(['refused-0', 'refused-1', 'refused-2']);
   });
+
+  test.each(PLAN_CACHE_MODES)(
+    'when leases are released (%s) while many rows wait unpublished and the statistics predate them, then the rows are found by message id',
+    async (planCacheMode) => {
+      await drainAll();
+      await prisma.$executeRaw`ANALYZE outbox`;
+      await prisma.$executeRaw`
+        INSERT INTO outbox (message_id, exchange, routing_key, payload)
+        SELECT 'waiting-' || g, ${EXCHANGES.bank}, ${ROUTING_KEYS.depositReceived}, '{}'::jsonb FROM generate_series(1, 2000) g`;
+      try {
+        const plan = await preparedPlan(prisma, releaseLease.text, `ARRAY['waiting-1', 'waiting-2']`, planCacheMode);
+
+        // outbox_unpublished_idx holds every waiting row: walking it would read the whole backlog.
+        const scans = planNodes(plan).filter((n) => String(n['Node Type']).endsWith('Scan'));
+        expect(scans.map((n) => `${n['Node Type']} ${n['Index Name']}`)).toEqual(['Index Scan outbox_message_id_key']);
+      } finally {
+        await prisma.$executeRaw`DELETE FROM outbox WHERE message_id LIKE 'waiting-%'`;
+      }
+    },
+  );
 
   test('when a relay is stopped, then what was handed over before is published first', async () => {
     await drainAll();

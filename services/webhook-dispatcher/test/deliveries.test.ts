@@ -453,6 +453,28 @@ describe('under a backlog the statistics predate', () => {
     expect(read / POLLS).toBeLessThan(BULK_PER_ENDPOINT / 10);
   });
 
+  test('when many deliveries are due and the statistics predate them, then recording outcomes finds each delivery by its key, not among every pending one', async () => {
+    const endpoints = [];
+    for (let i = 0; i < 3; i += 1) endpoints.push((await dueDelivery()).endpoint);
+    const ids = endpoints.map((e) => e.id);
+
+    const read = await withBacklog(ids, async () => {
+      const claimed = await claimDueDeliveries(dispatcher.sql, NOW, { leaseUntil: new Date(NOW.getTime() + MINUTE), free: 3 * POLLS, slowFree: 0, known: [], unknownAllowance: POLLS });
+      expect(claimed).toHaveLength(3 * POLLS);
+      return dispatcher.transaction(async (sql) => {
+        for (let poll = 0; poll < POLLS; poll += 1) {
+          const [acknowledged, alsoAcknowledged, failed] = claimed.slice(3 * poll, 3 * poll + 3);
+          expect(await recordAcknowledgedAttempts(sql, [finished(acknowledged!, {}), finished(alsoAcknowledged!, {})])).toEqual([true, true]);
+          expect(await recordFailedAttempt(sql, finished(failed!, { statusCode: 500, retryAt: new Date(NOW.getTime() + MINUTE) }))).not.toBeNull();
+        }
+        return rowsReadInTransaction(sql, 'webhook_deliveries');
+      });
+    });
+
+    // Each outcome reads its own delivery: far fewer than the 1,500 pending on each endpoint.
+    expect(read / POLLS).toBeLessThan(BULK_PER_ENDPOINT / 10);
+  });
+
   test('when many deliveries wait on endpoints still on and the statistics predate them, then a poll reads a few index entries, not every waiting delivery', async () => {
     const endpoints = [];
     for (let i = 0; i < 3; i += 1) endpoints.push((await dueDelivery()).endpoint);

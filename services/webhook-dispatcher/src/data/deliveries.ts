@@ -433,19 +433,23 @@ const LOG_ATTEMPT = `INSERT INTO webhook_delivery_attempts (delivery_id, attempt
 
 /**
  * Parameters, one array per column with one element per attempt: delivery ids, endpoint ids,
- * attempts, leases, attempted at, status codes, durations.
+ * attempts, leases, attempted at, status codes, durations, and the status each delivery must
+ * still have (pending). That status comes with the rows, not as a constant in the text: a constant
+ * would let the generic plan find the deliveries through webhook_deliveries_endpoint_due_idx,
+ * which holds only pending ones, and on statistics gathered while next to none were pending it
+ * read that whole index for every batch (the backlog of a rush) instead of probing by key.
  */
 const recordAcknowledged = statement(
   'dispatcher.record_acknowledged_attempts',
   `WITH answered AS (
-     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[])
-       AS a(delivery_id, endpoint_id, attempt, leased_until, attempted_at, status_code, duration_ms)),
+     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::text[])
+       AS a(delivery_id, endpoint_id, attempt, leased_until, attempted_at, status_code, duration_ms, status)),
    moved AS (
      UPDATE webhook_deliveries d
      SET attempt_count = a.attempt, status = 'succeeded', next_attempt_at = NULL,
          leased_until = NULL, resend_requested = false, updated_at = a.attempted_at
      FROM answered a
-     WHERE d.id = a.delivery_id AND d.status = 'pending' AND d.attempt_count = a.attempt - 1 AND d.leased_until = a.leased_until
+     WHERE d.id = a.delivery_id AND d.status = a.status AND d.attempt_count = a.attempt - 1 AND d.leased_until = a.leased_until
      RETURNING d.id, d.endpoint_id, a.attempt, a.status_code, a.duration_ms, a.attempted_at),
    logged AS (
      INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, duration_ms, error, attempted_at)
@@ -475,6 +479,7 @@ export async function recordAcknowledgedAttempts(sql: Sql, attempts: FinishedAtt
     attempts.map((a) => a.attemptedAt),
     attempts.map((a) => a.statusCode),
     attempts.map((a) => a.durationMs),
+    attempts.map(() => 'pending'),
   ]);
   const writtenIds = new Set(written.map((row) => row.id));
   return attempts.map((a) => writtenIds.has(a.deliveryId));
