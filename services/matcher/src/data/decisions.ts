@@ -333,10 +333,10 @@ const asStored = (value: object): StoredJson => JSON.parse(JSON.stringify(value)
  * them ($22 to $25): an announcement's message id is the id of its first event, which is how it is
  * left out with its decision; they are inserted leased, for the relay to publish without claiming
  * them (`writeDecisions` hands them over). The statuses the rows must still have (the deposit
- * pending, the order open) come as parameters too, beside the versions: as constants in the text, they would
- * let a generic plan find the deposit through `transactions_pending_idx`, reading every entry of
- * it, since that index is near empty when the plan is made and holds the whole backlog under a
- * rush. Inbox rows go in key order, so that two matchers' batches cannot deadlock on them; orders
+ * pending, the order open) come as parameters too, beside the versions: as constants in the text,
+ * they would let a generic plan find the deposit through `transactions_pending_idx`, reading every
+ * entry of it, since that index is near empty when the plan is made and holds the whole backlog
+ * under a rush. Inbox rows go in key order, so that two matchers' batches cannot deadlock on them; orders
  * and deposits need no such care, as each decision holds its account's lock (and a deadlock,
  * should the lock have been lost, fails the batch, which is then written again decision by
  * decision).
