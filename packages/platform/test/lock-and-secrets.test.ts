@@ -45,26 +45,73 @@ describe('RedisLock', () => {
     expect([maxInside, runs]).toEqual([1, 10]);
   });
 
-  test('when holders in one process queue for a lock, then they run in arrival order and each takes the Redis lock at its first try', async () => {
-    let sets = 0;
-    // The real connection, counting the SET NX attempts the lock makes.
-    const counted = new Proxy(redis, {
+  /** The real connection, counting the lock's SET NX attempts and releases. */
+  function counting(connection: Redis): { redis: Redis; calls: { set: number; release: number } } {
+    const calls = { set: 0, release: 0 };
+    const counted = new Proxy(connection, {
       get(target, property, receiver) {
         const value: unknown = Reflect.get(target, property, receiver);
-        if (property === 'set' && typeof value === 'function') return (...args: unknown[]) => ((sets += 1), value.apply(target, args));
-        return typeof value === 'function' ? value.bind(target) : value;
+        if (typeof value !== 'function') return value;
+        if (property === 'set') return (...args: unknown[]) => ((calls.set += 1), value.apply(target, args));
+        if (property === 'pmatchReleaseIfOwner') return (...args: unknown[]) => ((calls.release += 1), value.apply(target, args));
+        return value.bind(target);
       },
     });
-    const lock = new RedisLock(counted, uniqueName('pmatch-test:'));
+    return { redis: counted, calls };
+  }
+
+  test('when holders in one process queue for a lock, then they run in arrival order on one Redis lock, handed from each to the next', async () => {
+    const { redis: counted, calls } = counting(redis);
+    const prefix = uniqueName('pmatch-test:');
+    const lock = new RedisLock(counted, prefix);
     const order: number[] = [];
 
     await Promise.all(Array.from({ length: 10 }, (_, i) => lock.withLock('account:q', { ttlMs: 5_000, waitMs: 10_000 }, async () => {
       order.push(i);
-      await new Promise((resolve) => setImmediate(resolve));
+      expect(await redis.exists(`${prefix}lock:account:q`)).toBe(1);
     })));
 
     expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(sets).toBe(10);
+    expect(calls).toEqual({ set: 1, release: 1 });
+    expect(await redis.exists(`${prefix}lock:account:q`)).toBe(0);
+  });
+
+  test('when a lock has been held for half its TTL, then the holder releases it and the next one takes a fresh lock', async () => {
+    const { redis: counted, calls } = counting(redis);
+    let now = 0;
+    const lock = new RedisLock(counted, uniqueName('pmatch-test:'), () => now);
+    const ttlMs = 1_000;
+
+    await Promise.all([
+      lock.withLock('account:h', { ttlMs, waitMs: 10_000 }, async () => void (now += ttlMs / 2 - 1)),
+      lock.withLock('account:h', { ttlMs, waitMs: 10_000 }, async () => void (now += 1)),
+      lock.withLock('account:h', { ttlMs, waitMs: 10_000 }, async () => undefined),
+    ]);
+
+    // The first hands over with a hair of half its TTL left; the second finds half of it gone and
+    // releases; the third takes a lock of its own and releases it, having nobody after it.
+    expect(calls).toEqual({ set: 2, release: 2 });
+  });
+
+  test('when the holders a lock was handed to all gave up waiting, then it is released for other processes', async () => {
+    const prefix = uniqueName('pmatch-test:');
+    const other = new Redis(REDIS_URL);
+    const lock = new RedisLock(redis, prefix);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+
+    // A TTL far beyond the other process's wait: only a release lets it in.
+    const first = lock.withLock('account:g', { ttlMs: 60_000, waitMs: 1_000 }, () => gate);
+    const second = lock.withLock('account:g', { ttlMs: 60_000, waitMs: 20 }, async () => undefined);
+    await expect(second).rejects.toBeInstanceOf(LockTimeoutError);
+    open();
+    await first;
+
+    try {
+      await expect(new RedisLock(other, prefix).withLock('account:g', { ttlMs: 1_000, waitMs: 5_000 }, async () => 'in')).resolves.toBe('in');
+    } finally {
+      other.disconnect();
+    }
   });
 
   test('when a holder in this process keeps the lock past the wait of the next, then that one gets LockTimeoutError and the one after it still runs in turn', async () => {
