@@ -252,8 +252,7 @@ const claimDue = statement(
    locked AS (
      SELECT l.id, l.due_at FROM picked p CROSS JOIN LATERAL (
        SELECT d.id, d.next_attempt_at AS due_at FROM webhook_deliveries d
-       WHERE d.id = p.id AND d.endpoint_id = p.endpoint_id AND d.next_attempt_at = p.next_attempt_at
-         AND d.status = 'pending' AND d.next_attempt_at <= $5
+       WHERE d.id = p.id AND d.endpoint_id = p.endpoint_id AND d.next_attempt_at = p.next_attempt_at AND d.status = 'pending'
        FOR UPDATE SKIP LOCKED) l),
    leased AS (
      UPDATE webhook_deliveries d SET next_attempt_at = $9, leased_until = $9, updated_at = $5
