@@ -1,5 +1,6 @@
 export * from './client';
 export * from './events';
+export * from './keys';
 export * from './migrate';
 export * from './orders';
 export * from './rows';

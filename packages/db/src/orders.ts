@@ -2,6 +2,7 @@ import { AppError, EXCHANGES, LIMITS, PAYMENT_TOKEN_LENGTH, ROUTING_KEYS, newId,
 import type { OrderRow, PrismaClient } from './client';
 import { eventAnnouncements, outboxInsert, outboxParameters, recordEvents, type LeasedMessage, type OutboxHandOver } from './events';
 import { orderFields } from './rows';
+import { apiKeyAccountIds } from './keys';
 import { asSql, statement, type Sql, type SqlOrPrisma } from './sql';
 import { modeOf, orderView } from './views';
 
@@ -66,22 +67,35 @@ const insertOrderStatement = statement('db.insert_order', orderInsert(false));
  * order stored before or by an earlier one in the same batch, writes neither its event nor its
  * messages; the others are written in the order given, so their events' `seq` follows it. The
  * outbox rows are inserted leased (for the writer to hand over) or not (for the relay to claim).
+ * $21 and $22 are each order's `CachedKey` (its id, and its accounts joined by spaces) or nulls: an
+ * order with one is written only if that key is active, of the order's organisation and mode, with
+ * exactly those accounts in scope, as this statement reads them.
  */
 const insertOrdersAnnounced = (leased: boolean) =>
   statement(
     `db.insert_orders_announced_unless_external_id_taken${leased ? '_leased' : ''}`,
     `WITH incoming AS (
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[],
-                          $9::timestamptz[], $10::timestamptz[], $11::jsonb[], $12::text[], $13::text[], $14::timestamptz[], $15::text[], $16::jsonb[])
+                          $9::timestamptz[], $10::timestamptz[], $11::jsonb[], $12::text[], $13::text[], $14::timestamptz[], $15::text[], $16::jsonb[],
+                          $21::text[], $22::text[])
        WITH ORDINALITY AS o(id, organisation_id, mode, bank_account_id, amount, payer_name, external_id, item_name,
-                            ordered_at, expires_at, metadata, source, payment_token, created_at, event_id, event_data, n)),
+                            ordered_at, expires_at, metadata, source, payment_token, created_at, event_id, event_data,
+                            key_id, key_account_ids, n)),
+   keys_now AS (
+     SELECT k.id, k.organisation_id, k.mode, array_to_string(${apiKeyAccountIds('k')}, ' ') AS account_ids
+     FROM api_keys k WHERE k.id IN (SELECT key_id FROM incoming) AND k.revoked_at IS NULL),
+   admitted AS (
+     SELECT * FROM incoming i
+     WHERE i.key_id IS NULL
+        OR EXISTS (SELECT 1 FROM keys_now k
+                   WHERE k.id = i.key_id AND k.organisation_id = i.organisation_id AND k.mode = i.mode AND k.account_ids = i.key_account_ids)),
    inserted AS (
      INSERT INTO orders
        (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
         ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at)
      SELECT id, organisation_id, mode, bank_account_id, 'open', amount, payer_name, external_id, item_name,
             ordered_at, expires_at, metadata, source, payment_token, created_at, created_at
-     FROM incoming ORDER BY n
+     FROM admitted ORDER BY n
      ON CONFLICT (organisation_id, mode, external_id) DO NOTHING
      RETURNING ${orderFields()}),
    announced AS (SELECT * FROM incoming WHERE id IN (SELECT id FROM inserted)),
@@ -142,16 +156,29 @@ export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: 
   return row ?? null;
 }
 
+/**
+ * The API key a request took from a cache instead of reading it (orders-api), with the bank
+ * accounts its scope had then. Whatever was decided from it is checked by the write itself.
+ */
+export interface CachedKey {
+  id: string;
+  /** As `apiKeyAccountIds` lists them. */
+  accountIds: readonly string[];
+}
+
 /** A new order and when it was asked for. */
 export interface NewOrderAt {
   order: NewOrder;
   now: Date;
+  /** Set when the caller's key came from a cache: then the order is written only if the key is unchanged. */
+  cachedKey?: CachedKey;
 }
 
 /**
  * Orders as `insertOrderUnlessExternalIdTaken` inserts one, any number in one statement; answers
  * per order, in the order given, the row inserted or null when its external_id was taken (by an
- * order stored before, or by an earlier one of the same call). The new orders' messages go to
+ * order stored before, or by an earlier one of the same call) or its `cachedKey` has been revoked
+ * or has other accounts in scope now (the caller reads the key to tell which). The new orders' messages go to
  * `handOver` once the statement committed (`sql` must run it on its own, not in a transaction of
  * the caller's).
  */
@@ -173,6 +200,8 @@ async function insertOrders(sql: SqlOrPrisma, orders: NewOrderAt[], publicBaseUr
     announced.map(({ ids }) => ids[0]),
     created.map((event) => JSON.stringify(event.data)),
     ...outboxParameters(messages.flat()),
+    orders.map(({ cachedKey }) => cachedKey?.id ?? null),
+    orders.map(({ cachedKey }) => cachedKey?.accountIds.join(' ') ?? null),
   ]);
   const byId = new Map(inserted.map((row) => [row.id, row]));
   handOver?.(messages.flatMap((orderMessages, i) => (byId.has(rows[i]!.id) ? orderMessages : [])));

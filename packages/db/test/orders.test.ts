@@ -144,7 +144,8 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
     const second = ordersApi
       .transaction((tx) => insertOrderUnlessExternalIdTaken(tx, newOrder('ext_race'), now, BASE_URL))
       .finally(() => (secondDone = true));
-    await statementWaitingForALock(owner, 'WITH incoming AS%INSERT INTO orders%');
+    // The statement's text as the server shows it is cut at 1 KiB, before its INSERT: the insert of orders is the only one here to start so.
+    await statementWaitingForALock(owner, 'WITH incoming AS%');
 
     expect(secondDone).toBe(false);
     commitFirst();
@@ -198,6 +199,59 @@ describe('insertOrdersUnlessExternalIdTaken (orders-api, requests that arrive to
       SELECT (SELECT array_agg(DISTINCT xmin::text) FROM orders WHERE id IN (${b.id}, ${a.id})) AS orders_tx,
              (SELECT (SELECT seq FROM events WHERE id = ${bEvent!.id}) < (SELECT seq FROM events WHERE id = ${aEvent!.id})) AS event_seq_ascending`;
     expect(writers[0]).toEqual({ orders_tx: [expect.any(String)], event_seq_ascending: true });
+  });
+});
+
+describe('insertOrdersUnlessExternalIdTaken with the caller\'s cached key (orders-api)', () => {
+  const key = (id: string, fields: { revokedAt?: Date; organisationId?: string; mode?: string; bankAccountId?: string } = {}) =>
+    owner.apiKey.create({
+      data: { id, organisationId: 'org_orders', mode: 'test', name: id, permission: 'read_write', keyHash: `hash_${id}`, keyHint: 'h', ...fields },
+    });
+  const liveAccount = (id: string) =>
+    owner.bankAccount.create({
+      data: { id, organisationId: 'org_orders', mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: id === 'ba_live_1' ? '1111111' : '2222222', holderName: 'h' },
+    });
+
+  beforeAll(async () => {
+    await owner.organisation.create({ data: { id: 'org_other', name: 'n', ownerEmail: 'o@example.com' } });
+    await liveAccount('ba_live_1');
+    await liveAccount('ba_live_2');
+    await key('key_active');
+    await key('key_revoked', { revokedAt: now });
+    await key('key_live_scoped', { mode: 'live', bankAccountId: 'ba_live_2' });
+    await key('key_other_org', { organisationId: 'org_other' });
+  });
+
+  test('when orders come with the keys their callers cached, then only those whose key is active, of their organisation and with the same accounts are written', async () => {
+    const before = { events: await owner.event.count(), outbox: await owner.outbox.count() };
+    const handedOver: LeasedMessage[][] = [];
+    const asCached = (externalId: string, id: string, accountIds: string[]) => ({ order: newOrder(externalId), now, cachedKey: { id, accountIds } });
+
+    const rows = await insertOrdersUnlessExternalIdTaken(
+      ordersApi.sql,
+      [
+        asCached('ext_key_active', 'key_active', ['ba_orders']),
+        asCached('ext_key_revoked', 'key_revoked', ['ba_orders']),
+        // Cached before an account was added (or after: the scope read now differs either way).
+        asCached('ext_key_stale_scope', 'key_active', []),
+        asCached('ext_key_more_accounts', 'key_active', ['ba_orders', 'ba_gone']),
+        { order: { ...newOrder('ext_key_scoped'), mode: 'live', bankAccountId: 'ba_live_2' }, now, cachedKey: { id: 'key_live_scoped', accountIds: ['ba_live_2'] } },
+        // The key's, but not of the key's mode.
+        { order: { ...newOrder('ext_key_scoped_test'), bankAccountId: 'ba_live_2' }, now, cachedKey: { id: 'key_live_scoped', accountIds: ['ba_live_2'] } },
+        asCached('ext_key_other_org', 'key_other_org', []),
+        asCached('ext_key_unknown', 'key_unknown', ['ba_orders']),
+        { order: newOrder('ext_key_none'), now },
+      ],
+      BASE_URL,
+      (messages) => handedOver.push(messages),
+    );
+
+    expect(rows.map((row) => row?.externalId ?? null)).toEqual(['ext_key_active', null, null, null, 'ext_key_scoped', null, null, null, 'ext_key_none']);
+    const stored = await owner.order.findMany({ where: { externalId: { startsWith: 'ext_key_' } }, select: { externalId: true } });
+    expect(stored.map((o) => o.externalId).sort()).toEqual(['ext_key_active', 'ext_key_none', 'ext_key_scoped']);
+    // The orders refused wrote neither events nor messages, and none of theirs were handed over.
+    expect({ events: await owner.event.count(), outbox: await owner.outbox.count() }).toEqual({ events: before.events + 3, outbox: before.outbox + 6 });
+    expect(handedOver.flat()).toHaveLength(6);
   });
 });
 

@@ -24,11 +24,11 @@ import { Redis } from 'ioredis';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { loadConfig, type OrdersApiConfig } from './config';
 import { deleteExpiredRecords } from './data/retention';
-import { authenticate } from './http/auth';
+import { ApiKeys, authenticate, recheckCachedKey } from './http/auth';
 import { bankAccountsRouter } from './http/bank-accounts';
 import { eventsRouter } from './http/events';
 import { MatcherClient } from './http/matcher-client';
-import { ordersRouter } from './http/orders';
+import { createsOrderWithoutIdempotencyKey, ordersRouter } from './http/orders';
 import { paymentPageRouter } from './http/payment-page';
 import { rateLimit } from './http/rate-limit';
 import { settingsRouter } from './http/settings';
@@ -67,10 +67,11 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
   });
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const limiter = new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+  const keys = new ApiKeys(database.sql, metrics);
   // The key first: a request without one is refused before its body is read or parsed.
-  app.use('/v1', authenticate(database.sql), rateLimit(limiter, logger), jsonBodies());
+  app.use('/v1', authenticate(keys, createsOrderWithoutIdempotencyKey), rateLimit(limiter, logger), jsonBodies());
   const matcher = new MatcherClient(broker, config.COMMAND_TIMEOUT_MS);
-  app.use(ordersRouter({ prisma, database, clock, publicBaseUrl: config.PUBLIC_BASE_URL, matcher, onRecorded: () => relay.nudge(), handOver: (messages) => relay.publishLeased(messages) }));
+  app.use(ordersRouter({ prisma, database, clock, publicBaseUrl: config.PUBLIC_BASE_URL, matcher, onRecorded: () => relay.nudge(), handOver: (messages) => relay.publishLeased(messages), keys }));
   app.use(transactionsRouter({ prisma, matcher }));
   app.use(settingsRouter({ prisma, clock }));
   app.use(bankAccountsRouter({ prisma }));
@@ -85,6 +86,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       onRecorded: () => relay.nudge(),
     }),
   );
+  app.use('/v1', recheckCachedKey(keys));
   finishHttpApp(app, logger);
 
   relay.start();

@@ -13,6 +13,13 @@ export interface AuthContext {
    * scoped account, or every account of its organisation and mode. Read with the key.
    */
   accountIds: readonly string[];
+  /** SHA-256 of the key text: how the key is looked up. */
+  keyHash: string;
+  /**
+   * True when the key was taken from this process's cache of keys instead of being read for this
+   * request. Only a request whose write checks the key itself may be so (see `ApiKeys`).
+   */
+  cached: boolean;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { AppError } from '@pmatch/contracts';
 import { modeOf, type Sql } from '@pmatch/db';
 import { sha256Hex } from '@pmatch/platform';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { Counter, type Registry } from 'prom-client';
 import { WRITE_METHODS, bearerKey, type AuthContext } from '../domain/auth';
-import { findActiveKeyByHash } from '../data/keys';
+import { findActiveKeyByHash, type ActiveKey } from '../data/keys';
 
 declare global {
   namespace Express {
@@ -13,26 +14,75 @@ declare global {
   }
 }
 
+/** Keys remembered at most; past it the one cached longest ago is dropped. */
+const MAX_CACHED_KEYS = 10_000;
+
 /**
- * Resolves the API key. Keys are stored only as SHA-256 hashes, so a lookup by hash is the
- * comparison; an unknown, malformed and revoked key all answer the same 401.
+ * The API keys: read by hash on every request, and remembered for the requests that may skip the
+ * read. Keys are stored only as SHA-256 hashes, so a lookup by hash is the comparison.
+ *
+ * Reading the key is one of the two statements of a new order, so `POST /v1/orders` without an
+ * Idempotency-Key takes the key from this cache when it is there. That is safe because such a
+ * request is answered from the cache only by its write, and the write checks the key itself, in the
+ * same statement: the order is written only if the key is still active with the same accounts in
+ * scope (`CachedKey`). Any other answer to such a request, a refusal included, is given only after
+ * the key was read again (`reauthenticate`, `recheckCachedKey`): a revoked key gets 401 from the
+ * next request on, as when every request reads it.
  */
-export function authenticate(sql: Sql): RequestHandler {
+export class ApiKeys {
+  private readonly cache = new Map<string, ActiveKey>();
+  private readonly lookups: Counter<'source'>;
+
+  constructor(
+    private readonly sql: Sql,
+    metrics: Registry,
+  ) {
+    this.lookups = new Counter({
+      name: 'api_key_lookups_total',
+      help: 'API keys looked up for requests, by where from: read from the database, or taken from the cache',
+      labelNames: ['source'],
+      registers: [metrics],
+    });
+  }
+
+  /** The active key with this hash, read now (and remembered), or null when unknown or revoked. */
+  async read(keyHash: string): Promise<ActiveKey | null> {
+    this.lookups.inc({ source: 'database' });
+    const key = await findActiveKeyByHash(this.sql, keyHash);
+    this.cache.delete(keyHash);
+    if (key === null) return null;
+    if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(keyHash, key);
+    return key;
+  }
+
+  /**
+   * The key as this process last read it, if it did and the key may write. A read-only key is
+   * refused every write, and a refusal is answered only from a key read for the request.
+   */
+  cachedWriter(keyHash: string): ActiveKey | undefined {
+    const key = this.cache.get(keyHash);
+    if (key?.permission !== 'read_write') return undefined;
+    this.lookups.inc({ source: 'cache' });
+    return key;
+  }
+}
+
+/**
+ * Resolves the API key; an unknown, malformed and revoked key all answer the same 401. The key is
+ * read, unless `mayUseCache(req)` says the request's route checks a cached key itself.
+ */
+export function authenticate(keys: ApiKeys, mayUseCache: (req: Request) => boolean): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
-    const key = bearerKey(req.get('authorization'));
-    if (key === undefined) {
+    const text = bearerKey(req.get('authorization'));
+    if (text === undefined) {
       throw new AppError('invalid_api_key', 'Missing or malformed API key. Send Authorization: Bearer svc_test_… or svc_live_….');
     }
-    const row = await findActiveKeyByHash(sql, sha256Hex(key));
-    if (row === null) throw new AppError('invalid_api_key', 'Invalid API key: it is unknown or has been revoked.');
-    req.auth = {
-      keyId: row.id,
-      organisationId: row.organisationId,
-      mode: modeOf(row),
-      permission: row.permission === 'read_only' ? 'read_only' : 'read_write',
-      bankAccountId: row.bankAccountId,
-      accountIds: row.accountIds,
-    };
+    const keyHash = sha256Hex(text);
+    const cached = mayUseCache(req) ? keys.cachedWriter(keyHash) : undefined;
+    const key = cached ?? (await keys.read(keyHash));
+    if (key === null) throw invalidKey();
+    req.auth = authContext(key, keyHash, cached !== undefined);
     if (WRITE_METHODS.has(req.method) && req.auth.permission !== 'read_write') {
       throw new AppError('insufficient_scope', 'This API key is read-only; use a read-write key for this request.');
     }
@@ -40,7 +90,51 @@ export function authenticate(sql: Sql): RequestHandler {
   };
 }
 
+/**
+ * Reads the key of a request that began with a cached one, for its route to answer from a key read
+ * now; a revoked key is 401.
+ */
+export async function reauthenticate(keys: ApiKeys, req: Request): Promise<AuthContext> {
+  const keyHash = authOf(req).keyHash;
+  const key = await keys.read(keyHash);
+  if (key === null) throw invalidKey();
+  req.auth = authContext(key, keyHash, false);
+  return req.auth;
+}
+
+/**
+ * Before an error is answered to a request whose key came from the cache (a body that is not JSON,
+ * a rate limit, a refusal of its route), reads the key: a key revoked meanwhile gets 401 instead,
+ * as it would had the key been read first. If the read fails, the error is answered as it was.
+ */
+export function recheckCachedKey(keys: ApiKeys): ErrorRequestHandler {
+  return (error: unknown, req: Request, _res: Response, next: NextFunction) => {
+    if (req.auth?.cached !== true) return next(error);
+    keys.read(req.auth.keyHash).then(
+      (key) => next(key === null ? invalidKey() : error),
+      () => next(error),
+    );
+  };
+}
+
 export function authOf(req: Request): AuthContext {
   if (req.auth === undefined) throw new Error('route mounted without authenticate()');
   return req.auth;
+}
+
+function authContext(key: ActiveKey, keyHash: string, cached: boolean): AuthContext {
+  return {
+    keyId: key.id,
+    organisationId: key.organisationId,
+    mode: modeOf(key),
+    permission: key.permission === 'read_only' ? 'read_only' : 'read_write',
+    bankAccountId: key.bankAccountId,
+    accountIds: key.accountIds,
+    keyHash,
+    cached,
+  };
+}
+
+function invalidKey(): AppError {
+  return new AppError('invalid_api_key', 'Invalid API key: it is unknown or has been revoked.');
 }

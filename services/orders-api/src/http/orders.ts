@@ -20,11 +20,11 @@ import {
   type Sql,
 } from '@pmatch/db';
 import { parseInput, type Clock } from '@pmatch/platform';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { resolveBankAccount, type AuthContext } from '../domain/auth';
 import { sameOrderContent } from '../domain/orders';
 import { cancelOrder, changeOpenOrder, findOrder, findOrderByExternalId, listOrders, newOrderWriter } from '../data/orders';
-import { authOf } from './auth';
+import { authOf, reauthenticate, type ApiKeys } from './auth';
 import { answerOnce, idempotencyKeyOf, type Answer } from './idempotency';
 import { pathId } from './ids';
 import type { MatcherClient } from './matcher-client';
@@ -40,6 +40,16 @@ export interface OrdersDeps {
   onRecorded: () => void;
   /** Takes the outbox rows of new orders written together, once committed (`OutboxRelay.publishLeased`). */
   handOver: OutboxHandOver;
+  keys: ApiKeys;
+}
+
+/**
+ * The one request that may begin with a cached key (`ApiKeys`): a new order without an
+ * Idempotency-Key, whose write checks the key in its statement. The path is compared as sent
+ * (routing ignores case and a trailing slash): any other spelling reads the key.
+ */
+export function createsOrderWithoutIdempotencyKey(req: Request): boolean {
+  return req.method === 'POST' && req.originalUrl.split('?')[0] === '/v1/orders' && req.get('idempotency-key') === undefined;
 }
 
 export function ordersRouter(deps: OrdersDeps): Router {
@@ -49,22 +59,44 @@ export function ordersRouter(deps: OrdersDeps): Router {
 
   router.post('/v1/orders', async (req, res) => {
     const auth = authOf(req);
-    const key = idempotencyKeyOf(req);
-    const request = parseInput(CreateOrderRequest, req.body);
-    const now = deps.clock.now();
-    let writtenInTransaction = false;
-    const answer = await answerOnce(deps.database, { req, auth, key, now }, (sql, inTransaction) => {
-      writtenInTransaction = inTransaction;
-      const insert = inTransaction
-        ? (order: NewOrder) => insertOrderUnlessExternalIdTaken(sql, order, now, deps.publicBaseUrl)
-        : (order: NewOrder) => writeNewOrder({ order, now });
-      return createOrder(sql, insert, auth, request, now);
+    let attempt = await attemptNewOrder(req, auth).catch((error: unknown) => {
+      if (auth.cached && (error instanceof AppError || error instanceof NotWrittenWithCachedKey)) return undefined;
+      throw error;
     });
+    // A cached key is trusted only by the write that checked it (`ApiKeys`): any other outcome of
+    // a request that began with one (a refusal, no order written) is answered again from the key
+    // read now. Nothing was written, so the second attempt answers as if it were the first.
+    if (attempt === undefined || (auth.cached && !attempt.keyCheckedByWrite)) attempt = await attemptNewOrder(req, await reauthenticate(deps.keys, req));
+    const { answer, writtenInTransaction } = attempt;
     if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
     // Orders written together hand their messages over; one written in a transaction leaves them to be claimed.
     else if (answer.status === 201 && writtenInTransaction) deps.onRecorded();
     res.status(answer.status).json(answer.body);
   });
+
+  async function attemptNewOrder(req: Request, auth: AuthContext) {
+    const key = idempotencyKeyOf(req);
+    const request = parseInput(CreateOrderRequest, req.body);
+    const now = deps.clock.now();
+    let writtenInTransaction = false;
+    let keyCheckedByWrite = false;
+    const cachedKey = auth.cached ? { id: auth.keyId, accountIds: auth.accountIds } : undefined;
+    const answer = await answerOnce(deps.database, { req, auth, key, now }, (sql, inTransaction) => {
+      writtenInTransaction = inTransaction;
+      const insert = inTransaction
+        ? (order: NewOrder) => insertOrderUnlessExternalIdTaken(sql, order, now, deps.publicBaseUrl)
+        : async (order: NewOrder) => {
+            const row = await writeNewOrder({ order, now, ...(cachedKey === undefined ? {} : { cachedKey }) });
+            if (cachedKey === undefined) return row;
+            // Not written: its external_id is taken, or the key changed. Only a key read now can tell.
+            if (row === null) throw new NotWrittenWithCachedKey();
+            keyCheckedByWrite = true;
+            return row;
+          };
+      return createOrder(sql, insert, auth, request, now);
+    });
+    return { answer, writtenInTransaction, keyCheckedByWrite };
+  }
 
   /**
    * A new order is 201. An external_id already used is answered with its order (200) when the
@@ -177,6 +209,9 @@ export function ordersRouter(deps: OrdersDeps): Router {
 
   return router;
 }
+
+/** A new order of a request with a cached key was not written: the request runs again with its key read. */
+class NotWrittenWithCachedKey extends Error {}
 
 async function visibleOrder(sql: Sql, auth: AuthContext, rawId: string | undefined): Promise<OrderRow> {
   const id = pathId(OrderId, rawId, 'order');
