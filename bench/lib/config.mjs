@@ -16,7 +16,7 @@ const PRESETS = {
     lowRateSeconds: 20,
     afterBurstSeconds: 15,
     apiSeconds: 10,
-    apiConnections: [1, 8, 32, 64],
+    apiConnections: [1, 8, 16, 32, 48, 64],
     amqpMessages: 50_000,
     httpsRequests: 20_000,
     baselineDeposits: 20_000,
