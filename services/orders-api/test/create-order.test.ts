@@ -52,6 +52,8 @@ const auth = (mode: 'test' | 'live', bankAccountId: string | null = null): AuthC
   permission: 'read_write',
   bankAccountId,
   accountIds: [],
+  keyHash: 'hash_x',
+  cached: false,
 });
 
 describe('API keys', () => {

@@ -23,7 +23,7 @@ async function organisation(): Promise<{ auth: AuthContext; record: (types: stri
   organisations += 1;
   const id = `org_events_${organisations}`;
   await prisma.organisation.create({ data: { id, name: 'n', ownerEmail: 'o@example.com' } });
-  const auth: AuthContext = { keyId: 'key_x', organisationId: id, mode: 'test', permission: 'read_write', bankAccountId: null, accountIds: [] };
+  const auth: AuthContext = { keyId: 'key_x', organisationId: id, mode: 'test', permission: 'read_write', bankAccountId: null, accountIds: [], keyHash: 'hash_x', cached: false };
   const record = (types: string[]) =>
     prisma.$transaction((tx) =>
       recordEvents(tx, { organisationId: id, mode: 'test', bankAccountId: null, at }, types.map((type) => ({ type, data: { object: {} } }) as unknown as NewEvent)),

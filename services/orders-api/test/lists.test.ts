@@ -38,7 +38,7 @@ async function organisation(accounts = 1): Promise<{ auth: AuthContext; accountI
     });
     accountIds.push(account.id);
   }
-  return { auth: { keyId: 'key_x', organisationId: id, mode: 'live', permission: 'read_write', bankAccountId: null, accountIds }, accountIds };
+  return { auth: { keyId: 'key_x', organisationId: id, mode: 'live', permission: 'read_write', bankAccountId: null, accountIds, keyHash: 'hash_x', cached: false }, accountIds };
 }
 
 /** What `list` returns, and the rows of `table` it read to do so. */
