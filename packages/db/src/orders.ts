@@ -68,8 +68,8 @@ const insertOrderStatement = statement('db.insert_order', orderInsert(false));
  * messages; the others are written in the order given, so their events' `seq` follows it. The
  * outbox rows are inserted leased (for the writer to hand over) or not (for the relay to claim).
  * $21 and $22 are each order's `CachedKey` (its id, and its accounts joined by spaces) or nulls: an
- * order with one is written only if that key is active, of the order's organisation and mode, with
- * exactly those accounts in scope, as this statement reads them.
+ * order with one is written only if that key is active, may write, is of the order's organisation
+ * and mode, and has exactly those accounts in scope, as this statement reads them.
  */
 const insertOrdersAnnounced = (leased: boolean) =>
   statement(
@@ -83,7 +83,7 @@ const insertOrdersAnnounced = (leased: boolean) =>
                             key_id, key_account_ids, n)),
    keys_now AS (
      SELECT k.id, k.organisation_id, k.mode, array_to_string(${apiKeyAccountIds('k')}, ' ') AS account_ids
-     FROM api_keys k WHERE k.id IN (SELECT key_id FROM incoming) AND k.revoked_at IS NULL),
+     FROM api_keys k WHERE k.id IN (SELECT key_id FROM incoming) AND k.revoked_at IS NULL AND k.permission = 'read_write'),
    admitted AS (
      SELECT * FROM incoming i
      WHERE i.key_id IS NULL

@@ -203,7 +203,7 @@ describe('insertOrdersUnlessExternalIdTaken (orders-api, requests that arrive to
 });
 
 describe('insertOrdersUnlessExternalIdTaken with the caller\'s cached key (orders-api)', () => {
-  const key = (id: string, fields: { revokedAt?: Date; organisationId?: string; mode?: string; bankAccountId?: string } = {}) =>
+  const key = (id: string, fields: { revokedAt?: Date; permission?: string; organisationId?: string; mode?: string; bankAccountId?: string } = {}) =>
     owner.apiKey.create({
       data: { id, organisationId: 'org_orders', mode: 'test', name: id, permission: 'read_write', keyHash: `hash_${id}`, keyHint: 'h', ...fields },
     });
@@ -218,11 +218,12 @@ describe('insertOrdersUnlessExternalIdTaken with the caller\'s cached key (order
     await liveAccount('ba_live_2');
     await key('key_active');
     await key('key_revoked', { revokedAt: now });
+    await key('key_read_only', { permission: 'read_only' });
     await key('key_live_scoped', { mode: 'live', bankAccountId: 'ba_live_2' });
     await key('key_other_org', { organisationId: 'org_other' });
   });
 
-  test('when orders come with the keys their callers cached, then only those whose key is active, of their organisation and with the same accounts are written', async () => {
+  test('when orders come with the keys their callers cached, then only those whose key is active, may write, is of their organisation and mode and has the same accounts are written', async () => {
     const before = { events: await owner.event.count(), outbox: await owner.outbox.count() };
     const handedOver: LeasedMessage[][] = [];
     const asCached = (externalId: string, id: string, accountIds: string[]) => ({ order: newOrder(externalId), now, cachedKey: { id, accountIds } });
@@ -232,6 +233,7 @@ describe('insertOrdersUnlessExternalIdTaken with the caller\'s cached key (order
       [
         asCached('ext_key_active', 'key_active', ['ba_orders']),
         asCached('ext_key_revoked', 'key_revoked', ['ba_orders']),
+        asCached('ext_key_read_only', 'key_read_only', ['ba_orders']),
         // Cached before an account was added (or after: the scope read now differs either way).
         asCached('ext_key_stale_scope', 'key_active', []),
         asCached('ext_key_more_accounts', 'key_active', ['ba_orders', 'ba_gone']),
@@ -246,7 +248,7 @@ describe('insertOrdersUnlessExternalIdTaken with the caller\'s cached key (order
       (messages) => handedOver.push(messages),
     );
 
-    expect(rows.map((row) => row?.externalId ?? null)).toEqual(['ext_key_active', null, null, null, 'ext_key_scoped', null, null, null, 'ext_key_none']);
+    expect(rows.map((row) => row?.externalId ?? null)).toEqual(['ext_key_active', null, null, null, null, 'ext_key_scoped', null, null, null, 'ext_key_none']);
     const stored = await owner.order.findMany({ where: { externalId: { startsWith: 'ext_key_' } }, select: { externalId: true } });
     expect(stored.map((o) => o.externalId).sort()).toEqual(['ext_key_active', 'ext_key_none', 'ext_key_scoped']);
     // The orders refused wrote neither events nor messages, and none of theirs were handed over.

@@ -24,8 +24,8 @@ const MAX_CACHED_KEYS = 10_000;
  * Reading the key is one of the two statements of a new order, so `POST /v1/orders` without an
  * Idempotency-Key takes the key from this cache when it is there. That is safe because such a
  * request is answered from the cache only by its write, and the write checks the key itself, in the
- * same statement: the order is written only if the key is still active with the same accounts in
- * scope (`CachedKey`). Any other answer to such a request, a refusal included, is given only after
+ * same statement: the order is written only if the key is still active, may write and has the
+ * same accounts in scope (`CachedKey`). Any other answer to such a request, a refusal included, is given only after
  * the key was read again (`reauthenticate`, `recheckCachedKey`): a revoked key gets 401 from the
  * next request on, as when every request reads it.
  */
