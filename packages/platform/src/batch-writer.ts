@@ -29,10 +29,18 @@ export class BatchWriter<I, O> {
   }
 
   submit(item: I): Promise<O> {
-    return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      if (!this.writing) void this.drain();
-    });
+    return this.submitAll([item]).then(([result]) => result!);
+  }
+
+  /**
+   * Items that arrived together (one message's), queued at once: they go in the same write (up to
+   * `maxBatch`), where submitting them one by one would write the first alone. One result per
+   * item, in the order given; rejects if any of them fails.
+   */
+  submitAll(items: readonly I[]): Promise<O[]> {
+    const results = items.map((item) => new Promise<O>((resolve, reject) => this.queue.push({ item, resolve, reject })));
+    if (!this.writing) void this.drain();
+    return Promise.all(results);
   }
 
   private async drain(): Promise<void> {

@@ -35,6 +35,18 @@ describe('BatchWriter', () => {
     await expect(Promise.all(rest)).resolves.toEqual(['B', 'C', 'D']);
   });
 
+  test('when items are submitted together while nothing is being written, then they go in one write and each gets its own result', async () => {
+    const { batches, write } = controlledWrite();
+    const writer = new BatchWriter(write, 2);
+    const together = writer.submitAll(['a', 'b', 'c']);
+    expect(batches.map((b) => b.items)).toEqual([['a', 'b']]);
+    batches[0]!.finish(['A', 'B']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches.map((b) => b.items)).toEqual([['a', 'b'], ['c']]);
+    batches[1]!.finish(['C']);
+    await expect(together).resolves.toEqual(['A', 'B', 'C']);
+  });
+
   test('when more items wait than a batch holds, then they are written maxBatch at a time in arrival order', async () => {
     const { batches, write } = controlledWrite();
     const writer = new BatchWriter(write, 2);

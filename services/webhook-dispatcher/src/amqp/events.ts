@@ -6,14 +6,15 @@ import type { DispatcherMetrics } from '../metrics';
 /**
  * event.recorded: for each event of the message, one pending delivery per subscribed endpoint,
  * then the scheduler sends them at once. Events that arrive while the write before them runs are
- * recorded together (`received`), whichever messages they came in; a message is acknowledged once
+ * recorded together (`received`), whichever messages they came in, and a message's events go in
+ * the same write (a statement's new orders announce theirs in one message); a message is acknowledged once
  * all its events are recorded. If one of them fails, the message goes back and the events already
  * recorded answer 0 when it returns.
  */
 export function eventHandler(deps: { received: BatchWriter<ReceivedEvent, number>; metrics: DispatcherMetrics; onDue: () => void }) {
   return async (delivery: Delivery<EventsRecorded>): Promise<void> => {
     const events = receivedEvents(delivery.body);
-    const created = await Promise.all(events.map((event) => deps.received.submit(event)));
+    const created = await deps.received.submitAll(events);
     for (const event of events) deps.metrics.eventsReceived.inc({ type: event.type });
     if (created.some((count) => count > 0)) deps.onDue();
   };
