@@ -43,14 +43,34 @@ export const DepositReceived = z.object({
 export type DepositReceived = z.infer<typeof DepositReceived>;
 
 /**
- * orders-api → matcher: an order was registered. Unmatched deposits it could explain (same
- * account and amount, not earlier than its ordered_at) are examined again (spec "Late orders").
+ * A registered order, for the matcher to examine again the unmatched deposits it could explain
+ * (same account and amount, not earlier than its ordered_at; spec "Late orders").
  */
 export const OrderRegistered = z.object({
   order_id: OrderId,
   bank_account_id: BankAccountId,
 });
 export type OrderRegistered = z.infer<typeof OrderRegistered>;
+
+/** At most this many orders in one `order.registered` message. */
+export const ORDERS_PER_REGISTRATION = 100;
+
+/**
+ * orders-api → matcher: orders that one statement registered, in the order written. One message
+ * for all of them, not one each: a rush of new orders is written a batch per statement, and every
+ * message costs an outbox row, a publish, a queue write and a delivery.
+ */
+export const OrdersRegistered = z.object({
+  orders: z.array(OrderRegistered).min(1).max(ORDERS_PER_REGISTRATION),
+});
+export type OrdersRegistered = z.infer<typeof OrdersRegistered>;
+
+/**
+ * What the matcher accepts on `order.registered`: an `OrdersRegistered`, or one order on its own,
+ * the message of versions before 2026-11-26, read as a registration of one. Outbox rows and queued
+ * messages written before an upgrade have that shape and must still be examined.
+ */
+export const OrderRegisteredMessage = z.union([OrdersRegistered, OrderRegistered.transform((order): OrdersRegistered => ({ orders: [order] }))]);
 
 /** At most this many events in one `event.recorded` message; a state change with more sends several. */
 export const EVENTS_PER_ANNOUNCEMENT = 100;

@@ -1,4 +1,4 @@
-import { EVENTS_PER_ANNOUNCEMENT, EventRecordedMessage, newId } from '../src';
+import { EVENTS_PER_ANNOUNCEMENT, EventRecordedMessage, ORDERS_PER_REGISTRATION, OrderRegisteredMessage, newId } from '../src';
 
 const scope = { organisation_id: 'org_1', mode: 'live' as const };
 
@@ -34,5 +34,29 @@ describe('EventRecordedMessage', () => {
       expect(EventRecordedMessage.safeParse({ ...scope, events }).success).toBe(false);
     }
     expect(EventRecordedMessage.safeParse({ event_id: newId('event'), ...scope }).success).toBe(false);
+  });
+});
+
+describe('OrderRegisteredMessage', () => {
+  const order = () => ({ order_id: newId('order'), bank_account_id: newId('bankAccount') });
+
+  test('when a message registers several orders, then it is read as it is, in its order', () => {
+    const orders = [order(), order(), order()];
+
+    expect(OrderRegisteredMessage.parse({ orders })).toEqual({ orders });
+  });
+
+  test('when a message holds one order alone (the shape before 2026-11-26), then it is read as a registration of that one order', () => {
+    const one = order();
+
+    expect(OrderRegisteredMessage.parse(one)).toEqual({ orders: [one] });
+  });
+
+  test('when a message registers no order, too many or an order without its account, then it is refused', () => {
+    expect(OrderRegisteredMessage.safeParse({ orders: Array.from({ length: ORDERS_PER_REGISTRATION }, order) }).success).toBe(true);
+    for (const orders of [[], Array.from({ length: ORDERS_PER_REGISTRATION + 1 }, order), [{ order_id: newId('order') }], [{ ...order(), order_id: 'evt_1234567890123' }]]) {
+      expect(OrderRegisteredMessage.safeParse({ orders }).success).toBe(false);
+    }
+    expect(OrderRegisteredMessage.safeParse({ order_id: newId('order') }).success).toBe(false);
   });
 });

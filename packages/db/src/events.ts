@@ -16,6 +16,9 @@ export interface OutboxMessage {
  */
 export const OUTBOX_LEASE_MS = 15_000;
 
+/** The `leased_until` of an outbox row inserted leased (`outboxInsert`'s `leased`). */
+export const OUTBOX_LEASED_UNTIL = `now() + interval '${OUTBOX_LEASE_MS} milliseconds'`;
+
 /**
  * The INSERT of outbox rows, to run alone or as part of a larger statement (a CTE beside the write
  * they announce), so that every writer queues messages in the same format. The rows come from
@@ -34,7 +37,7 @@ export const OUTBOX_LEASE_MS = 15_000;
 export function outboxInsert(firstParameter: number, onlyIf?: string, { leased = false }: { leased?: boolean } = {}): string {
   const [messageIds, exchanges, routingKeys, payloads] = [0, 1, 2, 3].map((i) => `$${firstParameter + i}`);
   return `INSERT INTO outbox (message_id, exchange, routing_key, payload${leased ? ', leased_until' : ''})
-  SELECT u.message_id, u.exchange, u.routing_key, u.payload${leased ? `, now() + interval '${OUTBOX_LEASE_MS} milliseconds'` : ''}
+  SELECT u.message_id, u.exchange, u.routing_key, u.payload${leased ? `, ${OUTBOX_LEASED_UNTIL}` : ''}
   FROM unnest(${messageIds}::text[], ${exchanges}::text[], ${routingKeys}::text[], ${payloads}::jsonb[]) WITH ORDINALITY AS u(message_id, exchange, routing_key, payload, n)
   ${onlyIf === undefined ? '' : `WHERE ${onlyIf}\n  `}ORDER BY u.n`;
 }

@@ -1,6 +1,19 @@
-import { AppError, EXCHANGES, LIMITS, PAYMENT_TOKEN_LENGTH, ROUTING_KEYS, newId, randomBase62, type Mode, type NewEvent, type OrderRegistered } from '@pmatch/contracts';
+import {
+  AppError,
+  EVENTS_PER_ANNOUNCEMENT,
+  EXCHANGES,
+  LIMITS,
+  ORDERS_PER_REGISTRATION,
+  PAYMENT_TOKEN_LENGTH,
+  ROUTING_KEYS,
+  newId,
+  randomBase62,
+  type Mode,
+  type NewEvent,
+  type OrdersRegistered,
+} from '@pmatch/contracts';
 import type { OrderRow, PrismaClient } from './client';
-import { eventAnnouncements, outboxInsert, outboxParameters, recordEvents, type LeasedMessage, type OutboxHandOver } from './events';
+import { OUTBOX_LEASED_UNTIL, recordEvents, type LeasedMessage, type OutboxHandOver } from './events';
 import { orderFields } from './rows';
 import { apiKeyAccountIds } from './keys';
 import { asSql, statement, type Sql, type SqlOrPrisma } from './sql';
@@ -60,13 +73,21 @@ function orderInsert(unlessExternalIdTaken: boolean): string {
 const insertOrderStatement = statement('db.insert_order', orderInsert(false));
 
 /**
- * New orders (each unless its external_id is taken), their `order.created` events and outbox rows,
- * any number in one statement: atomic without a transaction of the caller's. One array per column
- * with one element per order: `newOrderValues`' fourteen as $1 to $14, the event ids and data as
- * $15 and $16, then the outbox arrays ($17 to $20). An order whose external_id is taken, by an
- * order stored before or by an earlier one in the same batch, writes neither its event nor its
- * messages; the others are written in the order given, so their events' `seq` follows it. The
- * outbox rows are inserted leased (for the writer to hand over) or not (for the relay to claim).
+ * New orders (each unless its external_id is taken), their `order.created` events and the outbox
+ * rows announcing them, any number in one statement: atomic without a transaction of the
+ * caller's. One array per column with one element per order: `newOrderValues`' fourteen as $1 to
+ * $14, the event ids and data as $15 and $16. An order whose external_id is taken, by an order
+ * stored before or by an earlier one in the same batch, writes no event; the others are written in
+ * the order given, so their events' `seq` follows it.
+ *
+ * The messages are made here from the orders inserted, not one per order: an `event.recorded` per
+ * organisation and mode (up to `EVENTS_PER_ANNOUNCEMENT` events, its id its first event's) and an
+ * `order.registered` for all of them (up to `ORDERS_PER_REGISTRATION`, its id `registered_` and its
+ * first order's): two outbox rows, publishes and deliveries per statement where there were two
+ * per order. $17 to $20 are their exchanges and routing keys. They are inserted leased (for the
+ * writer to hand over) or not (for the relay to claim), and the first row answered carries them
+ * all as `queued`, as inserted.
+ *
  * $21 and $22 are each order's `CachedKey` (its id, and its accounts joined by spaces) or nulls: an
  * order with one is written only if that key is active, may write, is of the order's organisation
  * and mode, and has exactly those accounts in scope, as this statement reads them.
@@ -102,8 +123,25 @@ const insertOrdersAnnounced = (leased: boolean) =>
    recorded AS (
      INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
      SELECT event_id, organisation_id, mode, bank_account_id, 'order.created', event_data, created_at FROM announced ORDER BY n),
-   queued AS (${outboxInsert(17, "u.message_id IN (SELECT event_id FROM announced UNION ALL SELECT 'registered_' || id FROM announced)", { leased })})
-   SELECT * FROM inserted`,
+   messages AS (
+     SELECT 1 AS kind, min(n) AS n, (array_agg(event_id ORDER BY n))[1] AS message_id, $17::text AS exchange, $18::text AS routing_key,
+            jsonb_build_object('organisation_id', organisation_id, 'mode', mode,
+                               'events', jsonb_agg(jsonb_build_object('event_id', event_id, 'type', 'order.created') ORDER BY n)) AS payload
+     FROM (SELECT *, (row_number() OVER (PARTITION BY organisation_id, mode ORDER BY n) - 1) / ${EVENTS_PER_ANNOUNCEMENT} AS chunk FROM announced) a
+     GROUP BY organisation_id, mode, chunk
+     UNION ALL
+     SELECT 2, min(n), 'registered_' || (array_agg(id ORDER BY n))[1], $19::text, $20::text,
+            jsonb_build_object('orders', jsonb_agg(jsonb_build_object('order_id', id, 'bank_account_id', bank_account_id) ORDER BY n))
+     FROM (SELECT *, (row_number() OVER (ORDER BY n) - 1) / ${ORDERS_PER_REGISTRATION} AS chunk FROM announced) a
+     GROUP BY chunk),
+   queued AS (
+     INSERT INTO outbox (message_id, exchange, routing_key, payload${leased ? ', leased_until' : ''})
+     SELECT message_id, exchange, routing_key, payload${leased ? `, ${OUTBOX_LEASED_UNTIL}` : ''} FROM messages ORDER BY kind, n
+     RETURNING id, message_id, exchange, routing_key, payload)
+   SELECT i.*, CASE WHEN row_number() OVER () = 1 THEN
+            (SELECT jsonb_agg(jsonb_build_object('messageId', message_id, 'exchange', exchange, 'routingKey', routing_key, 'payload', payload) ORDER BY id) FROM queued)
+          END AS queued
+   FROM inserted i`,
   );
 const insertOrdersAnnouncedStatement = insertOrdersAnnounced(false);
 const insertOrdersAnnouncedLeasedStatement = insertOrdersAnnounced(true);
@@ -190,21 +228,24 @@ export async function insertOrdersUnlessExternalIdTaken(sql: Sql, orders: NewOrd
 async function insertOrders(sql: SqlOrPrisma, orders: NewOrderAt[], publicBaseUrl: string, handOver: OutboxHandOver | null): Promise<(OrderRow | null)[]> {
   if (orders.length === 0) return [];
   const rows = orders.map(({ order, now }) => newOrderRow(order, now));
-  const created = rows.map((row) => orderCreated(row, publicBaseUrl));
-  const announced = orders.map(({ order }, i) => eventAnnouncements({ organisationId: order.organisationId, mode: order.mode }, [created[i]!]));
   const values = rows.map(newOrderValues);
-  const messages = announced.map(({ announcements }, i) => [...announcements, orderRegisteredMessage(rows[i]!.id, rows[i]!.bankAccountId)]);
-  const inserted = await asSql(sql).rows<OrderRow>(handOver === null ? insertOrdersAnnouncedStatement : insertOrdersAnnouncedLeasedStatement, [
-    // One array per column of `newOrderValues`, one element per order.
-    ...values[0]!.map((_, column) => values.map((orderValues) => orderValues[column])),
-    announced.map(({ ids }) => ids[0]),
-    created.map((event) => JSON.stringify(event.data)),
-    ...outboxParameters(messages.flat()),
-    orders.map(({ cachedKey }) => cachedKey?.id ?? null),
-    orders.map(({ cachedKey }) => cachedKey?.accountIds.join(' ') ?? null),
-  ]);
-  const byId = new Map(inserted.map((row) => [row.id, row]));
-  handOver?.(messages.flatMap((orderMessages, i) => (byId.has(rows[i]!.id) ? orderMessages : [])));
+  const inserted = await asSql(sql).rows<OrderRow & { queued: LeasedMessage[] | null }>(
+    handOver === null ? insertOrdersAnnouncedStatement : insertOrdersAnnouncedLeasedStatement,
+    [
+      // One array per column of `newOrderValues`, one element per order.
+      ...values[0]!.map((_, column) => values.map((orderValues) => orderValues[column])),
+      rows.map(() => newId('event')),
+      rows.map((row) => JSON.stringify(orderCreated(row, publicBaseUrl).data)),
+      EXCHANGES.events,
+      ROUTING_KEYS.eventRecorded,
+      EXCHANGES.bank,
+      ROUTING_KEYS.orderRegistered,
+      orders.map(({ cachedKey }) => cachedKey?.id ?? null),
+      orders.map(({ cachedKey }) => cachedKey?.accountIds.join(' ') ?? null),
+    ],
+  );
+  handOver?.(inserted[0]?.queued ?? []);
+  const byId = new Map(inserted.map(({ queued, ...row }) => [row.id, row]));
   return rows.map((row) => byId.get(row.id) ?? null);
 }
 
@@ -240,9 +281,12 @@ function orderCreated(row: NewOrderRow, publicBaseUrl: string): NewEvent {
   return { type: 'order.created', data: { object: orderView(row, publicBaseUrl) } };
 }
 
-/** Asks the matcher to re-examine unmatched deposits a new order could explain (spec "Late orders"). */
+/**
+ * Asks the matcher to re-examine unmatched deposits a new order could explain (spec "Late orders"):
+ * the message of one order written alone, with the id the batched statement gives a batch it is first in.
+ */
 function orderRegisteredMessage(orderId: string, bankAccountId: string): LeasedMessage {
-  const registered: OrderRegistered = { order_id: orderId, bank_account_id: bankAccountId };
+  const registered: OrdersRegistered = { orders: [{ order_id: orderId, bank_account_id: bankAccountId }] };
   return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: `registered_${orderId}` };
 }
 

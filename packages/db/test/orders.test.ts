@@ -1,4 +1,4 @@
-import { EXCHANGES, ROUTING_KEYS } from '@pmatch/contracts';
+import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, ORDERS_PER_REGISTRATION, ROUTING_KEYS } from '@pmatch/contracts';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, statementWaitingForALock, type TestDatabase } from '@pmatch/testkit';
 import {
   createDatabase,
@@ -59,7 +59,7 @@ const newOrder = (externalId: string, source: 'shop' | null = null): NewOrder =>
   source,
 });
 
-/** The order.created event and both outbox rows (its announcement, then order.registered) of an order. */
+/** The order.created event and both outbox rows (its announcement, then order.registered) of an order first in its statement. */
 async function announcementsOf(orderId: string) {
   const events = await owner.event.findMany({ where: { type: 'order.created', data: { path: ['object', 'id'], equals: orderId } } });
   const outbox = await owner.outbox.findMany({
@@ -94,7 +94,10 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
       [events[0]!.id, EXCHANGES.events, ROUTING_KEYS.eventRecorded, null],
       [`registered_${row!.id}`, EXCHANGES.bank, ROUTING_KEYS.orderRegistered, null],
     ]);
-    expect(outbox[1]!.payload).toEqual({ order_id: row!.id, bank_account_id: 'ba_orders' });
+    expect(outbox.map((o) => o.payload)).toEqual([
+      { organisation_id: 'org_orders', mode: 'test', events: [{ event_id: events[0]!.id, type: 'order.created' }] },
+      { orders: [{ order_id: row!.id, bank_account_id: 'ba_orders' }] },
+    ]);
   });
 
   test('when run outside a transaction, then the order, its event and its outbox rows are written by one transaction', async () => {
@@ -179,22 +182,28 @@ describe('insertOrdersUnlessExternalIdTaken (orders-api, requests that arrive to
     expect(a).toEqual(await owner.order.findUnique({ where: { id: a.id } }));
     expect(await owner.order.findMany({ where: { externalId: 'ext_batch_taken' } })).toEqual([await owner.order.findUnique({ where: { id: taken!.id } })]);
     const written = await Promise.all([b, a].map((row) => announcementsOf(row.id)));
-    written.forEach(({ events, outbox }, i) => {
+    written.forEach(({ events }, i) => {
       const row = [b, a][i]!;
       expect(events.map((e) => [e.data, e.createdAt])).toEqual([[{ object: orderView(row, BASE_URL) }, row.createdAt]]);
-      expect(outbox.map((o) => [o.messageId, o.routingKey, o.payload])).toEqual([
-        [events[0]!.id, ROUTING_KEYS.eventRecorded, { organisation_id: 'org_orders', mode: 'test', events: [{ event_id: events[0]!.id, type: 'order.created' }] }],
-        [`registered_${row.id}`, ROUTING_KEYS.orderRegistered, { order_id: row.id, bank_account_id: 'ba_orders' }],
-      ]);
     });
-    // Handed over once, after the statement: the new orders' messages as inserted, leased for the relay.
-    const outboxRows = written.flatMap(({ outbox }) => outbox);
-    expect(handedOver).toEqual([outboxRows.map((o) => ({ exchange: o.exchange, routingKey: o.routingKey, payload: o.payload, messageId: o.messageId }))]);
-    expect(outboxRows.every((o) => o.leasedUntil !== null && o.publishedAt === null)).toBe(true);
-    // Nothing else: the orders not inserted have neither events nor messages.
-    expect({ events: await owner.event.count(), outbox: await owner.outbox.count() }).toEqual({ events: before.events + 2, outbox: before.outbox + 4 });
-    // One transaction wrote them all, the events in the order given.
     const [bEvent, aEvent] = written.map(({ events }) => events[0]!);
+    // Two messages for the statement, not two per order: its events' announcement, then its orders' registration.
+    const outbox = await owner.outbox.findMany({ where: { messageId: { in: [bEvent!.id, `registered_${b.id}`] } }, orderBy: { id: 'asc' } });
+    expect(outbox.map((o) => [o.messageId, o.exchange, o.routingKey, o.payload])).toEqual([
+      [
+        bEvent!.id,
+        EXCHANGES.events,
+        ROUTING_KEYS.eventRecorded,
+        { organisation_id: 'org_orders', mode: 'test', events: [bEvent!, aEvent!].map((e) => ({ event_id: e.id, type: 'order.created' })) },
+      ],
+      [`registered_${b.id}`, EXCHANGES.bank, ROUTING_KEYS.orderRegistered, { orders: [b, a].map((o) => ({ order_id: o.id, bank_account_id: 'ba_orders' })) }],
+    ]);
+    // Handed over once, after the statement: the messages as inserted, leased for the relay.
+    expect(handedOver).toEqual([outbox.map((o) => ({ exchange: o.exchange, routingKey: o.routingKey, payload: o.payload, messageId: o.messageId }))]);
+    expect(outbox.every((o) => o.leasedUntil !== null && o.publishedAt === null)).toBe(true);
+    // Nothing else: the orders not inserted have neither events nor messages.
+    expect({ events: await owner.event.count(), outbox: await owner.outbox.count() }).toEqual({ events: before.events + 2, outbox: before.outbox + 2 });
+    // One transaction wrote them all, the events in the order given.
     const writers = await owner.$queryRaw<{ orders_tx: string[]; event_seq_ascending: boolean }[]>`
       SELECT (SELECT array_agg(DISTINCT xmin::text) FROM orders WHERE id IN (${b.id}, ${a.id})) AS orders_tx,
              (SELECT (SELECT seq FROM events WHERE id = ${bEvent!.id}) < (SELECT seq FROM events WHERE id = ${aEvent!.id})) AS event_seq_ascending`;
@@ -252,8 +261,48 @@ describe('insertOrdersUnlessExternalIdTaken with the caller\'s cached key (order
     const stored = await owner.order.findMany({ where: { externalId: { startsWith: 'ext_key_' } }, select: { externalId: true } });
     expect(stored.map((o) => o.externalId).sort()).toEqual(['ext_key_active', 'ext_key_none', 'ext_key_scoped']);
     // The orders refused wrote neither events nor messages, and none of theirs were handed over.
-    expect({ events: await owner.event.count(), outbox: await owner.outbox.count() }).toEqual({ events: before.events + 3, outbox: before.outbox + 6 });
-    expect(handedOver.flat()).toHaveLength(6);
+    // Their statement's messages announce the orders written, and only those: one event.recorded per mode, one order.registered.
+    expect({ events: await owner.event.count(), outbox: await owner.outbox.count() }).toEqual({ events: before.events + 3, outbox: before.outbox + 3 });
+    const registered = handedOver.flat().filter((m) => m.routingKey === ROUTING_KEYS.orderRegistered);
+    expect(registered.map((m) => m.payload)).toEqual([{ orders: [0, 5, 9].map((i) => ({ order_id: rows[i]!.id, bank_account_id: rows[i]!.bankAccountId })) }]);
+    expect(handedOver.flat()).toHaveLength(3);
+  });
+});
+
+describe('insertOrdersUnlessExternalIdTaken: the messages of a statement', () => {
+  beforeAll(async () => {
+    await owner.bankAccount.create({
+      data: { id: 'ba_live_messages', organisationId: 'org_orders', mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: '3333333', holderName: 'h' },
+    });
+  });
+
+  test('when a statement writes orders of two modes, more than one message holds, then each mode\'s events are announced in messages of at most their size, and the orders registered in order', async () => {
+    const testOrders = Array.from({ length: EVENTS_PER_ANNOUNCEMENT + 1 }, (_, i) => ({ order: newOrder(`ext_messages_${i}`), now }));
+    const liveOrder = (i: number) => ({ order: { ...newOrder(`ext_messages_live_${i}`), mode: 'live' as const, bankAccountId: 'ba_live_messages' }, now });
+    // Live orders second and fiftieth: the live announcement is the second message, the test one's remainder the third.
+    const orders = [testOrders[0]!, liveOrder(1), ...testOrders.slice(1, 48), liveOrder(2), ...testOrders.slice(48)];
+    const handedOver: LeasedMessage[][] = [];
+
+    const rows = await insertOrdersUnlessExternalIdTaken(ordersApi.sql, orders, BASE_URL, (messages) => handedOver.push(messages));
+
+    expect(rows.every((row) => row !== null)).toBe(true);
+    const written = rows as NonNullable<(typeof rows)[0]>[];
+    const events = await owner.event.findMany({ where: { type: 'order.created', data: { path: ['object', 'external_id'], string_starts_with: 'ext_messages_' } }, orderBy: { seq: 'asc' } });
+    expect(events.map((e) => (e.data as { object: { id: string } }).object.id)).toEqual(written.map((row) => row.id));
+    const announced = (ids: string[]) => ids.map((id) => ({ event_id: id, type: 'order.created' }));
+    const eventIdsOf = (mode: string) => events.filter((e) => e.mode === mode).map((e) => e.id);
+    const [testEvents, liveEvents] = [eventIdsOf('test'), eventIdsOf('live')];
+    const registrations = (slice: typeof written) => ({ orders: slice.map((row) => ({ order_id: row.id, bank_account_id: row.bankAccountId })) });
+    expect(handedOver).toHaveLength(1);
+    expect(handedOver[0]!.map((m) => [m.messageId, m.routingKey, m.payload])).toEqual([
+      [testEvents[0], ROUTING_KEYS.eventRecorded, { organisation_id: 'org_orders', mode: 'test', events: announced(testEvents.slice(0, EVENTS_PER_ANNOUNCEMENT)) }],
+      [liveEvents[0], ROUTING_KEYS.eventRecorded, { organisation_id: 'org_orders', mode: 'live', events: announced(liveEvents) }],
+      [testEvents[EVENTS_PER_ANNOUNCEMENT], ROUTING_KEYS.eventRecorded, { organisation_id: 'org_orders', mode: 'test', events: announced(testEvents.slice(EVENTS_PER_ANNOUNCEMENT)) }],
+      [`registered_${written[0]!.id}`, ROUTING_KEYS.orderRegistered, registrations(written.slice(0, ORDERS_PER_REGISTRATION))],
+      [`registered_${written[ORDERS_PER_REGISTRATION]!.id}`, ROUTING_KEYS.orderRegistered, registrations(written.slice(ORDERS_PER_REGISTRATION))],
+    ]);
+    const stored = await owner.outbox.findMany({ where: { messageId: { in: handedOver[0]!.map((m) => m.messageId) } }, orderBy: { id: 'asc' } });
+    expect(stored.map((o) => ({ exchange: o.exchange, routingKey: o.routingKey, payload: o.payload, messageId: o.messageId }))).toEqual(handedOver[0]);
   });
 });
 

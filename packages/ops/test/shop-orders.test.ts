@@ -113,7 +113,7 @@ describe('shop-order create', () => {
     const events = await prisma.event.findMany({ where: { organisationId } });
     expect(events).toEqual([expect.objectContaining({ type: 'order.created', mode: 'test', bankAccountId: testAccountId, data: { object: order } })]);
     const registered = await prisma.outbox.findUniqueOrThrow({ where: { messageId: `registered_${id}` } });
-    expect(registered).toMatchObject({ routingKey: 'order.registered', payload: { order_id: id, bank_account_id: testAccountId } });
+    expect(registered).toMatchObject({ routingKey: 'order.registered', payload: { orders: [{ order_id: id, bank_account_id: testAccountId }] } });
     expect(await prisma.outbox.count({ where: { messageId: events[0]!.id, routingKey: 'event.recorded' } })).toBe(1);
   });
 

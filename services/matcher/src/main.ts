@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { DepositReceived, MatcherCommand, OrderRegistered, QUEUES } from '@pmatch/contracts';
+import { DepositReceived, MatcherCommand, OrderRegisteredMessage, QUEUES } from '@pmatch/contracts';
 import { createDatabase } from '@pmatch/db';
 import {
   Broker,
@@ -76,7 +76,7 @@ export async function start(config: MatcherConfig, clock: Clock = systemClock): 
     await broker.consume(QUEUES.matcherDeposits, DepositReceived, depositHandler({ ...deps, broker, handOver: (messages) => relay.publishLeased(messages) }), {
       prefetch: config.MATCHER_PREFETCH,
     }),
-    await broker.consume(QUEUES.matcherLateOrders, OrderRegistered, lateOrderHandler({ ...deps, onRecorded }), {
+    await broker.consume(QUEUES.matcherLateOrders, OrderRegisteredMessage, lateOrderHandler({ ...deps, onRecorded }), {
       prefetch: config.MATCHER_PREFETCH,
     }),
     await broker.consume(QUEUES.matcherCommands, MatcherCommand, commandHandler({ ...deps, broker, onRecorded }), {

@@ -5,7 +5,7 @@ import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, plan
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { settleStatements, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
-import { LATE_ORDERS_CONSUMER, lateOrderExaminer, type LateOrderExaminer } from '../src/use-cases/late-orders';
+import { LATE_ORDERS_CONSUMER, lateOrderCheckId, lateOrderExaminer, type LateOrderExaminer } from '../src/use-cases/late-orders';
 
 /**
  * The late-order examiner against the real database: the common case (no deposit waits for the
@@ -87,7 +87,7 @@ describe('the late-order examiner', () => {
 
     const message = { order_id: order.id, bank_account_id: accountId };
 
-    const recorded = [await examine(message, `registered_${order.id}`), await examine(message, `registered_${order.id}`)];
+    const recorded = [await examine([message]), await examine([message])];
 
     expect(recorded).toEqual([false, false]);
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
@@ -100,7 +100,7 @@ describe('the late-order examiner', () => {
     const order = await seedOrder(orgId, accountId, 4100, '2026-11-21T00:00:00Z');
     const message = { order_id: order.id, bank_account_id: accountId };
 
-    const recorded = [await examine(message, `registered_${order.id}`), await examine(message, `registered_${order.id}`)];
+    const recorded = [await examine([message]), await examine([message])];
 
     expect(recorded).toEqual([true, false]);
 
@@ -116,7 +116,7 @@ describe('the late-order examiner', () => {
     const order = await seedOrder(orgId, accountId, 4200, '2026-11-21T00:00:00Z');
     await prisma.order.update({ where: { id: order.id }, data: { status: 'canceled', closedAt: new Date('2026-11-22T09:30:00Z') } });
 
-    await examine({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    await examine([{ order_id: order.id, bank_account_id: accountId }]);
 
     expect((await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).status).toBe('unmatched');
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
@@ -131,7 +131,7 @@ describe('the late-order examiner', () => {
     const deposit = await seedUnmatchedDeposit(orgId, accountId, 4300, '2026-11-22T09:00:00Z', 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
     const order = await seedOrder(orgId, accountId, 4300, '2026-11-21T00:00:00Z', '株式会社ヤマダショウジ');
 
-    await examine({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    await examine([{ order_id: order.id, bank_account_id: accountId }]);
 
     const decided = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
     const paid = await prisma.order.findUniqueOrThrow({ where: { id: order.id } });
@@ -153,7 +153,7 @@ describe('the late-order examiner', () => {
     const deposit = await seedUnmatchedDeposit(orgId, accountId, 4400, '2026-11-22T09:00:00Z', 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
     const order = await seedOrder(orgId, accountId, 4400, '2026-11-21T00:00:00Z', '株式会社ヤマダショウジ');
 
-    await examine({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    await examine([{ order_id: order.id, bank_account_id: accountId }]);
 
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', decision: { reason: 'no_name_fits' } });
     expect((await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('open');
@@ -185,7 +185,7 @@ describe('late-order messages settled together', () => {
     const statementsRun: string[] = [];
     const countingExamine = lateOrderExaminer({ ...deps, database: { ...database, sql: notingStatements(database.sql, statementsRun) } });
 
-    const recorded = await Promise.all([...others, waitedFor].map((o) => countingExamine({ order_id: o.id, bank_account_id: accountId }, `registered_${o.id}`)));
+    const recorded = await Promise.all([...others, waitedFor].map((o) => countingExamine([{ order_id: o.id, bank_account_id: accountId }])));
 
     expect(recorded).toEqual([...others.map(() => false), true]);
     expect(statementsRun).toEqual([
@@ -195,6 +195,30 @@ describe('late-order messages settled together', () => {
     ]);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', candidateOrderIds: [waitedFor.id] });
     expect(await prisma.inbox.count({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: [...others, waitedFor].map((o) => `registered_${o.id}`) } } })).toBe(10);
+  });
+});
+
+describe('late-order messages of several orders', () => {
+  test('when one message registers several orders, then they are checked in one statement, the one a deposit waits for is decided under the lock, and the message coming again writes nothing more', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const deposit = await seedUnmatchedDeposit(orgId, accountId, 6400, '2026-11-22T09:00:00Z');
+    const others = await Promise.all(Array.from({ length: 4 }, (_, i) => seedOrder(orgId, accountId, 6500 + i, '2026-11-21T00:00:00Z')));
+    const waitedFor = await seedOrder(orgId, accountId, 6400, '2026-11-21T00:00:00Z');
+    const statementsRun: string[] = [];
+    const countingExamine = lateOrderExaminer({ ...deps, database: { ...database, sql: notingStatements(database.sql, statementsRun) } });
+    const message = [others[0]!, waitedFor, ...others.slice(1)].map((o) => ({ order_id: o.id, bank_account_id: accountId }));
+
+    const recorded = [await countingExamine(message), await countingExamine(message)];
+
+    expect(recorded).toEqual([true, false]);
+    expect(statementsRun).toEqual([
+      settleStatements['pending or unmatched'].name, // all five at once
+      settleStatements.unmatched.name, // the one a deposit waits for, under the lock
+      settleStatements['pending or unmatched'].name, // again: the deposit is held now, so all five are settled, and their claims are there already
+    ]);
+    expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', candidateOrderIds: [waitedFor.id] });
+    expect(await written(orgId, lateOrderCheckId(waitedFor.id))).toEqual({ events: 1, inbox: 1 });
+    expect(await prisma.inbox.count({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: [...others, waitedFor].map((o) => lateOrderCheckId(o.id)) } } })).toBe(5);
   });
 });
 
@@ -214,7 +238,7 @@ describe('the late-order examiner and the account lock', () => {
     const order = await seedOrder(orgId, accountId, 5100, '2026-11-21T00:00:00Z');
 
     const recorded = await whileLockHeldElsewhere(accountId, (impatient) =>
-      lateOrderExaminer(impatient)({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`));
+      lateOrderExaminer(impatient)([{ order_id: order.id, bank_account_id: accountId }]));
 
     expect(recorded).toBe(false);
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
@@ -226,7 +250,7 @@ describe('the late-order examiner and the account lock', () => {
     const order = await seedOrder(orgId, accountId, 5200, '2026-11-21T00:00:00Z');
     const message = { order_id: order.id, bank_account_id: accountId };
 
-    await expect(whileLockHeldElsewhere(accountId, (impatient) => lateOrderExaminer(impatient)(message, `registered_${order.id}`))).rejects.toThrow(LockTimeoutError);
+    await expect(whileLockHeldElsewhere(accountId, (impatient) => lateOrderExaminer(impatient)([message]))).rejects.toThrow(LockTimeoutError);
 
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 0 });
   });
@@ -236,7 +260,7 @@ describe('the late-order examiner and the account lock', () => {
     const deposit = await seedDeposit(orgId, accountId, 5300, '2026-11-22T09:00:00Z', 'pending');
     const order = await seedOrder(orgId, accountId, 5300, '2026-11-21T00:00:00Z');
 
-    const recorded = await examine({ order_id: order.id, bank_account_id: accountId }, `registered_${order.id}`);
+    const recorded = await examine([{ order_id: order.id, bank_account_id: accountId }]);
 
     expect(recorded).toBe(false);
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });

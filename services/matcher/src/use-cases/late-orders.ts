@@ -14,8 +14,15 @@ export const LATE_ORDERS_CONSUMER = 'matcher.late-orders';
 /** At most this many late-order messages settled by one statement. */
 const SETTLED_PER_STATEMENT = 200;
 
-/** Examines one `order.registered` message; resolves with whether it recorded events. */
-export type LateOrderExaminer = (message: OrderRegistered, messageId: string) => Promise<boolean>;
+/** Examines the orders of one `order.registered` message; resolves with whether it recorded events. */
+export type LateOrderExaminer = (orders: readonly OrderRegistered[]) => Promise<boolean>;
+
+/**
+ * The inbox id of one order's check: the order's own, whatever message brought it (a statement's
+ * batch, or one order alone as before 2026-11-26, whose message had this id), so that a message
+ * that comes again, or an order in two messages, is examined once.
+ */
+export const lateOrderCheckId = (orderId: string): string => `registered_${orderId}`;
 
 /**
  * Spec "Late orders": a newly registered order whose ordered_at is not after an unmatched deposit
@@ -31,17 +38,24 @@ export type LateOrderExaminer = (message: OrderRegistered, messageId: string) =>
  * among its candidates; one being decided now is still pending there, so pending counts as
  * waiting; and a deposit that a person's command (reverse, restore) is about to make unmatched is
  * seen as it was before the command, as if the check had run first. The messages that arrive
- * while one such statement runs are settled together by the next (a `BatchWriter`): one round
- * trip and one commit for a rush of new orders, and no added wait for one order alone.
+ * while one such statement runs are settled together by the next (a `BatchWriter`), and so are the
+ * orders of one message: one round trip and one commit for a rush of new orders, and no added wait
+ * for one order alone. The orders a deposit waits for are examined one after another, each under
+ * its account's lock.
  */
 export function lateOrderExaminer(deps: MatcherDeps): LateOrderExaminer {
   const settledWithoutLock = new BatchWriter(
     (messages: RegisteredOrder[]) => settleWithoutDeposit(deps.database.sql, 'pending or unmatched', LATE_ORDERS_CONSUMER, messages),
     SETTLED_PER_STATEMENT,
   );
-  return async (message, messageId) => {
-    if (await settledWithoutLock.submit({ orderId: message.order_id, messageId })) return false;
-    return underAccountLock(deps, message.bank_account_id, () => examineUnderLock(deps, message, messageId));
+  return async (orders) => {
+    const checks = orders.map((order) => ({ order, messageId: lateOrderCheckId(order.order_id) }));
+    const settled = await settledWithoutLock.submitAll(checks.map(({ order, messageId }) => ({ orderId: order.order_id, messageId })));
+    let recorded = false;
+    for (const { order, messageId } of checks.filter((_, i) => !settled[i])) {
+      if (await underAccountLock(deps, order.bank_account_id, () => examineUnderLock(deps, order, messageId))) recorded = true;
+    }
+    return recorded;
   };
 }
 
