@@ -311,12 +311,20 @@ async function waitForWebhooks(receiver, expected, out, label) {
 async function runApi(config, system, cpu) {
   log('api: autocannon steps');
   const cpuBefore = await cpu.snapshot();
-  const api = await runApiPhase(system, config, log, cpu);
+  const api = await runApiPhase(system, config, log, cpu, () => drainBacklog(system));
   const cpuAfter = await cpu.snapshot();
+  // A 5xx, or (the open-loop step's code 0) no answer at all.
+  const failedAnswers = (s) => Object.entries(s.statusCodes).filter(([code]) => code.startsWith('5') || code === '0').reduce((n, [, c]) => n + c, 0);
   for (const s of api.steps) {
     log(`  ${s.name} ×${s.connections}: ${s.requestsPerSecond} req/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, errors ${s.errors}, non-2xx ${s.non2xx}`);
-    const fiveHundreds = Object.entries(s.statusCodes).filter(([code]) => code.startsWith('5')).reduce((n, [, c]) => n + c, 0);
-    if (fiveHundreds > 0) failures.push(`${s.name} ×${s.connections}: ${fiveHundreds} responses with a 5xx status`);
+    if (failedAnswers(s) > 0) failures.push(`${s.name} ×${s.connections}: ${failedAnswers(s)} responses with a 5xx status`);
+  }
+  const fr = api.fixedRate;
+  if (fr) {
+    log(`  ${fr.name} at ${fr.offeredRate}/s offered: ${fr.requestsPerSecond} req/s steady, p50 ${fr.latencyMs.p50} ms, p99 ${fr.latencyMs.p99} ms, ${fr.created} of ${fr.offeredRate * fr.seconds} created, held back ${fr.heldBack}`);
+    for (const part of [fr, fr.warmUp]) {
+      if (failedAnswers(part) > 0) failures.push(`${fr.name} at ${fr.offeredRate}/s offered${part === fr ? '' : ', warm-up'}: ${failedAnswers(part)} requests answered with a 5xx status or not at all`);
+    }
   }
   const best = bestSteps(api.steps, 'POST /v1/orders', TARGETS.postOrdersP99Ms);
   log('api: waiting for the asynchronous work behind the new orders to drain');

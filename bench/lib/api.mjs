@@ -1,17 +1,20 @@
+import http from 'node:http';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { CpuMeter } from './machine.mjs';
 import { pgSnapshot } from './pgstats.mjs';
-import { round } from './stats.mjs';
+import { pushAtFixedRate } from './pipeline.mjs';
+import { ratePerSecond, round, summarise } from './stats.mjs';
 
 /**
  * POST /v1/orders and GET /v1/orders/{id} under rising concurrency with autocannon (in this
- * process). Every POST carries an external_id of its own, so each one creates an order: a repeat
- * would be answered from the existing order and measure something else. With a `cpu` meter, each
- * step also says how much CPU one request cost, by process; and each says what PostgreSQL did per
- * request, as counts that do not move with the machine's speed.
+ * process), and between them, once `drain` has let the new orders' asynchronous work finish,
+ * POST /v1/orders at a fixed offered rate. Every POST carries an external_id of its own, so each
+ * one creates an order: a repeat would be answered from the existing order and measure something
+ * else. With a `cpu` meter, each step also says how much CPU one request cost, by process; and
+ * each says what PostgreSQL did per request, as counts that do not move with the machine's speed.
  */
-export async function runApiPhase(system, config, log, cpu) {
+export async function runApiPhase(system, config, log, cpu, drain) {
   const ops = await system.operator();
   const org = await ops.createOrganisation('API ベンチ', 'api-bench@example.com');
   const key = await ops.issueApiKey(org.id, 'test', 'api-bench');
@@ -19,6 +22,16 @@ export async function runApiPhase(system, config, log, cpu) {
   const steps = [];
   let counter = 0;
   const runTag = Date.now().toString(36);
+  const newOrderBody = () => {
+    counter += 1;
+    return JSON.stringify({
+      amount: 1000 + (counter % 90_000),
+      payer_name: 'ヤマダ タロウ',
+      external_id: `bench-${runTag}-${counter}`,
+      item_name: 'お米 5kg',
+      metadata: { bench: 'api' },
+    });
+  };
   for (const connections of config.apiConnections) {
     log(`  POST /v1/orders, ${connections} connection(s), ${config.apiSeconds} s`);
     steps.push(
@@ -29,23 +42,17 @@ export async function runApiPhase(system, config, log, cpu) {
           {
             method: 'POST',
             path: '/v1/orders',
-            setupRequest: (req) => {
-              counter += 1;
-              return {
-                ...req,
-                body: JSON.stringify({
-                  amount: 1000 + (counter % 90_000),
-                  payer_name: 'ヤマダ タロウ',
-                  external_id: `bench-${runTag}-${counter}`,
-                  item_name: 'お米 5kg',
-                  metadata: { bench: 'api' },
-                }),
-              };
-            },
+            setupRequest: (req) => ({ ...req, body: newOrderBody() }),
           },
         ],
       }),
     );
+  }
+  let fixedRate;
+  if (config.apiFixedRate > 0 && config.apiFixedRateSeconds > 0) {
+    await drain();
+    log(`  POST /v1/orders at ${config.apiFixedRate}/s offered, open loop, ${config.apiFixedRateSeconds} s`);
+    fixedRate = await postAtFixedRate(system, cpu, config.apiFixedRate, config.apiFixedRateSeconds, headers, newOrderBody);
   }
   const ids = await orderIds(system, org.id, 2_000);
   if (ids.length === 0) throw new Error('no orders were created by the POST steps; cannot run the GET steps');
@@ -60,7 +67,84 @@ export async function runApiPhase(system, config, log, cpu) {
       }),
     );
   }
-  return { organisationId: org.id, ordersCreated: counter, steps };
+  return { organisationId: org.id, ordersCreated: counter, steps, fixedRate };
+}
+
+/**
+ * POST /v1/orders in an open loop, as the pipeline's paced runs send notifications: request i is
+ * due at start + i / rate and sent whether or not earlier ones were answered. Its latency is what
+ * merchants sending that many orders per second would see. A closed loop of N connections
+ * measures something else at saturation: each connection sends again the moment it is answered,
+ * so the step's p99 is mostly the queue the load generator itself keeps full.
+ *
+ * The first `WARM_UP_SECONDS` at the rate are a warm-up, reported apart: in them the bench opens
+ * the connections it needs (some tens at once), which the merchants of a running system have open
+ * already. The figures, CPU and PostgreSQL counts are of the requests after it.
+ */
+const WARM_UP_SECONDS = 1;
+
+function statusCodes(answers) {
+  const counts = {};
+  for (const r of answers) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
+}
+
+async function postAtFixedRate(system, cpu, rate, seconds, headers, newOrderBody) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 500 });
+  const url = `${system.apiUrl}/v1/orders`;
+  const sender = {
+    send: () =>
+      new Promise((resolve) => {
+        const body = newOrderBody();
+        const sentAt = performance.now();
+        const req = http.request(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent, timeout: 10_000 }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ sentAt, answeredAt: performance.now(), status: res.statusCode }));
+        });
+        req.on('timeout', () => req.destroy(new Error('timeout')));
+        req.on('error', () => resolve({ sentAt, answeredAt: performance.now(), status: 0 }));
+        req.end(body);
+      }),
+  };
+  try {
+    const warmUp = await pushAtFixedRate(sender, new Array(rate * WARM_UP_SECONDS).fill(null), rate);
+    const pgBefore = await pgSnapshot(system.database.url);
+    const cpuBefore = await cpu?.snapshot();
+    const { results, heldBack, offeredSeconds } = await pushAtFixedRate(sender, new Array(rate * seconds).fill(null), rate);
+    const cpuUsed = cpu === undefined ? undefined : CpuMeter.diff(cpuBefore, await cpu.snapshot());
+    const pgAfter = await pgSnapshot(system.database.url);
+    const answered = results.filter(Boolean);
+    const warmUpAnswered = warmUp.results.filter(Boolean);
+    const created = answered.filter((r) => r.status === 201);
+    const latency = summarise(answered.map((r) => r.answeredAt - r.sentAt));
+    return {
+      name: 'POST /v1/orders',
+      offeredRate: rate,
+      seconds,
+      requests: answered.length,
+      created: created.length,
+      requestsPerSecond: steadyRate(answered.map((r) => r.answeredAt)),
+      offeredSeconds: round(offeredSeconds, 1),
+      heldBack,
+      latencyMs: { p50: latency.p50, p90: latency.p90, p99: latency.p99, max: latency.max, mean: latency.mean },
+      statusCodes: statusCodes(answered),
+      warmUp: {
+        seconds: WARM_UP_SECONDS,
+        requests: warmUpAnswered.length,
+        created: warmUpAnswered.filter((r) => r.status === 201).length,
+        heldBack: warmUp.heldBack,
+        statusCodes: statusCodes(warmUpAnswered),
+        latencyMs: summarise(warmUpAnswered.map((r) => r.answeredAt - r.sentAt)),
+      },
+      cpuPerRequestMs: cpuUsed && answered.length > 0 ? CpuMeter.perItem(cpuUsed, answered.length) : undefined,
+      postgresPerRequest: {
+        transactions: round((pgAfter.database.xact_commit - pgBefore.database.xact_commit) / Math.max(1, answered.length), 2),
+        walRecords: round((pgAfter.wal.records - pgBefore.wal.records) / Math.max(1, answered.length), 2),
+      },
+    };
+  } finally {
+    agent.destroy();
+  }
 }
 
 async function cannon(system, cpu, name, connections, seconds, options) {
@@ -98,6 +182,18 @@ async function cannon(system, cpu, name, connections, seconds, options) {
       walRecords: perRequest(pgAfter.wal.records - pgBefore.wal.records),
     },
   };
+}
+
+/**
+ * Answers per second between the 10th and the 90th percentile of their times, as the pipeline's
+ * steady rates: the rate kept up once running, without the start and the last answers' wait.
+ */
+function steadyRate(times) {
+  const sorted = Float64Array.from(times).sort();
+  const from = sorted[Math.floor(sorted.length * 0.1)];
+  const to = sorted[Math.floor(sorted.length * 0.9)];
+  const within = sorted.filter((t) => t >= from && t <= to).length;
+  return ratePerSecond(within - 1, from, to);
 }
 
 async function orderIds(system, organisationId, limit) {

@@ -20,17 +20,29 @@ export function targetRows(result) {
   const rows = [];
   const api = result.phases.api;
   const best = api?.best;
+  const closedLoop = best
+    ? best.withinLatency
+      ? `closed loop: ${fmt(best.withinLatency.requestsPerSecond)}/s at ${best.withinLatency.connections} conn., p99 ${ms(best.withinLatency.latencyMs.p99)}` +
+        (best.fastest && best.fastest !== best.withinLatency ? `; peak ${fmt(best.fastest.requestsPerSecond)}/s (p99 ${ms(best.fastest.latencyMs.p99)})` : '')
+      : best.fastest
+        ? `closed loop: no step had p99 < ${TARGETS.postOrdersP99Ms} ms; peak ${fmt(best.fastest.requestsPerSecond)}/s (p99 ${ms(best.fastest.latencyMs.p99)})`
+        : 'closed loop: no clean step'
+    : undefined;
+  const paced = api?.fixedRate;
   rows.push({
     target: `POST /v1/orders ≥ ${fmt(TARGETS.postOrdersPerSecond)}/s with p99 < ${TARGETS.postOrdersP99Ms} ms`,
-    measured: best
-      ? best.withinLatency
-        ? `${fmt(best.withinLatency.requestsPerSecond)}/s at ${best.withinLatency.connections} conn., p99 ${ms(best.withinLatency.latencyMs.p99)}` +
-          (best.fastest && best.fastest !== best.withinLatency ? `; peak ${fmt(best.fastest.requestsPerSecond)}/s (p99 ${ms(best.fastest.latencyMs.p99)})` : '')
-        : best.fastest
-          ? `no step had p99 < ${TARGETS.postOrdersP99Ms} ms; peak ${fmt(best.fastest.requestsPerSecond)}/s (p99 ${ms(best.fastest.latencyMs.p99)})`
-          : 'no clean step'
+    measured: api
+      ? [
+          paced
+            ? `at ${fmt(paced.offeredRate)}/s offered (open loop, ${paced.seconds} s): ${fmt(paced.requestsPerSecond)}/s answered steady, p50 ${ms(paced.latencyMs.p50)}, p99 ${ms(paced.latencyMs.p99)}, ` +
+              `${fmt(paced.created)} of ${fmt(paced.offeredRate * paced.seconds)} created${paced.heldBack > 0 ? `, held back ${paced.heldBack} times` : ''}`
+            : undefined,
+          closedLoop,
+        ]
+          .filter(Boolean)
+          .join('; ')
       : 'not measured',
-    ok: best ? Boolean(best.withinLatency && best.withinLatency.requestsPerSecond >= TARGETS.postOrdersPerSecond) : undefined,
+    ok: api ? (paced ? pacedMeetsTarget(paced) : Boolean(best?.withinLatency && best.withinLatency.requestsPerSecond >= TARGETS.postOrdersPerSecond)) : undefined,
   });
   const pipe = result.phases.pipeline;
   const tp = pipe?.throughput;
@@ -63,6 +75,23 @@ export function targetRows(result) {
   return rows;
 }
 
+/**
+ * The API target, judged as the deposit latency target is: at the rate it names, offered in an
+ * open loop. Every order created, none held back by the bench's in-flight cap, and answers kept
+ * up with the offer (steady rate within 2 % of it: the bench's own timer is not exact). The warm-up
+ * before it must have created its orders too; its latency is reported, not judged.
+ */
+function pacedMeetsTarget(paced) {
+  return (
+    paced.offeredRate >= TARGETS.postOrdersPerSecond &&
+    paced.created === paced.offeredRate * paced.seconds &&
+    paced.warmUp.created === paced.offeredRate * paced.warmUp.seconds &&
+    paced.heldBack === 0 &&
+    paced.requestsPerSecond >= paced.offeredRate * 0.98 &&
+    paced.latencyMs.p99 < TARGETS.postOrdersP99Ms
+  );
+}
+
 export function renderMarkdown(result) {
   const m = result.machine;
   const lines = [];
@@ -78,16 +107,19 @@ export function renderMarkdown(result) {
 
   const api = result.phases.api;
   if (api) {
-    lines.push(`**API** (autocannon, ${api.seconds} s per step, rate limit raised to ${api.rateLimit}):`);
+    lines.push(`**API** (autocannon, ${api.seconds} s per step, rate limit raised to ${api.rateLimit}; the open-loop step sends at a fixed rate whether or not earlier requests were answered):`);
     lines.push('');
     lines.push('| request | connections | req/s | p50 | p90 | p99 | max | errors / timeouts / non-2xx | CPU ms per request: all (orders-api / matcher / dispatcher / PostgreSQL / RabbitMQ / bench) | PostgreSQL per request: transactions / WAL records |');
     lines.push('|---|---:|---:|---:|---:|---:|---:|---|---|---|');
-    for (const s of api.steps) {
-      const c = s.cpuPerRequestMs;
-      const cpu = c ? `${c.all} (${c.services['orders-api']} / ${c.services.matcher} / ${c.services['webhook-dispatcher']} / ${c.infra.postgres} / ${c.infra['beam.smp']} / ${c.bench})` : '—';
-      const counts = s.postgresPerRequest ? `${s.postgresPerRequest.transactions} / ${s.postgresPerRequest.walRecords}` : '—';
-      lines.push(`| ${s.name} | ${s.connections} | ${fmt(s.requestsPerSecond)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p90)} | ${ms(s.latencyMs.p99)} | ${ms(s.latencyMs.max)} | ${s.errors} / ${s.timeouts} / ${s.non2xx} | ${cpu} | ${counts} |`);
-    }
+    const cpuCell = (c) => (c ? `${c.all} (${c.services['orders-api']} / ${c.services.matcher} / ${c.services['webhook-dispatcher']} / ${c.infra.postgres} / ${c.infra['beam.smp']} / ${c.bench})` : '—');
+    const countsCell = (s) => (s.postgresPerRequest ? `${s.postgresPerRequest.transactions} / ${s.postgresPerRequest.walRecords}` : '—');
+    const stepRow = (s, connections, failed) =>
+      `| ${s.name} | ${connections} | ${fmt(s.requestsPerSecond)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p90)} | ${ms(s.latencyMs.p99)} | ${ms(s.latencyMs.max)} | ${failed} | ${cpuCell(s.cpuPerRequestMs)} | ${countsCell(s)} |`;
+    const closedRow = (s) => stepRow(s, s.connections, `${s.errors} / ${s.timeouts} / ${s.non2xx}`);
+    const fr = api.fixedRate;
+    for (const s of api.steps.filter((step) => step.name === 'POST /v1/orders')) lines.push(closedRow(s));
+    if (fr) lines.push(stepRow(fr, `open loop, ${fmt(fr.offeredRate)}/s offered for ${fr.seconds} s`, `not created ${fr.offeredRate * fr.seconds - fr.created}, held back ${fr.heldBack}; warm-up before it (${fr.warmUp.seconds} s, not counted): p99 ${ms(fr.warmUp.latencyMs.p99)}, not created ${fr.offeredRate * fr.warmUp.seconds - fr.warmUp.created}`));
+    for (const s of api.steps.filter((step) => step.name !== 'POST /v1/orders')) lines.push(closedRow(s));
     if (api.drain) lines.push('', `After the API steps, the asynchronous work behind the ${fmt(api.ordersCreated)} new orders (order.registered late-order checks, order.created events) took ${api.drain.seconds} s more to drain${api.drain.timedOut ? ' (did not finish within the bound)' : ''}.`);
     lines.push('');
   }
