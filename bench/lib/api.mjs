@@ -1,6 +1,6 @@
-import http from 'node:http';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { Pool } from 'undici';
 import { CpuMeter } from './machine.mjs';
 import { pgSnapshot } from './pgstats.mjs';
 import { pushAtFixedRate } from './pipeline.mjs';
@@ -90,21 +90,21 @@ function statusCodes(answers) {
 }
 
 async function postAtFixedRate(system, cpu, rate, seconds, headers, newOrderBody) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 500 });
-  const url = `${system.apiUrl}/v1/orders`;
+  // undici rather than node:http: the load generator shares the machine's two cores with what it
+  // measures, and undici's client took 0.11 ms of CPU per request here against node:http's 0.16.
+  const pool = new Pool(system.apiUrl, { connections: 500, headersTimeout: 10_000, bodyTimeout: 10_000 });
   const sender = {
-    send: () =>
-      new Promise((resolve) => {
-        const body = newOrderBody();
-        const sentAt = performance.now();
-        const req = http.request(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent, timeout: 10_000 }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ sentAt, answeredAt: performance.now(), status: res.statusCode }));
-        });
-        req.on('timeout', () => req.destroy(new Error('timeout')));
-        req.on('error', () => resolve({ sentAt, answeredAt: performance.now(), status: 0 }));
-        req.end(body);
-      }),
+    send: async () => {
+      const body = newOrderBody();
+      const sentAt = performance.now();
+      try {
+        const answer = await pool.request({ path: '/v1/orders', method: 'POST', headers, body });
+        await answer.body.dump();
+        return { sentAt, answeredAt: performance.now(), status: answer.statusCode };
+      } catch {
+        return { sentAt, answeredAt: performance.now(), status: 0 };
+      }
+    },
   };
   try {
     const warmUp = await pushAtFixedRate(sender, new Array(rate * WARM_UP_SECONDS).fill(null), rate);
@@ -143,7 +143,7 @@ async function postAtFixedRate(system, cpu, rate, seconds, headers, newOrderBody
       },
     };
   } finally {
-    agent.destroy();
+    await pool.close();
   }
 }
 
