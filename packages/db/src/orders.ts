@@ -85,8 +85,8 @@ const insertOrderStatement = statement('db.insert_order', orderInsert(false));
  * `order.registered` for all of them (up to `ORDERS_PER_REGISTRATION`, its id `registered_` and its
  * first order's): two outbox rows, publishes and deliveries per statement where there were two
  * per order. $17 to $20 are their exchanges and routing keys. They are inserted leased (for the
- * writer to hand over) or not (for the relay to claim), and the first row answered carries them
- * all as `queued`, as inserted.
+ * writer to hand over) or not (for the relay to claim), and one row answered carries them all as
+ * `queued`, as inserted (the others carry null).
  *
  * $21 and $22 are each order's `CachedKey` (its id, and its accounts joined by spaces) or nulls: an
  * order with one is written only if that key is active, may write, is of the order's organisation
@@ -244,7 +244,8 @@ async function insertOrders(sql: SqlOrPrisma, orders: NewOrderAt[], publicBaseUr
       orders.map(({ cachedKey }) => cachedKey?.accountIds.join(' ') ?? null),
     ],
   );
-  handOver?.(inserted[0]?.queued ?? []);
+  // One row carries them (row_number() = 1): whichever row the server put first.
+  handOver?.(inserted.find((row) => row.queued !== null)?.queued ?? []);
   const byId = new Map(inserted.map(({ queued, ...row }) => [row.id, row]));
   return rows.map((row) => byId.get(row.id) ?? null);
 }
