@@ -70,6 +70,16 @@ export async function runApiPhase(system, config, log, cpu, drain) {
   return { organisationId: org.id, ordersCreated: counter, steps, fixedRate };
 }
 
+/** The open-loop step's warm-up, before what it measures (`postAtFixedRate`). */
+const WARM_UP_SECONDS = 1;
+
+/** How many answers had each status (0: none). */
+function statusCodes(answers) {
+  const counts = {};
+  for (const r of answers) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
+}
+
 /**
  * POST /v1/orders in an open loop, as the pipeline's paced runs send notifications: request i is
  * due at start + i / rate and sent whether or not earlier ones were answered. Its latency is what
@@ -81,14 +91,6 @@ export async function runApiPhase(system, config, log, cpu, drain) {
  * the connections it needs (some tens at once), which the merchants of a running system have open
  * already. The figures, CPU and PostgreSQL counts are of the requests after it.
  */
-const WARM_UP_SECONDS = 1;
-
-function statusCodes(answers) {
-  const counts = {};
-  for (const r of answers) counts[r.status] = (counts[r.status] ?? 0) + 1;
-  return counts;
-}
-
 async function postAtFixedRate(system, cpu, rate, seconds, headers, newOrderBody) {
   // undici rather than node:http: the load generator shares the machine's two cores with what it
   // measures, and undici's client took 0.11 ms of CPU per request here against node:http's 0.16.
