@@ -52,6 +52,14 @@ export const OrderRegistered = z.object({
 });
 export type OrderRegistered = z.infer<typeof OrderRegistered>;
 
+/**
+ * An order's registration id: the id of an `order.registered` message it is first in, and the
+ * matcher's inbox key of its late-order check whatever message brought it (the message id of one
+ * order alone, before 2026-11-26), so that each order is checked once.
+ */
+export const ORDER_REGISTRATION_ID_PREFIX = 'registered_';
+export const orderRegistrationId = (orderId: string): string => `${ORDER_REGISTRATION_ID_PREFIX}${orderId}`;
+
 /** At most this many orders in one `order.registered` message. */
 export const ORDERS_PER_REGISTRATION = 100;
 

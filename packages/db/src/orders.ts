@@ -4,9 +4,11 @@ import {
   EXCHANGES,
   LIMITS,
   ORDERS_PER_REGISTRATION,
+  ORDER_REGISTRATION_ID_PREFIX,
   PAYMENT_TOKEN_LENGTH,
   ROUTING_KEYS,
   newId,
+  orderRegistrationId,
   randomBase62,
   type Mode,
   type NewEvent,
@@ -82,8 +84,8 @@ const insertOrderStatement = statement('db.insert_order', orderInsert(false));
  *
  * The messages are made here from the orders inserted, not one per order: an `event.recorded` per
  * organisation and mode (up to `EVENTS_PER_ANNOUNCEMENT` events, its id its first event's) and an
- * `order.registered` for all of them (up to `ORDERS_PER_REGISTRATION`, its id `registered_` and its
- * first order's): two outbox rows, publishes and deliveries per statement where there were two
+ * `order.registered` for all of them (up to `ORDERS_PER_REGISTRATION`, its id its first order's
+ * `orderRegistrationId`): two outbox rows, publishes and deliveries per statement where there were two
  * per order. $17 to $20 are their exchanges and routing keys. They are inserted leased (for the
  * writer to hand over) or not (for the relay to claim), and one row answered carries them all as
  * `queued`, as inserted (the others carry null).
@@ -130,7 +132,7 @@ const insertOrdersAnnounced = (leased: boolean) =>
      FROM (SELECT *, (row_number() OVER (PARTITION BY organisation_id, mode ORDER BY n) - 1) / ${EVENTS_PER_ANNOUNCEMENT} AS chunk FROM announced) a
      GROUP BY organisation_id, mode, chunk
      UNION ALL
-     SELECT 2, min(n), 'registered_' || (array_agg(id ORDER BY n))[1], $19::text, $20::text,
+     SELECT 2, min(n), '${ORDER_REGISTRATION_ID_PREFIX}' || (array_agg(id ORDER BY n))[1], $19::text, $20::text,
             jsonb_build_object('orders', jsonb_agg(jsonb_build_object('order_id', id, 'bank_account_id', bank_account_id) ORDER BY n))
      FROM (SELECT *, (row_number() OVER (ORDER BY n) - 1) / ${ORDERS_PER_REGISTRATION} AS chunk FROM announced) a
      GROUP BY chunk),
@@ -288,7 +290,7 @@ function orderCreated(row: NewOrderRow, publicBaseUrl: string): NewEvent {
  */
 function orderRegisteredMessage(orderId: string, bankAccountId: string): LeasedMessage {
   const registered: OrdersRegistered = { orders: [{ order_id: orderId, bank_account_id: bankAccountId }] };
-  return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: `registered_${orderId}` };
+  return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.orderRegistered, payload: registered, messageId: orderRegistrationId(orderId) };
 }
 
 async function announceNewOrder(tx: SqlOrPrisma, row: OrderRow, now: Date, publicBaseUrl: string): Promise<void> {

@@ -1,11 +1,11 @@
-import { newId } from '@pmatch/contracts';
+import { newId, orderRegistrationId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { LockTimeoutError, ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { settleStatements, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
-import { LATE_ORDERS_CONSUMER, lateOrderCheckId, lateOrderExaminer, type LateOrderExaminer } from '../src/use-cases/late-orders';
+import { LATE_ORDERS_CONSUMER, lateOrderExaminer, type LateOrderExaminer } from '../src/use-cases/late-orders';
 
 /**
  * The late-order examiner against the real database: the common case (no deposit waits for the
@@ -217,8 +217,8 @@ describe('late-order messages of several orders', () => {
       settleStatements['pending or unmatched'].name, // again: the deposit is held now, so all five are settled, and their claims are there already
     ]);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', candidateOrderIds: [waitedFor.id] });
-    expect(await written(orgId, lateOrderCheckId(waitedFor.id))).toEqual({ events: 1, inbox: 1 });
-    expect(await prisma.inbox.count({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: [...others, waitedFor].map((o) => lateOrderCheckId(o.id)) } } })).toBe(5);
+    expect(await written(orgId, orderRegistrationId(waitedFor.id))).toEqual({ events: 1, inbox: 1 });
+    expect(await prisma.inbox.count({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: [...others, waitedFor].map((o) => orderRegistrationId(o.id)) } } })).toBe(5);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { OrderRegistered } from '@pmatch/contracts';
+import { orderRegistrationId, type OrderRegistered } from '@pmatch/contracts';
 import { orderView, transactionView } from '@pmatch/db';
 import { BatchWriter, claimMessage } from '@pmatch/platform';
 import { confirmDeposit, findAmountCandidates, nameMatcherOf, recordFor, setDepositStatus } from '../data/decisions';
@@ -17,12 +17,6 @@ const SETTLED_PER_STATEMENT = 200;
 /** Examines the orders of one `order.registered` message; resolves with whether it recorded events. */
 export type LateOrderExaminer = (orders: readonly OrderRegistered[]) => Promise<boolean>;
 
-/**
- * The inbox id of one order's check: the order's own, whatever message brought it (a statement's
- * batch, or one order alone as before 2026-11-26, whose message had this id), so that a message
- * that comes again, or an order in two messages, is examined once.
- */
-export const lateOrderCheckId = (orderId: string): string => `registered_${orderId}`;
 
 /**
  * Spec "Late orders": a newly registered order whose ordered_at is not after an unmatched deposit
@@ -49,7 +43,7 @@ export function lateOrderExaminer(deps: MatcherDeps): LateOrderExaminer {
     SETTLED_PER_STATEMENT,
   );
   return async (orders) => {
-    const checks = orders.map((order) => ({ order, messageId: lateOrderCheckId(order.order_id) }));
+    const checks = orders.map((order) => ({ order, messageId: orderRegistrationId(order.order_id) }));
     const settled = await settledWithoutLock.submitAll(checks.map(({ order, messageId }) => ({ orderId: order.order_id, messageId })));
     let recorded = false;
     for (const { order, messageId } of checks.filter((_, i) => !settled[i])) {
