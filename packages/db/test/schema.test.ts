@@ -169,6 +169,27 @@ describe('schema.prisma and the migrations agree', () => {
       { relname: 'webhook_deliveries', reloptions: expect.arrayContaining(queueVacuum) },
     ]);
   });
+
+  test('when migrated, then ANALYZE skips the payload columns and the identifiers unique on their own, and only those', async () => {
+    const rows = await prisma.$queryRaw<{ column: string }[]>`
+      SELECT c.relname || '.' || a.attname AS column FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relkind = 'r' AND a.attnum > 0 AND a.attstattarget = 0 ORDER BY 1`;
+    expect(rows.map((r) => r.column)).toEqual([
+      'events.data',
+      'events.id',
+      'idempotency_keys.response_body',
+      'orders.id',
+      'orders.metadata',
+      'orders.payment',
+      'orders.payment_token',
+      'outbox.headers',
+      'outbox.message_id',
+      'outbox.payload',
+      'transactions.decision',
+      'transactions.id',
+    ]);
+  });
 });
 
 describe('migration runner', () => {
