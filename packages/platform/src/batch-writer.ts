@@ -1,3 +1,13 @@
+export interface BatchWriterOptions {
+  /** Awaited under load before the next write (see `BatchWriter`); `pauseFor(ms)` is the usual one. */
+  gatherUnderLoad?: () => Promise<void>;
+}
+
+/** A pause of `ms` milliseconds, for `BatchWriterOptions.gatherUnderLoad`. */
+export function pauseFor(ms: number): () => Promise<void> {
+  return () => new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 interface Waiting<I, O> {
   item: I;
   resolve: (result: O) => void;
@@ -5,11 +15,14 @@ interface Waiting<I, O> {
 }
 
 /**
- * Writes items in batches without a timer, the way a database groups commits: an item submitted
- * while no write runs is written at once; items submitted while a write runs wait for it to end
- * and then go together in the next write. At low load every write is a batch of one with no added
- * wait; under load a batch holds what arrived during the write before it (up to `maxBatch`), so
- * the number of writes, not of items, is what grows slowly.
+ * Writes items in batches, the way a database groups commits: an item submitted while no write
+ * runs is written at once; items submitted while a write runs wait for it to end and then go
+ * together in the next write. At low load every write is a batch of one with no added wait; under
+ * load a batch holds what arrived during the write before it (up to `maxBatch`), so the number of
+ * writes, not of items, is what grows slowly. With `gatherUnderLoad`, a write that ends with items
+ * waiting (but fewer than `maxBatch`) is followed by that pause before the next write, so that
+ * more items join it: fewer, larger writes when writes are quick next to the gaps between items,
+ * for a wait only under load.
  *
  * `write` must answer each item in the order given (one result per item), and write all of a
  * batch or none of it (one statement, one transaction). If a write of several items fails, each
@@ -24,6 +37,7 @@ export class BatchWriter<I, O> {
   constructor(
     private readonly write: (items: I[]) => Promise<O[]>,
     private readonly maxBatch: number,
+    private readonly options: BatchWriterOptions = {},
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`maxBatch must be a positive integer, not ${maxBatch}`);
   }
@@ -54,6 +68,7 @@ export class BatchWriter<I, O> {
         if (batch.length === 1) batch[0]!.reject(error);
         else await Promise.all(batch.map((w) => this.writeAll([w.item]).then(([result]) => w.resolve(result!), w.reject)));
       }
+      if (this.options.gatherUnderLoad !== undefined && this.queue.length > 0 && this.queue.length < this.maxBatch) await this.options.gatherUnderLoad();
     }
     this.writing = false;
   }

@@ -98,6 +98,60 @@ describe('BatchWriter', () => {
     await expect(third).rejects.toThrow(/2 results for 1 items/);
   });
 
+  describe('with gatherUnderLoad', () => {
+    /** A pause the test ends by hand, counting how often the writer waited on it. */
+    function controlledPause() {
+      const pauses: (() => void)[] = [];
+      return { pauses, gather: () => new Promise<void>((resolve) => pauses.push(resolve)) };
+    }
+
+    test('when nothing is being written, then an item is still written at once, without a pause', async () => {
+      const { batches, write } = controlledWrite();
+      const { pauses, gather } = controlledPause();
+      const writer = new BatchWriter(write, 10, { gatherUnderLoad: gather });
+      const a = writer.submit('a');
+      expect(batches.map((b) => b.items)).toEqual([['a']]);
+      batches[0]!.finish(['A']);
+      await expect(a).resolves.toBe('A');
+      expect(pauses).toHaveLength(0);
+    });
+
+    test('when a write ends with items waiting, then the next write waits for the pause and takes the items that came during it too', async () => {
+      const { batches, write } = controlledWrite();
+      const { pauses, gather } = controlledPause();
+      const writer = new BatchWriter(write, 10, { gatherUnderLoad: gather });
+      const a = writer.submit('a');
+      const b = writer.submit('b');
+      batches[0]!.finish(['A']);
+      await a;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(pauses).toHaveLength(1);
+      expect(batches).toHaveLength(1);
+
+      const c = writer.submit('c');
+      pauses[0]!();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(batches.map((batch) => batch.items)).toEqual([['a'], ['b', 'c']]);
+      batches[1]!.finish(['B', 'C']);
+      await expect(Promise.all([b, c])).resolves.toEqual(['B', 'C']);
+    });
+
+    test('when a full batch is waiting after a write, then it is written without a pause', async () => {
+      const { batches, write } = controlledWrite();
+      const { pauses, gather } = controlledPause();
+      const writer = new BatchWriter(write, 2, { gatherUnderLoad: gather });
+      const a = writer.submit('a');
+      const rest = writer.submitAll(['b', 'c']);
+      batches[0]!.finish(['A']);
+      await a;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(batches.map((batch) => batch.items)).toEqual([['a'], ['b', 'c']]);
+      expect(pauses).toHaveLength(0);
+      batches[1]!.finish(['B', 'C']);
+      await expect(rest).resolves.toEqual(['B', 'C']);
+    });
+  });
+
   test('when maxBatch is not a positive integer, then the writer is refused', () => {
     expect(() => new BatchWriter(async (items: string[]) => items, 0)).toThrow(RangeError);
   });

@@ -5,6 +5,11 @@ export const OrdersApiConfig = BaseConfig.extend({
   ORDERS_API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** How long a request waits for the matcher or bank-ingest before answering 503. */
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * Under load, how long new orders (without an Idempotency-Key) wait for others to join their
+   * statement after the one before it committed; 0 writes them at once (see `BatchWriter`).
+   */
+  ORDER_WRITE_GATHER_MS: z.coerce.number().int().min(0).max(50).default(2),
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   /** How often records past their retention (events 30 days, idempotency keys 24 h) are deleted. */

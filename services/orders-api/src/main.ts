@@ -71,7 +71,19 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
   // The key first: a request without one is refused before its body is read or parsed.
   app.use('/v1', authenticate(keys, createsOrderWithoutIdempotencyKey), rateLimit(limiter, logger), jsonBodies());
   const matcher = new MatcherClient(broker, config.COMMAND_TIMEOUT_MS);
-  app.use(ordersRouter({ prisma, database, clock, publicBaseUrl: config.PUBLIC_BASE_URL, matcher, onRecorded: () => relay.nudge(), handOver: (messages) => relay.publishLeased(messages), keys }));
+  app.use(
+    ordersRouter({
+      prisma,
+      database,
+      clock,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      matcher,
+      onRecorded: () => relay.nudge(),
+      handOver: (messages) => relay.publishLeased(messages),
+      keys,
+      orderWriteGatherMs: config.ORDER_WRITE_GATHER_MS,
+    }),
+  );
   app.use(transactionsRouter({ prisma, matcher }));
   app.use(settingsRouter({ prisma, clock }));
   app.use(bankAccountsRouter({ prisma }));

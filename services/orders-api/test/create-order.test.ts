@@ -136,8 +136,11 @@ describe('new orders written together', () => {
   test('when orders are asked for while one is written, then they are written together by the next statement, and a repeated external_id is answered null', async () => {
     const statements: string[] = [];
     const handedOver: string[][] = [];
-    const write = newOrderWriter(notingStatements(database.sql, statements), 'https://pay.example.com', (messages) =>
-      handedOver.push(messages.map((m) => m.messageId)),
+    const write = newOrderWriter(
+      notingStatements(database.sql, statements),
+      'https://pay.example.com',
+      (messages) => handedOver.push(messages.map((m) => m.messageId)),
+      0,
     );
 
     const rows = await Promise.all([write(order('ext_w1', 1)), write(order('ext_w2', 2)), write(order('ext_w3', 3)), write(order('ext_w2', 4))]);

@@ -17,7 +17,7 @@ import {
   type SqlOrPrisma,
   type Tx,
 } from '@pmatch/db';
-import { BatchWriter } from '@pmatch/platform';
+import { BatchWriter, pauseFor } from '@pmatch/platform';
 import type { AuthContext } from '../domain/auth';
 import { pageBySeq, type Page } from './pages';
 import { scopeOf } from './scope';
@@ -32,10 +32,18 @@ const ORDERS_PER_STATEMENT = 100;
  * committed: its row, or null when its external_id was taken. A batch that fails is written again
  * order by order, so an order that cannot be written fails only its own request. For requests
  * without an Idempotency-Key only: one with a key writes in its own transaction. The new orders'
- * messages go to `handOver` once their statement committed.
+ * messages go to `handOver` once their statement committed. With `gatherMs` above 0, a statement
+ * that commits with orders waiting is followed by that pause before the next (under load only).
  */
-export function newOrderWriter(sql: Sql, publicBaseUrl: string, handOver: OutboxHandOver): (order: NewOrderAt) => Promise<OrderRow | null> {
-  const batches = new BatchWriter((orders: NewOrderAt[]) => insertOrdersUnlessExternalIdTaken(sql, orders, publicBaseUrl, handOver), ORDERS_PER_STATEMENT);
+export function newOrderWriter(
+  sql: Sql,
+  publicBaseUrl: string,
+  handOver: OutboxHandOver,
+  gatherMs: number,
+): (order: NewOrderAt) => Promise<OrderRow | null> {
+  const batches = new BatchWriter((orders: NewOrderAt[]) => insertOrdersUnlessExternalIdTaken(sql, orders, publicBaseUrl, handOver), ORDERS_PER_STATEMENT, {
+    gatherUnderLoad: gatherMs > 0 ? pauseFor(gatherMs) : undefined,
+  });
   return (order) => batches.submit(order);
 }
 

@@ -41,6 +41,8 @@ export interface OrdersDeps {
   /** Takes the outbox rows of new orders written together, once committed (`OutboxRelay.publishLeased`). */
   handOver: OutboxHandOver;
   keys: ApiKeys;
+  /** `ORDER_WRITE_GATHER_MS`. */
+  orderWriteGatherMs: number;
 }
 
 /**
@@ -55,7 +57,7 @@ export function createsOrderWithoutIdempotencyKey(req: Request): boolean {
 export function ordersRouter(deps: OrdersDeps): Router {
   const router = Router();
   const view = (row: OrderRow) => orderView(row, deps.publicBaseUrl);
-  const writeNewOrder = newOrderWriter(deps.database.sql, deps.publicBaseUrl, deps.handOver);
+  const writeNewOrder = newOrderWriter(deps.database.sql, deps.publicBaseUrl, deps.handOver, deps.orderWriteGatherMs);
 
   router.post('/v1/orders', async (req, res) => {
     const auth = authOf(req);
