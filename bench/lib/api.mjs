@@ -130,6 +130,7 @@ async function postAtFixedRate(system, cpu, rate, seconds, headers, newOrderBody
       heldBack,
       latencyMs: { p50: latency.p50, p90: latency.p90, p99: latency.p99, max: latency.max, mean: latency.mean },
       statusCodes: statusCodes(answered),
+      slowestWindows: slowestWindows(answered),
       warmUp: {
         seconds: WARM_UP_SECONDS,
         requests: warmUpAnswered.length,
@@ -147,6 +148,28 @@ async function postAtFixedRate(system, cpu, rate, seconds, headers, newOrderBody
   } finally {
     await pool.close();
   }
+}
+
+/**
+ * The stretches of `WINDOW_MS` (by time sent) whose answers were slowest at the median, slowest
+ * first, with when they were: a stall shows as a few of them in a row, to set beside the
+ * PostgreSQL log (autovacuum's runs), a profile or another process's work at that time.
+ */
+function slowestWindows(answers, count = 5) {
+  const WINDOW_MS = 100;
+  const byWindow = new Map();
+  for (const r of answers) {
+    const window = Math.floor(r.sentAt / WINDOW_MS);
+    if (!byWindow.has(window)) byWindow.set(window, []);
+    byWindow.get(window).push(r.answeredAt - r.sentAt);
+  }
+  return [...byWindow]
+    .map(([window, latencies]) => {
+      const { p50, max } = summarise(latencies);
+      return { at: new Date(performance.timeOrigin + window * WINDOW_MS).toISOString(), requests: latencies.length, p50, max };
+    })
+    .sort((a, b) => b.p50 - a.p50)
+    .slice(0, count);
 }
 
 async function cannon(system, cpu, name, connections, seconds, options) {

@@ -120,6 +120,10 @@ export function renderMarkdown(result) {
     for (const s of api.steps.filter((step) => step.name === 'POST /v1/orders')) lines.push(closedRow(s));
     if (fr) lines.push(stepRow(fr, `open loop, ${fmt(fr.offeredRate)}/s offered for ${fr.seconds} s`, `not created ${fr.offeredRate * fr.seconds - fr.created}, held back ${fr.heldBack}; warm-up before it (${fr.warmUp.seconds} s, not counted): p99 ${ms(fr.warmUp.latencyMs.p99)}, not created ${fr.offeredRate * fr.warmUp.seconds - fr.warmUp.created}`));
     for (const s of api.steps.filter((step) => step.name !== 'POST /v1/orders')) lines.push(closedRow(s));
+    if (fr?.slowestWindows?.length) {
+      const worst = fr.slowestWindows.map((w) => `${w.at.slice(11, 22)} (p50 ${ms(w.p50)}, max ${ms(w.max)})`).join(', ');
+      lines.push('', `The open-loop step's slowest 100 ms by median answer, sent at (UTC): ${worst}.`);
+    }
     if (api.drain) lines.push('', `After the API steps, the asynchronous work behind the ${fmt(api.ordersCreated)} new orders (order.registered late-order checks, order.created events) took ${api.drain.seconds} s more to drain${api.drain.timedOut ? ' (did not finish within the bound)' : ''}.`);
     lines.push('');
   }
