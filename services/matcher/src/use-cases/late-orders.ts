@@ -17,7 +17,6 @@ const SETTLED_PER_STATEMENT = 200;
 /** Examines the orders of one `order.registered` message; resolves with whether it recorded events. */
 export type LateOrderExaminer = (orders: readonly OrderRegistered[]) => Promise<boolean>;
 
-
 /**
  * Spec "Late orders": a newly registered order whose ordered_at is not after an unmatched deposit
  * re-examines that deposit with the same decision as a new deposit. The result is held by default
