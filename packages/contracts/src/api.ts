@@ -91,7 +91,6 @@ export const NOT_CHOSEN_REASONS = [
   'ordered_after_deposit',
   'name_differs',
   'expired',
-  'worse_fit',
   'several_orders_fit',
   'expired_order_fits',
   'only_expired_orders_fit',

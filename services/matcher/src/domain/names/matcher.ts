@@ -1,7 +1,7 @@
 import { MATCHING_RULES, type MatchingRule } from '@pmatch/contracts';
 import { exactName, type NameFit } from '../decide';
 import { normaliseName } from './normalise';
-import { fitsAfter, type NameChange } from './rules';
+import { depositorName, fitsAfter, type DepositorName, type NameChange } from './rules';
 
 /** A fit and the rules whose changes it needed, for the decision's explanation. */
 export interface ExplainedFit extends NameFit {
@@ -30,22 +30,10 @@ function catalogueOrder(rules: Iterable<MatchingRule>): MatchingRule[] {
 }
 
 /**
- * The name comparison of DESIGN "Matching decision" for a seller's `matching_rules`: exact (trimmed,
- * identical; rank 0) always, then each enabled rule in catalogue order whatever the order given
- * (rank 1 + catalogue index, reason `rule:<name>`); the first that fits wins.
- *
- * Composition. Each rule on its own fits kana_width-equal names and names equal after its own
- * change (rules.ts), so the names a stage fits always include those kana_width fits: with only
- * `truncated` on, ヤマダタロウ and ヤマダタロウジ both fit ﾔﾏﾀﾞﾀﾛｳ at that rule and tie. When several are
- * enabled, a rule also fits with any of the EARLIER enabled rules' changes added, and the reason
- * names the rule that fitted (the latest one needed): `1234 ｶ)ﾔﾏﾀﾞ` fits `株式会社ヤマダ` as
- * `rule:decorated` when corporate_abbreviation and decorated are both on. The seller has switched
- * on each of those tolerances, and a deposit that needs two of them is common (sender code in front
- * of a corporate name; a long corporate name cut at 48). Trying every subset rather than all
- * earlier changes at once keeps rules monotone: enabling another rule never makes a pair fit later
- * or not at all (removing `カ)` before a cut would otherwise push a 7-character cut under 6).
- * A later rule's change is never added to an earlier one, so the rank keeps saying how far the
- * names were bent.
+ * The name comparison for a seller's `matching_rules`: exact (rank 0) always, then each enabled rule
+ * in catalogue order (rank 1 + catalogue index, reason `rule:<name>`); the first that fits wins. A
+ * rule may also add the changes of EARLIER enabled rules (a sender code before `ｶ)`), in every
+ * subset, so enabling a rule never makes a pair stop fitting. Why: docs/decisions/0031-rules-combine-with-earlier-rules.md.
  */
 export function nameMatcher(enabledRules: readonly MatchingRule[]): ExplainingNameMatcher {
   const enabled = catalogueOrder(enabledRules);
@@ -56,10 +44,17 @@ export function nameMatcher(enabledRules: readonly MatchingRule[]): ExplainingNa
     return { rule, rank: 1 + MATCHING_RULES.indexOf(rule), attempts: [new Set<NameChange>(), ...withOwnChange] };
   });
 
-  return (depositorName, payerName) => {
-    if (exactName(depositorName, payerName) !== undefined) return { reason: 'exact', rank: 0, applied: [] };
+  // decide() compares one depositor name with each candidate in turn: read it once.
+  let last: { name: string; form: DepositorName } | undefined;
+  const formOf = (name: string): DepositorName => {
+    if (last?.name !== name) last = { name, form: depositorName(name) };
+    return last.form;
+  };
+
+  return (depositorNameText, payerName) => {
+    if (exactName(depositorNameText, payerName) !== undefined) return { reason: 'exact', rank: 0, applied: [] };
     if (stages.length === 0) return undefined;
-    const depositor = normaliseName(depositorName);
+    const depositor = formOf(depositorNameText);
     const payer = normaliseName(payerName);
     for (const stage of stages) {
       const changes = stage.attempts.find((attempt) => fitsAfter(attempt, depositor, payer));

@@ -16,7 +16,12 @@ export const LONG_VOWEL = 'ー';
  * half-width ｰ, the full-width － and the small ﹣ are covered through ー and -). The wave dash and
  * tilde are included because buyers type ラ〜メン for ラーメン.
  */
-const LONG_VOWEL_VARIANTS = /[\u002D\u007E\u02D7\u2010-\u2015\u2043\u2212\u2500\u2501\u2E3A\u2E3B\u301C\u3030\u30FC]/gu;
+const LONG_VOWEL_CLASS = '[\\u002D\\u007E\\u02D7\\u2010-\\u2015\\u2043\\u2212\\u2500\\u2501\\u2E3A\\u2E3B\\u301C\\u3030\\u30FC]';
+const LONG_VOWEL_VARIANTS = new RegExp(LONG_VOWEL_CLASS, 'gu');
+const ONE_LONG_VOWEL_VARIANT = new RegExp(`^${LONG_VOWEL_CLASS}$`, 'u');
+
+/** Whether one character, as NFKC leaves it, stands for a long vowel or a hyphen. */
+export const isLongVowelVariant = (ch: string): boolean => ONE_LONG_VOWEL_VARIANT.test(ch.normalize('NFKC'));
 
 /**
  * Small kana and the large kana a Zengin notification carries instead (ｷﾕｳﾖ for キュウヨ). Hiragana
