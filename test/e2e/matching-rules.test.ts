@@ -24,7 +24,7 @@ describe('matching rules', () => {
     expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id] });
     expect(deposit.decision).toEqual({
       reason: 'no_name_fits',
-      candidates: [{ order_id: order.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'name_differs' }],
+      candidates: [{ order_id: order.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'name_differs', would_fit: 'rule:corporate_abbreviation' }],
     });
     expect((await client.order(order.id)).status).toBe('open');
   });
@@ -63,6 +63,20 @@ describe('matching rules', () => {
 
     expect(deposit).toMatchObject({ status: 'confirmed', order_id: order.id });
     expect((await client.order(order.id)).payment.reason).toBe('rule:decorated');
+  });
+
+  test('when no rule is enabled and a second order has the exact name in another width, then held with both: the other would fit by kana_width', async () => {
+    const { client } = await system.createMerchant();
+    const exact = await client.createOrder({ amount: 4590, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ' });
+    const wider = await client.createOrder({ amount: 4590, payer_name: 'ヤマダ タロウ' });
+
+    const deposit = await client.deposit(4590, 'ﾔﾏﾀﾞ ﾀﾛｳ');
+
+    expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [exact.id, wider.id], decision: { reason: 'several_orders_fit' } });
+    expect(deposit.decision.candidates).toEqual([
+      { order_id: exact.id, fit: 'exact', fit_rules: [], excluded_because: null, not_chosen_because: 'several_orders_fit' },
+      { order_id: wider.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'several_orders_fit', would_fit: 'rule:kana_width' },
+    ]);
   });
 
   test('when an exact fit and a rule fit compete, then held with both: one name spelled two ways may be two people', async () => {

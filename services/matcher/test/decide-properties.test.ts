@@ -109,6 +109,17 @@ describe('name normalisation (properties)', () => {
     );
   });
 
+  test('when a pair fits under any rule set, then it fits every rule set, under the rules or outside them', () => {
+    const corpusPair = fc.constantFrom(...NAME_CORPUS.map((c) => ({ depositor: c.depositor, payer: c.payer })));
+    fc.assert(
+      fc.property(corpusPair, rules, ({ depositor, payer }, some) => {
+        const everyRule = nameMatcher(MATCHING_RULES)(depositor, payer);
+        expect(nameMatcher(some)(depositor, payer) !== undefined).toBe(everyRule !== undefined);
+      }),
+      RUNS,
+    );
+  });
+
   test('when more rules are enabled, then a pair never fits worse or stops fitting', () => {
     const pair = fc.record({ depositor: fc.constantFrom(...CORPUS_NAMES), payer: fc.constantFrom(...CORPUS_NAMES) });
     const corpusPair = fc.constantFrom(...NAME_CORPUS.map((c) => ({ depositor: c.depositor, payer: c.payer })));
@@ -116,7 +127,10 @@ describe('name normalisation (properties)', () => {
       fc.property(fc.oneof(pair, corpusPair), rules, rules, ({ depositor, payer }, some, more) => {
         const fewer = nameMatcher(some)(depositor, payer);
         const wider = nameMatcher([...some, ...more])(depositor, payer);
-        if (fewer !== undefined) expect(wider?.rank).toBeLessThanOrEqual(fewer.rank);
+        if (fewer !== undefined && fewer.outsideRules !== true) {
+          expect(wider?.outsideRules).toBeUndefined();
+          expect(wider?.rank).toBeLessThanOrEqual(fewer.rank);
+        }
       }),
       RUNS,
     );

@@ -95,7 +95,7 @@ describe('decide', () => {
       nameMatcher(MATCHING_RULES),
       now,
     );
-    expect(decision).toMatchObject({ outcome: 'held', candidateOrderIds: ['ord_expired', 'ord_open'] });
+    expect(decision).toMatchObject({ outcome: 'held', candidateOrderIds: ['ord_open', 'ord_expired'] });
     expect(decision.explanation.reason).toBe('expired_order_fits');
   });
 

@@ -1,4 +1,5 @@
 import { MATCHING_RULES } from '@pmatch/contracts';
+import { bankForm } from '../src/domain/names/bank-form';
 import { corporateForms, withoutCorporateForms } from '../src/domain/names/corporate';
 import { nameMatcher } from '../src/domain/names/matcher';
 import { LONG_VOWEL, normaliseName } from '../src/domain/names/normalise';
@@ -6,6 +7,8 @@ import { corporate_abbreviation, decorated, depositorName, halfWidthLength, isCu
 import { NAME_CORPUS, RULE_SETS, type RuleSetName } from './fixtures/names-corpus';
 
 const RULE_SET_NAMES = Object.keys(RULE_SETS) as RuleSetName[];
+/** The fit under the seller's rules, leaving out a fit found only under rules not enabled. */
+const byRules = <F extends { outsideRules?: boolean }>(fit: F | undefined): F | undefined => (fit?.outsideRules === true ? undefined : fit);
 const MATCHERS = Object.fromEntries(RULE_SET_NAMES.map((set) => [set, nameMatcher(RULE_SETS[set])])) as Record<RuleSetName, ReturnType<typeof nameMatcher>>;
 
 describe('the names corpus', () => {
@@ -16,8 +19,17 @@ describe('the names corpus', () => {
   });
 
   test.each(NAME_CORPUS)('$note: $depositor ~ $payer', ({ depositor, payer, expected }) => {
-    const actual = Object.fromEntries(RULE_SET_NAMES.map((set) => [set, MATCHERS[set](depositor, payer)?.reason]));
+    const actual = Object.fromEntries(RULE_SET_NAMES.map((set) => [set, byRules(MATCHERS[set](depositor, payer))?.reason]));
     expect(actual).toEqual(expected);
+  });
+
+  test.each(NAME_CORPUS)('when a pair fits only under rules not enabled, then it is marked outside the rules with the fit every rule gives: $depositor ~ $payer', ({ depositor, payer, expected }) => {
+    for (const set of RULE_SET_NAMES) {
+      const fit = MATCHERS[set](depositor, payer);
+      if (expected[set] !== undefined) expect(fit).toMatchObject({ reason: expected[set] });
+      else if (expected.all === undefined) expect(fit).toBeUndefined();
+      else expect(fit).toMatchObject({ reason: expected.all, outsideRules: true });
+    }
   });
 });
 
@@ -265,7 +277,7 @@ describe('nameMatcher', () => {
   test('when no rule is enabled, then only exact names fit', () => {
     const fit = nameMatcher([]);
     expect(fit(' ﾔﾏﾀﾞ ', 'ﾔﾏﾀﾞ')).toEqual({ reason: 'exact', rank: 0, applied: [] });
-    expect(fit('ﾔﾏﾀﾞ', 'ヤマダ')).toBeUndefined();
+    expect(byRules(fit('ﾔﾏﾀﾞ', 'ヤマダ'))).toBeUndefined();
   });
 
   test('when names are exact, then exact wins even with every rule enabled', () => {
@@ -306,17 +318,43 @@ describe('nameMatcher', () => {
   });
 
   test('when a deposit would need a later rule than the one enabled, then it does not fit', () => {
-    expect(nameMatcher(['corporate_abbreviation'])('1234 ｶ)ﾐﾗｲﾗﾎﾞ', '株式会社ミライラボ')).toBeUndefined();
+    expect(nameMatcher(['corporate_abbreviation'])('1234 ｶ)ﾐﾗｲﾗﾎﾞ', '株式会社ミライラボ')).toMatchObject({ reason: 'rule:decorated', outsideRules: true });
   });
 
   test('when an earlier rule is not enabled, then a later rule does not borrow its change', () => {
     const deposit = `ｶ)${'ﾖｺﾊﾏﾐﾅﾄﾐﾗｲﾃﾞｼﾞﾀﾙﾏｰｹﾃｲﾝｸﾞｱﾝﾄﾞﾌﾞﾗﾝﾃﾞｲﾝｸﾞｿﾘﾕｰｼﾖﾝｽﾞｼ'.slice(0, 46)}`;
     const payer = '株式会社ヨコハマミナトミライデジタルマーケティングアンドブランディングソリューションズジギョウブ';
-    expect(nameMatcher(['decorated', 'truncated'])(deposit, payer)).toBeUndefined();
+    expect(byRules(nameMatcher(['decorated', 'truncated'])(deposit, payer))).toBeUndefined();
     expect(nameMatcher(['corporate_abbreviation', 'truncated'])(deposit, payer)).toMatchObject({ reason: 'rule:truncated' });
   });
 
   test('when only kana_width was needed, then applied says so', () => {
     expect(nameMatcher(MATCHING_RULES)('ﾔﾏﾀﾞ', 'ヤマダ')).toEqual({ reason: 'rule:kana_width', rank: 1, applied: ['kana_width'] });
+  });
+});
+
+describe('bankForm', () => {
+  test.each([
+    ['ヤマダ　タロウ', 'ﾔﾏﾀﾞ ﾀﾛｳ'],
+    ['やまだ  たろう', 'ﾔﾏﾀﾞ ﾀﾛｳ'],
+    ['いとう しょうた', 'ｲﾄｳ ｼﾖｳﾀ'],
+    ['ジョージ スミス', 'ｼﾞﾖｰｼﾞ ｽﾐｽ'],
+    ['John Smith', 'JOHN SMITH'],
+    ['株式会社ミライラボ', 'ｶ)ﾐﾗｲﾗﾎﾞ'],
+    ['㈱ミライラボ', 'ｶ)ﾐﾗｲﾗﾎﾞ'],
+    ['ミライラボ（株）', 'ﾐﾗｲﾗﾎﾞ(ｶ'],
+    ['ヤマダ株式会社トウキョウエイギョウショ', 'ﾔﾏﾀﾞ(ｶ)ﾄｳｷﾖｳ(ｴｲ'],
+    ['NPO法人アオゾラ', 'ﾄｸﾋ)ｱｵｿﾞﾗ'],
+  ])('when a merchant wrote %s, then a bank prints %s', (name, printed) => {
+    expect(bankForm(name)).toBe(printed);
+  });
+
+  test.each([['山田 太郎'], ['ジョン・スミス'], ['ヤマダ！']])('when the name holds a character no bank prints (%s), then it has no bank form', (name) => {
+    expect(bankForm(name)).toBeUndefined();
+  });
+
+  test('when a name is printed by the bank, then it fits its own order by kana_width and corporate_abbreviation', () => {
+    const fit = nameMatcher(['kana_width', 'corporate_abbreviation']);
+    for (const name of ['ヤマダ　タロウ', 'いとう しょうた', '株式会社ミライラボ', 'ミライラボ（株）']) expect(fit(bankForm(name)!, name)).toBeDefined();
   });
 });

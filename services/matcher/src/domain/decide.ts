@@ -31,6 +31,8 @@ export interface NameFit {
   rank: number;
   /** The rules whose changes the fit needed: [] for an exact fit. */
   applied?: readonly string[];
+  /** Fits only under a rule the seller has not enabled: never confirmed, but a rival. */
+  outsideRules?: boolean;
 }
 
 /** Compares a depositor name with a payer name; undefined when they do not fit. */
@@ -54,6 +56,8 @@ export interface CandidateExplanation {
   fit_rules: string[] | null;
   excluded_because: 'expired' | 'ordered_after_deposit' | null;
   not_chosen_because: NotChosenReason | null;
+  /** How the name would fit with every rule enabled, given only when the seller's rules do not fit it. */
+  would_fit?: string;
 }
 
 export interface Explanation {
@@ -74,13 +78,14 @@ interface Assessed {
 type Fitting = Assessed & { fit: NameFit };
 
 const fits = (a: Assessed): a is Fitting => a.fit !== undefined;
+const fitsByRules = (a: Fitting): boolean => a.fit.outsideRules !== true;
 
 /**
  * The matching decision. `orders` are the orders on the deposit's account with its amount, open or
  * expired; this applies every other rule itself, so automatic matching, late orders and the seller
- * screen decide alike. Confirmed only when exactly one order fits by name and it is open and
- * unexpired; whenever a second order fits, at any rank, or the read stopped at its cap, a person
- * decides. Why: docs/decisions/0032-several-fitting-orders-are-held.md.
+ * screen decide alike. Confirmed only when exactly one order fits by name under the seller's rules,
+ * it is open and unexpired, and no other order would fit even with every rule enabled; otherwise a
+ * person decides. Why: docs/decisions/0032-several-fitting-orders-are-held.md.
  */
 export function decide(deposit: DepositFacts, orders: CandidateOrder[], fitName: NameMatcher, now: Date, read: CandidateRead = COMPLETE_READ): Decision {
   const assessed: Assessed[] = orders.map((order) => {
@@ -93,16 +98,17 @@ export function decide(deposit: DepositFacts, orders: CandidateOrder[], fitName:
   const considered = assessed.filter((a) => a.excludedBecause !== 'ordered_after_deposit');
   if (considered.length === 0) return { outcome: 'unmatched', explanation: explain('no_order_with_amount', assessed) };
 
-  const fitting = considered.filter(fits).sort((a, b) => a.fit.rank - b.fit.rank);
+  // Fits by the seller's rules first, best first; then the rivals that fit only under other rules.
+  const fitting = considered.filter(fits).sort((a, b) => Number(!fitsByRules(a)) - Number(!fitsByRules(b)) || a.fit.rank - b.fit.rank);
   if (!read.allOpenOrdersRead) return held('too_many_candidates', fitting.length > 0 ? fitting : considered, assessed);
-  const open = fitting.filter((a) => a.excludedBecause === null);
-  const expiredFitting = fitting.filter((a) => a.excludedBecause === 'expired');
+  const byRules = fitting.filter(fitsByRules);
   // Orders with the amount exist but none fits by name: every one is shown to a person.
-  if (fitting.length === 0) return held('no_name_fits', considered, assessed);
-  if (open.length === 0) return held('only_expired_orders_fit', expiredFitting, assessed);
+  if (byRules.length === 0) return held('no_name_fits', considered, assessed);
+  const open = byRules.filter((a) => a.excludedBecause === null);
+  if (open.length === 0) return held('only_expired_orders_fit', fitting, assessed);
   // An expired order that fits: its buyer most likely paid late.
-  if (expiredFitting.length > 0) return held('expired_order_fits', [...expiredFitting, ...open], assessed);
-  if (open.length > 1) return held('several_orders_fit', open, assessed);
+  if (fitting.some((a) => a.excludedBecause === 'expired')) return held('expired_order_fits', fitting, assessed);
+  if (fitting.length > 1) return held('several_orders_fit', fitting, assessed);
   const only = open[0]!;
   return {
     outcome: 'confirmed',
@@ -147,19 +153,24 @@ function explain(
 ): Explanation {
   const notChosenBecause = (a: Assessed): NotChosenReason | null => {
     if (a.excludedBecause === 'ordered_after_deposit') return 'ordered_after_deposit';
-    if (a.fit === undefined) return 'name_differs';
     if (a.order.id === outcome.chosen) return null;
+    if (a.fit === undefined) return 'name_differs';
     if (outcome.listed?.has(a.order.id) === true) return outcome.listedReason!;
     throw new Error(`order ${a.order.id} fits but was neither chosen nor listed`);
   };
   return {
     reason,
-    candidates: assessed.map((a) => ({
-      order_id: a.order.id,
-      fit: a.fit?.reason ?? null,
-      fit_rules: a.fit === undefined ? null : [...(a.fit.applied ?? [])],
-      excluded_because: a.excludedBecause,
-      not_chosen_because: notChosenBecause(a),
-    })),
+    candidates: assessed.map((a) => {
+      const byRules = a.fit !== undefined && a.fit.outsideRules !== true ? a.fit : undefined;
+      const candidate: CandidateExplanation = {
+        order_id: a.order.id,
+        fit: byRules?.reason ?? null,
+        fit_rules: byRules === undefined ? null : [...(byRules.applied ?? [])],
+        excluded_because: a.excludedBecause,
+        not_chosen_because: notChosenBecause(a),
+      };
+      if (a.fit?.outsideRules === true) candidate.would_fit = a.fit.reason;
+      return candidate;
+    }),
   };
 }

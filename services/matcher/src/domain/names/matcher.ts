@@ -29,21 +29,39 @@ function catalogueOrder(rules: Iterable<MatchingRule>): MatchingRule[] {
   return MATCHING_RULES.filter((rule) => given.has(rule));
 }
 
-/**
- * The name comparison for a seller's `matching_rules`: exact (rank 0) always, then each enabled rule
- * in catalogue order (rank 1 + catalogue index, reason `rule:<name>`); the first that fits wins. A
- * rule may also add the changes of EARLIER enabled rules (a sender code before `ｶ)`), in every
- * subset, so enabling a rule never makes a pair stop fitting. Why: docs/decisions/0031-rules-combine-with-earlier-rules.md.
- */
-export function nameMatcher(enabledRules: readonly MatchingRule[]): ExplainingNameMatcher {
-  const enabled = catalogueOrder(enabledRules);
-  const stages: Stage[] = enabled.map((rule) => {
+/** The stages of a rule set, in catalogue order, each with the change sets it may try. */
+function stagesOf(rules: readonly MatchingRule[]): Stage[] {
+  const enabled = catalogueOrder(rules);
+  return enabled.map((rule) => {
     const earlierChanges = enabled.filter((r): r is NameChange => r !== 'kana_width' && MATCHING_RULES.indexOf(r) < MATCHING_RULES.indexOf(rule));
     const own: NameChange[] = rule === 'kana_width' ? [] : [rule];
     const withOwnChange = own.length === 0 ? [] : subsets(earlierChanges).map((changes) => new Set([...changes, ...own]));
     return { rule, rank: 1 + MATCHING_RULES.indexOf(rule), attempts: [new Set<NameChange>(), ...withOwnChange] };
   });
+}
 
+function fitAt(stages: readonly Stage[], depositor: DepositorName, payer: string): ExplainedFit | undefined {
+  for (const stage of stages) {
+    const changes = stage.attempts.find((attempt) => fitsAfter(attempt, depositor, payer));
+    if (changes !== undefined) {
+      const applied = changes.size === 0 ? ['kana_width' as const] : catalogueOrder(changes);
+      return { reason: `rule:${stage.rule}`, rank: stage.rank, applied };
+    }
+  }
+  return undefined;
+}
+
+const EVERY_RULE = stagesOf(MATCHING_RULES);
+
+/**
+ * The name comparison for a seller's `matching_rules`: exact (rank 0) always, then each enabled rule
+ * in catalogue order (rank 1 + catalogue index, reason `rule:<name>`); the first that fits wins. A
+ * rule may also add the changes of EARLIER enabled rules (docs/decisions/0031-rules-combine-with-earlier-rules.md).
+ * A pair that fits only under a rule the seller has not enabled comes back marked `outsideRules`:
+ * never confirmed, but a rival that makes a deposit ambiguous (docs/decisions/0032-several-fitting-orders-are-held.md).
+ */
+export function nameMatcher(enabledRules: readonly MatchingRule[]): ExplainingNameMatcher {
+  const stages = stagesOf(enabledRules);
   // decide() compares one depositor name with each candidate in turn: read it once.
   let last: { name: string; form: DepositorName } | undefined;
   const formOf = (name: string): DepositorName => {
@@ -53,16 +71,11 @@ export function nameMatcher(enabledRules: readonly MatchingRule[]): ExplainingNa
 
   return (depositorNameText, payerName) => {
     if (exactName(depositorNameText, payerName) !== undefined) return { reason: 'exact', rank: 0, applied: [] };
-    if (stages.length === 0) return undefined;
     const depositor = formOf(depositorNameText);
     const payer = normaliseName(payerName);
-    for (const stage of stages) {
-      const changes = stage.attempts.find((attempt) => fitsAfter(attempt, depositor, payer));
-      if (changes !== undefined) {
-        const applied = changes.size === 0 ? ['kana_width' as const] : catalogueOrder(changes);
-        return { reason: `rule:${stage.rule}`, rank: stage.rank, applied };
-      }
-    }
-    return undefined;
+    const fit = fitAt(stages, depositor, payer);
+    if (fit !== undefined) return fit;
+    const outside = stages.length === EVERY_RULE.length ? undefined : fitAt(EVERY_RULE, depositor, payer);
+    return outside === undefined ? undefined : { ...outside, outsideRules: true };
   };
 }
