@@ -1,5 +1,6 @@
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IContainer } from 'kubernetes-models/v1/Container';
+import { placementProblems } from './support/checks-objects';
 import { imageProblems, podProblems, securityProblems } from './support/checks-pods';
 import { ingressProblems, networkPolicyProblems, serviceProblems } from './support/checks-network';
 import {
@@ -65,6 +66,13 @@ describe('the schema check', () => {
   test('when an object is of an API no schema describes, then it is refused rather than passed', () => {
     const objects = broken((o) => void (find(o, 'ScaledObject', 'matcher').apiVersion = 'keda.sh/v9'));
     expect(objects.flatMap(schemaProblems)).toEqual(mentioning('ScaledObject/matcher', 'no schema'));
+  });
+});
+
+describe('the placement check', () => {
+  test('when an object has no namespace, then it is named: the kubectl context would decide where it goes', () => {
+    const objects = broken((o) => void delete find(o, 'ServiceMonitor', 'pmatch').metadata.namespace);
+    expect(placementProblems(objects)).toEqual(['ServiceMonitor/pmatch: in namespace (none: the kubectl context decides), not pmatch']);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { placementProblems } from './support/checks-objects';
 import { SET_AHEAD_OF_THE_SERVICES, imageProblems, podProblems, securityProblems } from './support/checks-pods';
 import { ingressProblems, networkPolicyProblems, serviceProblems } from './support/checks-network';
 import {
@@ -32,6 +33,10 @@ describe.each(OVERLAYS)('deploy/k8s/overlays/$overlay', ({ overlay, minReplicas,
   test('when rendered, then every object validates against its Kubernetes or CRD schema', () => {
     expect(objects().length).toBeGreaterThan(20);
     expect(objects().flatMap(schemaProblems)).toEqual([]);
+  });
+
+  test('when rendered, then every object is in the namespace the render creates, labelled as part of pmatch', () => {
+    expect(placementProblems(objects())).toEqual([]);
   });
 
   test('when rendered, then every Deployment is a service running its built entry point from its own image', () => {
