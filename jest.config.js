@@ -25,5 +25,7 @@ module.exports = {
     'services/matcher',
     'services/webhook-dispatcher',
     { ...project('test/e2e'), rootDir: '<rootDir>/test/e2e', testMatch: ['<rootDir>/**/*.test.ts'], transform: { '^.+\\.ts$': tsJest } },
+    // The Kubernetes manifests in deploy/k8s, rendered with kubectl and checked against the built services.
+    { ...project('test/deploy'), testMatch: ['<rootDir>/*.test.ts'] },
   ].map((p) => (typeof p === 'string' ? project(p) : p)),
 };
