@@ -1,7 +1,7 @@
 import type { EventsRecorded } from '@pmatch/contracts';
 import type { BatchWriter, Delivery } from '@pmatch/platform';
 import { receivedEvents, type ReceivedEvent } from '../data/deliveries';
-import type { DispatcherMetrics } from '../metrics';
+import type { DispatcherMetrics } from '../use-cases/metrics';
 
 /**
  * event.recorded: for each event of the message, one pending delivery per subscribed endpoint,

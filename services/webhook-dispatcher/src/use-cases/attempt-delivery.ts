@@ -13,7 +13,7 @@ import {
   type FinishedAttempt,
 } from '../data/deliveries';
 import { queueEmail } from '../data/emails';
-import type { DispatcherMetrics } from '../metrics';
+import type { DispatcherMetrics } from './metrics';
 import type { HttpOutcome, WebhookClient } from '../outbound/webhook-client';
 
 export interface AttemptDeps {

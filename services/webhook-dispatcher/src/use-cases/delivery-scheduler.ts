@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Database } from '@pmatch/db';
 import type { Clock, Logger } from '@pmatch/platform';
-import { claimDueDeliveries, skipDeliveriesOfSwitchedOffEndpoints, type ClaimedDelivery, type EndpointShare } from './data/deliveries';
+import { claimDueDeliveries, skipDeliveriesOfSwitchedOffEndpoints, type ClaimedDelivery, type EndpointShare } from '../data/deliveries';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SchedulerLimits {
