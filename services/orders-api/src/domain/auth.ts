@@ -36,12 +36,9 @@ export function apiKeyActor(auth: AuthContext): Actor {
   };
 }
 
-/**
- * bank_account_id may be omitted only when exactly one account is in the key's scope; a given
- * one must be in scope.
- */
-export function resolveBankAccount(auth: Pick<AuthContext, 'accountIds'>, requested: string | undefined): string {
-  const accounts = auth.accountIds;
+/** bank_account_id may be omitted only when exactly one account is in reach; a given one must be in reach. */
+export function resolveBankAccount(actor: Pick<Actor, 'accountIds'>, requested: string | undefined): string {
+  const accounts = actor.accountIds;
   if (requested !== undefined) {
     if (!accounts.includes(requested)) {
       throw new AppError('parameter_invalid', `No such bank account: ${requested}.`, { param: 'bank_account_id' });
