@@ -12,3 +12,4 @@ export * from './periodic-task';
 export * from './ssrf';
 export * from './rate-limit';
 export * from './batch-writer';
+export * from './service-runtime';

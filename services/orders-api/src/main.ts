@@ -1,33 +1,11 @@
-import type { AddressInfo } from 'node:net';
 import { buildOpenApiDocument } from '@pmatch/contracts';
-import { createDatabase } from '@pmatch/db';
-import {
-  AddressPolicy,
-  Broker,
-  OutboxRelay,
-  PeriodicTask,
-  RateLimiter,
-  SecretBox,
-  closeServer,
-  createHttpApp,
-  createLogger,
-  exitOnLoss,
-  finishHttpApp,
-  jsonBodies,
-  listen,
-  runMain,
-  clockFromEnv,
-  systemClock,
-  type Clock,
-} from '@pmatch/platform';
-import { Redis } from 'ioredis';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { AddressPolicy, RateLimiter, SecretBox, jsonBodies, runService, startService, systemClock, type Clock, type RunningService } from '@pmatch/platform';
 import { loadConfig, type OrdersApiConfig } from './config';
+import { newOrderWriter } from './data/orders';
 import { deleteExpiredRecords } from './data/retention';
 import { ApiKeys, authenticate, recheckCachedKey } from './http/auth';
 import { bankAccountsRouter } from './http/bank-accounts';
 import { eventsRouter } from './http/events';
-import { MatcherClient } from './http/matcher-client';
 import { createsOrderWithoutIdempotencyKey, ordersRouter } from './http/orders';
 import { paymentPageRouter } from './http/payment-page';
 import { rateLimit } from './http/rate-limit';
@@ -35,94 +13,51 @@ import { settingsRouter } from './http/settings';
 import { testDepositsRouter } from './http/test-deposits';
 import { transactionsRouter } from './http/transactions';
 import { webhookEndpointsRouter } from './http/webhook-endpoints';
+import { BankIngestClient } from './outbound/bank-ingest-client';
+import { MatcherClient } from './outbound/matcher-client';
+import type { OrdersApiDeps } from './use-cases/deps';
 
-export interface OrdersApi {
-  port: number;
-  stop(): Promise<void>;
-}
+export type OrdersApi = RunningService;
 
 export async function start(config: OrdersApiConfig, clock: Clock = systemClock): Promise<OrdersApi> {
-  const logger = createLogger('orders-api', config.LOG_LEVEL);
-  const database = createDatabase(config.DATABASE_URL, {
-    poolSize: config.DATABASE_POOL_SIZE,
-    onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost; the pool replaces it'),
-  });
-  const { prisma } = database;
-  const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
-  const relay = new OutboxRelay(database, broker, logger, config.OUTBOX_POLL_INTERVAL_MS);
-
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
-  const app = createHttpApp({
-    logger,
-    metrics,
-    readiness: { database: async () => void (await prisma.$queryRaw`SELECT 1`), broker: () => broker.ping() },
-    bodies: 'where mounted',
-  });
-  app.use(paymentPageRouter({ prisma, clock }));
-  const openApiDocument = buildOpenApiDocument(config.PUBLIC_BASE_URL);
-  // The document describes the API; it holds nothing of a merchant's, so it needs no key.
-  app.get('/v1/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
-  });
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  const limiter = new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
-  const keys = new ApiKeys(database.sql, metrics);
-  // The key first: a request without one is refused before its body is read or parsed.
-  app.use('/v1', authenticate(keys, createsOrderWithoutIdempotencyKey), rateLimit(limiter, logger), jsonBodies());
-  const matcher = new MatcherClient(broker, config.COMMAND_TIMEOUT_MS);
-  app.use(
-    ordersRouter({
-      prisma,
+  return startService({ name: 'orders-api', config, port: config.ORDERS_API_PORT, bodies: 'where mounted' }, (runtime) => {
+    const { database, broker, logger, http } = runtime;
+    const relay = runtime.outboxRelay();
+    const deps: OrdersApiDeps = {
       database,
       clock,
       publicBaseUrl: config.PUBLIC_BASE_URL,
-      matcher,
-      onRecorded: () => relay.nudge(),
-      handOver: (messages) => relay.publishLeased(messages),
-      keys,
-      orderWriteGatherMs: config.ORDER_WRITE_GATHER_MS,
-    }),
-  );
-  app.use(transactionsRouter({ prisma, matcher }));
-  app.use(settingsRouter({ prisma, clock }));
-  app.use(bankAccountsRouter({ prisma }));
-  app.use(eventsRouter({ prisma }));
-  app.use(testDepositsRouter({ prisma, broker, clock, commandTimeoutMs: config.COMMAND_TIMEOUT_MS }));
-  app.use(
-    webhookEndpointsRouter({
-      prisma,
-      clock,
+      outbox: relay,
+      writeNewOrder: newOrderWriter(database.sql, config.PUBLIC_BASE_URL, (messages) => relay.publishLeased(messages), config.ORDER_WRITE_GATHER_MS),
+      matcher: new MatcherClient(broker, config.COMMAND_TIMEOUT_MS),
+      bankIngest: new BankIngestClient(broker, config.COMMAND_TIMEOUT_MS),
       secretBox: new SecretBox(config.SECRETS_KEY),
       addressPolicy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
-      onRecorded: () => relay.nudge(),
-    }),
-  );
-  app.use('/v1', recheckCachedKey(keys));
-  finishHttpApp(app, logger);
+    };
 
-  relay.start();
-  // Retention needs only the database; replicas running it at once just share the deletes.
-  const retention = new PeriodicTask('retention sweep', () => deleteExpiredRecords(prisma, clock.now()), config.RETENTION_SWEEP_INTERVAL_MS, logger);
-  retention.start();
-  const server = await listen(app, config.ORDERS_API_PORT);
-  const port = (server.address() as AddressInfo).port;
-  logger.info({ port }, 'orders-api listening');
+    http.use(paymentPageRouter(deps));
+    const openApiDocument = buildOpenApiDocument(config.PUBLIC_BASE_URL);
+    // The document describes the API; it holds nothing of a merchant's, so it needs no key.
+    http.get('/v1/openapi.json', (_req, res) => {
+      res.json(openApiDocument);
+    });
+    const limiter = new RateLimiter(runtime.redis('best-effort'), config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+    const keys = new ApiKeys(database.sql, runtime.metrics);
+    // The key first: a request without one is refused before its body is read or parsed.
+    http.use('/v1', authenticate(keys, createsOrderWithoutIdempotencyKey), rateLimit(limiter, logger), jsonBodies());
+    http.use(ordersRouter({ ...deps, keys }));
+    http.use(transactionsRouter(deps));
+    http.use(settingsRouter(deps));
+    http.use(bankAccountsRouter(deps));
+    http.use(eventsRouter(deps));
+    http.use(testDepositsRouter(deps));
+    http.use(webhookEndpointsRouter(deps));
+    http.use('/v1', recheckCachedKey(keys));
 
-  return {
-    port,
-    async stop() {
-      await closeServer(server);
-      await retention.stop();
-      await relay.stop();
-      await broker.close();
-      redis.disconnect();
-      await prisma.$disconnect();
-    },
-  };
+    // Retention needs only the database; replicas running it at once just share the deletes.
+    runtime.every('retention sweep', config.RETENTION_SWEEP_INTERVAL_MS, () => deleteExpiredRecords(database.prisma, clock.now()));
+    return {};
+  });
 }
 
-if (require.main === module) {
-  const config = loadConfig();
-  runMain('orders-api', createLogger('orders-api', config.LOG_LEVEL), () => start(config, clockFromEnv()));
-}
+if (require.main === module) runService('orders-api', loadConfig, start);

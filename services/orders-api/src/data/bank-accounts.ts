@@ -1,5 +1,5 @@
 import type { BankAccountRow, Db } from '@pmatch/db';
-import type { AuthContext } from '../domain/auth';
+import type { Scope } from '../domain/actor';
 import type { Page } from './pages';
 
 /**
@@ -9,18 +9,18 @@ import type { Page } from './pages';
  */
 export async function listAccountsInScope(
   db: Db,
-  auth: AuthContext,
+  scope: Scope,
   query: { limit: number; startingAfter?: string },
 ): Promise<Page<BankAccountRow> | undefined> {
-  const scope = { organisationId: auth.organisationId, mode: auth.mode, ...(auth.bankAccountId === null ? {} : { id: auth.bankAccountId }) };
+  const inScope = { organisationId: scope.organisationId, mode: scope.mode, ...(scope.bankAccountId === null ? {} : { id: scope.bankAccountId }) };
   let after = {};
   if (query.startingAfter !== undefined) {
-    const cursor = await db.bankAccount.findFirst({ where: { ...scope, id: query.startingAfter }, select: { id: true, createdAt: true } });
+    const cursor = await db.bankAccount.findFirst({ where: { ...inScope, id: query.startingAfter }, select: { id: true, createdAt: true } });
     if (cursor === null) return undefined;
     after = { OR: [{ createdAt: { gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { gt: cursor.id } }] };
   }
   const rows = await db.bankAccount.findMany({
-    where: { AND: [scope, after] },
+    where: { AND: [inScope, after] },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     take: query.limit + 1,
   });

@@ -1,5 +1,5 @@
 import { Prisma, eventFields, type EventRow, type PrismaClient } from '@pmatch/db';
-import type { AuthContext } from '../domain/auth';
+import type { Scope } from '../domain/actor';
 import type { Page } from './pages';
 
 /**
@@ -30,38 +30,30 @@ export async function waitForEarlierTransactions(prisma: PrismaClient, maxWaitMs
 }
 
 /**
- * Events in recorded order (oldest first), after the cursor event when one is given; undefined
- * when the cursor is not an event the caller can see.
- *
- * Recorded order is (tx_id, seq): the transaction that inserted the event, then its place in that
- * transaction. Only events of transactions below the snapshot's xmin are listed: those have
- * committed or rolled back for good, and any transaction id given out later lies above it. So an
- * event that commits after a client paged past a later-numbered one is never skipped: it was not
- * listed before, and it sorts after everything that was (migration 20261123020000_event_order_and_idempotency).
- * The price: an event shows up once every transaction that began writing before it has ended,
- * anywhere on the server. So that a client still reads its own writes, the list first waits (at
- * most `settleWaitMs`) for the transactions running when it was asked for: then every event
- * committed before the request came is listed.
+ * Events in recorded order (tx_id, seq), oldest first, after the cursor event when given;
+ * undefined when the cursor is not an event in scope. Only events of transactions below the
+ * snapshot's horizon are listed, after waiting (at most `settleWaitMs`) for the transactions
+ * running when asked, so paging never skips one (docs/decisions/0019-events-listed-below-the-snapshot-horizon.md).
  */
 export async function listEvents(
   prisma: PrismaClient,
-  auth: AuthContext,
+  scope: Scope,
   query: { type?: string; limit: number; startingAfter?: string },
   settleWaitMs = EVENTS_SETTLE_WAIT_MS,
 ): Promise<Page<EventRow> | undefined> {
   await waitForEarlierTransactions(prisma, settleWaitMs);
-  const scope = Prisma.sql`organisation_id = ${auth.organisationId} AND mode = ${auth.mode}
-    ${auth.bankAccountId === null ? Prisma.empty : Prisma.sql`AND bank_account_id = ${auth.bankAccountId}`}`;
+  const inScope = Prisma.sql`organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
+    ${scope.bankAccountId === null ? Prisma.empty : Prisma.sql`AND bank_account_id = ${scope.bankAccountId}`}`;
   let afterCursor = Prisma.empty;
   if (query.startingAfter !== undefined) {
     const [cursor] = await prisma.$queryRaw<{ tx_id: string; seq: bigint }[]>`
-      SELECT tx_id::text AS tx_id, seq FROM events WHERE id = ${query.startingAfter} AND ${scope}`;
+      SELECT tx_id::text AS tx_id, seq FROM events WHERE id = ${query.startingAfter} AND ${inScope}`;
     if (cursor === undefined) return undefined;
     afterCursor = Prisma.sql`AND (tx_id, seq) > (${cursor.tx_id}::xid8, ${cursor.seq})`;
   }
   const rows = await prisma.$queryRaw<EventRow[]>`
     SELECT ${Prisma.raw(eventFields())} FROM events
-    WHERE ${scope}
+    WHERE ${inScope}
       ${query.type === undefined ? Prisma.empty : Prisma.sql`AND type = ${query.type}`}
       ${afterCursor}
       AND tx_id < pg_snapshot_xmin(pg_current_snapshot())

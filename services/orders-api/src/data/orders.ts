@@ -1,4 +1,4 @@
-import type { OrderStatus } from '@pmatch/contracts';
+import type { OrderStatus, UpdateOrderRequest } from '@pmatch/contracts';
 import {
   asSql,
   insertOrdersUnlessExternalIdTaken,
@@ -18,7 +18,7 @@ import {
   type Tx,
 } from '@pmatch/db';
 import { BatchWriter, pauseFor } from '@pmatch/platform';
-import type { AuthContext } from '../domain/auth';
+import type { Scope } from '../domain/actor';
 import { pageBySeq, type Page } from './pages';
 import { scopeOf } from './scope';
 
@@ -26,14 +26,11 @@ import { scopeOf } from './scope';
 const ORDERS_PER_STATEMENT = 100;
 
 /**
- * Writes new orders as bank-ingest stores deposits (a `BatchWriter`): an order asked for while no
- * write runs is written at once; those asked for while one runs go together in the next statement,
- * one round trip and one commit for a rush of POSTs. Each is answered only once its statement
- * committed: its row, or null when its external_id was taken. A batch that fails is written again
- * order by order, so an order that cannot be written fails only its own request. For requests
- * without an Idempotency-Key only: one with a key writes in its own transaction. The new orders'
- * messages go to `handOver` once their statement committed. With `gatherMs` above 0, a statement
- * that commits with orders waiting is followed by that pause before the next (under load only).
+ * Writes new orders asked for while a write runs together in the next statement (a `BatchWriter`),
+ * for requests without an Idempotency-Key. Each resolves once its statement committed: its row, or
+ * null when its external_id was taken. Their messages go to `handOver` after the commit; with
+ * `gatherMs` above 0, a statement that commits with orders waiting is followed by that pause
+ * (docs/decisions/0010-new-orders-written-together-gathered-under-load.md).
  */
 export function newOrderWriter(
   sql: Sql,
@@ -55,8 +52,8 @@ const findInScope = statement(
 );
 
 /** The order with this id in the caller's scope: plain SQL, as GET /v1/orders/{id} is a hot path. */
-export async function findOrder(db: SqlOrPrisma, auth: AuthContext, id: string): Promise<OrderRow | null> {
-  const [row] = await asSql(db).rows<OrderRow>(findInScope, [id, auth.organisationId, auth.mode, auth.bankAccountId]);
+export async function findOrder(db: SqlOrPrisma, scope: Scope, id: string): Promise<OrderRow | null> {
+  const [row] = await asSql(db).rows<OrderRow>(findInScope, [id, scope.organisationId, scope.mode, scope.bankAccountId]);
   return row ?? null;
 }
 
@@ -65,8 +62,8 @@ const findByExternalId = statement(
   `SELECT ${orderFields()} FROM orders WHERE organisation_id = $1 AND mode = $2 AND external_id = $3`,
 );
 
-export async function findOrderByExternalId(db: SqlOrPrisma, auth: AuthContext, externalId: string): Promise<OrderRow | null> {
-  const [row] = await asSql(db).rows<OrderRow>(findByExternalId, [auth.organisationId, auth.mode, externalId]);
+export async function findOrderByExternalId(db: SqlOrPrisma, scope: Scope, externalId: string): Promise<OrderRow | null> {
+  const [row] = await asSql(db).rows<OrderRow>(findByExternalId, [scope.organisationId, scope.mode, externalId]);
   return row ?? null;
 }
 
@@ -78,10 +75,15 @@ export async function findOrderByExternalId(db: SqlOrPrisma, auth: AuthContext, 
 export async function changeOpenOrder(
   prisma: PrismaClient,
   orderId: string,
-  data: Prisma.OrderUpdateManyMutationInput,
+  change: UpdateOrderRequest,
   now: Date,
   publicBaseUrl: string,
 ): Promise<OrderRow | null> {
+  const data: Prisma.OrderUpdateManyMutationInput = {
+    ...(change.amount === undefined ? {} : { amount: BigInt(change.amount) }),
+    ...(change.payer_name === undefined ? {} : { payerName: change.payer_name }),
+    ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
+  };
   return prisma.$transaction(async (tx) => {
     const updated = await tx.order.updateMany({ where: { id: orderId, status: 'open', source: null }, data: { ...data, updatedAt: now } });
     if (updated.count !== 1) return null;
@@ -95,7 +97,7 @@ export async function changeOpenOrder(
  * moved to expired a moment ago is canceled all the same, and keeps the moment it left open
  * (closed_at). Null when the order is neither open nor expired (paid meanwhile) or is from a shop.
  */
-export async function cancelOrder(prisma: PrismaClient, orderId: string, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
+export async function cancelOpenOrExpiredOrder(prisma: PrismaClient, orderId: string, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
   return prisma.$transaction(async (tx) => {
     const updated = await tx.$executeRaw`
       UPDATE orders SET status = 'canceled', closed_at = COALESCE(closed_at, ${now}), updated_at = ${now}
@@ -116,17 +118,17 @@ async function recordChange(tx: Tx, orderId: string, event: 'order.updated' | 'o
 /** Orders newest first, after the cursor order when given; undefined when the cursor is unknown. */
 export async function listOrders(
   prisma: Db,
-  auth: AuthContext,
+  scope: Scope,
   query: { status?: OrderStatus; externalId?: string; limit: number; startingAfter?: string },
 ): Promise<Page<OrderRow> | undefined> {
-  const scope = scopeOf(auth);
+  const inScope = scopeOf(scope);
   return pageBySeq(
     query,
-    (id) => prisma.order.findFirst({ where: { id, ...scope }, select: { seq: true } }),
+    (id) => prisma.order.findFirst({ where: { id, ...inScope }, select: { seq: true } }),
     (cursorSeq, take) =>
       prisma.order.findMany({
         where: {
-          ...scope,
+          ...inScope,
           ...(query.status === undefined ? {} : { status: query.status }),
           ...(query.externalId === undefined ? {} : { externalId: query.externalId }),
           ...(cursorSeq === undefined ? {} : { seq: { lt: cursorSeq } }),

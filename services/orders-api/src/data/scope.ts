@@ -1,10 +1,10 @@
-import type { AuthContext } from '../domain/auth';
+import type { Scope } from '../domain/actor';
 
-/** The WHERE clause that keeps every read inside the caller's organisation, mode and account scope. */
-export function scopeOf(auth: AuthContext): { organisationId: string; mode: string; bankAccountId?: string } {
+/** The Prisma filter that keeps every read inside the caller's organisation, mode and account scope. */
+export function scopeOf(scope: Scope): { organisationId: string; mode: string; bankAccountId?: string } {
   return {
-    organisationId: auth.organisationId,
-    mode: auth.mode,
-    ...(auth.bankAccountId === null ? {} : { bankAccountId: auth.bankAccountId }),
+    organisationId: scope.organisationId,
+    mode: scope.mode,
+    ...(scope.bankAccountId === null ? {} : { bankAccountId: scope.bankAccountId }),
   };
 }

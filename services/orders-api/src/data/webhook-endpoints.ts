@@ -9,7 +9,7 @@ import {
   type WebhookRequest,
 } from '@pmatch/contracts';
 import { Prisma, enqueue, type Db, type EventRow, type PrismaClient, type WebhookEndpointRow } from '@pmatch/db';
-import type { AuthContext } from '../domain/auth';
+import type { Scope } from '../domain/actor';
 import type { DeliveryAttemptRow } from '../domain/webhook-endpoints';
 import { scopeOf } from './scope';
 
@@ -54,13 +54,13 @@ export async function insertWebhookEndpoint(prisma: PrismaClient, endpoint: NewW
 }
 
 /** Endpoints belong to an organisation and mode; a deleted one is gone for the API. */
-export async function findWebhookEndpoint(prisma: PrismaClient, auth: AuthContext, id: string): Promise<WebhookEndpointRow | null> {
-  return prisma.webhookEndpoint.findFirst({ where: { id, organisationId: auth.organisationId, mode: auth.mode, deletedAt: null } });
+export async function findWebhookEndpoint(prisma: PrismaClient, scope: Scope, id: string): Promise<WebhookEndpointRow | null> {
+  return prisma.webhookEndpoint.findFirst({ where: { id, organisationId: scope.organisationId, mode: scope.mode, deletedAt: null } });
 }
 
-export async function listWebhookEndpoints(prisma: PrismaClient, auth: AuthContext): Promise<WebhookEndpointRow[]> {
+export async function listWebhookEndpoints(prisma: PrismaClient, scope: Scope): Promise<WebhookEndpointRow[]> {
   return prisma.webhookEndpoint.findMany({
-    where: { organisationId: auth.organisationId, mode: auth.mode, deletedAt: null },
+    where: { organisationId: scope.organisationId, mode: scope.mode, deletedAt: null },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
   });
 }
@@ -73,7 +73,7 @@ export async function updateWebhookEndpoint(
   return prisma.webhookEndpoint.update({ where: { id }, data: change });
 }
 
-export async function deleteWebhookEndpoint(prisma: PrismaClient, id: string, now: Date): Promise<void> {
+export async function markWebhookEndpointDeleted(prisma: PrismaClient, id: string, now: Date): Promise<void> {
   await prisma.webhookEndpoint.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: now } });
 }
 
@@ -84,7 +84,7 @@ export async function deleteWebhookEndpoint(prisma: PrismaClient, id: string, no
  * Returns null, changing nothing, when the endpoint already has the most replaced secrets that may
  * overlap (WEBHOOK_LIMITS.replacedSecretsMax): dropping one would cut its promised 24 hours short.
  */
-export async function rotateWebhookSecret(
+export async function replaceWebhookSecret(
   prisma: PrismaClient,
   id: string,
   secretEncrypted: string,
@@ -116,8 +116,8 @@ export async function requestFromDispatcher(prisma: PrismaClient, request: Webho
   });
 }
 
-export async function findEventInScope(prisma: PrismaClient, auth: AuthContext, id: string): Promise<EventRow | null> {
-  return prisma.event.findFirst({ where: { id, ...scopeOf(auth) } });
+export async function findEventInScope(prisma: PrismaClient, scope: Scope, id: string): Promise<EventRow | null> {
+  return prisma.event.findFirst({ where: { id, ...scopeOf(scope) } });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { API_KEY_PATTERN, AppError, type Mode } from '@pmatch/contracts';
+import type { Actor } from './actor';
 
 /** Who is calling: resolved from the API key on every /v1 request. */
 export interface AuthContext {
@@ -22,12 +23,22 @@ export interface AuthContext {
   cached: boolean;
 }
 
-/**
- * bank_account_id may be omitted only when exactly one account is in the key's scope (spec
- * endpoint rule 3); a given one must be in scope.
- */
-export function resolveBankAccount(auth: Pick<AuthContext, 'accountIds'>, requested: string | undefined): string {
-  const accounts = auth.accountIds;
+/** What the use cases see of a request's API key. */
+export function apiKeyActor(auth: AuthContext): Actor {
+  return {
+    organisationId: auth.organisationId,
+    mode: auth.mode,
+    permission: auth.permission,
+    bankAccountId: auth.bankAccountId,
+    accountIds: auth.accountIds,
+    decidedBy: `api_key:${auth.keyId}`,
+    trigger: 'api',
+  };
+}
+
+/** bank_account_id may be omitted only when exactly one account is in reach; a given one must be in reach. */
+export function resolveBankAccount(actor: Pick<Actor, 'accountIds'>, requested: string | undefined): string {
+  const accounts = actor.accountIds;
   if (requested !== undefined) {
     if (!accounts.includes(requested)) {
       throw new AppError('parameter_invalid', `No such bank account: ${requested}.`, { param: 'bank_account_id' });

@@ -3,7 +3,8 @@ import { modeOf, type Sql } from '@pmatch/db';
 import { sha256Hex } from '@pmatch/platform';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { Counter, type Registry } from 'prom-client';
-import { WRITE_METHODS, bearerKey, type AuthContext } from '../domain/auth';
+import type { Actor } from '../domain/actor';
+import { WRITE_METHODS, apiKeyActor, bearerKey, type AuthContext } from '../domain/auth';
 import { findActiveKeyByHash, type ActiveKey } from '../data/keys';
 
 declare global {
@@ -18,16 +19,10 @@ declare global {
 const MAX_CACHED_KEYS = 10_000;
 
 /**
- * The API keys: read by hash on every request, and remembered for the requests that may skip the
- * read. Keys are stored only as SHA-256 hashes, so a lookup by hash is the comparison.
- *
- * Reading the key is one of the two statements of a new order, so `POST /v1/orders` without an
- * Idempotency-Key takes the key from this cache when it is there. That is safe because such a
- * request is answered from the cache only by its write, and the write checks the key itself, in the
- * same statement: the order is written only if the key is still active, may write and has the
- * same accounts in scope (`CachedKey`). Any other answer to such a request, a refusal included, is given only after
- * the key was read again (`reauthenticate`, `recheckCachedKey`): a revoked key gets 401 from the
- * next request on, as when every request reads it.
+ * The API keys, read by SHA-256 hash and remembered. Only a new order without an Idempotency-Key
+ * may begin with a remembered key, because its write checks the key in the same statement; any
+ * other answer to such a request is given from the key read again (`reauthenticate`,
+ * `recheckCachedKey`). See docs/decisions/0012-cached-api-keys-checked-by-the-write.md.
  */
 export class ApiKeys {
   private readonly cache = new Map<string, ActiveKey>();
@@ -120,6 +115,11 @@ export function recheckCachedKey(keys: ApiKeys): ErrorRequestHandler {
 export function authOf(req: Request): AuthContext {
   if (req.auth === undefined) throw new Error('route mounted without authenticate()');
   return req.auth;
+}
+
+/** Whom the use cases act for on this request: its API key. */
+export function actorOf(req: Request): Actor {
+  return apiKeyActor(authOf(req));
 }
 
 function authContext(key: ActiveKey, keyHash: string, cached: boolean): AuthContext {

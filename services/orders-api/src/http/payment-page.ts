@@ -1,15 +1,8 @@
-import type { PrismaClient } from '@pmatch/db';
-import type { Clock } from '@pmatch/platform';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import { findPaymentPageData } from '../data/payment-page';
-import { PAYMENT_TOKEN_PATTERN } from '@pmatch/contracts';
-import { PAGE_STYLE_HASH, renderNotFoundPage, renderPaymentPage } from '../domain/payment-page';
+import { PAGE_STYLE_HASH, renderNotFoundPage } from '../domain/payment-page';
 import { chooseLanguage, type PageLanguage } from '../domain/payment-page-texts';
-
-export interface PaymentPageDeps {
-  prisma: PrismaClient;
-  clock: Clock;
-}
+import type { OrdersApiDeps } from '../use-cases/deps';
+import { showPaymentPage } from '../use-cases/show-payment-page';
 
 /**
  * The page needs nothing but its own markup and one hashed style sheet, so everything else is
@@ -39,7 +32,7 @@ const SECURITY_HEADERS: Record<string, string> = {
 };
 
 /** The buyer's payment page at /pay/{token}: public, found only by its unguessable token. */
-export function paymentPageRouter(deps: PaymentPageDeps): Router {
+export function paymentPageRouter(deps: OrdersApiDeps): Router {
   const router = Router();
 
   // Set first, so that every answer under /pay carries them, a failure's error body included.
@@ -49,14 +42,9 @@ export function paymentPageRouter(deps: PaymentPageDeps): Router {
   });
 
   router.get('/pay/:token', async (req, res) => {
-    const token = req.params.token ?? '';
-    // A malformed token cannot belong to an order, so it is turned away without a query.
-    const data = PAYMENT_TOKEN_PATTERN.test(token) ? await findPaymentPageData(deps.prisma, token) : null;
-    if (data === null) {
-      sendNotFound(req, res);
-      return;
-    }
-    sendPage(res, 200, renderPaymentPage({ ...data, language: languageOf(req), now: deps.clock.now() }));
+    const page = await showPaymentPage(deps, req.params.token ?? '', languageOf(req));
+    if (page === null) sendNotFound(req, res);
+    else sendPage(res, 200, page);
   });
 
   router.get(['/pay', '/pay/*rest'], sendNotFound);

@@ -1,28 +1,20 @@
-import { AppError, UpdateSettingsRequest } from '@pmatch/contracts';
-import { settingsView, type PrismaClient } from '@pmatch/db';
-import { parseInput, type Clock } from '@pmatch/platform';
+import { UpdateSettingsRequest } from '@pmatch/contracts';
+import { parseInput } from '@pmatch/platform';
 import { Router } from 'express';
-import { readSettings, updateSettings } from '../data/settings';
-import { authOf } from './auth';
+import type { OrdersApiDeps } from '../use-cases/deps';
+import { assertMayChangeSettings, changeSettings, getSettings } from '../use-cases/manage-settings';
+import { actorOf } from './auth';
 
-export function settingsRouter(deps: { prisma: PrismaClient; clock: Clock }): Router {
+export function settingsRouter(deps: OrdersApiDeps): Router {
   const router = Router();
   router.get('/v1/settings', async (req, res) => {
-    const auth = authOf(req);
-    res.json(settingsView(await readSettings(deps.prisma, auth.organisationId, auth.mode)));
+    res.json(await getSettings(deps, actorOf(req)));
   });
   router.patch('/v1/settings', async (req, res) => {
-    const auth = authOf(req);
-    // Settings hold for every account of the organisation's mode; a key limited to one account
-    // must not change how deposits into the others are matched.
-    if (auth.bankAccountId !== null) {
-      throw new AppError(
-        'insufficient_scope',
-        'This API key is limited to one bank account, and settings apply to every account of the organisation; change them with a key that is not limited to an account.',
-      );
-    }
-    const change = parseInput(UpdateSettingsRequest, req.body);
-    res.json(settingsView(await updateSettings(deps.prisma, auth.organisationId, auth.mode, change, deps.clock.now())));
+    const actor = actorOf(req);
+    // Refused before the body is judged.
+    assertMayChangeSettings(actor);
+    res.json(await changeSettings(deps, actor, parseInput(UpdateSettingsRequest, req.body)));
   });
   return router;
 }

@@ -1,15 +1,13 @@
 import type { EventsRecorded } from '@pmatch/contracts';
 import type { BatchWriter, Delivery } from '@pmatch/platform';
 import { receivedEvents, type ReceivedEvent } from '../data/deliveries';
-import type { DispatcherMetrics } from '../metrics';
+import type { DispatcherMetrics } from '../use-cases/metrics';
 
 /**
- * event.recorded: for each event of the message, one pending delivery per subscribed endpoint,
- * then the scheduler sends them at once. Events that arrive while the write before them runs are
- * recorded together (`received`), whichever messages they came in, and a message's events go in
- * the same write (a statement's new orders announce theirs in one message); a message is acknowledged once
- * all its events are recorded. If one of them fails, the message goes back and the events already
- * recorded answer 0 when it returns.
+ * event.recorded: one pending delivery per event and subscribed endpoint, then a nudge to the
+ * scheduler. Events that arrive while a write runs go together in the next one; a message is
+ * acknowledged once all its events are recorded, and one that fails comes back (the events
+ * already recorded then create nothing).
  */
 export function eventHandler(deps: { received: BatchWriter<ReceivedEvent, number>; metrics: DispatcherMetrics; onDue: () => void }) {
   return async (delivery: Delivery<EventsRecorded>): Promise<void> => {

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@pmatch/db';
 import type { Clock, Logger } from '@pmatch/platform';
 import { claimDueEmail, markEmailNotSent, markEmailSent } from '../data/emails';
-import type { DispatcherMetrics } from '../metrics';
+import type { DispatcherMetrics } from './metrics';
 import { MAIL_SEND_DEADLINE_MS, type Mailer } from '../outbound/mailer';
 
 /** E-mails sent per pass at most; the loop comes back at once while there are more. */

@@ -1,8 +1,8 @@
 import { AppError } from '@pmatch/contracts';
 import type { z } from 'zod';
 
-/** A path id of the right shape, or the 404 an unknown id gets (a malformed id names no object). */
-export function pathId(schema: z.ZodString, value: string | undefined, what: string): string {
+/** An id of the right shape, or the 404 an unknown id gets (a malformed id names no object). */
+export function wellFormedId(schema: z.ZodString, value: string | undefined, what: string): string {
   const id = value ?? '';
   if (!schema.safeParse(id).success) throw new AppError('resource_missing', `No such ${what}: ${id}.`, { param: 'id' });
   return id;

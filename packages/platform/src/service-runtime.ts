@@ -1,0 +1,203 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDatabase, type Database } from '@pmatch/db';
+import type { Express } from 'express';
+import { Redis, type RedisOptions } from 'ioredis';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { z } from 'zod';
+import { Broker, type Handler } from './broker';
+import { clockFromEnv, type Clock } from './clock';
+import type { BaseConfig } from './config';
+import { closeServer, createHttpApp, finishHttpApp, listen, type HttpAppOptions } from './http';
+import { exitOnLoss, runMain } from './lifecycle';
+import { createLogger, type Logger } from './logger';
+import { OutboxRelay } from './outbox-relay';
+import { PeriodicTask } from './periodic-task';
+
+export interface ServiceOptions {
+  /** The service's name: in every log line and in the AMQP connection name. */
+  name: string;
+  config: BaseConfig;
+  /** The HTTP port; 0 takes a free one. */
+  port: number;
+  /** Where JSON bodies are parsed (`HttpAppOptions.bodies`). */
+  bodies?: HttpAppOptions['bodies'];
+}
+
+/** Work that runs beside the entry points from start to stop (a poll loop, a scheduler). */
+export interface Worker {
+  start(): void;
+  /** Finishes what it started; nothing new begins. */
+  stop(): Promise<void>;
+}
+
+/**
+ * How a service depends on Redis. `required`: it cannot work without it, so /readyz checks it and
+ * a command waits for a reconnect. `best-effort`: a command fails at once while Redis is away, and
+ * the service answers without it (a rate limit).
+ */
+export type RedisUse = 'required' | 'best-effort';
+
+const REDIS_OPTIONS: Record<RedisUse, RedisOptions> = {
+  required: { maxRetriesPerRequest: 3 },
+  'best-effort': { maxRetriesPerRequest: 1, enableOfflineQueue: false },
+};
+
+export interface RunningService {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * What every service runs on: logger, database, broker, metrics, the HTTP front with /healthz,
+ * /readyz and /metrics, and on request an outbox relay and Redis. A service adds its routes,
+ * consumers and workers; `stop` ends them in dependency order (see `stop`).
+ */
+export class ServiceRuntime {
+  readonly metrics = new Registry();
+  /** The service's routes go here; the 404 and the error handler are added at `listen`. */
+  readonly http: Express;
+  private readonly readiness: Record<string, () => Promise<void>>;
+  private relay: OutboxRelay | undefined;
+  private redisClient: Redis | undefined;
+  private readonly stopConsumers: (() => Promise<void>)[] = [];
+  private readonly workers: Worker[] = [];
+  private readonly closers: (() => unknown)[] = [];
+  private server: Server | undefined;
+  private listening = false;
+
+  private constructor(
+    private readonly options: ServiceOptions,
+    readonly logger: Logger,
+    readonly database: Database,
+    readonly broker: Broker,
+  ) {
+    collectDefaultMetrics({ register: this.metrics });
+    this.readiness = {
+      database: async () => void (await database.prisma.$queryRaw`SELECT 1`),
+      broker: () => broker.ping(),
+    };
+    this.http = createHttpApp({ logger, metrics: this.metrics, readiness: this.readiness, ...(options.bodies === undefined ? {} : { bodies: options.bodies }) });
+  }
+
+  /** Opens the database pool and the broker connection; losing the broker ends the process. */
+  static async connect(options: ServiceOptions): Promise<ServiceRuntime> {
+    const { config } = options;
+    const logger = createLogger(options.name, config.LOG_LEVEL);
+    const database = createDatabase(config.DATABASE_URL, {
+      poolSize: config.DATABASE_POOL_SIZE,
+      onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost; the pool replaces it'),
+    });
+    try {
+      const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
+      return new ServiceRuntime(options, logger, database, broker);
+    } catch (error) {
+      await database.prisma.$disconnect();
+      throw error;
+    }
+  }
+
+  /** The service's outbox relay, made on first call; it publishes from `listen` on. */
+  outboxRelay(): OutboxRelay {
+    this.assertNotListening('outboxRelay');
+    this.relay ??= new OutboxRelay(this.database, this.broker, this.logger, this.options.config.OUTBOX_POLL_INTERVAL_MS);
+    return this.relay;
+  }
+
+  /** The service's Redis client, made on first call. */
+  redis(use: RedisUse): Redis {
+    this.assertNotListening('redis');
+    if (this.redisClient === undefined) {
+      const redis = new Redis(this.options.config.REDIS_URL, REDIS_OPTIONS[use]);
+      this.redisClient = redis;
+      if (use === 'required') this.addReadinessCheck('redis', async () => void (await redis.ping()));
+    }
+    return this.redisClient;
+  }
+
+  /** Another dependency /readyz reports on; `check` throws when it is unusable. */
+  addReadinessCheck(name: string, check: () => Promise<void>): void {
+    this.readiness[name] = check;
+  }
+
+  /** Subscribes `handler` to `queue` now (see `Broker.consume`); it stops first at `stop`. */
+  async consume<S extends z.ZodType>(queue: string, schema: S, handler: Handler<z.infer<S>>, options: { prefetch: number }): Promise<void> {
+    this.stopConsumers.push(await this.broker.consume(queue, schema, handler, options));
+  }
+
+  /** Runs `run` every `intervalMs` from `listen` on (see `PeriodicTask`). */
+  every(name: string, intervalMs: number, run: () => Promise<number>): PeriodicTask {
+    const task = new PeriodicTask(name, run, intervalMs, this.logger);
+    this.addWorker(task);
+    return task;
+  }
+
+  /** Starts `worker` at `listen` and stops it after the entry points. */
+  addWorker(worker: Worker): void {
+    this.assertNotListening('addWorker');
+    this.workers.push(worker);
+  }
+
+  /** Closes a resource of the service's own once its workers have stopped, before the relay and connections. */
+  onStop(close: () => unknown): void {
+    this.closers.push(close);
+  }
+
+  /** Starts the relay and the workers, then takes HTTP requests. */
+  async listen(): Promise<number> {
+    this.assertNotListening('listen');
+    this.listening = true;
+    this.relay?.start();
+    for (const worker of this.workers) worker.start();
+    finishHttpApp(this.http, this.logger);
+    this.server = await listen(this.http, this.options.port);
+    const { port } = this.server.address() as AddressInfo;
+    this.logger.info({ port }, `${this.options.name} listening`);
+    return port;
+  }
+
+  /**
+   * Stops taking work, then lets what was taken finish: the HTTP server (in-flight requests
+   * answered), consumers (in-flight messages handled), workers, the service's own resources, the
+   * relay (what was handed over published), then the broker, Redis and the database.
+   */
+  async stop(): Promise<void> {
+    if (this.server !== undefined) await closeServer(this.server);
+    for (const stopConsumer of this.stopConsumers) await stopConsumer();
+    for (const worker of this.workers) await worker.stop();
+    for (const close of this.closers) await close();
+    await this.relay?.stop();
+    await this.broker.close();
+    this.redisClient?.disconnect();
+    await this.database.prisma.$disconnect();
+  }
+
+  private assertNotListening(what: string): void {
+    if (this.listening) throw new Error(`${what} must be called before the service listens`);
+  }
+}
+
+/**
+ * Connects a runtime, lets `setUp` add what is particular to the service, and listens. Resolves
+ * with the port, `stop`, and whatever `setUp` returned; a failed start closes what it opened.
+ */
+export async function startService<T extends object = object>(
+  options: ServiceOptions,
+  setUp: (runtime: ServiceRuntime) => Promise<T> | T,
+): Promise<RunningService & T> {
+  const runtime = await ServiceRuntime.connect(options);
+  try {
+    const extra = await setUp(runtime);
+    const port = await runtime.listen();
+    return { ...extra, port, stop: () => runtime.stop() };
+  } catch (error) {
+    await runtime.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A service's process entry: loads its configuration and runs it until SIGTERM or SIGINT (`runMain`). */
+export function runService<C extends BaseConfig>(name: string, loadConfig: () => C, start: (config: C, clock: Clock) => Promise<RunningService>): void {
+  const config = loadConfig();
+  runMain(name, createLogger(name, config.LOG_LEVEL), () => start(config, clockFromEnv()));
+}

@@ -1,0 +1,49 @@
+import { AppError, WEBHOOK_LIMITS, type WebhookEndpointSecret } from '@pmatch/contracts';
+import type { WebhookEndpointRow } from '@pmatch/db';
+import { newSigningSecret } from '@pmatch/platform';
+import type { Actor } from '../domain/actor';
+import { lastReplacedSecretExpiry, nextRotationPossibleAt, previousSecretExpiry } from '../domain/webhook-endpoints';
+import { replaceWebhookSecret } from '../data/webhook-endpoints';
+import type { OrdersApiDeps } from './deps';
+import { findVisibleWebhookEndpoint } from './manage-webhook-endpoints';
+
+/** A rotation refused while the most replaced secrets still sign; `retryAfterSeconds` says when it can succeed. */
+export class RotationLimitReached extends AppError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    possibleAt: Date,
+  ) {
+    super(
+      'rate_limited',
+      `This endpoint already has ${WEBHOOK_LIMITS.replacedSecretsMax} replaced secrets that still sign for their promised 24 hours; ` +
+        `the next rotation is possible at ${possibleAt.toISOString()}.`,
+    );
+  }
+}
+
+/** The endpoint's signing secret. It forges deliveries, so an actor who may only read cannot see it. */
+export async function revealWebhookSecret(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'>,
+  actor: Actor,
+  rawId: string | undefined,
+): Promise<WebhookEndpointSecret> {
+  if (actor.permission !== 'read_write') throw new AppError('insufficient_scope', 'Reading a signing secret needs a read-write key.');
+  const endpoint = await findVisibleWebhookEndpoint(deps, actor, rawId);
+  return {
+    object: 'webhook_endpoint_secret',
+    secret: deps.secretBox.open(endpoint.secretEncrypted),
+    previous_secret_expires_at: lastReplacedSecretExpiry(endpoint, deps.clock.now())?.toISOString() ?? null,
+  };
+}
+
+/** Replaces the signing secret of an endpoint the actor may see; the replaced one signs for 24 more hours. */
+export async function rotateWebhookSecret(deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'>, endpoint: WebhookEndpointRow): Promise<WebhookEndpointSecret> {
+  const secret = newSigningSecret();
+  const now = deps.clock.now();
+  const rotated = await replaceWebhookSecret(deps.database.prisma, endpoint.id, deps.secretBox.seal(secret), now, previousSecretExpiry(now));
+  if (rotated === null) {
+    const possibleAt = nextRotationPossibleAt(endpoint, now) ?? now;
+    throw new RotationLimitReached(Math.max(1, Math.ceil((possibleAt.getTime() - now.getTime()) / 1000)), possibleAt);
+  }
+  return { object: 'webhook_endpoint_secret', secret, previous_secret_expires_at: lastReplacedSecretExpiry(rotated, now)?.toISOString() ?? null };
+}

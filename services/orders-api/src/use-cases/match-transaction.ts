@@ -1,0 +1,37 @@
+import { AppError, type MatchTransactionRequest, type Transaction } from '@pmatch/contracts';
+import type { TransactionRow } from '@pmatch/db';
+import type { Actor } from '../domain/actor';
+import { findOrder } from '../data/orders';
+import type { OrdersApiDeps } from './deps';
+
+// Matching by hand, decided by the matcher; each acts on a transaction the actor may see (`findVisibleTransaction`).
+
+/** Asks the matcher to match the deposit to an order. */
+export async function matchTransaction(
+  deps: Pick<OrdersApiDeps, 'database' | 'matcher'>,
+  actor: Actor,
+  transaction: TransactionRow,
+  request: MatchTransactionRequest,
+): Promise<Transaction> {
+  // An order outside the actor's scope is as unknown as one that does not exist.
+  if ((await findOrder(deps.database.prisma, actor, request.order_id)) === null) {
+    throw new AppError('parameter_invalid', `No such order: ${request.order_id}.`, { param: 'order_id' });
+  }
+  return deps.matcher.transactionCommand({
+    type: 'transaction.match',
+    organisation_id: actor.organisationId,
+    mode: actor.mode,
+    transaction_id: transaction.id,
+    order_id: request.order_id,
+  });
+}
+
+/** Asks the matcher to set the deposit aside as no payment for an order. */
+export async function excludeTransaction(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, transaction: TransactionRow): Promise<Transaction> {
+  return deps.matcher.transactionCommand({ type: 'transaction.exclude', organisation_id: actor.organisationId, mode: actor.mode, transaction_id: transaction.id });
+}
+
+/** Asks the matcher to undo an exclusion. */
+export async function restoreTransaction(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, transaction: TransactionRow): Promise<Transaction> {
+  return deps.matcher.transactionCommand({ type: 'transaction.restore', organisation_id: actor.organisationId, mode: actor.mode, transaction_id: transaction.id });
+}
