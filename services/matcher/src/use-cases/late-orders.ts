@@ -1,7 +1,9 @@
 import { orderRegistrationId, type OrderRegistered } from '@pmatch/contracts';
 import { orderView, transactionView } from '@pmatch/db';
 import { BatchWriter, claimMessage } from '@pmatch/platform';
-import { confirmDeposit, findAmountCandidates, nameMatcherOf, recordFor, setDepositStatus } from '../data/decisions';
+import { findAmountCandidates } from '../data/candidates';
+import { confirmDeposit, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
+import { nameMatcherOf } from '../data/deposit-to-decide';
 import { lockUnmatchedDeposits, settleWithoutDeposit, type RegisteredOrder } from '../data/late-orders';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
@@ -86,7 +88,7 @@ async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, mes
           outcome.explanation,
           now,
         );
-        await recordFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
+        await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
       } else {
         const transaction = await setDepositStatus(
           tx,
@@ -95,7 +97,7 @@ async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, mes
           { status: 'held', orderId: null, candidateOrderIds: outcome.candidateOrderIds, decision: outcome.explanation },
           now,
         );
-        await recordFor(tx, transaction, now, [
+        await recordEventsFor(tx, transaction, now, [
           { type: 'transaction.held', data: { object: transactionView(transaction), candidate_order_ids: outcome.candidateOrderIds } },
         ]);
       }

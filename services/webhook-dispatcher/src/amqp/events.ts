@@ -1,6 +1,6 @@
 import type { EventsRecorded } from '@pmatch/contracts';
 import type { BatchWriter, Delivery } from '@pmatch/platform';
-import { receivedEvents, type ReceivedEvent } from '../data/deliveries';
+import { receivedEvents, type ReceivedEvent } from '../data/received-events';
 import type { DispatcherMetrics } from '../metrics';
 
 /**

@@ -4,14 +4,9 @@ import type { BatchWriter, Clock, Logger, SecretBox } from '@pmatch/platform';
 import { deliveryFailedEmail, endpointDisabledEmail } from '../domain/emails';
 import { failingTooLong, failureEmailAllowed, isAcknowledged, nextAttemptAt } from '../domain/retries';
 import { deliveryHeaders, signingSecrets } from '../domain/signature';
-import {
-  noteFailureEmailQueued,
-  recordFailedAttempt,
-  switchOffFailingEndpoint,
-  type ClaimedDelivery,
-  type ClaimedEndpoint,
-  type FinishedAttempt,
-} from '../data/deliveries';
+import { recordFailedAttempt, type FinishedAttempt } from '../data/attempts';
+import type { ClaimedDelivery, ClaimedEndpoint } from '../data/claims';
+import { noteFailureEmailQueued, switchOffFailingEndpoint } from '../data/endpoints';
 import { queueEmail } from '../data/emails';
 import type { DispatcherMetrics } from '../metrics';
 import type { HttpOutcome, WebhookClient } from '../outbound/webhook-client';
