@@ -194,13 +194,10 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
 }
 
 /**
- * The same as one statement, unless the external_id is taken: then nothing is written and the
- * result is null (INSERT … ON CONFLICT DO NOTHING, which waits for a concurrent insert of the same
- * external_id to commit or roll back). Atomic on its own, so the caller needs no transaction
- * (saving BEGIN and COMMIT); inside one, the transaction stays usable after a conflict, so the
- * caller can read the order that holds the external_id and answer in it. The event's order object
- * is made from the values inserted, as `orderView` would make it from the row. Its outbox rows are
- * for the relay to claim once the caller's transaction committed (`OutboxRelay.nudge`).
+ * The same as one statement, unless the external_id is taken (by a committed order, or one that
+ * commits while this waits): then nothing is written and the result is null, and a transaction
+ * around it stays usable. Its outbox rows are for the relay to claim once the caller's
+ * transaction committed (`OutboxRelay.nudge`).
  */
 export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
   const [row] = await insertOrders(sql, [{ order, now }], publicBaseUrl, null);
@@ -226,12 +223,10 @@ export interface NewOrderAt {
 }
 
 /**
- * Orders as `insertOrderUnlessExternalIdTaken` inserts one, any number in one statement; answers
- * per order, in the order given, the row inserted or null when its external_id was taken (by an
- * order stored before, or by an earlier one of the same call) or its `cachedKey` has been revoked
- * or has other accounts in scope now (the caller reads the key to tell which). The new orders' messages go to
- * `handOver` once the statement committed (`sql` must run it on its own, not in a transaction of
- * the caller's).
+ * Orders as `insertOrderUnlessExternalIdTaken` inserts one, any number in one statement that `sql`
+ * runs on its own; answers per order the row inserted, or null when its external_id was taken
+ * (also by an earlier one of the call) or its `cachedKey` changed since it was cached. The new
+ * orders' messages go to `handOver` once the statement committed.
  */
 export async function insertOrdersUnlessExternalIdTaken(sql: Sql, orders: NewOrderAt[], publicBaseUrl: string, handOver: OutboxHandOver): Promise<(OrderRow | null)[]> {
   return insertOrders(sql, orders, publicBaseUrl, handOver);

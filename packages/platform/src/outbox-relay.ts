@@ -58,18 +58,10 @@ export interface OutboxPublisher {
 }
 
 /**
- * Publishes committed outbox rows. A batch is claimed with a lease (OUTBOX_LEASE_MS), published on
- * the confirm channel, and marked published only after the broker acked all of it; a relay that
- * dies in between leaves its lease to run out, and the rows are published again (consumers dedupe
- * by message id). No DB transaction stays open while the broker confirms, so publishing never
- * holds back the horizon of GET /v1/events. Several relays, in one service or many replicas, share
- * the work without publishing a row twice at once.
- *
- * A writer whose statement inserted its rows already leased hands them over after the commit
- * (`publishLeased`): they are published before the next claim and without one, which saves a
- * statement and its commit per batch on the hot paths. Everything else is claimed: rows written in
- * a transaction (`nudge` after the commit) and, at least every poll interval, rows whose lease ran
- * out (a relay or a writer that died) or that another process wrote.
+ * Publishes committed outbox rows at least once: rows handed over by their writer (`publishLeased`)
+ * first, then rows it claims with a lease (after a `nudge`, and every poll interval), each batch
+ * marked published once the broker confirmed all of it. A relay that dies leaves its lease to run
+ * out, and the rows are published again; consumers dedupe by message id.
  */
 export class OutboxRelay implements OutboxPublisher {
   private timer: NodeJS.Timeout | undefined;

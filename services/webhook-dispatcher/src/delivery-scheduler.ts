@@ -38,32 +38,10 @@ const WAITING_TEST_EVENTS_PER_ENDPOINT = 3;
 type SlotWork = () => Promise<void>;
 
 /**
- * Runs due deliveries. Every retry lives in the database (webhook_deliveries.next_attempt_at), so
- * this loop holds nothing that a crash could lose: it polls for due rows, claims as many as it has
- * slots for, and starts each attempt without waiting for it. "Now" is the injected clock's, so
- * tests move time instead of waiting.
- *
- * Isolation. Slots are bounded in all (`concurrency`) and per endpoint, and handed out so that no
- * endpoint, and no set of slow endpoints, can hold them all:
- * - an endpoint gets up to `perEndpoint` slots only while it answers promptly (its last attempt
- *   here answered within `slowAfterMs` and none of its attempts in flight has taken longer);
- * - an endpoint not yet heard from, or slow (last answer late, or an attempt in flight for longer
- *   than `slowAfterMs`), gets one slot at a time;
- * - slow endpoints together hold at most three quarters of the slots, so a quarter stays for the
- *   endpoints that answer;
- * - each pass takes every endpoint's oldest due delivery before any endpoint's next one (see
- *   `claimDueDeliveries`), so a backlog of old due rows of one endpoint never crowds out another's.
- * A hanging endpoint is known for what it is only once an attempt of it has been unanswered for
- * `slowAfterMs`; until then endpoints that all start hanging at once hold one slot each (or, if
- * they had answered promptly before, up to `perEndpoint`), for at most one answer deadline.
- *
- * Test events (webhook.test) hold slots like deliveries: they wait in memory, a few per endpoint,
- * and go first when their endpoint has a slot. They are never retried, so nothing is lost that the
- * spec promises to keep.
- *
- * A claim pass is one statement; passes are kept few. Nudges coalesce, and a finished attempt
- * nudges only when its slot was one a pass could have been short of (see `launch`). Skipping the
- * deliveries of switched-off endpoints, which the claim passes by anyway, waits for the poll.
+ * Runs due deliveries: polls (or is nudged), claims as many as it has free slots for, and starts
+ * each attempt without waiting for it; every retry lives in the database. Slots are bounded in all
+ * and per endpoint so that no endpoint, and no set of slow ones, holds them all; test events hold
+ * slots like deliveries. See docs/decisions/0027-deliveries-claimed-with-leases.md.
  */
 export class DeliveryScheduler {
   private readonly inFlight = new Set<Promise<void>>();

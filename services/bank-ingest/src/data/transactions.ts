@@ -105,17 +105,9 @@ export const DEPOSITS_PER_STATEMENT = 100;
 
 /**
  * Stores transactions once per (bank account, bank reference), atomically with what announces
- * them: a deposit gets its `deposit.received` outbox row for the matcher, a withdrawal its
- * `transaction.withdrawn` event (one DB transaction). A repeated notification stores nothing and
- * answers the transaction stored the first time.
- *
- * Deposits that arrive while one statement stores others are stored together by the next (a
- * `BatchWriter`): one round trip and one commit for a rush of notifications, and no added wait for
- * one alone. Each is answered only once its statement committed. A batch that fails is written
- * again deposit by deposit, so one that cannot be stored fails only its own notification.
- *
- * What the writes queued goes to the outbox relay once committed: the deposits' messages handed
- * over, a withdrawal's event claimed.
+ * them: a deposit its `deposit.received` message, a withdrawal its `transaction.withdrawn` event.
+ * A repeated notification stores nothing and answers the transaction stored the first time.
+ * Deposits are written in batches (a `BatchWriter`); each is answered once its batch committed.
  */
 export class TransactionStore {
   private readonly deposits: BatchWriter<StoreRequest, TransactionRow | null>;
@@ -204,13 +196,10 @@ export async function findBankAccount(prisma: PrismaClient, id: string) {
 export const BANK_ACCOUNT_CACHE_MS = 60_000;
 
 /**
- * Bank accounts by id, each reused for BANK_ACCOUNT_CACHE_MS, so that a notification does not
- * read its account every time. Safe because what a notification takes from the account (its
- * organisation and mode) is fixed when the account is created: no code path updates or deletes
- * a bank account, and the transaction's foreign key still checks that the account exists. The
- * TTL bounds how long an operator's change made by hand in SQL goes unseen. An unknown id is not
- * cached, so an account added a moment ago is found at once, and the cache holds only accounts
- * that exist.
+ * Bank accounts by id, each reused for BANK_ACCOUNT_CACHE_MS. Safe because what a notification
+ * takes from an account (its organisation and mode) never changes once it exists, and the
+ * transaction's foreign key still checks that it exists; the TTL bounds how long a change made by
+ * hand in SQL goes unseen. An unknown id is not cached, so a new account is found at once.
  */
 export class BankAccountCache {
   private readonly entries = new Map<string, { until: number; account: BankAccountRow }>();

@@ -18,12 +18,9 @@ export type DepositDecider = (message: DepositReceived, messageId: string) => Pr
 
 /**
  * The use case behind `deposit.received`: under the account's lock, read the pending deposit with
- * its candidates, decide, and write the decision with its events, in two statements and no DB
- * transaction (the write is one statement, conditional on the rows being as read; decided again if
- * they changed). The write goes with the decisions other accounts made meanwhile (`writeDecisionInBatches`):
- * one statement and one commit for many. Idempotent: a message seen before, or a deposit already
- * decided, changes nothing.
- * Plain SQL, not Prisma: this runs once per deposit, and Prisma's client would be most of its CPU.
+ * its candidates, decide, and write the decision with its events (decided again if the rows
+ * changed since the read; docs/decisions/0026-decision-written-as-one-conditional-statement.md).
+ * Idempotent: a message seen before, or a deposit already decided, changes nothing.
  */
 export function depositDecider(deps: DecideDepositDeps): DepositDecider {
   const writeDecision = writeDecisionInBatches(deps.database.sql, deps.handOver);

@@ -36,12 +36,10 @@ const writeKey = statement<KeyId & { fingerprint: string; status: number; body: 
 );
 
 /**
- * Holds an idempotency key for the caller's DB transaction and tells what it holds. The hold is a
- * transaction-scoped advisory lock: a second request with the key while the first runs is told so
- * at once (in_use) instead of waiting, and a request that fails or dies lets go of the key with
- * its transaction, leaving nothing behind. An answer stored more than 24 hours ago is forgotten.
- * The key is read in a statement after the lock's: its snapshot then sees the answer of a request
- * that held the key and has committed (one statement would read from before it took the lock).
+ * Holds an idempotency key for the caller's DB transaction (an advisory lock that ends with it)
+ * and tells what it holds: `in_use` at once while another request holds it. An answer stored more
+ * than 24 hours ago is forgotten. The key is read after the lock, in a statement of its own, so
+ * that it sees the answer of the request that held it before.
  */
 export async function holdKey(tx: Sql, id: KeyId, fingerprint: string, now: Date): Promise<KeyState> {
   const [lock] = await tx.rows(lockKey, { lockName: `idempotency ${id.organisationId} ${id.mode} ${id.key}` });

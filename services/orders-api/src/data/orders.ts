@@ -27,14 +27,10 @@ import { scopeOf } from './scope';
 const ORDERS_PER_STATEMENT = 100;
 
 /**
- * Writes new orders as bank-ingest stores deposits (a `BatchWriter`): an order asked for while no
- * write runs is written at once; those asked for while one runs go together in the next statement,
- * one round trip and one commit for a rush of POSTs. Each is answered only once its statement
- * committed: its row, or null when its external_id was taken. A batch that fails is written again
- * order by order, so an order that cannot be written fails only its own request. For requests
- * without an Idempotency-Key only: one with a key writes in its own transaction. The new orders'
- * messages go to `handOver` once their statement committed. With `gatherMs` above 0, a statement
- * that commits with orders waiting is followed by that pause before the next (under load only).
+ * Writes new orders of requests without an Idempotency-Key in batches (a `BatchWriter`), each
+ * answered once its statement committed: its row, or null when its external_id was taken. Their
+ * messages go to `handOver`. With `gatherMs` above 0, a statement that commits with orders waiting
+ * is followed by that pause before the next.
  */
 export function newOrderWriter(
   sql: Sql,

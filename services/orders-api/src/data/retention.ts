@@ -11,12 +11,9 @@ const PUBLISHED_OUTBOX_RETENTION_MS = 7 * DAY_MS;
 export const RETENTION_BATCH = 5000;
 
 /**
- * Published outbox rows go oldest first: of the batch of oldest rows
- * by id (the pkey walked in order; rows are published seconds after they are written, so id order
- * is publishing order), those published before the cutoff. A pass reads one batch, not the week
- * of rows kept, and needs no index of published_at, which every outbox write would pay for. A row
- * not yet published is never deleted and only waits its turn. The ids go to the DELETE as one
- * array, so that every plan deletes them by the pkey too.
+ * Of the oldest outbox rows by id (publishing order, near enough), those published before the
+ * cutoff: a pass reads one batch, and no index of published_at is needed. A row not yet published
+ * waits its turn. The ids go to the DELETE as one array, so that every plan deletes by the pkey.
  */
 export const deletePublishedOutbox: Statement<{ publishedBefore: Date }> = statement(
   'orders_api.delete_published_outbox',
@@ -25,12 +22,9 @@ export const deletePublishedOutbox: Statement<{ publishedBefore: Date }> = state
 );
 
 /**
- * Deletes what orders-api keeps past its retention: events after 30 days, idempotency keys after
- * 24 hours, published outbox rows after a week; a bounded batch per table and pass, so a large
- * backlog never holds long locks. Resolves with the number of rows deleted.
- *
- * The delivery log is the webhook dispatcher's to delete; an event still referred to by a delivery
- * waits until the dispatcher has deleted it (the foreign key no longer cascades).
+ * Deletes a batch per table of what orders-api keeps past its retention: events after 30 days
+ * (once no delivery refers to them: the dispatcher deletes its log), idempotency keys after 24
+ * hours, published outbox rows after a week. Resolves with the number of rows deleted.
  */
 export async function deleteExpiredRecords(prisma: PrismaClient, now: Date): Promise<number> {
   const at = (ms: number) => new Date(now.getTime() - ms);

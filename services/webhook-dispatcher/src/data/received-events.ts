@@ -59,7 +59,7 @@ const recordReceivedEventsStatement = statement<RecordReceivedEventsValues, { i:
  * Records received events in one statement: each as one pending delivery, due at once, per
  * enabled endpoint of its organisation and mode that subscribed to its type, once per event however
  * often it is redelivered. Returns, per event in the order given, how many deliveries it created
- * (0 for one seen before, or given twice). See docs/decisions/0029-received-events-in-one-statement.md.
+ * (0 for one seen before, or given twice).
  */
 export async function recordReceivedEvents(db: Sql, received: ReceivedEvent[], now: Date): Promise<number[]> {
   const created = received.map(() => 0);

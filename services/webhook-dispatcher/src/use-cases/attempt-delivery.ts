@@ -29,16 +29,10 @@ export interface AttemptDeps {
 }
 
 /**
- * Makes one attempt of a claimed delivery and records it: the log line, the delivery's next due
- * time or final status, the endpoint's run of failures, and the owner's e-mails, atomically (one
- * statement for a success, shared with the successes that finish at the same time; one DB
- * transaction for a failure, which may switch the endpoint off and queue e-mails). The body is the
- * event object serialised once; those exact bytes are signed and sent.
- *
- * An attempt that cannot even be sent (a secret that no longer decrypts after SECRETS_KEY changed,
- * or any other fault of ours) is recorded as a failed attempt like any other, so it follows the
- * retry schedule to `failed` and the owner hears of it, instead of coming back with every lease.
- * Only a failure to record the outcome is left to the lease.
+ * Makes one attempt of a claimed delivery and records it atomically: the log line, the next due
+ * time or final status, the endpoint's run of failures (which may switch it off) and the owner's
+ * e-mails. An attempt that cannot even be sent (a fault of ours) is recorded as a failure like
+ * any other; only a failure to record is left to the lease.
  */
 export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelivery): Promise<void> {
   const { endpoint, event } = delivery;
