@@ -13,10 +13,10 @@ import {
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, statementWaitingForALock, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
-import { EXPIRED_CANDIDATE_LIMIT, OPEN_CANDIDATE_CAP, amountCandidates, findAmountCandidates } from '../src/data/candidates';
+import { EXPIRED_CANDIDATE_LIMIT, OPEN_CANDIDATE_CAP, amountCandidatesStatement, findAmountCandidates } from '../src/data/candidates';
 import { StaleDecisionError, confirmDeposit, payOrder, setDepositStatus } from '../src/data/conditional-writes';
 import { writeDecisionInBatches, writeDecisionsBatched, writeDecisionsBatchedStatement } from '../src/data/decisions-batched';
-import { readDeposit, readDepositToDecide } from '../src/data/deposit-to-decide';
+import { readDeposit, readDepositStatement } from '../src/data/deposit-to-decide';
 import { decide } from '../src/domain/decide';
 import { depositFacts } from '../src/domain/deposit';
 import { AUTOMATIC, depositPayment, outsidePayment } from '../src/domain/payments';
@@ -686,8 +686,8 @@ describe('findAmountCandidates', () => {
   // walk the index, whether the account and amount are parameters (the late-order check) or the
   // locked deposit's columns (the deposit's decision).
   const readsOfCandidates = [
-    ['amountCandidates', amountCandidates.text, (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`],
-    ['readDepositToDecide', readDepositToDecide.text, (_accountId: string, depositId: string) => `'${DEPOSITS_CONSUMER}', 'plan-check', '${depositId}'`],
+    ['amountCandidatesStatement', amountCandidatesStatement.text, (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`],
+    ['readDepositStatement', readDepositStatement.text, (_accountId: string, depositId: string) => `'${DEPOSITS_CONSUMER}', 'plan-check', '${depositId}'`],
   ] as const;
 
   test.each(readsOfCandidates.flatMap(([name, text, values]) => PLAN_CACHE_MODES.map((mode) => [name, mode, text, values] as const)))(

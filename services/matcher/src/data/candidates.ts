@@ -40,7 +40,7 @@ export function amountCandidatesQuery(deposit: { account: SqlPart; amount: SqlPa
      ORDER BY seq DESC LIMIT ${EXPIRED_CANDIDATE_LIMIT})`;
 }
 
-export const amountCandidates = statement<{ bankAccountId: string; amount: bigint; occurredAt: Date }, CandidateRow>('matcher.amount_candidates', (p) =>
+export const amountCandidatesStatement = statement<{ bankAccountId: string; amount: bigint; occurredAt: Date }, CandidateRow>('matcher.amount_candidates', (p) =>
   amountCandidatesQuery({ account: p.bankAccountId, amount: p.amount, occurredAt: p.occurredAt }),
 );
 
@@ -54,5 +54,5 @@ export function amountCandidatesFrom(rows: CandidateRow[]): AmountCandidates {
 }
 
 export async function findAmountCandidates(tx: SqlOrPrisma, bankAccountId: string, amount: bigint, occurredAt: Date): Promise<AmountCandidates> {
-  return amountCandidatesFrom(await asSql(tx).rows(amountCandidates, { bankAccountId, amount, occurredAt }));
+  return amountCandidatesFrom(await asSql(tx).rows(amountCandidatesStatement, { bankAccountId, amount, occurredAt }));
 }

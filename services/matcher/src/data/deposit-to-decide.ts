@@ -20,11 +20,11 @@ export interface MessageClaim {
   messageId: string;
 }
 
-/** The candidate columns of a row of `readDepositToDecide`, under this prefix. */
+/** The candidate columns of a row of `readDepositStatement`, under this prefix. */
 const CANDIDATE = 'candidate.';
 
 /** The deposit is to be decided if it is a pending deposit and the message is new; only then are its candidates read. */
-export const readDepositToDecide = statement<MessageClaim & { transactionId: string }, Row>(
+export const readDepositStatement = statement<MessageClaim & { transactionId: string }, Row>(
   'matcher.read_deposit_to_decide',
   (p) => sql`WITH deposit AS (
      SELECT t.*, t.xmin::text AS version, s.matching_rules,
@@ -45,7 +45,7 @@ export const readDepositToDecide = statement<MessageClaim & { transactionId: str
  * check's to see, which waits for the account's lock, so for this decision to be written.
  */
 export async function readDeposit(db: SqlOrPrisma, transactionId: string, claim: MessageClaim): Promise<{ transaction: TransactionRow; pending?: PendingDeposit }> {
-  const rows = await asSql(db).rows(readDepositToDecide, { transactionId, consumer: claim.consumer, messageId: claim.messageId });
+  const rows = await asSql(db).rows(readDepositStatement, { transactionId, consumer: claim.consumer, messageId: claim.messageId });
   const first = rows[0];
   const transaction = first === undefined ? undefined : unprefixed<TransactionRow>(first, 'transaction.');
   if (first === undefined || transaction === undefined) throw new Error(`transaction ${transactionId} does not exist`);

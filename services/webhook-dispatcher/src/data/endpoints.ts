@@ -15,7 +15,7 @@ export async function findEndpointForTestEvent(prisma: PrismaClient, endpointId:
   };
 }
 
-const switchedOffWithPending = statement<NoValues, { id: string }>(
+const switchedOffEndpointsStatement = statement<NoValues, { id: string }>(
   'dispatcher.switched_off_endpoints_with_pending_deliveries',
   sql`WITH RECURSIVE ${PENDING_ENDPOINTS}
    SELECT e.id FROM pending_endpoints p JOIN webhook_endpoints e ON e.id = p.endpoint_id
@@ -23,7 +23,7 @@ const switchedOffWithPending = statement<NoValues, { id: string }>(
 );
 
 /** Checks again that the endpoint is off: it may have been switched on since. */
-const skipDueOfEndpoint = statement<{ endpointId: string; now: Date }>(
+const skipDueDeliveriesStatement = statement<{ endpointId: string; now: Date }>(
   'dispatcher.skip_due_deliveries_of_endpoint',
   (p) => sql`UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = ${p.now}
    WHERE endpoint_id = ${p.endpointId} AND status = 'pending' AND next_attempt_at <= ${p.now}
@@ -37,18 +37,18 @@ const skipDueOfEndpoint = statement<{ endpointId: string; now: Date }>(
  * (docs/decisions/0028-plans-safe-under-any-statistics.md).
  */
 export async function skipDeliveriesOfSwitchedOffEndpoints(db: Sql, now: Date): Promise<number> {
-  const endpoints = await db.rows(switchedOffWithPending);
+  const endpoints = await db.rows(switchedOffEndpointsStatement);
   let skipped = 0;
-  for (const { id } of endpoints) skipped += await db.count(skipDueOfEndpoint, { endpointId: id, now });
+  for (const { id } of endpoints) skipped += await db.count(skipDueDeliveriesStatement, { endpointId: id, now });
   return skipped;
 }
 
-const switchOffEndpoint = statement<{ endpointId: string }>(
+const switchOffEndpointStatement = statement<{ endpointId: string }>(
   'dispatcher.switch_off_failing_endpoint',
   (p) => sql`UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing' WHERE id = ${p.endpointId}`,
 );
 
-const skipPendingOfEndpoint = statement<{ endpointId: string; at: Date }>(
+const skipPendingDeliveriesStatement = statement<{ endpointId: string; at: Date }>(
   'dispatcher.skip_pending_deliveries_of_endpoint',
   (p) => sql`UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = ${p.at}
    WHERE endpoint_id = ${p.endpointId} AND status = 'pending'`,
@@ -59,15 +59,15 @@ const skipPendingOfEndpoint = statement<{ endpointId: string; at: Date }>(
  * itself once the endpoint is back, only what the merchant resends from the log.
  */
 export async function switchOffFailingEndpoint(tx: Sql, endpointId: string, at: Date): Promise<void> {
-  await tx.count(switchOffEndpoint, { endpointId });
-  await tx.count(skipPendingOfEndpoint, { endpointId, at });
+  await tx.count(switchOffEndpointStatement, { endpointId });
+  await tx.count(skipPendingDeliveriesStatement, { endpointId, at });
 }
 
-const noteFailureEmail = statement<{ endpointId: string; at: Date }>(
+const noteFailureEmailQueuedStatement = statement<{ endpointId: string; at: Date }>(
   'dispatcher.note_failure_email_queued',
   (p) => sql`UPDATE webhook_endpoints SET last_failure_email_at = ${p.at} WHERE id = ${p.endpointId}`,
 );
 
 export async function noteFailureEmailQueued(tx: Sql, endpointId: string, at: Date): Promise<void> {
-  await tx.count(noteFailureEmail, { endpointId, at });
+  await tx.count(noteFailureEmailQueuedStatement, { endpointId, at });
 }
