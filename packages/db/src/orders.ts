@@ -181,7 +181,7 @@ const insertOrdersStatements = { unleased: insertOrdersStatement(false), leased:
 
 /**
  * Inserts an open order with its `order.created` event and, in the same DB transaction, asks the
- * matcher to re-examine unmatched deposits the order could explain (spec "Late orders"). An
+ * matcher to re-examine unmatched deposits the order could explain (a late order). An
  * external_id already used fails as a unique violation (`isUniqueViolation`).
  */
 export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow> {
@@ -286,7 +286,7 @@ function orderCreated(row: NewOrderRow, publicBaseUrl: string): NewEvent {
 }
 
 /**
- * Asks the matcher to re-examine unmatched deposits a new order could explain (spec "Late orders"):
+ * Asks the matcher to re-examine unmatched deposits a new order could explain (a late order):
  * the message of one order written alone, with the id the batched statement gives a batch it is first in.
  */
 function orderRegisteredMessage(orderId: string, bankAccountId: string): LeasedMessage {
