@@ -148,19 +148,19 @@ export async function seedAccounts(databaseUrl, count) {
 const decision = matcherDecisionStatements();
 const { BatchWriter } = createRequire(import.meta.url)(join(REPO_ROOT, 'packages', 'platform', 'dist', 'batch-writer.js'));
 
-/** The write statement's parameter that numbers each event's decision ($18), renumbered per batch. */
-const EVENT_DECISION = 17;
-
 /**
- * Writes decisions as the matcher's `decisionWriter` does: one alone at once, those made while a
- * write runs together in the next statement. Each item is the statement's parameters for one
- * decision; each resolves with whether its decision was written.
+ * Writes decisions as the matcher's `writeDecisionInBatches` does: one alone at once, those made
+ * while a write runs together in the next statement. Each item is the statement's values (one
+ * array per column) for one decision; each resolves with whether its decision was written.
  */
 function decisionBatches(db) {
   return new BatchWriter(async (items) => {
-    const values = items[0].map(() => []);
-    items.forEach((item, i) => item.forEach((array, p) => values[p].push(...(p === EVENT_DECISION ? array.map(() => i + 1) : array))));
-    const { rows } = await db.query({ name: 'base-write-decisions', text: decision.write.text, values });
+    const values = {};
+    items.forEach((item, i) => {
+      // `eventItem` numbers each event's decision within the batch.
+      for (const [name, array] of Object.entries(item)) (values[name] ??= []).push(...(name === 'eventItem' ? array.map(() => i + 1) : array));
+    });
+    const { rows } = await db.query({ name: 'base-write-decisions', text: decision.write.text, values: decision.write.bind(values) });
     return items.map((_, i) => rows.some((row) => row.item === i + 1));
   }, decision.perStatement);
 }
@@ -176,7 +176,7 @@ const depositStore = bankIngestDepositStore();
  * outbox rows it hands over are dropped: the baseline publishes its messages on its own.
  */
 function depositBatches(db) {
-  const sql = { rows: async (s, values) => (await db.query({ name: s.name, text: s.text, values })).rows };
+  const sql = { rows: async (s, values) => (await db.query({ name: s.name, text: s.text, values: s.bind(values) })).rows };
   return new BatchWriter((requests) => depositStore.insert(sql, requests, () => undefined), depositStore.perStatement);
 }
 
@@ -203,7 +203,8 @@ const { unprefixed } = createRequire(import.meta.url)(join(REPO_ROOT, 'packages'
 async function decide(db, decisionWrites, transactionId, deposit) {
   const messageId = `deposit_${transactionId}`;
   const startedAt = new Date();
-  const read = (await db.query({ name: 'base-read-deposit', text: decision.read.text, values: [transactionId, 'matcher.deposits', messageId] })).rows;
+  const readValues = decision.read.bind({ transactionId, consumer: 'matcher.deposits', messageId });
+  const read = (await db.query({ name: 'base-read-deposit', text: decision.read.text, values: readValues })).rows;
   const txn = { amount: read[0]['transaction.amount'], counterparty: read[0]['transaction.counterparty'], occurred_at: read[0]['transaction.occurredAt'] };
   const candidates = read
     .filter((r) => r['candidate.id'] !== null)
@@ -222,14 +223,33 @@ async function decide(db, decisionWrites, transactionId, deposit) {
   if (outcome === 'held') events.push({ type: 'transaction.held', data: { object: decided, candidate_order_ids: candidateOrderIds } });
   const eventIds = events.map(() => nextId('evt'));
   const announcement = { organisation_id: deposit.account.organisationId, mode: 'live', events: events.map((e, i) => ({ event_id: eventIds[i], type: e.type })) };
-  const written = await decisionWrites.submit([
-    [transactionId], [read[0].version], ['pending'], [outcome], [paying?.id ?? null], [paying?.version ?? null], [paying ? 'open' : null],
-    [payment ? JSON.stringify(payment) : null],
-    [JSON.stringify(candidateOrderIds)], [JSON.stringify(explanation)], [now], ['matcher.deposits'], [messageId], [startedAt],
-    [deposit.account.organisationId], ['live'], [deposit.account.id],
-    events.map(() => 1), eventIds, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)),
-    [eventIds[0]], ['events'], ['event.recorded'], [JSON.stringify(announcement)],
-  ]);
+  const written = await decisionWrites.submit({
+    depositId: [transactionId],
+    depositVersion: [read[0].version],
+    depositStatus: ['pending'],
+    outcome: [outcome],
+    orderId: [paying?.id ?? null],
+    orderVersion: [paying?.version ?? null],
+    orderStatus: [paying ? 'open' : null],
+    payment: [payment ? JSON.stringify(payment) : null],
+    candidateOrderIds: [JSON.stringify(candidateOrderIds)],
+    decision: [JSON.stringify(explanation)],
+    decidedAt: [now],
+    consumer: ['matcher.deposits'],
+    messageId: [messageId],
+    startedAt: [startedAt],
+    organisationId: [deposit.account.organisationId],
+    mode: ['live'],
+    bankAccountId: [deposit.account.id],
+    eventItem: events.map(() => 1),
+    eventId: eventIds,
+    eventType: events.map((e) => e.type),
+    eventData: events.map((e) => JSON.stringify(e.data)),
+    outboxMessageId: [eventIds[0]],
+    outboxExchange: ['events'],
+    outboxRoutingKey: ['event.recorded'],
+    outboxPayload: [JSON.stringify(announcement)],
+  });
   if (!written) throw new Error(`the baseline's decision of ${transactionId} was not written`);
   return outcome;
 }

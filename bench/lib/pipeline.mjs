@@ -12,19 +12,19 @@ const require = createRequire(import.meta.url);
 
 /** The matcher's candidate statement (parameters: bank account id, amount, deposit time), from its build. */
 export function matcherCandidateLookup() {
-  return require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js')).amountCandidates;
+  return require(join(REPO_ROOT, 'services/matcher/dist/data/candidates.js')).amountCandidatesStatement;
 }
 
 /**
  * The matcher's two statements of a decision, from its build: the read of the pending deposit with
- * its amount candidates (parameters: transaction id, consumer, message id; one row per candidate,
- * columns prefixed `transaction.` and `candidate.`, with the rows' versions), and the write of
- * decisions with their events and outbox rows (parameters as `writeDecisions` gives them), with
- * the most decisions it writes at once.
+ * its amount candidates (one row per candidate, columns prefixed `transaction.` and `candidate.`,
+ * with the rows' versions), and the write of decisions with their events and outbox rows, with the
+ * most decisions it writes at once. Their values go by name through `bind`.
  */
 export function matcherDecisionStatements() {
-  const { readDepositToDecide, writeDecisionsStatement, DECISIONS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions.js'));
-  return { read: readDepositToDecide, write: writeDecisionsStatement, perStatement: DECISIONS_PER_STATEMENT };
+  const { readDepositStatement } = require(join(REPO_ROOT, 'services/matcher/dist/data/deposit-to-decide.js'));
+  const { writeDecisionsBatchedStatement, DECISIONS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions-batched.js'));
+  return { read: readDepositStatement, write: writeDecisionsBatchedStatement, perStatement: DECISIONS_PER_STATEMENT };
 }
 
 /** bank-ingest's own store of deposits, many in one statement, and its batch size (the baseline stores with it). */
@@ -185,7 +185,7 @@ export async function seedOrders(databaseUrl, orders) {
 }
 
 /**
- * The matcher's candidate lookup (its own prepared statement, `amountCandidates`, from its build) on the
+ * The matcher's candidate lookup (its own prepared statement, `amountCandidatesStatement`, from its build) on the
  * seeded table: its plan, and its mean time over 200 runs on a quiet connection, so a missing or
  * unused index shows at once and the time can be compared across table sizes.
  */

@@ -192,11 +192,9 @@ async function whereStuck(result: Invariants): Promise<string[]> {
        FROM webhook_deliveries d WHERE d.event_id = $1`,
       [id],
     );
-    // An event.recorded message lists its events; one of before 2026-11-24 held its one event alone.
-    const outbox = await system.sql(
-      `SELECT message_id, created_at, published_at FROM outbox WHERE payload->'events' @> $1::jsonb OR payload->>'event_id' = $2`,
-      [JSON.stringify([{ event_id: id }]), id],
-    );
+    const outbox = await system.sql(`SELECT message_id, created_at, published_at FROM outbox WHERE payload->'events' @> $1::jsonb`, [
+      JSON.stringify([{ event_id: id }]),
+    ]);
     const inbox = await system.sql(`SELECT consumer, message_id, processed_at FROM inbox WHERE message_id = ANY($1)`, [outbox.map((o) => o.message_id)]);
     lines.push(`  event ${id}: deliveries ${JSON.stringify(deliveries)}; outbox ${JSON.stringify(outbox)}; inbox ${JSON.stringify(inbox)}`);
   }

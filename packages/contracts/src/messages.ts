@@ -54,8 +54,7 @@ export type OrderRegistered = z.infer<typeof OrderRegistered>;
 
 /**
  * An order's registration id: the id of an `order.registered` message it is first in, and the
- * matcher's inbox key of its late-order check whatever message brought it (the message id of one
- * order alone, before 2026-11-26), so that each order is checked once.
+ * matcher's inbox key of its late-order check, so that each order is checked once.
  */
 export const ORDER_REGISTRATION_ID_PREFIX = 'registered_';
 export const orderRegistrationId = (orderId: string): string => `${ORDER_REGISTRATION_ID_PREFIX}${orderId}`;
@@ -73,12 +72,8 @@ export const OrdersRegistered = z.object({
 });
 export type OrdersRegistered = z.infer<typeof OrdersRegistered>;
 
-/**
- * What the matcher accepts on `order.registered`: an `OrdersRegistered`, or one order on its own,
- * the message of versions before 2026-11-26, read as a registration of one. Outbox rows and queued
- * messages written before an upgrade have that shape and must still be examined.
- */
-export const OrderRegisteredMessage = z.union([OrdersRegistered, OrderRegistered.transform((order): OrdersRegistered => ({ orders: [order] }))]);
+/** What the matcher parses `order.registered` with: `OrdersRegistered` (the name its entry point imports). */
+export const OrderRegisteredMessage = OrdersRegistered;
 
 /** At most this many events in one `event.recorded` message; a state change with more sends several. */
 export const EVENTS_PER_ANNOUNCEMENT = 100;
@@ -98,17 +93,8 @@ export const EventsRecorded = z.object({
 });
 export type EventsRecorded = z.infer<typeof EventsRecorded>;
 
-/**
- * What the dispatcher accepts on `event.recorded`: an `EventsRecorded`, or one event on its own,
- * the message of versions before 2026-11-24, read as an announcement of one. Outbox rows and
- * queued messages written before an upgrade have that shape and must still be delivered.
- */
-export const EventRecordedMessage = z.union([
-  EventsRecorded,
-  z
-    .object({ event_id: EventId, organisation_id: z.string(), mode: z.enum(MODES), type: z.enum(EVENT_TYPES) })
-    .transform(({ event_id, type, ...scope }): EventsRecorded => ({ ...scope, events: [{ event_id, type }] })),
-]);
+/** What the dispatcher parses `event.recorded` with: `EventsRecorded` (the name its entry point imports). */
+export const EventRecordedMessage = EventsRecorded;
 
 /** orders-api → bank-ingest request: store a test deposit exactly as a bank notification. */
 export const CreateTestDepositCommand = z.object({

@@ -21,16 +21,7 @@ export type {
 export type Tx = Prisma.TransactionClient;
 export type Db = PrismaClient | Tx;
 
-/**
- * A Prisma client over a pg pool of our own, so that PostgreSQL ending a connection (a restart, a
- * failover, pg_terminate_backend) never crashes the process. pg emits 'error' on the client whose
- * connection ended, and an 'error' with no listener is an uncaught exception. The pool listens on
- * idle clients only, and the Prisma adapter only while it holds a client; in between (the pool has
- * handed the client to a waiting `connect()`, the adapter attaches a microtask later) a FATAL that
- * came in the same socket read as the last query's answer finds nobody listening. So every client
- * gets a listener of its own for its whole life. The query in flight still fails with the error,
- * and the pool drops the client and opens another.
- */
+/** A Prisma client over a pg pool of our own (see `createDatabase`). */
 export function createPrisma(databaseUrl: string, options: DatabaseOptions = {}): PrismaClient {
   return createDatabase(databaseUrl, options).prisma;
 }
@@ -58,6 +49,9 @@ const POOL_WAIT_MS = 10_000;
 export function createDatabase(databaseUrl: string, options: DatabaseOptions = {}): Database {
   const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: POOL_WAIT_MS });
   pool.on('error', (error) => options.onIdleConnectionError?.(error));
+  // pg emits 'error' on a client whose connection the server ended, and the pool and the Prisma
+  // adapter listen only while each holds it: a FATAL read in between would be an uncaught
+  // exception. Every client keeps a listener for its whole life; the query in flight still fails.
   pool.on('connect', (client) => client.on('error', () => undefined));
   // Prisma's default of 5 s per interactive transaction fails good work on a loaded machine; a
   // transaction that really hangs still ends, and its work is retried.

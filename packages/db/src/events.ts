@@ -1,5 +1,5 @@
 import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, type EventsRecorded, type Mode, type NewEvent, ROUTING_KEYS, newId, randomBase62 } from '@pmatch/contracts';
-import { asSql, statement, type SqlOrPrisma } from './sql';
+import { asSql, sql, statement, type Placeholders, type Columns, type SqlOrPrisma, type SqlPart, type SqlText } from './sql';
 
 export interface OutboxMessage {
   exchange: string;
@@ -19,27 +19,20 @@ export const OUTBOX_LEASE_MS = 15_000;
 /** The `leased_until` of an outbox row inserted leased (`outboxInsert`'s `leased`). */
 export const OUTBOX_LEASED_UNTIL = `now() + interval '${OUTBOX_LEASE_MS} milliseconds'`;
 
+/** The parameters of `outboxInsert`: its rows' columns. */
+export type OutboxValues = Columns<{ outboxMessageId: string; outboxExchange: string; outboxRoutingKey: string; outboxPayload: string }>;
+
 /**
- * The INSERT of outbox rows, to run alone or as part of a larger statement (a CTE beside the write
- * they announce), so that every writer queues messages in the same format. The rows come from
- * parallel arrays, in the order given (the relay publishes by id): one statement text for any
- * number of rows, so it is prepared once. The arrays are parameters `$firstParameter` to
- * `$firstParameter + 3`, whose values `outboxParameters` gives. `onlyIf` is a condition on the
- * rest of the statement (say, that a CTE inserted a row) under which the rows are inserted; it may
- * name the row at hand as `u` (`u.message_id`), to insert some rows of a batch and not others.
- *
- * `leased` inserts the rows already leased (OUTBOX_LEASE_MS), for a writer that hands them to its
- * relay itself once the statement committed (`OutboxHandOver`): the relay then publishes them
- * without claiming them, one statement fewer per batch. Only for a statement that commits on its
- * own: a row handed over before its transaction commits could be published for a change that then
- * rolls back. A row whose writer dies before handing it over is claimed when its lease runs out.
+ * The INSERT of outbox rows, alone or as a CTE beside the write they announce, in the order given
+ * (the relay publishes by id). `onlyIf` may name the row at hand as `u`. `leased` inserts them
+ * leased, for a writer that hands them to its relay once its statement committed (see
+ * `OutboxHandOver`): only for a statement that commits on its own.
  */
-export function outboxInsert(firstParameter: number, onlyIf?: string, { leased = false }: { leased?: boolean } = {}): string {
-  const [messageIds, exchanges, routingKeys, payloads] = [0, 1, 2, 3].map((i) => `$${firstParameter + i}`);
-  return `INSERT INTO outbox (message_id, exchange, routing_key, payload${leased ? ', leased_until' : ''})
+export function outboxInsert(p: Placeholders<OutboxValues>, onlyIf?: SqlPart, { leased = false }: { leased?: boolean } = {}): SqlText {
+  return sql`INSERT INTO outbox (message_id, exchange, routing_key, payload${leased ? ', leased_until' : ''})
   SELECT u.message_id, u.exchange, u.routing_key, u.payload${leased ? `, ${OUTBOX_LEASED_UNTIL}` : ''}
-  FROM unnest(${messageIds}::text[], ${exchanges}::text[], ${routingKeys}::text[], ${payloads}::jsonb[]) WITH ORDINALITY AS u(message_id, exchange, routing_key, payload, n)
-  ${onlyIf === undefined ? '' : `WHERE ${onlyIf}\n  `}ORDER BY u.n`;
+  FROM unnest(${p.outboxMessageId}::text[], ${p.outboxExchange}::text[], ${p.outboxRoutingKey}::text[], ${p.outboxPayload}::jsonb[]) WITH ORDINALITY AS u(message_id, exchange, routing_key, payload, n)
+  ${onlyIf === undefined ? '' : sql`WHERE ${onlyIf}\n  `}ORDER BY u.n`;
 }
 
 /** An outbox message with the id its row was inserted with, which is how the relay marks it published. */
@@ -51,37 +44,17 @@ export type LeasedMessage = OutboxMessage & { messageId: string };
  */
 export type OutboxHandOver = (messages: LeasedMessage[]) => void;
 
-/** The values of `outboxInsert`'s parameters for these messages, in its order. */
-export function outboxParameters(messages: OutboxMessage[]): unknown[] {
-  return [
-    messages.map((m) => m.messageId ?? `msg_${randomBase62(24)}`),
-    messages.map((m) => m.exchange),
-    messages.map((m) => m.routingKey),
-    messages.map((m) => JSON.stringify(m.payload)),
-  ];
+/** The values of `outboxInsert`'s parameters for these messages. */
+export function outboxValues(messages: OutboxMessage[]): OutboxValues {
+  return {
+    outboxMessageId: messages.map((m) => m.messageId ?? `msg_${randomBase62(24)}`),
+    outboxExchange: messages.map((m) => m.exchange),
+    outboxRoutingKey: messages.map((m) => m.routingKey),
+    outboxPayload: messages.map((m) => JSON.stringify(m.payload)),
+  };
 }
 
-const insertOutbox = statement('db.insert_outbox', outboxInsert(1));
-
-/**
- * The INSERT of events, to run as part of a larger statement (a CTE beside the write they
- * record). The events get increasing `seq` in the order given: the rows come out of the SELECT in
- * that order and each takes its `seq` default as it is inserted. Its seven parameters, from
- * `$firstParameter` on, are what `eventsParameters` gives; `onlyIf` as for `outboxInsert`. No
- * RETURNING: the writing services may insert events but not read them.
- */
-export function eventsInsert(firstParameter: number, onlyIf?: string): string {
-  const [organisation, mode, bankAccount, at, ids, types, data] = [0, 1, 2, 3, 4, 5, 6].map((i) => `$${firstParameter + i}`);
-  return `INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
-     SELECT e.id, ${organisation}, ${mode}, ${bankAccount}, e.type, e.data, ${at}
-     FROM unnest(${ids}::text[], ${types}::text[], ${data}::jsonb[]) WITH ORDINALITY AS e(id, type, data, n)
-     ${onlyIf === undefined ? '' : `WHERE ${onlyIf}\n     `}ORDER BY e.n`;
-}
-
-/** The values of `eventsInsert`'s parameters for these events, in its order. */
-export function eventsParameters(scope: EventScope, ids: string[], events: NewEvent[]): unknown[] {
-  return [scope.organisationId, scope.mode, scope.bankAccountId, scope.at, ids, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))];
-}
+const insertOutbox = statement<OutboxValues>('db.insert_outbox', (p) => outboxInsert(p));
 
 /** Whose events they are, and when they happened. */
 export interface EventScope {
@@ -91,8 +64,26 @@ export interface EventScope {
   at: Date;
 }
 
+/** The parameters of `eventsInsert`: the events' scope and their columns. */
+type EventsValues = EventScope & Columns<{ eventId: string; eventType: string; eventData: string }>;
+
+/**
+ * The INSERT of events, as a CTE beside the write they record; `seq` follows the order given. No
+ * RETURNING: the writing services may insert events but not read them.
+ */
+function eventsInsert(p: Placeholders<EventsValues>): SqlText {
+  return sql`INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
+     SELECT e.id, ${p.organisationId}, ${p.mode}, ${p.bankAccountId}, e.type, e.data, ${p.at}
+     FROM unnest(${p.eventId}::text[], ${p.eventType}::text[], ${p.eventData}::jsonb[]) WITH ORDINALITY AS e(id, type, data, n)
+     ORDER BY e.n`;
+}
+
+function eventsValues(scope: EventScope, ids: string[], events: NewEvent[]): EventsValues {
+  return { ...scope, eventId: ids, eventType: events.map((e) => e.type), eventData: events.map((e) => JSON.stringify(e.data)) };
+}
+
 /** Events and their outbox rows in one statement. */
-const insertEventsAndOutbox = statement('db.insert_events_and_outbox', `WITH recorded AS (${eventsInsert(5)}) ${outboxInsert(1)}`);
+const insertEventsAndOutbox = statement<EventsValues & OutboxValues>('db.insert_events_and_outbox', (p) => sql`WITH recorded AS (${eventsInsert(p)}) ${outboxInsert(p)}`);
 
 /**
  * A new id for each event and the outbox messages that tell the dispatcher of them: one message
@@ -116,7 +107,7 @@ export async function enqueue(tx: SqlOrPrisma, message: OutboxMessage): Promise<
 /** Queues broker messages in the caller's DB transaction with one INSERT; the relay publishes them after commit. */
 export async function enqueueAll(tx: SqlOrPrisma, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  await asSql(tx).count(insertOutbox, outboxParameters(messages));
+  await asSql(tx).count(insertOutbox, outboxValues(messages));
 }
 
 /**
@@ -138,9 +129,6 @@ export async function recordEvents(
     return [];
   }
   const { ids, announcements } = eventAnnouncements(scope, events);
-  await asSql(tx).count(insertEventsAndOutbox, [
-    ...outboxParameters([...announcements, ...alsoEnqueue]),
-    ...eventsParameters(scope, ids, events),
-  ]);
+  await asSql(tx).count(insertEventsAndOutbox, { ...outboxValues([...announcements, ...alsoEnqueue]), ...eventsValues(scope, ids, events) });
   return ids;
 }

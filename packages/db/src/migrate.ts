@@ -2,11 +2,21 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { sql, sqlOn, statement } from './sql';
 
 export const MIGRATIONS_DIR = join(__dirname, '..', 'prisma', 'migrations');
 
 /** Any constant works; it only has to be the same for every runner of this schema. */
 const MIGRATION_LOCK_KEY = 7_204_611_913;
+
+const lock = statement<{ key: number }>('migrate.lock', (p) => sql`SELECT pg_advisory_lock(${p.key})`);
+const unlock = statement<{ key: number }>('migrate.unlock', (p) => sql`SELECT pg_advisory_unlock(${p.key})`);
+const recordApplied = statement<{ id: string; checksum: string; name: string }>(
+  'migrate.record_applied',
+  (p) => sql`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
+   VALUES (${p.id}, ${p.checksum}, now(), ${p.name}, 1)`,
+);
+const databaseExists = statement<{ name: string }>('migrate.database_exists', (p) => sql`SELECT 1 FROM pg_database WHERE datname = ${p.name}`);
 
 export interface MigrationResult {
   applied: string[];
@@ -21,8 +31,9 @@ export interface MigrationResult {
 export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DIR): Promise<MigrationResult> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
+  const statements = sqlOn(client);
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await statements.rows(lock, { key: MIGRATION_LOCK_KEY });
     await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id" VARCHAR(36) PRIMARY KEY NOT NULL,
       "checksum" VARCHAR(64) NOT NULL,
@@ -56,11 +67,7 @@ export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DI
       await client.query('BEGIN');
       try {
         await client.query(sql);
-        await client.query(
-          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
-           VALUES ($1, $2, now(), $3, 1)`,
-          [randomUUID(), checksum, name],
-        );
+        await statements.count(recordApplied, { id: randomUUID(), checksum, name });
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
@@ -70,7 +77,7 @@ export async function migrate(databaseUrl: string, migrationsDir = MIGRATIONS_DI
     }
     return result;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await statements.rows(unlock, { key: MIGRATION_LOCK_KEY }).catch(() => undefined);
     await client.end();
   }
 }
@@ -84,8 +91,7 @@ export async function ensureDatabase(databaseUrl: string, template?: string): Pr
   const admin = new Client({ connectionString: url.toString() });
   await admin.connect();
   try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (exists.rowCount === 0) {
+    if ((await sqlOn(admin).rows(databaseExists, { name })).length === 0) {
       const from = template === undefined ? '' : ` TEMPLATE "${template.replace(/"/g, '')}"`;
       await admin.query(`CREATE DATABASE "${name}"${from}`).catch((error: { code?: string }) => {
         if (error.code !== '42P04') throw error; // created meanwhile by a concurrent runner

@@ -18,7 +18,7 @@ import type { OrderRow, PrismaClient } from './client';
 import { OUTBOX_LEASED_UNTIL, recordEvents, type LeasedMessage, type OutboxHandOver } from './events';
 import { orderFields } from './rows';
 import { apiKeyAccountIds } from './keys';
-import { asSql, statement, type Sql, type SqlOrPrisma } from './sql';
+import { asSql, columns, sql, statement, type Columns, type Sql, type SqlOrPrisma } from './sql';
 import { modeOf, orderView } from './views';
 
 export interface OrderTimes {
@@ -58,49 +58,80 @@ export interface NewOrder {
   source: 'shop' | null;
 }
 
-/**
- * The INSERT of a new order, returning the row as an `OrderRow`: open, unpaid, its metadata as
- * JSON text. Parameters are `newOrderValues`. With `unlessExternalIdTaken`, an external_id
- * already used in the organisation and mode inserts nothing and returns no row; the INSERT waits
- * for a concurrent insert of the same external_id to commit or roll back.
- */
-function orderInsert(unlessExternalIdTaken: boolean): string {
-  return `INSERT INTO orders
-      (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
-       ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, 'open', $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $14)
-    ${unlessExternalIdTaken ? 'ON CONFLICT (organisation_id, mode, external_id) DO NOTHING\n    ' : ''}RETURNING ${orderFields()}`;
+/** A new order's row as the INSERT writes it, but for `seq` (the database's). */
+type NewOrderRow = Omit<OrderRow, 'seq'>;
+
+/** The columns of a new order as the INSERTs write them. */
+interface NewOrderValues {
+  id: string;
+  organisationId: string;
+  mode: string;
+  bankAccountId: string;
+  amount: bigint;
+  payerName: string;
+  externalId: string;
+  itemName: string;
+  orderedAt: Date;
+  expiresAt: Date;
+  metadata: string;
+  source: string | null;
+  paymentToken: string;
+  createdAt: Date;
 }
 
-const insertOrderStatement = statement('db.insert_order', orderInsert(false));
+function newOrderValues(row: NewOrderRow): NewOrderValues {
+  return {
+    id: row.id,
+    organisationId: row.organisationId,
+    mode: row.mode,
+    bankAccountId: row.bankAccountId,
+    amount: row.amount,
+    payerName: row.payerName,
+    externalId: row.externalId,
+    itemName: row.itemName,
+    orderedAt: row.orderedAt,
+    expiresAt: row.expiresAt,
+    metadata: JSON.stringify(row.metadata),
+    source: row.source,
+    paymentToken: row.paymentToken,
+    createdAt: row.createdAt,
+  };
+}
+
+/** An open order, returning its row; an external_id already used fails as a unique violation. */
+const insertOrderStatement = statement<NewOrderValues, OrderRow>(
+  'db.insert_order',
+  (p) => sql`INSERT INTO orders
+      (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
+       ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at)
+    VALUES (${p.id}, ${p.organisationId}, ${p.mode}, ${p.bankAccountId}, 'open', ${p.amount}, ${p.payerName}, ${p.externalId}, ${p.itemName},
+            ${p.orderedAt}, ${p.expiresAt}, ${p.metadata}::jsonb, ${p.source}, ${p.paymentToken}, ${p.createdAt}, ${p.createdAt})
+    RETURNING ${orderFields()}`,
+);
+
+/** One array per column of `NewOrderValues` and of each order's event and `CachedKey` (or nulls), then the messages' addresses. */
+type NewOrdersValues = Columns<NewOrderValues & { eventId: string; eventData: string; keyId: string | null; keyAccountIds: string | null }> & {
+  eventsExchange: string;
+  eventRecordedRoutingKey: string;
+  bankExchange: string;
+  orderRegisteredRoutingKey: string;
+};
 
 /**
- * New orders (each unless its external_id is taken), their `order.created` events and the outbox
- * rows announcing them, any number in one statement: atomic without a transaction of the
- * caller's. One array per column with one element per order: `newOrderValues`' fourteen as $1 to
- * $14, the event ids and data as $15 and $16. An order whose external_id is taken, by an order
- * stored before or by an earlier one in the same batch, writes no event; the others are written in
- * the order given, so their events' `seq` follows it.
- *
- * The messages are made here from the orders inserted, not one per order: an `event.recorded` per
- * organisation and mode (up to `EVENTS_PER_ANNOUNCEMENT` events, its id its first event's) and an
- * `order.registered` for all of them (up to `ORDERS_PER_REGISTRATION`, its id its first order's
- * `orderRegistrationId`): two outbox rows, publishes and deliveries per statement where there were two
- * per order. $17 to $20 are their exchanges and routing keys. They are inserted leased (for the
- * writer to hand over) or not (for the relay to claim), and one row answered carries them all as
- * `queued`, as inserted (the others carry null).
- *
- * $21 and $22 are each order's `CachedKey` (its id, and its accounts joined by spaces) or nulls: an
- * order with one is written only if that key is active, may write, is of the order's organisation
- * and mode, and has exactly those accounts in scope, as this statement reads them.
+ * New orders (each unless its external_id is taken, by an order stored before or an earlier one
+ * of the batch, or its `CachedKey` is no longer as cached), their `order.created` events and the
+ * messages announcing them, in one statement: one `event.recorded` per organisation and mode (up
+ * to `EVENTS_PER_ANNOUNCEMENT` events) and one `order.registered` (up to `ORDERS_PER_REGISTRATION`
+ * orders). The first row answered carries the outbox rows as `queued`; `leased` as in `outboxInsert`.
  */
-const insertOrdersAnnounced = (leased: boolean) =>
-  statement(
+const insertOrdersStatement = (leased: boolean) =>
+  statement<NewOrdersValues, OrderRow & { queued: LeasedMessage[] | null }>(
     `db.insert_orders_announced_unless_external_id_taken${leased ? '_leased' : ''}`,
-    `WITH incoming AS (
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[],
-                          $9::timestamptz[], $10::timestamptz[], $11::jsonb[], $12::text[], $13::text[], $14::timestamptz[], $15::text[], $16::jsonb[],
-                          $21::text[], $22::text[])
+    (p) => sql`WITH incoming AS (
+     SELECT * FROM unnest(${p.id}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.bankAccountId}::text[], ${p.amount}::bigint[],
+                          ${p.payerName}::text[], ${p.externalId}::text[], ${p.itemName}::text[], ${p.orderedAt}::timestamptz[],
+                          ${p.expiresAt}::timestamptz[], ${p.metadata}::jsonb[], ${p.source}::text[], ${p.paymentToken}::text[],
+                          ${p.createdAt}::timestamptz[], ${p.eventId}::text[], ${p.eventData}::jsonb[], ${p.keyId}::text[], ${p.keyAccountIds}::text[])
        WITH ORDINALITY AS o(id, organisation_id, mode, bank_account_id, amount, payer_name, external_id, item_name,
                             ordered_at, expires_at, metadata, source, payment_token, created_at, event_id, event_data,
                             key_id, key_account_ids, n)),
@@ -126,13 +157,14 @@ const insertOrdersAnnounced = (leased: boolean) =>
      INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
      SELECT event_id, organisation_id, mode, bank_account_id, 'order.created', event_data, created_at FROM announced ORDER BY n),
    messages AS (
-     SELECT 1 AS kind, min(n) AS n, (array_agg(event_id ORDER BY n))[1] AS message_id, $17::text AS exchange, $18::text AS routing_key,
+     SELECT 1 AS kind, min(n) AS n, (array_agg(event_id ORDER BY n))[1] AS message_id,
+            ${p.eventsExchange}::text AS exchange, ${p.eventRecordedRoutingKey}::text AS routing_key,
             jsonb_build_object('organisation_id', organisation_id, 'mode', mode,
                                'events', jsonb_agg(jsonb_build_object('event_id', event_id, 'type', 'order.created') ORDER BY n)) AS payload
      FROM (SELECT *, (row_number() OVER (PARTITION BY organisation_id, mode ORDER BY n) - 1) / ${EVENTS_PER_ANNOUNCEMENT} AS chunk FROM announced) a
      GROUP BY organisation_id, mode, chunk
      UNION ALL
-     SELECT 2, min(n), '${ORDER_REGISTRATION_ID_PREFIX}' || (array_agg(id ORDER BY n))[1], $19::text, $20::text,
+     SELECT 2, min(n), '${ORDER_REGISTRATION_ID_PREFIX}' || (array_agg(id ORDER BY n))[1], ${p.bankExchange}::text, ${p.orderRegisteredRoutingKey}::text,
             jsonb_build_object('orders', jsonb_agg(jsonb_build_object('order_id', id, 'bank_account_id', bank_account_id) ORDER BY n))
      FROM (SELECT *, (row_number() OVER (ORDER BY n) - 1) / ${ORDERS_PER_REGISTRATION} AS chunk FROM announced) a
      GROUP BY chunk),
@@ -145,37 +177,16 @@ const insertOrdersAnnounced = (leased: boolean) =>
           END AS queued
    FROM inserted i`,
   );
-const insertOrdersAnnouncedStatement = insertOrdersAnnounced(false);
-const insertOrdersAnnouncedLeasedStatement = insertOrdersAnnounced(true);
-
-/** The parameters of `orderInsert` for a new order's row. */
-function newOrderValues(row: NewOrderRow): unknown[] {
-  return [
-    row.id,
-    row.organisationId,
-    row.mode,
-    row.bankAccountId,
-    row.amount,
-    row.payerName,
-    row.externalId,
-    row.itemName,
-    row.orderedAt,
-    row.expiresAt,
-    JSON.stringify(row.metadata),
-    row.source,
-    row.paymentToken,
-    row.createdAt,
-  ];
-}
+const insertOrdersStatements = { unleased: insertOrdersStatement(false), leased: insertOrdersStatement(true) };
 
 /**
  * Inserts an open order with its `order.created` event and, in the same DB transaction, asks the
- * matcher to re-examine unmatched deposits the order could explain (spec "Late orders"). An
+ * matcher to re-examine unmatched deposits the order could explain (a late order). An
  * external_id already used fails as a unique violation (`isUniqueViolation`).
  */
 export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow> {
   return prisma.$transaction(async (tx) => {
-    const [row] = await asSql(tx).rows<OrderRow>(insertOrderStatement, newOrderValues(newOrderRow(order, now)));
+    const [row] = await asSql(tx).rows(insertOrderStatement, newOrderValues(newOrderRow(order, now)));
     if (row === undefined) throw new Error('an order INSERT returned no row');
     await announceNewOrder(tx, row, now, publicBaseUrl);
     return row;
@@ -183,13 +194,10 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
 }
 
 /**
- * The same as one statement, unless the external_id is taken: then nothing is written and the
- * result is null (INSERT … ON CONFLICT DO NOTHING, which waits for a concurrent insert of the same
- * external_id to commit or roll back). Atomic on its own, so the caller needs no transaction
- * (saving BEGIN and COMMIT); inside one, the transaction stays usable after a conflict, so the
- * caller can read the order that holds the external_id and answer in it. The event's order object
- * is made from the values inserted, as `orderView` would make it from the row. Its outbox rows are
- * for the relay to claim once the caller's transaction committed (`OutboxRelay.nudge`).
+ * The same as one statement, unless the external_id is taken (by a committed order, or one that
+ * commits while this waits): then nothing is written and the result is null, and a transaction
+ * around it stays usable. Its outbox rows are for the relay to claim once the caller's
+ * transaction committed (`OutboxRelay.nudge`).
  */
 export async function insertOrderUnlessExternalIdTaken(sql: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
   const [row] = await insertOrders(sql, [{ order, now }], publicBaseUrl, null);
@@ -215,12 +223,10 @@ export interface NewOrderAt {
 }
 
 /**
- * Orders as `insertOrderUnlessExternalIdTaken` inserts one, any number in one statement; answers
- * per order, in the order given, the row inserted or null when its external_id was taken (by an
- * order stored before, or by an earlier one of the same call) or its `cachedKey` has been revoked
- * or has other accounts in scope now (the caller reads the key to tell which). The new orders' messages go to
- * `handOver` once the statement committed (`sql` must run it on its own, not in a transaction of
- * the caller's).
+ * Orders as `insertOrderUnlessExternalIdTaken` inserts one, any number in one statement that `sql`
+ * runs on its own; answers per order the row inserted, or null when its external_id was taken
+ * (also by an earlier one of the call) or its `cachedKey` changed since it was cached. The new
+ * orders' messages go to `handOver` once the statement committed.
  */
 export async function insertOrdersUnlessExternalIdTaken(sql: Sql, orders: NewOrderAt[], publicBaseUrl: string, handOver: OutboxHandOver): Promise<(OrderRow | null)[]> {
   return insertOrders(sql, orders, publicBaseUrl, handOver);
@@ -230,30 +236,25 @@ export async function insertOrdersUnlessExternalIdTaken(sql: Sql, orders: NewOrd
 async function insertOrders(sql: SqlOrPrisma, orders: NewOrderAt[], publicBaseUrl: string, handOver: OutboxHandOver | null): Promise<(OrderRow | null)[]> {
   if (orders.length === 0) return [];
   const rows = orders.map(({ order, now }) => newOrderRow(order, now));
-  const values = rows.map(newOrderValues);
-  const inserted = await asSql(sql).rows<OrderRow & { queued: LeasedMessage[] | null }>(
-    handOver === null ? insertOrdersAnnouncedStatement : insertOrdersAnnouncedLeasedStatement,
-    [
-      // One array per column of `newOrderValues`, one element per order.
-      ...values[0]!.map((_, column) => values.map((orderValues) => orderValues[column])),
-      rows.map(() => newId('event')),
-      rows.map((row) => JSON.stringify(orderCreated(row, publicBaseUrl).data)),
-      EXCHANGES.events,
-      ROUTING_KEYS.eventRecorded,
-      EXCHANGES.bank,
-      ROUTING_KEYS.orderRegistered,
-      orders.map(({ cachedKey }) => cachedKey?.id ?? null),
-      orders.map(({ cachedKey }) => cachedKey?.accountIds.join(' ') ?? null),
-    ],
-  );
+  const incoming = rows.map((row, i) => ({
+    ...newOrderValues(row),
+    eventId: newId('event'),
+    eventData: JSON.stringify(orderCreated(row, publicBaseUrl).data),
+    keyId: orders[i]!.cachedKey?.id ?? null,
+    keyAccountIds: orders[i]!.cachedKey?.accountIds.join(' ') ?? null,
+  }));
+  const inserted = await asSql(sql).rows(handOver === null ? insertOrdersStatements.unleased : insertOrdersStatements.leased, {
+    ...columns(incoming),
+    eventsExchange: EXCHANGES.events,
+    eventRecordedRoutingKey: ROUTING_KEYS.eventRecorded,
+    bankExchange: EXCHANGES.bank,
+    orderRegisteredRoutingKey: ROUTING_KEYS.orderRegistered,
+  });
   // One row carries them (row_number() = 1): whichever row the server put first.
   handOver?.(inserted.find((row) => row.queued !== null)?.queued ?? []);
   const byId = new Map(inserted.map(({ queued, ...row }) => [row.id, row]));
   return rows.map((row) => byId.get(row.id) ?? null);
 }
-
-/** A new order's row as the INSERT writes it, but for `seq` (the database's). */
-type NewOrderRow = Omit<OrderRow, 'seq'>;
 
 function newOrderRow(order: NewOrder, now: Date): NewOrderRow {
   return {
@@ -285,7 +286,7 @@ function orderCreated(row: NewOrderRow, publicBaseUrl: string): NewEvent {
 }
 
 /**
- * Asks the matcher to re-examine unmatched deposits a new order could explain (spec "Late orders"):
+ * Asks the matcher to re-examine unmatched deposits a new order could explain (a late order):
  * the message of one order written alone, with the id the batched statement gives a batch it is first in.
  */
 function orderRegisteredMessage(orderId: string, bankAccountId: string): LeasedMessage {

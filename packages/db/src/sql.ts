@@ -1,11 +1,8 @@
-import { types, type Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
+import { types, type Client, type Pool, type PoolClient, type QueryConfig } from 'pg';
 
 /**
- * Plain SQL for the hot paths, on the same pg pool Prisma uses. Prisma stays the schema's source
- * of truth and the client of everything else; but its client costs about 1 ms of CPU per statement
- * and 1.5 ms per interactive transaction on our 2-core machines, against 0.2 ms and 0.3 ms for the
- * same work through pg (docs/BENCHMARKS.md, "Profile"). A deposit, an order or a webhook delivery
- * is a handful of statements, so on those paths the difference is most of the CPU.
+ * Plain SQL for the hot paths, on the same pg pool Prisma uses: named prepared statements whose
+ * parameters are written by name (`sql`, `statement`), see docs/decisions/0025-sql-parameters-by-name.md.
  */
 
 /** BIGINT (int8) columns come back as bigint, as Prisma gives them; pg's default is a string. */
@@ -15,35 +12,116 @@ const typeParsers: QueryConfig['types'] = {
     oid === INT8_OID ? (value: string) => BigInt(value) : types.getTypeParser(oid, format)) as NonNullable<QueryConfig['types']>['getTypeParser'],
 };
 
-/**
- * A statement with a name: PostgreSQL parses and plans it once per connection, then only binds
- * and executes it. The name must be unique to the text.
- */
-export interface Statement {
-  name: string;
-  text: string;
+/** A statement's parameter, by name: `sql` numbers it where it first appears and reuses the number. */
+export interface Parameter {
+  readonly parameter: string;
 }
 
-export function statement(name: string, text: string): Statement {
-  return { name, text };
+/** SQL text with its parameters not yet numbered: a statement, or a fragment of one. */
+export interface SqlText {
+  readonly sqlParts: readonly (string | Parameter)[];
 }
+
+/** What `sql` takes between its strings: a parameter, a fragment, or constant SQL text (never a value). */
+export type SqlPart = Parameter | SqlText | string | number;
+
+const isParameter = (part: SqlPart): part is Parameter => typeof part === 'object' && 'parameter' in part;
+
+/** SQL text with parameters and fragments in it: ``sql`UPDATE orders SET status = ${p.status} WHERE id = ${p.orderId}` ``. */
+export function sql(strings: TemplateStringsArray, ...parts: SqlPart[]): SqlText {
+  const sqlParts: (string | Parameter)[] = [strings[0]!];
+  parts.forEach((part, i) => {
+    if (typeof part === 'object') sqlParts.push(...(isParameter(part) ? [part] : part.sqlParts));
+    else sqlParts.push(String(part));
+    sqlParts.push(strings[i + 1]!);
+  });
+  return { sqlParts };
+}
+
+/** Placeholders for the parameters `V` names: `p.orderId` stands for the value of `orderId`. */
+export type Placeholders<V> = { readonly [K in keyof V & string]-?: Parameter };
+
+const placeholders = new Proxy({}, { get: (_, name) => (typeof name === 'string' ? { parameter: name } : undefined) });
+
+/** A row as a statement returns it, unless it says otherwise. */
+export type Row = Record<string, unknown>;
+
+/** No parameters. */
+export type NoValues = Record<never, never>;
+
+/**
+ * A named prepared statement: PostgreSQL parses and plans it once per connection, then only binds
+ * and executes it. Its parameters `V` are given by name; it returns rows `R`.
+ */
+export interface Statement<V = NoValues, R = Row> {
+  readonly name: string;
+  /** With `$1`, `$2` … in the order the parameters first appear. */
+  readonly text: string;
+  /** The parameters' names: `parameters[0]` is `$1`. */
+  readonly parameters: readonly string[];
+  /** The values of `parameters`, in their order. */
+  bind(values: V): unknown[];
+  /** Type only: the rows it returns. */
+  readonly rowType?: R;
+}
+
+/**
+ * A statement named `name` whose text `build` writes with `p`'s placeholders. The text is made
+ * once, here, so it is the same at every execution, as a prepared statement's name requires.
+ */
+export function statement<V = NoValues, R = Row>(
+  name: string,
+  build: SqlText | ((p: Placeholders<V>) => SqlText),
+): Statement<V, R> {
+  const { sqlParts } = typeof build === 'function' ? build(placeholders as Placeholders<V>) : build;
+  const parameters: string[] = [];
+  const text = sqlParts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const index = parameters.indexOf(part.parameter);
+      return `$${index === -1 ? parameters.push(part.parameter) : index + 1}`;
+    })
+    .join('');
+  const bind = (values: V): unknown[] =>
+    parameters.map((parameter) => {
+      const value = (values as Record<string, unknown>)[parameter];
+      if (value === undefined) throw new TypeError(`statement ${name}: no value for ${parameter} (give null for NULL)`);
+      return value;
+    });
+  return { name, text, parameters, bind };
+}
+
+/** One array per column of `T`, one element per row: the parameters of an `unnest(…)` that writes many rows. */
+export type Columns<T> = { [K in keyof T]: T[K][] };
+
+/** Rows, all with the same keys, as `Columns`; there must be one at least. */
+export function columns<T extends object>(rows: readonly T[]): Columns<T> {
+  const [first] = rows;
+  if (first === undefined) throw new RangeError('columns of no rows');
+  return Object.fromEntries(Object.keys(first).map((key) => [key, rows.map((row) => row[key as keyof T])])) as Columns<T>;
+}
+
+/** The values argument of a statement: none for one without parameters. */
+export type ValuesOf<V> = keyof V extends never ? [values?: V] : [values: V];
 
 /** What runs statements: the pool (each statement on its own, autocommit) or one transaction's connection. */
 export interface Sql {
-  rows<R extends QueryResultRow>(statement: Statement, values?: unknown[]): Promise<R[]>;
+  rows<V, R>(statement: Statement<V, R>, ...values: ValuesOf<V>): Promise<R[]>;
   /** Rows changed by an INSERT, UPDATE or DELETE. */
-  count(statement: Statement, values?: unknown[]): Promise<number>;
+  count<V, R>(statement: Statement<V, R>, ...values: ValuesOf<V>): Promise<number>;
 }
 
-class Runner implements Sql {
-  constructor(private readonly target: Pool | PoolClient) {}
+const bound = <V>(s: Statement<V, unknown>, values: unknown[]): unknown[] => s.bind(values[0] as V);
 
-  async rows<R extends QueryResultRow>(s: Statement, values: unknown[] = []): Promise<R[]> {
-    return (await this.target.query<R>({ name: s.name, text: s.text, values, types: typeParsers })).rows;
+class Runner implements Sql {
+  constructor(private readonly target: Pool | PoolClient | Client) {}
+
+  async rows<V, R>(s: Statement<V, R>, ...values: ValuesOf<V>): Promise<R[]> {
+    return (await this.target.query({ name: s.name, text: s.text, values: bound(s, values), types: typeParsers })).rows as R[];
   }
 
-  async count(s: Statement, values: unknown[] = []): Promise<number> {
-    return (await this.target.query({ name: s.name, text: s.text, values, types: typeParsers })).rowCount ?? 0;
+  async count<V, R>(s: Statement<V, R>, ...values: ValuesOf<V>): Promise<number> {
+    return (await this.target.query({ name: s.name, text: s.text, values: bound(s, values), types: typeParsers })).rowCount ?? 0;
   }
 }
 
@@ -70,9 +148,9 @@ export async function inTransaction<T>(pool: Pool, work: (tx: Sql) => Promise<T>
   }
 }
 
-/** Statements on the pool, each its own transaction. */
-export function sqlOn(pool: Pool): Sql {
-  return new Runner(pool);
+/** Statements on the pool (each its own transaction) or on one connection. */
+export function sqlOn(target: Pool | Client): Sql {
+  return new Runner(target);
 }
 
 /** The raw-query methods of a Prisma client or of its interactive transaction. */
@@ -88,8 +166,8 @@ interface PrismaRaw {
  */
 export function sqlIn(prisma: PrismaRaw): Sql {
   return {
-    rows: <R extends QueryResultRow>(s: Statement, values: unknown[] = []) => prisma.$queryRawUnsafe<R[]>(s.text, ...values),
-    count: (s: Statement, values: unknown[] = []) => prisma.$executeRawUnsafe(s.text, ...values),
+    rows: <V, R>(s: Statement<V, R>, ...values: ValuesOf<V>) => prisma.$queryRawUnsafe<R[]>(s.text, ...bound(s, values)),
+    count: <V, R>(s: Statement<V, R>, ...values: ValuesOf<V>) => prisma.$executeRawUnsafe(s.text, ...bound(s, values)),
   };
 }
 

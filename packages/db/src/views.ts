@@ -1,7 +1,7 @@
 import type { BankAccount, Event, MatchingRule, Mode, Order, Payment, Settings, Transaction } from '@pmatch/contracts';
 import type { BankAccountRow, EventRow, OrderRow, SettingRow, TransactionRow } from './client';
 
-/** API objects from rows: the one place where columns become the spec's snake_case shapes. */
+/** API objects from rows: the one place where columns become the API's snake_case shapes. */
 
 const iso = (d: Date): string => d.toISOString();
 const isoOrNull = (d: Date | null): string | null => (d === null ? null : d.toISOString());

@@ -1,6 +1,6 @@
 import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, EventsRecorded, ROUTING_KEYS, type NewEvent } from '@pmatch/contracts';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
-import { createDatabase, createPrisma, enqueueAll, outboxInsert, outboxParameters, recordEvents, statement, type PrismaClient } from '../src';
+import { createDatabase, createPrisma, enqueueAll, outboxInsert, outboxValues, recordEvents, sql, statement, type OutboxValues, type PrismaClient } from '../src';
 
 let db: TestDatabase;
 let prisma: PrismaClient;
@@ -112,14 +112,14 @@ describe('enqueueAll', () => {
 describe('outboxInsert', () => {
   test('when it is part of a larger statement, then its rows are inserted only under its condition, from parameters where it is told', async () => {
     const database = createDatabase(db.url, { poolSize: 1 });
-    const guarded = statement(
+    const guarded = statement<OutboxValues & { wanted: boolean }>(
       'test.guarded_outbox',
-      `WITH wanted AS (SELECT 1 WHERE $1::boolean) ${outboxInsert(2, 'EXISTS (SELECT FROM wanted)')}`,
+      (p) => sql`WITH wanted AS (SELECT 1 WHERE ${p.wanted}::boolean) ${outboxInsert(p, 'EXISTS (SELECT FROM wanted)')}`,
     );
     const message = (messageId: string) => ({ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: { messageId }, messageId });
     try {
-      expect(await database.sql.count(guarded, [false, ...outboxParameters([message('guarded-no')])])).toBe(0);
-      expect(await database.sql.count(guarded, [true, ...outboxParameters([message('guarded-yes-1'), message('guarded-yes-2')])])).toBe(2);
+      expect(await database.sql.count(guarded, { wanted: false, ...outboxValues([message('guarded-no')]) })).toBe(0);
+      expect(await database.sql.count(guarded, { wanted: true, ...outboxValues([message('guarded-yes-1'), message('guarded-yes-2')]) })).toBe(2);
     } finally {
       await database.prisma.$disconnect();
     }

@@ -1,6 +1,6 @@
 import { Client, type PoolClient } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
-import { createDatabase, eventFields, isTransientDatabaseError, isUniqueViolation, orderFields, sqlIn, statement, transactionFields, type Database } from '../src';
+import { createDatabase, eventFields, isTransientDatabaseError, isUniqueViolation, orderFields, sql, sqlIn, statement, transactionFields, type Database, type NoValues } from '../src';
 
 /** The plain-SQL path of the hot paths: the same pool as Prisma, typed as Prisma types, transactions that never leak. */
 
@@ -18,8 +18,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const insertInbox = statement('test.insert_inbox', 'INSERT INTO inbox (consumer, message_id) VALUES ($1, $2)');
-const countInbox = statement('test.count_inbox', 'SELECT count(*) AS n FROM inbox WHERE consumer = $1');
+const insertInbox = statement<{ consumer: string; messageId: string }>('test.insert_inbox', (p) => sql`INSERT INTO inbox (consumer, message_id) VALUES (${p.consumer}, ${p.messageId})`);
+const countInbox = statement<{ consumer: string }>('test.count_inbox', (p) => sql`SELECT count(*) AS n FROM inbox WHERE consumer = ${p.consumer}`);
+const inbox = (consumer: string, messageId: string) => ({ consumer, messageId });
 
 const failure = async (work: () => Promise<unknown>): Promise<unknown> => {
   try {
@@ -31,8 +32,11 @@ const failure = async (work: () => Promise<unknown>): Promise<unknown> => {
 };
 
 test('when a BIGINT is read, then it is a bigint as Prisma gives it, and other types keep pg\'s parsers', async () => {
-  const [row] = await database.sql.rows<{ big: bigint; n: number; at: Date; list: string[] }>(
-    statement('test.types', "SELECT 9007199254740993::bigint AS big, 7::int AS n, '2026-11-22T00:00:00Z'::timestamptz AS at, ARRAY['a','b'] AS list"),
+  const [row] = await database.sql.rows(
+    statement<NoValues, { big: bigint; n: number; at: Date; list: string[] }>(
+      'test.types',
+      sql`SELECT 9007199254740993::bigint AS big, 7::int AS n, '2026-11-22T00:00:00Z'::timestamptz AS at, ARRAY['a','b'] AS list`,
+    ),
   );
 
   expect(row).toEqual({ big: 9007199254740993n, n: 7, at: new Date('2026-11-22T00:00:00Z'), list: ['a', 'b'] });
@@ -40,34 +44,47 @@ test('when a BIGINT is read, then it is a bigint as Prisma gives it, and other t
 
 test('when the work of a transaction resolves, then all of it is committed; when it throws, then none of it', async () => {
   await database.transaction(async (tx) => {
-    await tx.count(insertInbox, ['committed', 'm1']);
-    await tx.count(insertInbox, ['committed', 'm2']);
+    await tx.count(insertInbox, inbox('committed', 'm1'));
+    await tx.count(insertInbox, inbox('committed', 'm2'));
   });
   const thrown = await failure(() =>
     database.transaction(async (tx) => {
-      await tx.count(insertInbox, ['rolled-back', 'm1']);
+      await tx.count(insertInbox, inbox('rolled-back', 'm1'));
       throw new Error('the work failed');
     }),
   );
 
   expect((thrown as Error).message).toBe('the work failed');
-  expect(await database.sql.rows(countInbox, ['committed'])).toEqual([{ n: 2n }]);
-  expect(await database.sql.rows(countInbox, ['rolled-back'])).toEqual([{ n: 0n }]);
+  expect(await database.sql.rows(countInbox, { consumer: 'committed' })).toEqual([{ n: 2n }]);
+  expect(await database.sql.rows(countInbox, { consumer: 'rolled-back' })).toEqual([{ n: 0n }]);
+});
+
+test('when a named statement runs again with other values, then the connection prepared it once, with the same text', async () => {
+  const echo = statement<{ value: string }, { value: string }>('test.echo', (p) => sql`SELECT ${p.value}::text AS value`);
+
+  const prepared = await database.transaction(async (tx) => {
+    expect(await tx.rows(echo, { value: 'first' })).toEqual([{ value: 'first' }]);
+    expect(await tx.rows(echo, { value: 'second' })).toEqual([{ value: 'second' }]);
+    const names = statement<NoValues, { name: string; statement: string }>('test.prepared', sql`SELECT name, statement FROM pg_prepared_statements WHERE name = 'test.echo'`);
+    return tx.rows(names);
+  });
+
+  expect(prepared).toEqual([{ name: 'test.echo', statement: echo.text }]);
 });
 
 test('when a unique key is taken through plain SQL, then isUniqueViolation says so', async () => {
-  await database.sql.count(insertInbox, ['unique', 'm']);
+  await database.sql.count(insertInbox, inbox('unique', 'm'));
 
-  const error = await failure(() => database.sql.count(insertInbox, ['unique', 'm']));
+  const error = await failure(() => database.sql.count(insertInbox, inbox('unique', 'm')));
 
   expect(isUniqueViolation(error)).toBe(true);
   expect(isTransientDatabaseError(error)).toBe(false);
 });
 
 test('when a unique key is taken by a statement run in a Prisma transaction, then isUniqueViolation says so', async () => {
-  await database.sql.count(insertInbox, ['unique-in-prisma', 'm']);
+  await database.sql.count(insertInbox, inbox('unique-in-prisma', 'm'));
 
-  const error = await failure(() => database.prisma.$transaction((tx) => sqlIn(tx).count(insertInbox, ['unique-in-prisma', 'm'])));
+  const error = await failure(() => database.prisma.$transaction((tx) => sqlIn(tx).count(insertInbox, inbox('unique-in-prisma', 'm'))));
 
   expect(isUniqueViolation(error)).toBe(true);
   expect(isTransientDatabaseError(error)).toBe(false);
@@ -79,15 +96,15 @@ test('when the server ends a transaction\'s connection, then the error is transi
   try {
     const error = await failure(() =>
       database.transaction(async (tx) => {
-        const [me] = await tx.rows<{ pid: number }>(statement('test.pid', 'SELECT pg_backend_pid() AS pid'));
+        const [me] = await tx.rows(statement<NoValues, { pid: number }>('test.pid', sql`SELECT pg_backend_pid() AS pid`));
         await admin.query('SELECT pg_terminate_backend($1)', [me!.pid]);
-        await tx.count(insertInbox, ['cut', 'm']);
+        await tx.count(insertInbox, inbox('cut', 'm'));
       }),
     );
 
     expect(isTransientDatabaseError(error)).toBe(true);
     // Both pooled connections still work: the broken one was destroyed, not handed out again.
-    const counts = await Promise.all([0, 1].map(() => database.transaction((tx) => tx.rows(countInbox, ['cut']))));
+    const counts = await Promise.all([0, 1].map(() => database.transaction((tx) => tx.rows(countInbox, { consumer: 'cut' }))));
     expect(counts).toEqual([[{ n: 0n }], [{ n: 0n }]]);
   } finally {
     await admin.end();
@@ -131,13 +148,16 @@ test('when an order, a transaction and an event are read with orderFields, trans
     },
   });
 
-  const [order] = await database.sql.rows(statement('test.order_fields', `SELECT ${orderFields('o')} FROM orders o WHERE o.id = $1`), ['ord_sql']);
-  const [transaction] = await database.sql.rows(statement('test.transaction_fields', `SELECT ${transactionFields()} FROM transactions WHERE id = $1`), ['txn_sql']);
+  const [order] = await database.sql.rows(statement<{ id: string }>('test.order_fields', (p) => sql`SELECT ${orderFields('o')} FROM orders o WHERE o.id = ${p.id}`), { id: 'ord_sql' });
+  const [transaction] = await database.sql.rows(
+    statement<{ id: string }>('test.transaction_fields', (p) => sql`SELECT ${transactionFields()} FROM transactions WHERE id = ${p.id}`),
+    { id: 'txn_sql' },
+  );
 
   await prisma.event.create({
     data: { id: 'evt_sql', organisationId: 'org_sql', mode: 'test', bankAccountId: 'ba_sql', type: 'transaction.held', data: { object: { id: 'txn_sql' } } },
   });
-  const [event] = await database.sql.rows(statement('test.event_fields', `SELECT ${eventFields('e')} FROM events e WHERE e.id = $1`), ['evt_sql']);
+  const [event] = await database.sql.rows(statement<{ id: string }>('test.event_fields', (p) => sql`SELECT ${eventFields('e')} FROM events e WHERE e.id = ${p.id}`), { id: 'evt_sql' });
 
   expect(order).toEqual(await prisma.order.findUnique({ where: { id: 'ord_sql' } }));
   expect(transaction).toEqual(await prisma.transaction.findUnique({ where: { id: 'txn_sql' } }));

@@ -1,23 +1,21 @@
-import { asSql, statement, type Db, type SqlOrPrisma } from '@pmatch/db';
+import { asSql, sql, statement, type Db, type SqlOrPrisma, type SqlPart, type SqlText } from '@pmatch/db';
 
 /**
- * Inbox rows that mark messages processed, as SQL, for a statement that claims messages together
- * with their work (in a CTE), saving a round trip. Each message is given by SQL expressions for
- * its consumer, its id and when the consumer took it up (the statement's time unless given, for
- * a consumer that read before it writes); `from` is the rest of the SELECT (FROM … WHERE …) whose
- * rows are the messages, none for one message given by parameters. Rows are written in key
- * order, so that statements claiming some of the same messages lock them in the same order and
- * cannot deadlock. A message processed before is skipped; `returning` names what to return of
- * the rows written.
+ * The INSERT of inbox rows marking messages processed, as a CTE beside their work. `message` gives
+ * each one's consumer, id and processing time (the statement's unless given) as SQL; `from` is the
+ * rest of the SELECT whose rows are the messages. Rows go in key order, so that two statements
+ * cannot deadlock on them; a message processed before is skipped.
  */
-export function inboxClaimSql(message: { consumer: string; messageId: string; processedAt?: string }, from = '', returning?: string): string {
-  return `INSERT INTO inbox (consumer, message_id, processed_at)
+export function inboxClaimSql(message: { consumer: SqlPart; messageId: SqlPart; processedAt?: SqlPart }, from: SqlPart = '', returning?: string): SqlText {
+  return sql`INSERT INTO inbox (consumer, message_id, processed_at)
    SELECT ${message.consumer}, ${message.messageId}, ${message.processedAt ?? 'now()'} ${from}
    ORDER BY 1, 2
    ON CONFLICT (consumer, message_id) DO NOTHING${returning === undefined ? '' : `\n   RETURNING ${returning}`}`;
 }
 
-const insertProcessed = statement('inbox.claim', inboxClaimSql({ consumer: '$1', messageId: '$2' }, '', '1'));
+const claimMessageStatement = statement<{ consumer: string; messageId: string }>('inbox.claim', (p) =>
+  inboxClaimSql({ consumer: p.consumer, messageId: p.messageId }, '', '1'),
+);
 
 /**
  * Marks a message as processed by a consumer, in the same DB transaction as its effect (or on its
@@ -25,7 +23,7 @@ const insertProcessed = statement('inbox.claim', inboxClaimSql({ consumer: '$1',
  * skips the effect and acks.
  */
 export async function claimMessage(db: SqlOrPrisma, consumer: string, messageId: string): Promise<boolean> {
-  return (await asSql(db).count(insertProcessed, [consumer, messageId])) === 1;
+  return (await asSql(db).count(claimMessageStatement, { consumer, messageId })) === 1;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { OUTBOX_LEASE_MS, statement, type Database, type LeasedMessage } from '@pmatch/db';
+import { OUTBOX_LEASE_MS, sql, statement, type Database, type LeasedMessage } from '@pmatch/db';
 import { performance } from 'node:perf_hooks';
 import type { Broker } from './broker';
 import type { Logger } from './logger';
@@ -23,11 +23,10 @@ export const HANDED_OVER_LIMIT = 10 * BATCH_SIZE;
 /**
  * Claims the oldest unpublished rows no live lease holds, in one autocommit statement. SKIP LOCKED
  * keeps two relays claiming at the same instant apart; the lease keeps them apart afterwards.
- * Parameter: the lease in milliseconds.
  */
-const claimBatch = statement(
+const claimBatch = statement<{ leaseMs: number }, OutboxRow>(
   'relay.claim_batch',
-  `UPDATE outbox o SET leased_until = now() + $1 * interval '1 millisecond'
+  (p) => sql`UPDATE outbox o SET leased_until = now() + ${p.leaseMs} * interval '1 millisecond'
    FROM (SELECT id FROM outbox
          WHERE published_at IS NULL AND (leased_until IS NULL OR leased_until < now())
          ORDER BY id LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED) claimed
@@ -35,14 +34,20 @@ const claimBatch = statement(
    RETURNING o.id, o.message_id, o.exchange, o.routing_key, o.payload`,
 );
 /** By message id, the key both a claimed row and a handed-over one come with. */
-const markPublished = statement('relay.mark_published', 'UPDATE outbox SET published_at = now(), leased_until = NULL WHERE message_id = ANY($1::text[])');
+const markPublished = statement<{ messageIds: string[] }>(
+  'relay.mark_published',
+  (p) => sql`UPDATE outbox SET published_at = now(), leased_until = NULL WHERE message_id = ANY(${p.messageIds}::text[])`,
+);
 /**
  * Gives unconfirmed rows back to the next claim. Rows marked published meanwhile have no lease
  * left, so "still leased" is the only condition: "unpublished" would let PostgreSQL find the rows
  * by walking outbox_unpublished_idx, and on statistics gathered while the outbox was near empty it
  * did, reading the whole backlog that a broker failing to confirm leaves behind.
  */
-export const releaseLease = statement('relay.release_lease', 'UPDATE outbox SET leased_until = NULL WHERE message_id = ANY($1::text[]) AND leased_until IS NOT NULL');
+export const releaseLease = statement<{ messageIds: string[] }>(
+  'relay.release_lease',
+  (p) => sql`UPDATE outbox SET leased_until = NULL WHERE message_id = ANY(${p.messageIds}::text[]) AND leased_until IS NOT NULL`,
+);
 
 /** What a writer tells its outbox relay after a commit that wrote outbox rows. */
 export interface OutboxPublisher {
@@ -53,18 +58,10 @@ export interface OutboxPublisher {
 }
 
 /**
- * Publishes committed outbox rows. A batch is claimed with a lease (OUTBOX_LEASE_MS), published on
- * the confirm channel, and marked published only after the broker acked all of it; a relay that
- * dies in between leaves its lease to run out, and the rows are published again (consumers dedupe
- * by message id). No DB transaction stays open while the broker confirms, so publishing never
- * holds back the horizon of GET /v1/events. Several relays, in one service or many replicas, share
- * the work without publishing a row twice at once.
- *
- * A writer whose statement inserted its rows already leased hands them over after the commit
- * (`publishLeased`): they are published before the next claim and without one, which saves a
- * statement and its commit per batch on the hot paths. Everything else is claimed: rows written in
- * a transaction (`nudge` after the commit) and, at least every poll interval, rows whose lease ran
- * out (a relay or a writer that died) or that another process wrote.
+ * Publishes committed outbox rows at least once: rows handed over by their writer (`publishLeased`)
+ * first, then rows it claims with a lease (after a `nudge`, and every poll interval), each batch
+ * marked published once the broker confirmed all of it. A relay that dies leaves its lease to run
+ * out, and the rows are published again; consumers dedupe by message id.
  */
 export class OutboxRelay implements OutboxPublisher {
   private timer: NodeJS.Timeout | undefined;
@@ -145,7 +142,7 @@ export class OutboxRelay implements OutboxPublisher {
   /** Claims and publishes one batch; resolves with how many rows it published. */
   async publishBatch(): Promise<number> {
     // UPDATE … RETURNING gives no order: publish in the order the rows were written.
-    const rows = (await this.database.sql.rows<OutboxRow>(claimBatch, [OUTBOX_LEASE_MS])).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const rows = (await this.database.sql.rows(claimBatch, { leaseMs: OUTBOX_LEASE_MS })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     if (rows.length === 0) return 0;
     await this.publish(rows.map((r) => ({ exchange: r.exchange, routingKey: r.routing_key, payload: r.payload, messageId: r.message_id })));
     return rows.length;
@@ -160,16 +157,15 @@ export class OutboxRelay implements OutboxPublisher {
 
   /** Publishes leased rows and marks them published once the broker confirmed them all. */
   private async publish(messages: LeasedMessage[]): Promise<void> {
-    const { sql } = this.database;
     const messageIds = messages.map((m) => m.messageId);
     try {
       await this.broker.publishBatch(messages.map((m) => ({ exchange: m.exchange, routingKey: m.routingKey, body: m.payload, messageId: m.messageId })));
     } catch (error) {
       // Unconfirmed: hand the rows back at once rather than after the lease (best effort; the lease is the fallback).
-      await sql.count(releaseLease, [messageIds]).catch(() => undefined);
+      await this.database.sql.count(releaseLease, { messageIds }).catch(() => undefined);
       throw error;
     }
-    const marked = await sql.count(markPublished, [messageIds]);
+    const marked = await this.database.sql.count(markPublished, { messageIds });
     // A writer that handed over a message it did not insert: published for nothing, found here.
     if (marked !== messages.length) this.logger.warn({ published: messages.length, marked }, 'outbox relay published messages that have no outbox row');
   }

@@ -1,5 +1,5 @@
 import { EXCHANGES, QUEUES, ROUTING_KEYS, TransactionId } from '@pmatch/contracts';
-import { createDatabase, enqueue, outboxInsert, outboxParameters, statement, type Database, type LeasedMessage, type PrismaClient } from '@pmatch/db';
+import { createDatabase, enqueue, outboxInsert, outboxValues, statement, type Database, type LeasedMessage, type OutboxValues, type PrismaClient } from '@pmatch/db';
 import { PLAN_CACHE_MODES, RABBITMQ_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import amqp from 'amqplib';
 import { z } from 'zod';
@@ -164,11 +164,11 @@ describe('outbox relay', () => {
 });
 
 describe('outbox relay: rows handed over by their writer', () => {
-  const insertLeased = statement('test.insert_outbox_leased', outboxInsert(1, undefined, { leased: true }));
+  const insertLeased = statement<OutboxValues>('test.insert_outbox_leased', (p) => outboxInsert(p, undefined, { leased: true }));
   const leasedMessages = (prefix: string, count: number): LeasedMessage[] =>
     Array.from({ length: count }, (_, i) => ({ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: body(i), messageId: `${prefix}-${i}` }));
   /** What a writer does: insert the rows leased, in a statement of their own, and hand them over once it committed. */
-  const writeLeased = async (messages: LeasedMessage[]) => void (await database.sql.count(insertLeased, outboxParameters(messages)));
+  const writeLeased = async (messages: LeasedMessage[]) => void (await database.sql.count(insertLeased, outboxValues(messages)));
   const rowsOf = (prefix: string) => prisma.outbox.findMany({ where: { messageId: { startsWith: `${prefix}-` } }, orderBy: { id: 'asc' } });
   /** Consumes the deposits queue into `seen` until stopped. */
   const consumeInto = (seen: string[]) => broker.consume(QUEUES.matcherDeposits, Message, async (d) => void seen.push(d.messageId), { prefetch: 100 });

@@ -1,4 +1,4 @@
-import { asSql, statement, type PrismaClient, type Sql, type SqlOrPrisma } from '@pmatch/db';
+import { asSql, sql, statement, type PrismaClient, type Sql, type SqlOrPrisma } from '@pmatch/db';
 import { waitFor } from './infra';
 
 /** A node of PostgreSQL's JSON plan (`EXPLAIN (FORMAT JSON)`). */
@@ -32,9 +32,9 @@ export function planNodes(node: PlanNode): PlanNode[] {
   return [node, ...((node.Plans as PlanNode[] | undefined) ?? []).flatMap(planNodes)];
 }
 
-const rowsRead = statement(
+const rowsRead = statement<{ table: string }, { read: number }>(
   'testkit.rows_read_in_transaction',
-  'SELECT (COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0))::int AS read FROM pg_stat_xact_user_tables WHERE relname = $1',
+  (p) => sql`SELECT (COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0))::int AS read FROM pg_stat_xact_user_tables WHERE relname = ${p.table}`,
 );
 
 /**
@@ -43,7 +43,7 @@ const rowsRead = statement(
  * shape alone does not say how much of an index it walks.
  */
 export async function rowsReadInTransaction(tx: SqlOrPrisma, table: string): Promise<number> {
-  const [row] = await asSql(tx).rows<{ read: number }>(rowsRead, [table]);
+  const [row] = await asSql(tx).rows(rowsRead, { table });
   return row!.read;
 }
 
@@ -51,22 +51,22 @@ export async function rowsReadInTransaction(tx: SqlOrPrisma, table: string): Pro
  * `sql` that also notes the name of every statement it runs, in order, in `names`: what a test of
  * round trips counts (a batch written in one statement, a read that must not happen).
  */
-export function notingStatements(sql: Sql, names: string[]): Sql {
+export function notingStatements(db: Sql, names: string[]): Sql {
   return {
-    rows(s, values) {
+    rows(s, ...values) {
       names.push(s.name);
-      return sql.rows(s, values);
+      return db.rows(s, ...values);
     },
-    count(s, values) {
+    count(s, ...values) {
       names.push(s.name);
-      return sql.count(s, values);
+      return db.count(s, ...values);
     },
   };
 }
 
-const lockWaits = statement(
+const lockWaits = statement<{ queryLike: string }, { n: number }>(
   'testkit.lock_waits',
-  "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1",
+  (p) => sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ${p.queryLike}`,
 );
 
 /**
@@ -74,7 +74,7 @@ const lockWaits = statement(
  * test of a write that must wait for another's waits on, rather than a sleep that assumes it.
  */
 export async function statementWaitingForALock(db: SqlOrPrisma, queryLike: string): Promise<void> {
-  await waitFor(async () => ((await asSql(db).rows<{ n: number }>(lockWaits, [queryLike]))[0]!.n > 0 ? true : undefined), {
+  await waitFor(async () => ((await asSql(db).rows(lockWaits, { queryLike }))[0]!.n > 0 ? true : undefined), {
     what: `a statement like '${queryLike}' to wait for a lock`,
   });
 }

@@ -13,21 +13,10 @@ import {
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, statementWaitingForALock, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
-import {
-  EXPIRED_CANDIDATE_LIMIT,
-  OPEN_CANDIDATE_CAP,
-  StaleDecisionError,
-  amountCandidates,
-  confirmDeposit,
-  findAmountCandidates,
-  payOrder,
-  readDeposit,
-  readDepositToDecide,
-  setDepositStatus,
-  decisionWriter,
-  writeDecisions,
-  writeDecisionsStatement,
-} from '../src/data/decisions';
+import { EXPIRED_CANDIDATE_LIMIT, OPEN_CANDIDATE_CAP, amountCandidatesStatement, findAmountCandidates } from '../src/data/candidates';
+import { StaleDecisionError, confirmDeposit, payOrder, setDepositStatus } from '../src/data/conditional-writes';
+import { writeDecisionInBatches, writeDecisionsBatched, writeDecisionsBatchedStatement } from '../src/data/decisions-batched';
+import { readDeposit, readDepositStatement } from '../src/data/deposit-to-decide';
 import { decide } from '../src/domain/decide';
 import { depositFacts } from '../src/domain/deposit';
 import { AUTOMATIC, depositPayment, outsidePayment } from '../src/domain/payments';
@@ -122,7 +111,7 @@ async function openTransaction(text: string, values: unknown[]) {
   let started!: () => void;
   const isStarted = new Promise<void>((resolve) => (started = resolve));
   const done = database.transaction(async (sql) => {
-    await sql.count({ name: uniqueName('test.hold_'), text }, values);
+    await sql.count({ name: uniqueName('test.hold_'), text, parameters: [], bind: () => values });
     started();
     await ending;
   });
@@ -369,7 +358,7 @@ describe.each(writePaths)('conditional updates through %s', (_path, inTransactio
   });
 });
 
-describe('decisionWriter: a decision written onto the rows it read, or not at all', () => {
+describe('writeDecisionInBatches: a decision written onto the rows it read, or not at all', () => {
   const startedAt = new Date(now.getTime() - 5);
   const ctx = { publicBaseUrl: 'http://localhost:3000', now, startedAt };
 
@@ -379,7 +368,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     expect(decision.outcome).toBe('confirmed');
     await change();
-    return decisionWriter(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
+    return writeDecisionInBatches(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
   }
 
   async function expectNothingWritten(orgId: string, order: { id: string }, deposit: { id: string }, message: { consumer: string; messageId: string }) {
@@ -417,7 +406,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
     // Holds the deposit's row, changed but not committed: the write's snapshot still sees it as read.
     const commitChange = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [deposit.id]);
 
-    const writing = decisionWriter(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
+    const writing = writeDecisionInBatches(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
     writing.catch(() => undefined);
     // The write has paid the order and waits for the deposit's row.
     await statementWaitingForALock(prisma, 'WITH items AS%');
@@ -443,7 +432,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
 
     const { pending } = await readDeposit(database.sql, deposit.id, message);
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
-    const written = await decisionWriter(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
+    const written = await writeDecisionInBatches(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
 
     const stored = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
     expect(written).toEqual(stored);
@@ -480,7 +469,7 @@ describe('decisionWriter: a decision written onto the rows it read, or not at al
   });
 });
 
-describe('writeDecisions: the decisions of several accounts in one statement', () => {
+describe('writeDecisionsBatched: the decisions of several accounts in one statement', () => {
   const startedAt = new Date(now.getTime() - 5);
   const ctx = { publicBaseUrl: 'http://localhost:3000', now, startedAt };
 
@@ -493,13 +482,13 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const { pending } = await readDeposit(database.sql, deposit.id, claim);
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     expect(decision.outcome).toBe(outcome);
-    return { orgId, orders, deposit, claim, toWrite: { pending: pending!, decision, claim, ctx } };
+    return { orgId, orders, deposit, claim, decided: { pending: pending!, decision, claim, ctx } };
   }
 
   test('when decisions of several accounts are written together, then each deposit comes back as stored, in the order given, with its own events, announcement and inbox row', async () => {
     const decisions = [await decidedDeposit('held'), await decidedDeposit('confirmed'), await decidedDeposit('unmatched')];
 
-    const written = await writeDecisions(database.sql, decisions.map((d) => d.toWrite), handOver);
+    const written = await writeDecisionsBatched(database.sql, decisions.map((d) => d.decided), handOver);
 
     expect(written).toEqual(await Promise.all(decisions.map((d) => prisma.transaction.findUniqueOrThrow({ where: { id: d.deposit.id } }))));
     expect(written.map((w) => w?.status)).toEqual(['held', 'confirmed', 'unmatched']);
@@ -516,7 +505,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const fresh = await decidedDeposit('confirmed');
     await prisma.$executeRaw`UPDATE orders SET amount = 999 WHERE id = ${stale.orders[0]!.id}`;
 
-    const written = await writeDecisions(database.sql, [stale.toWrite, fresh.toWrite], handOver);
+    const written = await writeDecisionsBatched(database.sql, [stale.decided, fresh.decided], handOver);
 
     expect(written.map((w) => w?.status ?? null)).toEqual([null, 'confirmed']);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: stale.deposit.id } })).toMatchObject({ status: 'pending', decision: null });
@@ -535,7 +524,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     // decide() holds such a deposit (expired_order_fits); a decision that confirmed it anyway must not be written.
     const confirmed = { outcome: 'confirmed' as const, orderId: expired!, payerName: 'ヤマダ タロウ', reason: 'exact', explanation: held.explanation };
 
-    expect(await writeDecisions(database.sql, [{ pending: pending!, decision: confirmed, claim, ctx }], handOver)).toEqual([null]);
+    expect(await writeDecisionsBatched(database.sql, [{ pending: pending!, decision: confirmed, claim, ctx }], handOver)).toEqual([null]);
     expect(await prisma.order.findUniqueOrThrow({ where: { id: expired! } })).toMatchObject({ status: 'expired', payment: null });
     expect(await writtenFor(orgId, claim)).toMatchObject({ events: [], inbox: 0 });
   });
@@ -545,16 +534,16 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const failing = await decidedDeposit('confirmed');
     const other = await decidedDeposit('held');
     const statements: string[] = [];
-    const write = decisionWriter(notingStatements(database.sql, statements), handOver);
+    const write = writeDecisionInBatches(notingStatements(database.sql, statements), handOver);
     // The first write waits for its deposit's row, so the next two are made while it runs.
     const releaseFirst = await openTransaction('SELECT FROM transactions WHERE id = $1 FOR UPDATE', [first.deposit.id]);
-    const writingFirst = write(first.toWrite);
+    const writingFirst = write(first.decided);
     await statementWaitingForALock(prisma, 'WITH items AS%');
     // The batch of the next two pays the failing decision's order, then waits for its deposit, which changes.
     const changeFailing = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [failing.deposit.id]);
-    const writingFailing = write(failing.toWrite);
+    const writingFailing = write(failing.decided);
     writingFailing.catch(() => undefined);
-    const writingOther = write(other.toWrite);
+    const writingOther = write(other.decided);
     await releaseFirst();
     expect((await writingFirst).status).toBe('unmatched');
     await statementWaitingForALock(prisma, 'WITH items AS%');
@@ -563,7 +552,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     await expect(writingFailing).rejects.toThrow(new StaleDecisionError(`deposit ${failing.deposit.id} or order ${failing.orders[0]!.id} changed since the decision read it`));
     expect((await writingOther).status).toBe('held');
     // The first alone; the two together, failed whole; then each alone.
-    expect(statements).toEqual(Array.from({ length: 4 }, () => writeDecisionsStatement.name));
+    expect(statements).toEqual(Array.from({ length: 4 }, () => writeDecisionsBatchedStatement.name));
     expect(await prisma.order.findUniqueOrThrow({ where: { id: failing.orders[0]!.id } })).toMatchObject({ status: 'open', payment: null });
     expect(await writtenFor(failing.orgId, failing.claim)).toMatchObject({ events: [], inbox: 0 });
     expect(await writtenFor(other.orgId, other.claim)).toMatchObject({ events: ['transaction.deposited', 'transaction.held'], inbox: 1 });
@@ -576,7 +565,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     const { orgId, accountId } = await seedAccount();
 
     const plans = await prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`PREPARE one_by_one AS ${writeDecisionsStatement.text}`);
+      await tx.$executeRawUnsafe(`PREPARE one_by_one AS ${writeDecisionsBatchedStatement.text}`);
       // Rows that do not exist: each execution is planned and run, and writes nothing.
       for (let n = 1; n <= 10; n++) await tx.$queryRawUnsafe(`EXECUTE one_by_one(${oneConfirmationLiterals(orgId, accountId, n)})`);
       const [counts] = await tx.$queryRawUnsafe<{ generic: bigint; custom: bigint }[]>(
@@ -603,7 +592,7 @@ describe('writeDecisions: the decisions of several accounts in one statement', (
     await prisma.$executeRaw`ANALYZE orders`;
     await prisma.$executeRaw`ANALYZE transactions`;
 
-    const plan = await preparedPlan(prisma, writeDecisionsStatement.text, oneConfirmationLiterals(orgId, accountId, 1), planCacheMode);
+    const plan = await preparedPlan(prisma, writeDecisionsBatchedStatement.text, oneConfirmationLiterals(orgId, accountId, 1), planCacheMode);
 
     const scans = planNodes(plan).filter((n) => String(n['Node Type']).endsWith('Scan') && ['orders', 'transactions'].includes(String(n['Relation Name'])));
     expect(scans.length).toBeGreaterThanOrEqual(3);
@@ -697,8 +686,8 @@ describe('findAmountCandidates', () => {
   // walk the index, whether the account and amount are parameters (the late-order check) or the
   // locked deposit's columns (the deposit's decision).
   const readsOfCandidates = [
-    ['amountCandidates', amountCandidates.text, (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`],
-    ['readDepositToDecide', readDepositToDecide.text, (_accountId: string, depositId: string) => `'${depositId}', '${DEPOSITS_CONSUMER}', 'plan-check'`],
+    ['amountCandidatesStatement', amountCandidatesStatement.text, (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`],
+    ['readDepositStatement', readDepositStatement.text, (_accountId: string, depositId: string) => `'${DEPOSITS_CONSUMER}', 'plan-check', '${depositId}'`],
   ] as const;
 
   test.each(readsOfCandidates.flatMap(([name, text, values]) => PLAN_CACHE_MODES.map((mode) => [name, mode, text, values] as const)))(

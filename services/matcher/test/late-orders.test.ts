@@ -283,7 +283,7 @@ describe('the late-order check\'s plan', () => {
     const order = await seedOrder(orgId, accountId, 5010, '2026-11-21T00:00:00Z');
     await prisma.$executeRaw`ANALYZE transactions`;
 
-    const plan = await preparedPlan(prisma, settleStatements[waiting].text, `'${LATE_ORDERS_CONSUMER}', ARRAY['${order.id}'], ARRAY['plan-check']`, planCacheMode, [
+    const plan = await preparedPlan(prisma, settleStatements[waiting].text, `ARRAY['${order.id}'], ARRAY['plan-check'], '${LATE_ORDERS_CONSUMER}'`, planCacheMode, [
       'enable_seqscan = off',
       'enable_bitmapscan = off',
     ]);

@@ -173,23 +173,6 @@ describe('delivery format', () => {
     expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id']).sort()).toEqual([...eventIds].sort());
   });
 
-  test('when an event comes in the one-event message of earlier versions (queued before an upgrade), then it is sent, and its announcement in the new shape adds nothing', async () => {
-    const orgId = await harness.createOrganisation();
-    const path = freshPath();
-    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
-    const [eventId] = await harness.recordEventsUnpublished(orgId, 1);
-    const received = await harness.metric('webhook_events_received_total');
-
-    await harness.publishOneEventMessage(eventId!);
-
-    await harness.waitForAttempts(endpoint.id, eventId!, 1);
-    await harness.publishOutbox();
-    await waitFor(async () => ((await harness.metric('webhook_events_received_total')) >= received + 2 ? true : undefined));
-    await harness.dispatcher.runDueDeliveries();
-    expect(await harness.prisma.webhookDelivery.count({ where: { eventId } })).toBe(1);
-    expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([eventId]);
-  });
-
   test('when an endpoint selected other types, then it is not sent this one', async () => {
     const orgId = await harness.createOrganisation();
     const selective = await harness.createEndpoint(orgId, receiver.url(freshPath()), { enabledEvents: ['order.created'] });

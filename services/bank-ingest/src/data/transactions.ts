@@ -1,15 +1,19 @@
 import { EXCHANGES, ROUTING_KEYS, newId, type DepositReceived } from '@pmatch/contracts';
 import {
+  columns,
   outboxInsert,
-  outboxParameters,
+  outboxValues,
   recordEvents,
+  sql,
   statement,
   transactionFields,
   transactionView,
   type BankAccountRow,
+  type Columns,
   type Database,
   type LeasedMessage,
   type OutboxHandOver,
+  type OutboxValues,
   type PrismaClient,
   type Sql,
   type TransactionRow,
@@ -22,32 +26,62 @@ export interface StoreResult {
   duplicate: boolean;
 }
 
+/** A new transaction's columns as the INSERTs write them. */
+interface NewTransactionValues {
+  id: string;
+  organisationId: string;
+  mode: string;
+  bankAccountId: string;
+  bankReference: string;
+  direction: string;
+  status: string;
+  amount: bigint;
+  counterparty: string;
+  occurredAt: Date;
+  storedAt: Date;
+}
+
+function newTransactionValues(id: string, incoming: IncomingTransaction, storedAt: Date): NewTransactionValues {
+  return {
+    id,
+    organisationId: incoming.organisationId,
+    mode: incoming.mode,
+    bankAccountId: incoming.bankAccountId,
+    bankReference: incoming.bankReference,
+    direction: incoming.direction,
+    status: initialStatus(incoming.direction),
+    amount: BigInt(incoming.amount),
+    counterparty: incoming.counterparty,
+    occurredAt: incoming.occurredAt,
+    storedAt,
+  };
+}
+
 /**
  * Inserts a transaction unless its (bank account, bank reference) is stored already; the stored
- * row comes back with the insert itself, and no row means a duplicate. Parameters $1 to $11.
+ * row comes back with the insert itself, and no row means a duplicate.
  */
-const insertTransaction = statement(
+const insertTransaction = statement<NewTransactionValues, TransactionRow>(
   'bank_ingest.insert_transaction',
-  `INSERT INTO transactions
+  (p) => sql`INSERT INTO transactions
     (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+  VALUES (${p.id}, ${p.organisationId}, ${p.mode}, ${p.bankAccountId}, ${p.bankReference}, ${p.direction}, ${p.status}, ${p.amount},
+          ${p.counterparty}, ${p.occurredAt}, ${p.storedAt}, ${p.storedAt})
   ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
   RETURNING ${transactionFields()}`,
 );
 
 /**
- * Deposits and their `deposit.received` outbox rows, any number in one statement, so that they
- * need no transaction of their own: one array per column with one element per deposit ($1 to $10:
- * ids, organisations, modes, accounts, bank references, statuses, amounts, counterparties,
- * occurred_at, the time stored), then the outbox rows' arrays ($11 to $14, message ids
- * `deposit_<id>`). A deposit's outbox row is inserted only when the deposit was: a duplicate
- * inserts neither, and neither does a second deposit of the same reference in the same batch. The
- * rows are inserted leased, for the relay to publish without claiming them (`insertNewDeposits`).
+ * Deposits and their `deposit.received` outbox rows (message ids `deposit_<id>`), any number in
+ * one statement, so that they need no transaction of their own. A deposit's outbox row is inserted
+ * only when the deposit was: a duplicate inserts neither, and neither does a second deposit of the
+ * same reference in the same batch. The rows are inserted leased (`insertNewDeposits` hands them over).
  */
-const insertDeposits = statement(
+const insertDeposits = statement<Columns<Omit<NewTransactionValues, 'direction'>> & OutboxValues, TransactionRow>(
   'bank_ingest.insert_deposits',
-  `WITH incoming AS (
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::timestamptz[])
+  (p) => sql`WITH incoming AS (
+     SELECT * FROM unnest(${p.id}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.bankAccountId}::text[], ${p.bankReference}::text[],
+                          ${p.status}::text[], ${p.amount}::bigint[], ${p.counterparty}::text[], ${p.occurredAt}::timestamptz[], ${p.storedAt}::timestamptz[])
        WITH ORDINALITY AS d(id, organisation_id, mode, bank_account_id, bank_reference, status, amount, counterparty, occurred_at, stored_at, n)),
    stored AS (
      INSERT INTO transactions
@@ -56,7 +90,7 @@ const insertDeposits = statement(
      FROM incoming ORDER BY n
      ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
      RETURNING ${transactionFields()}),
-   announced AS (${outboxInsert(11, "u.message_id IN (SELECT 'deposit_' || id FROM stored)", { leased: true })})
+   announced AS (${outboxInsert(p, "u.message_id IN (SELECT 'deposit_' || id FROM stored)", { leased: true })})
    SELECT * FROM stored`,
 );
 
@@ -71,17 +105,9 @@ export const DEPOSITS_PER_STATEMENT = 100;
 
 /**
  * Stores transactions once per (bank account, bank reference), atomically with what announces
- * them: a deposit gets its `deposit.received` outbox row for the matcher, a withdrawal its
- * `transaction.withdrawn` event (one DB transaction). A repeated notification stores nothing and
- * answers the transaction stored the first time.
- *
- * Deposits that arrive while one statement stores others are stored together by the next (a
- * `BatchWriter`): one round trip and one commit for a rush of notifications, and no added wait for
- * one alone. Each is answered only once its statement committed. A batch that fails is written
- * again deposit by deposit, so one that cannot be stored fails only its own notification.
- *
- * What the writes queued goes to the outbox relay once committed: the deposits' messages handed
- * over, a withdrawal's event claimed.
+ * them: a deposit its `deposit.received` message, a withdrawal its `transaction.withdrawn` event.
+ * A repeated notification stores nothing and answers the transaction stored the first time.
+ * Deposits are written in batches (a `BatchWriter`); each is answered once its batch committed.
  */
 export class TransactionStore {
   private readonly deposits: BatchWriter<StoreRequest, TransactionRow | null>;
@@ -113,11 +139,11 @@ export class TransactionStore {
  * Deposits in one statement (`insertDeposits`); answers per request, in the order given, the row
  * stored, or null for a duplicate (of a stored deposit, or of an earlier one in the same batch).
  * The new deposits' `deposit.received` messages go to `handOver` once the statement committed
- * (`sql` must run it on its own, not in a transaction of the caller's).
+ * (`db` must run it on its own, not in a transaction of the caller's).
  */
-export async function insertNewDeposits(sql: Sql, requests: StoreRequest[], handOver: OutboxHandOver): Promise<(TransactionRow | null)[]> {
+export async function insertNewDeposits(db: Sql, requests: StoreRequest[], handOver: OutboxHandOver): Promise<(TransactionRow | null)[]> {
+  if (requests.length === 0) return [];
   const ids = requests.map(() => newId('transaction'));
-  const column = <T>(value: (incoming: IncomingTransaction) => T) => requests.map((r) => value(r.incoming));
   const announcements = requests.map(({ incoming }, i): LeasedMessage => {
     const message: DepositReceived = {
       transaction_id: ids[i]!,
@@ -126,59 +152,38 @@ export async function insertNewDeposits(sql: Sql, requests: StoreRequest[], hand
     };
     return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${ids[i]}` };
   });
-  const rows = await sql.rows<TransactionRow>(insertDeposits, [
-    ids,
-    column((t) => t.organisationId),
-    column((t) => t.mode),
-    column((t) => t.bankAccountId),
-    column((t) => t.bankReference),
-    column((t) => initialStatus(t.direction)),
-    column((t) => BigInt(t.amount)),
-    column((t) => t.counterparty),
-    column((t) => t.occurredAt),
-    requests.map((r) => r.at),
-    ...outboxParameters(announcements),
-  ]);
+  const deposits = requests.map(({ incoming, at }, i) => {
+    const { direction, ...deposit } = newTransactionValues(ids[i]!, incoming, at);
+    return deposit;
+  });
+  const rows = await db.rows(insertDeposits, { ...columns(deposits), ...outboxValues(announcements) });
   const stored = new Map(rows.map((row) => [row.id, row]));
   handOver(announcements.filter((_, i) => stored.has(ids[i]!)));
   return ids.map((id) => stored.get(id) ?? null);
 }
 
 async function storeWithdrawal(database: Database, incoming: IncomingTransaction, at: Date): Promise<StoreResult> {
-  const row = [
-    newId('transaction'),
-    incoming.organisationId,
-    incoming.mode,
-    incoming.bankAccountId,
-    incoming.bankReference,
-    incoming.direction,
-    initialStatus(incoming.direction),
-    BigInt(incoming.amount),
-    incoming.counterparty,
-    incoming.occurredAt,
-    at,
-  ];
-  return database.transaction(async (sql) => {
-    const [transaction] = await sql.rows<TransactionRow>(insertTransaction, row);
-    if (transaction === undefined) return { transaction: await storedFirst(sql, incoming), duplicate: true };
-    await recordEvents(sql, { organisationId: incoming.organisationId, mode: incoming.mode, bankAccountId: incoming.bankAccountId, at }, [
+  return database.transaction(async (tx) => {
+    const [transaction] = await tx.rows(insertTransaction, newTransactionValues(newId('transaction'), incoming, at));
+    if (transaction === undefined) return { transaction: await storedFirst(tx, incoming), duplicate: true };
+    await recordEvents(tx, { organisationId: incoming.organisationId, mode: incoming.mode, bankAccountId: incoming.bankAccountId, at }, [
       { type: 'transaction.withdrawn', data: { object: transactionView(transaction) } },
     ]);
     return { transaction, duplicate: false };
   });
 }
 
-const findByReference = statement(
+const findByReference = statement<{ bankAccountId: string; bankReference: string }, TransactionRow>(
   'bank_ingest.find_transaction_by_reference',
-  `SELECT ${transactionFields()} FROM transactions WHERE bank_account_id = $1 AND bank_reference = $2`,
+  (p) => sql`SELECT ${transactionFields()} FROM transactions WHERE bank_account_id = ${p.bankAccountId} AND bank_reference = ${p.bankReference}`,
 );
 
 /**
  * The transaction an insert found in its way. Transactions are never deleted, and the insert
  * waited for the one in its way to commit, so it is there to read.
  */
-async function storedFirst(sql: Sql, incoming: IncomingTransaction): Promise<TransactionRow> {
-  const [existing] = await sql.rows<TransactionRow>(findByReference, [incoming.bankAccountId, incoming.bankReference]);
+async function storedFirst(db: Sql, incoming: IncomingTransaction): Promise<TransactionRow> {
+  const [existing] = await db.rows(findByReference, { bankAccountId: incoming.bankAccountId, bankReference: incoming.bankReference });
   if (existing === undefined) throw new Error(`transaction ${incoming.bankAccountId}/${incoming.bankReference} conflicted on insert but cannot be read`);
   return existing;
 }
@@ -191,13 +196,10 @@ export async function findBankAccount(prisma: PrismaClient, id: string) {
 export const BANK_ACCOUNT_CACHE_MS = 60_000;
 
 /**
- * Bank accounts by id, each reused for BANK_ACCOUNT_CACHE_MS, so that a notification does not
- * read its account every time. Safe because what a notification takes from the account (its
- * organisation and mode) is fixed when the account is created: no code path updates or deletes
- * a bank account, and the transaction's foreign key still checks that the account exists. The
- * TTL bounds how long an operator's change made by hand in SQL goes unseen. An unknown id is not
- * cached, so an account added a moment ago is found at once, and the cache holds only accounts
- * that exist.
+ * Bank accounts by id, each reused for BANK_ACCOUNT_CACHE_MS. Safe because what a notification
+ * takes from an account (its organisation and mode) never changes once it exists, and the
+ * transaction's foreign key still checks that it exists; the TTL bounds how long a change made by
+ * hand in SQL goes unseen. An unknown id is not cached, so a new account is found at once.
  */
 export class BankAccountCache {
   private readonly entries = new Map<string, { until: number; account: BankAccountRow }>();

@@ -1,4 +1,4 @@
-import { statement, type Sql, type Statement, type Tx, type TransactionRow } from '@pmatch/db';
+import { sql, statement, type Columns, type Sql, type Statement, type Tx, type TransactionRow } from '@pmatch/db';
 import { inboxClaimSql } from '@pmatch/platform';
 
 /** Which deposits count as waiting for a late order (`lateOrderExaminer` says why each). */
@@ -10,21 +10,22 @@ export interface RegisteredOrder {
   messageId: string;
 }
 
+type SettleValues = Columns<RegisteredOrder> & { consumer: string };
+
 /**
- * Parameters: consumer, order ids, message ids (one element per message). The statuses are written
- * out, not a parameter, so that every plan can use transactions_waiting_idx, whose predicate they
- * imply. Inbox rows go in key order, so two matchers' batches cannot deadlock on them.
+ * The statuses are written out, not a parameter, so that every plan can use
+ * transactions_waiting_idx, whose predicate they imply.
  */
-export const settleStatements: Record<Waiting, Statement> = {
+export const settleStatements: Record<Waiting, Statement<SettleValues, { found: boolean }>> = {
   'pending or unmatched': settleStatement('matcher.late_orders_settle_unless_pending_or_unmatched', "('pending', 'unmatched')"),
   unmatched: settleStatement('matcher.late_orders_settle_unless_unmatched', "('unmatched')"),
 };
 
-function settleStatement(name: string, statuses: string): Statement {
+function settleStatement(name: string, statuses: string): Statement<SettleValues, { found: boolean }> {
   return statement(
     name,
-    `WITH registered AS (
-       SELECT * FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS r(order_id, message_id, i)),
+    (p) => sql`WITH registered AS (
+       SELECT * FROM unnest(${p.orderId}::text[], ${p.messageId}::text[]) WITH ORDINALITY AS r(order_id, message_id, i)),
      waiting AS (
        SELECT r.i, r.message_id, EXISTS (
          SELECT 1 FROM orders o JOIN transactions t
@@ -32,7 +33,7 @@ function settleStatement(name: string, statuses: string): Statement {
           AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at
          WHERE o.id = r.order_id AND o.status = 'open') AS found
        FROM registered r),
-     claimed AS (${inboxClaimSql({ consumer: '$1', messageId: 'message_id' }, 'FROM waiting WHERE NOT found')})
+     claimed AS (${inboxClaimSql({ consumer: p.consumer, messageId: 'message_id' }, 'FROM waiting WHERE NOT found')})
      SELECT found FROM waiting ORDER BY i`,
   );
 }
@@ -44,8 +45,8 @@ function settleStatement(name: string, statuses: string): Statement {
  * was settled; one that was not (such a deposit exists) is left unclaimed, for the caller to look
  * again or decide.
  */
-export async function settleWithoutDeposit(sql: Sql, waiting: Waiting, consumer: string, messages: RegisteredOrder[]): Promise<boolean[]> {
-  const rows = await sql.rows<{ found: boolean }>(settleStatements[waiting], [consumer, messages.map((m) => m.orderId), messages.map((m) => m.messageId)]);
+export async function settleWithoutDeposit(db: Sql, waiting: Waiting, consumer: string, messages: RegisteredOrder[]): Promise<boolean[]> {
+  const rows = await db.rows(settleStatements[waiting], { consumer, orderId: messages.map((m) => m.orderId), messageId: messages.map((m) => m.messageId) });
   return rows.map((row) => !row.found);
 }
 

@@ -1,7 +1,7 @@
 import { AppError, type MatcherCommand, type Payment } from '@pmatch/contracts';
 import { Prisma, amountOf, orderView, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
-import { StaleDecisionError, confirmDeposit, payOrder, recordFor, setDepositStatus } from '../data/decisions';
+import { StaleDecisionError, confirmDeposit, payOrder, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
 import { MATCH_OPERATION, assertMatchable, assertReversible, outsidePayment } from '../domain/payments';
 import { underAccountLock, type MatcherDeps } from './deps';
 
@@ -100,7 +100,7 @@ async function reverse(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.reve
     );
   }
   const row = await tx.order.findUniqueOrThrow({ where: { id: order.id } });
-  await recordFor(tx, row, now, [
+  await recordEventsFor(tx, row, now, [
     { type: 'order.payment_reversed', data: { object: orderView(row, deps.publicBaseUrl), previous_payment: previousPayment } },
   ]);
   return row;
@@ -118,7 +118,7 @@ async function markPaid(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.mar
   if (paidAt.getTime() > now.getTime()) throw new AppError('parameter_invalid', 'paid_at must not be in the future.', { param: 'paid_at' });
   const payment = outsidePayment({ amount: amountOf(order.amount), payerName: order.payerName }, paidAt, now, command.trigger);
   const row = await payOrder(tx, order.id, { statuses: ['open'], amount: order.amount }, payment, 'paid_outside', now);
-  await recordFor(tx, row, now, [{ type: 'order.paid', data: { object: orderView(row, deps.publicBaseUrl) } }]);
+  await recordEventsFor(tx, row, now, [{ type: 'order.paid', data: { object: orderView(row, deps.publicBaseUrl) } }]);
   return row;
 }
 
@@ -140,7 +140,7 @@ async function match(tx: Tx, deps: MatcherDeps, command: CommandOf<'transaction.
     { reason: 'manual', candidates: [] },
     now,
   );
-  await recordFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
+  await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
   return transaction;
 }
 

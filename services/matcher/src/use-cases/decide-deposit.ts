@@ -1,6 +1,7 @@
 import type { DepositReceived } from '@pmatch/contracts';
 import type { OutboxHandOver, TransactionRow } from '@pmatch/db';
-import { decisionWriter, readDeposit } from '../data/decisions';
+import { writeDecisionInBatches } from '../data/decisions-batched';
+import { readDeposit } from '../data/deposit-to-decide';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -17,15 +18,12 @@ export type DepositDecider = (message: DepositReceived, messageId: string) => Pr
 
 /**
  * The use case behind `deposit.received`: under the account's lock, read the pending deposit with
- * its candidates, decide, and write the decision with its events, in two statements and no DB
- * transaction (the write is one statement, conditional on the rows being as read; decided again if
- * they changed). The write goes with the decisions other accounts made meanwhile (`decisionWriter`):
- * one statement and one commit for many. Idempotent: a message seen before, or a deposit already
- * decided, changes nothing.
- * Plain SQL, not Prisma: this runs once per deposit, and Prisma's client would be most of its CPU.
+ * its candidates, decide, and write the decision with its events (decided again if the rows
+ * changed since the read; docs/decisions/0026-decision-written-as-one-conditional-statement.md).
+ * Idempotent: a message seen before, or a deposit already decided, changes nothing.
  */
 export function depositDecider(deps: DecideDepositDeps): DepositDecider {
-  const writeDecision = decisionWriter(deps.database.sql, deps.handOver);
+  const writeDecision = writeDecisionInBatches(deps.database.sql, deps.handOver);
   return (message, messageId) => {
     const claim = { consumer: DEPOSITS_CONSUMER, messageId };
     return underAccountLock(deps, message.bank_account_id, async () => {

@@ -1,6 +1,6 @@
 import { isUniqueViolation, type Database, type PrismaClient } from '@pmatch/db';
 import type { Clock, Logger, RedisLock } from '@pmatch/platform';
-import { StaleDecisionError } from '../data/decisions';
+import { StaleDecisionError } from '../data/conditional-writes';
 
 export interface MatcherDeps {
   /** Plain SQL for the deposit decision, the hot path; Prisma (on the same pool) for the rest. */

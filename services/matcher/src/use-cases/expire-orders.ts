@@ -1,5 +1,5 @@
 import { orderView } from '@pmatch/db';
-import { recordFor } from '../data/decisions';
+import { recordEventsFor } from '../data/conditional-writes';
 import type { MatcherDeps } from './deps';
 
 const BATCH_SIZE = 500;
@@ -19,7 +19,7 @@ export async function expireDueOrders(deps: MatcherDeps): Promise<number> {
       const order = await tx.order.findUniqueOrThrow({ where: { id } });
       // closed_at is when the order left open: the moment its deadline passed, not when we noticed.
       const expired = await tx.order.update({ where: { id }, data: { status: 'expired', closedAt: order.expiresAt, updatedAt: now } });
-      await recordFor(tx, expired, now, [{ type: 'order.expired', data: { object: orderView(expired, deps.publicBaseUrl) } }]);
+      await recordEventsFor(tx, expired, now, [{ type: 'order.expired', data: { object: orderView(expired, deps.publicBaseUrl) } }]);
     }
     return due.length;
   });

@@ -1,7 +1,9 @@
 import { orderRegistrationId, type OrderRegistered } from '@pmatch/contracts';
 import { orderView, transactionView } from '@pmatch/db';
 import { BatchWriter, claimMessage } from '@pmatch/platform';
-import { confirmDeposit, findAmountCandidates, nameMatcherOf, recordFor, setDepositStatus } from '../data/decisions';
+import { findAmountCandidates } from '../data/candidates';
+import { confirmDeposit, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
+import { nameMatcherOf } from '../data/deposit-to-decide';
 import { lockUnmatchedDeposits, settleWithoutDeposit, type RegisteredOrder } from '../data/late-orders';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
@@ -18,23 +20,10 @@ const SETTLED_PER_STATEMENT = 200;
 export type LateOrderExaminer = (orders: readonly OrderRegistered[]) => Promise<boolean>;
 
 /**
- * Spec "Late orders": a newly registered order whose ordered_at is not after an unmatched deposit
- * re-examines that deposit with the same decision as a new deposit. The result is held by default
- * and confirmed only when the seller enabled auto-confirmation and exactly one deposit fits.
- * The examiner resolves with whether it recorded events (so the outbox relay has something to
- * publish).
- *
- * Nearly every order is registered before its money arrives: one statement settles those, without
- * the account's lock, which would make every new order of an account wait behind its deposit
- * decisions and theirs behind it. That is safe because the message is published only after the
- * order committed: a deposit the statement cannot see yet is decided after it, with the order
- * among its candidates; one being decided now is still pending there, so pending counts as
- * waiting; and a deposit that a person's command (reverse, restore) is about to make unmatched is
- * seen as it was before the command, as if the check had run first. The messages that arrive
- * while one such statement runs are settled together by the next (a `BatchWriter`), and so are the
- * orders of one message: one round trip and one commit for a rush of new orders, and no added wait
- * for one order alone. The orders a deposit waits for are examined one after another, each under
- * its account's lock.
+ * A newly registered order re-examines the unmatched deposits it could explain, with the same
+ * decision as a new deposit (held unless auto-confirmation is on and one deposit fits). Orders no
+ * deposit waits for are settled in batches without the account's lock
+ * (docs/decisions/0029-late-orders-settled-without-the-lock.md); the rest under it, one by one.
  */
 export function lateOrderExaminer(deps: MatcherDeps): LateOrderExaminer {
   const settledWithoutLock = new BatchWriter(
@@ -86,7 +75,7 @@ async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, mes
           outcome.explanation,
           now,
         );
-        await recordFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
+        await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
       } else {
         const transaction = await setDepositStatus(
           tx,
@@ -95,7 +84,7 @@ async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, mes
           { status: 'held', orderId: null, candidateOrderIds: outcome.candidateOrderIds, decision: outcome.explanation },
           now,
         );
-        await recordFor(tx, transaction, now, [
+        await recordEventsFor(tx, transaction, now, [
           { type: 'transaction.held', data: { object: transactionView(transaction), candidate_order_ids: outcome.candidateOrderIds } },
         ]);
       }

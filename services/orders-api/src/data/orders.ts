@@ -6,6 +6,7 @@ import {
   orderFields,
   orderView,
   recordEvents,
+  sql,
   statement,
   type Db,
   type NewOrderAt,
@@ -44,26 +45,27 @@ export function newOrderWriter(
   return (order) => batches.submit(order);
 }
 
-/** Parameters: id, organisation, mode, and the key's bank account or null (scopeOf, in SQL). */
-const findInScope = statement(
+/** An order in the scope of an API key: its organisation, mode and bank account, if it has one (`scopeOf`, in SQL). */
+const findInScope = statement<{ id: string; organisationId: string; mode: string; bankAccountId: string | null }, OrderRow>(
   'orders_api.find_order',
-  `SELECT ${orderFields()} FROM orders
-   WHERE id = $1 AND organisation_id = $2 AND mode = $3 AND ($4::text IS NULL OR bank_account_id = $4)`,
+  (p) => sql`SELECT ${orderFields()} FROM orders
+   WHERE id = ${p.id} AND organisation_id = ${p.organisationId} AND mode = ${p.mode}
+     AND (${p.bankAccountId}::text IS NULL OR bank_account_id = ${p.bankAccountId})`,
 );
 
 /** The order with this id in the caller's scope: plain SQL, as GET /v1/orders/{id} is a hot path. */
 export async function findOrder(db: SqlOrPrisma, scope: Scope, id: string): Promise<OrderRow | null> {
-  const [row] = await asSql(db).rows<OrderRow>(findInScope, [id, scope.organisationId, scope.mode, scope.bankAccountId]);
+  const [row] = await asSql(db).rows(findInScope, { id, organisationId: scope.organisationId, mode: scope.mode, bankAccountId: scope.bankAccountId });
   return row ?? null;
 }
 
-const findByExternalId = statement(
+const findByExternalId = statement<{ organisationId: string; mode: string; externalId: string }, OrderRow>(
   'orders_api.find_order_by_external_id',
-  `SELECT ${orderFields()} FROM orders WHERE organisation_id = $1 AND mode = $2 AND external_id = $3`,
+  (p) => sql`SELECT ${orderFields()} FROM orders WHERE organisation_id = ${p.organisationId} AND mode = ${p.mode} AND external_id = ${p.externalId}`,
 );
 
 export async function findOrderByExternalId(db: SqlOrPrisma, scope: Scope, externalId: string): Promise<OrderRow | null> {
-  const [row] = await asSql(db).rows<OrderRow>(findByExternalId, [scope.organisationId, scope.mode, externalId]);
+  const [row] = await asSql(db).rows(findByExternalId, { organisationId: scope.organisationId, mode: scope.mode, externalId });
   return row ?? null;
 }
 

@@ -1,4 +1,4 @@
-import { asSql, statement, type PrismaClient } from '@pmatch/db';
+import { asSql, sql, statement, type PrismaClient, type Statement } from '@pmatch/db';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../domain/idempotency';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -11,26 +11,20 @@ const PUBLISHED_OUTBOX_RETENTION_MS = 7 * DAY_MS;
 export const RETENTION_BATCH = 5000;
 
 /**
- * Parameter: published before. Published outbox rows go oldest first: of the batch of oldest rows
- * by id (the pkey walked in order; rows are published seconds after they are written, so id order
- * is publishing order), those published before the cutoff. A pass reads one batch, not the week
- * of rows kept, and needs no index of published_at, which every outbox write would pay for. A row
- * not yet published is never deleted and only waits its turn. The ids go to the DELETE as one
- * array, so that every plan deletes them by the pkey too.
+ * Of the oldest outbox rows by id (publishing order, near enough), those published before the
+ * cutoff: a pass reads one batch, and no index of published_at is needed. A row not yet published
+ * waits its turn. The ids go to the DELETE as one array, so that every plan deletes by the pkey.
  */
-export const deletePublishedOutbox = statement(
+export const deletePublishedOutbox: Statement<{ publishedBefore: Date }> = statement(
   'orders_api.delete_published_outbox',
-  `DELETE FROM outbox WHERE id = ANY (ARRAY(
-     SELECT id FROM (SELECT id, published_at FROM outbox ORDER BY id LIMIT ${RETENTION_BATCH}) oldest WHERE published_at < $1))`,
+  (p) => sql`DELETE FROM outbox WHERE id = ANY (ARRAY(
+     SELECT id FROM (SELECT id, published_at FROM outbox ORDER BY id LIMIT ${RETENTION_BATCH}) oldest WHERE published_at < ${p.publishedBefore}))`,
 );
 
 /**
- * Deletes what orders-api keeps past its retention: events after 30 days, idempotency keys after
- * 24 hours, published outbox rows after a week; a bounded batch per table and pass, so a large
- * backlog never holds long locks. Resolves with the number of rows deleted.
- *
- * The delivery log is the webhook dispatcher's to delete; an event still referred to by a delivery
- * waits until the dispatcher has deleted it (the foreign key no longer cascades).
+ * Deletes a batch per table of what orders-api keeps past its retention: events after 30 days
+ * (once no delivery refers to them: the dispatcher deletes its log), idempotency keys after 24
+ * hours, published outbox rows after a week. Resolves with the number of rows deleted.
  */
 export async function deleteExpiredRecords(prisma: PrismaClient, now: Date): Promise<number> {
   const at = (ms: number) => new Date(now.getTime() - ms);
@@ -41,7 +35,7 @@ export async function deleteExpiredRecords(prisma: PrismaClient, now: Date): Pro
       LIMIT ${RETENTION_BATCH})`,
     prisma.$executeRaw`DELETE FROM idempotency_keys WHERE (organisation_id, mode, key) IN (
       SELECT organisation_id, mode, key FROM idempotency_keys WHERE created_at < ${at(IDEMPOTENCY_KEY_LIFETIME_MS)} LIMIT ${RETENTION_BATCH})`,
-    asSql(prisma).count(deletePublishedOutbox, [at(PUBLISHED_OUTBOX_RETENTION_MS)]),
+    asSql(prisma).count(deletePublishedOutbox, { publishedBefore: at(PUBLISHED_OUTBOX_RETENTION_MS) }),
   ]);
   return counts.reduce((a, b) => a + b, 0);
 }

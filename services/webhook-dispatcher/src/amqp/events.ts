@@ -1,13 +1,12 @@
 import type { EventsRecorded } from '@pmatch/contracts';
 import type { BatchWriter, Delivery } from '@pmatch/platform';
-import { receivedEvents, type ReceivedEvent } from '../data/deliveries';
+import { receivedEvents, type ReceivedEvent } from '../data/received-events';
 import type { DispatcherMetrics } from '../use-cases/metrics';
 
 /**
- * event.recorded: one pending delivery per event and subscribed endpoint, then a nudge to the
- * scheduler. Events that arrive while a write runs go together in the next one; a message is
- * acknowledged once all its events are recorded, and one that fails comes back (the events
- * already recorded then create nothing).
+ * event.recorded: records each event of the message (`received`, batched with others') as pending
+ * deliveries, then wakes the scheduler. The message is acknowledged once all its events are
+ * recorded; if one fails, it comes back, and the events already recorded answer 0.
  */
 export function eventHandler(deps: { received: BatchWriter<ReceivedEvent, number>; metrics: DispatcherMetrics; onDue: () => void }) {
   return async (delivery: Delivery<EventsRecorded>): Promise<void> => {

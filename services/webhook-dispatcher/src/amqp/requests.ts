@@ -1,6 +1,6 @@
 import type { WebhookRequest } from '@pmatch/contracts';
 import type { Delivery } from '@pmatch/platform';
-import { requestResend } from '../data/deliveries';
+import { requestResend } from '../data/resends';
 import { sendTestEvent, type TestEventDeps } from '../use-cases/send-test-event';
 
 /**

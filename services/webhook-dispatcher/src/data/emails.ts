@@ -1,17 +1,16 @@
 import { randomBase62 } from '@pmatch/contracts';
-import { statement, type PrismaClient, type Sql } from '@pmatch/db';
+import { sql, statement, type PrismaClient, type Sql } from '@pmatch/db';
 import type { Email } from '../domain/emails';
 
-/** Parameters: id, endpoint id, kind, recipient, subject, body, at. */
-const insertEmail = statement(
+const queueEmailStatement = statement<Email & { id: string; endpointId: string; recipient: string; at: Date }>(
   'dispatcher.queue_email',
-  `INSERT INTO webhook_emails (id, endpoint_id, kind, recipient, subject, body, next_attempt_at, created_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+  (p) => sql`INSERT INTO webhook_emails (id, endpoint_id, kind, recipient, subject, body, next_attempt_at, created_at)
+   VALUES (${p.id}, ${p.endpointId}, ${p.kind}, ${p.recipient}, ${p.subject}, ${p.body}, ${p.at}, ${p.at})`,
 );
 
 /** Queues an e-mail in the caller's DB transaction, with the state change it reports. */
 export async function queueEmail(tx: Sql, email: Email & { endpointId: string; recipient: string }, at: Date): Promise<void> {
-  await tx.count(insertEmail, [`eml_${randomBase62(24)}`, email.endpointId, email.kind, email.recipient, email.subject, email.body, at]);
+  await tx.count(queueEmailStatement, { id: `eml_${randomBase62(24)}`, endpointId: email.endpointId, kind: email.kind, recipient: email.recipient, subject: email.subject, body: email.body, at });
 }
 
 export interface DueEmail {

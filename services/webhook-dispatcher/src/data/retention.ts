@@ -5,7 +5,7 @@ import type { PrismaClient } from '@pmatch/db';
 const BATCH = 5000;
 
 /**
- * Deletes what this service owns once the spec's 30 days of delivery log have passed: attempts
+ * Deletes what this service owns once the 30 days of delivery log it keeps have passed: attempts
  * older than that, deliveries finished (not pending) longer ago than that with whatever attempts
  * they still have, and owner e-mails (they point into the log), sent or not. A pending delivery is
  * never deleted: it is still being worked on. Resolves with the number of rows deleted.

@@ -4,14 +4,9 @@ import type { BatchWriter, Clock, Logger, SecretBox } from '@pmatch/platform';
 import { deliveryFailedEmail, endpointDisabledEmail } from '../domain/emails';
 import { failingTooLong, failureEmailAllowed, isAcknowledged, nextAttemptAt } from '../domain/retries';
 import { deliveryHeaders, signingSecrets } from '../domain/signature';
-import {
-  noteFailureEmailQueued,
-  recordFailedAttempt,
-  switchOffFailingEndpoint,
-  type ClaimedDelivery,
-  type ClaimedEndpoint,
-  type FinishedAttempt,
-} from '../data/deliveries';
+import { recordFailedAttempt, type FinishedAttempt } from '../data/attempts';
+import type { ClaimedDelivery, ClaimedEndpoint } from '../data/claims';
+import { noteFailureEmailQueued, switchOffFailingEndpoint } from '../data/endpoints';
 import { queueEmail } from '../data/emails';
 import type { DispatcherMetrics } from './metrics';
 import type { HttpOutcome, WebhookClient } from '../outbound/webhook-client';
@@ -35,9 +30,9 @@ export interface AttemptDeps {
 
 /**
  * Makes one attempt of a claimed delivery and records it atomically: the log line, the next due
- * time or final status, the endpoint's run of failures and the owner's e-mails. The bytes signed
- * are the bytes sent. An attempt that cannot even be sent (a secret that no longer decrypts) is
- * recorded as failed like any other; only a failure to record the outcome is left to the lease.
+ * time or final status, the endpoint's run of failures (which may switch it off) and the owner's
+ * e-mails. An attempt that cannot even be sent (a fault of ours) is recorded as a failure like
+ * any other; only a failure to record is left to the lease.
  */
 export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelivery): Promise<void> {
   const { endpoint, event } = delivery;

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Database } from '@pmatch/db';
 import type { Clock, Logger } from '@pmatch/platform';
-import { claimDueDeliveries, skipDeliveriesOfSwitchedOffEndpoints, type ClaimedDelivery, type EndpointShare } from '../data/deliveries';
+import { claimDueDeliveries, type ClaimedDelivery, type EndpointShare } from '../data/claims';
+import { skipDeliveriesOfSwitchedOffEndpoints } from '../data/endpoints';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SchedulerLimits {

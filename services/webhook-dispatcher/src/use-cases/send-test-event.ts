@@ -1,6 +1,6 @@
 import type { Event } from '@pmatch/contracts';
 import type { PrismaClient } from '@pmatch/db';
-import { findEndpointForTestEvent } from '../data/deliveries';
+import { findEndpointForTestEvent } from '../data/endpoints';
 import { isAcknowledged } from '../domain/retries';
 import { deliveryHeaders } from '../domain/signature';
 import { openSigningSecrets, sendOrExplain, type AttemptDeps } from './attempt-delivery';

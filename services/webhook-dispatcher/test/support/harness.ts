@@ -1,4 +1,4 @@
-import { EXCHANGES, ROUTING_KEYS, newId, type EventType, type Mode, type NewEvent, type Order } from '@pmatch/contracts';
+import { newId, type EventType, type Mode, type NewEvent, type Order } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { Broker, ManualClock, OutboxRelay, SecretBox, createLogger, newSigningSecret } from '@pmatch/platform';
 import { DATABASE_ROLE, RABBITMQ_URL, createTestDatabase, databaseUrlAs, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
@@ -134,16 +134,6 @@ export class DispatcherHarness {
   async republishEvent(eventId: string): Promise<void> {
     const row = await this.prisma.outbox.findUniqueOrThrow({ where: { messageId: eventId } });
     await this.broker.publish(row.exchange, row.routingKey, row.payload, { messageId: row.messageId });
-  }
-
-  /**
-   * Publishes a stored event's announcement as versions before 2026-11-24 made it, as an upgrade
-   * finds it queued: the event alone, its id as the message id.
-   */
-  async publishOneEventMessage(eventId: string): Promise<void> {
-    const event = await this.prisma.event.findUniqueOrThrow({ where: { id: eventId } });
-    const body = { event_id: event.id, organisation_id: event.organisationId, mode: event.mode, type: event.type };
-    await this.broker.publish(EXCHANGES.events, ROUTING_KEYS.eventRecorded, body, { messageId: event.id });
   }
 
   /** A counter or gauge of the dispatcher's /metrics, summed over its labels. */
