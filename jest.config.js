@@ -20,10 +20,12 @@ module.exports = {
     'packages/db',
     'packages/platform',
     'packages/ops',
+    'packages/client',
     'services/orders-api',
     'services/bank-ingest',
     'services/matcher',
     'services/webhook-dispatcher',
+    'examples/merchant-server',
     { ...project('test/e2e'), rootDir: '<rootDir>/test/e2e', testMatch: ['<rootDir>/**/*.test.ts'], transform: { '^.+\\.ts$': tsJest } },
   ].map((p) => (typeof p === 'string' ? project(p) : p)),
 };
