@@ -31,6 +31,7 @@ import { MatcherClient } from './http/matcher-client';
 import { createsOrderWithoutIdempotencyKey, ordersRouter } from './http/orders';
 import { paymentPageRouter } from './http/payment-page';
 import { rateLimit } from './http/rate-limit';
+import { referenceDocsRouter } from './http/reference-docs';
 import { settingsRouter } from './http/settings';
 import { testDepositsRouter } from './http/test-deposits';
 import { transactionsRouter } from './http/transactions';
@@ -65,6 +66,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
+  app.use(referenceDocsRouter());
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const limiter = new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
   const keys = new ApiKeys(database.sql, metrics);

@@ -35,7 +35,7 @@ Lists answer \`{"object": "list", "data": [...], "has_more": bool}\`. Ask for th
 \`starting_after=<id of the last object>\` while \`has_more\` is true; \`limit\` is 1–${LIMITS.listLimitMax}
 (default ${LIMITS.listLimitDefault}). Orders and transactions come newest first, events in the order they were recorded.
 
-## Webhooks
+## Webhook deliveries
 Each webhook endpoint receives the events of its mode as \`POST\` requests signed the Standard
 Webhooks way (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). Verify the signature over
 the raw body, answer 2xx within 10 seconds, and do the work afterwards. A delivery that fails is
