@@ -79,7 +79,8 @@ export function createShopApp(config: ShopConfig): Express {
 /**
  * Events may come twice (a retry after a lost answer) and out of order (a retried one after a
  * later one). So a handled event id is skipped, and for an order event the order is read again:
- * the shop acts on how the order is now, never on how an old event says it was.
+ * the shop acts on how the order is now, never on how an old event says it was
+ * (docs/decisions/0049-example-webhook-handling.md).
  */
 async function handleEvent(config: ShopConfig, event: Event): Promise<void> {
   if (config.shop.wasHandled(event.id)) {

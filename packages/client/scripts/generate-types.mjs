@@ -1,7 +1,7 @@
 // Generates src/generated/api.ts, the TypeScript types of the API, from the OpenAPI document that
 // orders-api serves (built by @pmatch/contracts), with openapi-typescript. Run by `npm run build`
 // after the contracts are built and before the client is; writes only when the types changed, so
-// an unchanged document leaves the client's build up to date.
+// an unchanged document leaves the client's build up to date. docs/decisions/0047-client-types-generated-at-build.md
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -42,7 +42,7 @@ export interface Operation {
   errors?: ErrorCode[];
 }
 
-/** The /v1 operations. Adding an endpoint means adding it here. */
+/** The /v1 operations. Adding an endpoint means adding it here (docs/decisions/0045-openapi-document-from-contracts.md). */
 export const OPERATIONS: Operation[] = [];
 
 export function document(operation: Operation): void {

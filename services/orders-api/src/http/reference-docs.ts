@@ -45,7 +45,7 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-/** The API reference at /docs, rendered by Redoc from the document at /v1/openapi.json. Public, like the document. */
+/** The API reference at /docs, rendered by Redoc from /v1/openapi.json (docs/decisions/0048-reference-page-redoc.md). Public, like the document. */
 export function referenceDocsRouter(): Router {
   const router = Router();
   router.use('/docs', (_req, res, next) => {
