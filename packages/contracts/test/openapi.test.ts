@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -188,5 +188,43 @@ describe('what the document promises', () => {
     );
     expect(ingest.webhooks ?? {}).toEqual({});
     expect(Object.keys(api.paths).some((path) => path.startsWith('/ingest'))).toBe(false);
+  });
+});
+
+describe('coverage of the services\' routes', () => {
+  const ROUTE = /\.(get|post|patch|delete)\(\s*(['`])(\/(?:v1|ingest\/v1)\/[^'`]*)\2/g;
+
+  /** `METHOD /path` of every route a service's source mounts, `:id` as `{id}`, `${…}` as `{*}`. */
+  function routesOf(service: string): string[] {
+    const dir = join(__dirname, '..', '..', '..', 'services', service, 'src');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    return files.flatMap((file) =>
+      [...readFileSync(join(dir, file), 'utf8').matchAll(ROUTE)].map(
+        ([, method, , path]) => `${method!.toUpperCase()} ${path!.replace(/:([a-z_]+)/g, '{$1}').replace(/\$\{[^}]+\}/g, '{*}')}`,
+      ),
+    );
+  }
+
+  const documented = (document: Json) =>
+    Object.entries<Json>(document.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path}`));
+  /** Whether a route serves an operation: the same method and segments, `{*}` standing for any one segment. */
+  const matches = (route: string, operation: string) => {
+    const [routeMethod, routePath] = route.split(' ');
+    const [method, path] = operation.split(' ');
+    const routeSegments = routePath!.split('/');
+    const segments = path!.split('/');
+    return routeMethod === method && routeSegments.length === segments.length && routeSegments.every((s, i) => s === '{*}' || s === segments[i]);
+  };
+
+  test.each([
+    ['orders-api', api],
+    ['bank-ingest', ingest],
+  ])('when %s\'s routes are read from its source, then each is documented and each documented operation has a route', (service, document) => {
+    const routes = routesOf(service).filter((r) => !r.endsWith(' /v1/openapi.json'));
+    const operations = documented(document);
+
+    expect(routes.length).toBeGreaterThan(0);
+    expect(routes.filter((route) => !operations.some((operation) => matches(route, operation)))).toEqual([]);
+    expect(operations.filter((operation) => !routes.some((route) => matches(route, operation)))).toEqual([]);
   });
 });
