@@ -20,10 +20,12 @@ module.exports = {
     'packages/db',
     'packages/platform',
     'packages/ops',
+    'packages/client',
     'services/orders-api',
     'services/bank-ingest',
     'services/matcher',
     'services/webhook-dispatcher',
+    'examples/merchant-server',
     { ...project('test/e2e'), rootDir: '<rootDir>/test/e2e', testMatch: ['<rootDir>/**/*.test.ts'], transform: { '^.+\\.ts$': tsJest } },
     // The Kubernetes manifests in deploy/k8s, rendered with kubectl and checked against the built services.
     { ...project('test/deploy'), testMatch: ['<rootDir>/*.test.ts'] },

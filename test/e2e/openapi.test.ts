@@ -30,7 +30,7 @@ describe('OpenAPI document', () => {
     expect((documentInUse() as { servers: unknown }).servers).toEqual([{ url: system.apiUrl }]);
   });
 
-  test('when a response differs from the document, then the end-to-end check fails', async () => {
+  test('when a response differs from its document, /v1 or /ingest/v1, then the end-to-end check fails', async () => {
     const { client } = await system.createMerchant();
     const order = await client.createOrder();
 
@@ -39,5 +39,8 @@ describe('OpenAPI document', () => {
     expect(() => assertDocumentedResponse('GET', `/v1/orders/${order.id}`, 200, { ...order, status: 'lost' })).toThrow(/status/);
     expect(() => assertDocumentedResponse('GET', '/v1/orders', 404, { error: { type: 'x' } })).toThrow();
     expect(() => assertDocumentedResponse('GET', '/v1/unknown', 200, {})).toThrow(/not in the OpenAPI document/);
+    expect(() => assertDocumentedResponse('POST', '/ingest/v1/notifications', 202, { transaction_id: 'txn_AAAAAAAAAAAAAAAAAAAAAAAA', duplicate: false })).not.toThrow();
+    expect(() => assertDocumentedResponse('POST', '/ingest/v1/notifications', 202, { transaction_id: 'txn_AAAAAAAAAAAAAAAAAAAAAAAA' })).toThrow(/duplicate/);
+    expect(() => assertDocumentedResponse('POST', '/ingest/v1/notifications', 401, { error: { type: 'authentication_error', code: 'rate_limited', message: 'x', request_id: 'r' } })).toThrow(/code/);
   });
 });

@@ -57,7 +57,7 @@ export const Payment = z.object({
   decided_by: z.string(),
   trigger: z.string(),
   reason: z.string(),
-});
+}).openapi('Payment');
 export type Payment = z.infer<typeof Payment>;
 
 export const Order = z.object({
@@ -78,7 +78,7 @@ export const Order = z.object({
   source: orNull(z.literal('shop')),
   payment: Payment.nullable(),
   created_at: Timestamp,
-});
+}).openapi('Order');
 export type Order = z.infer<typeof Order>;
 
 /**
@@ -127,7 +127,7 @@ export const Decision = z.object({
       would_fit: z.string().optional(),
     }),
   ),
-});
+}).openapi('Decision');
 export type Decision = z.infer<typeof Decision>;
 
 export const Transaction = z.object({
@@ -145,7 +145,7 @@ export const Transaction = z.object({
   candidate_order_ids: z.array(OrderId),
   decision: Decision.nullable(),
   created_at: Timestamp,
-});
+}).openapi('Transaction');
 export type Transaction = z.infer<typeof Transaction>;
 
 export const BankAccount = z.object({
@@ -160,7 +160,7 @@ export const BankAccount = z.object({
   account_number_last4: z.string(),
   holder_name: z.string(),
   created_at: Timestamp,
-});
+}).openapi('BankAccount');
 export type BankAccount = z.infer<typeof BankAccount>;
 
 export function listOf<T extends z.ZodType>(item: T) {
@@ -178,7 +178,7 @@ export const CreateOrderRequest = z.strictObject({
   ordered_at: Timestamp.optional(),
   expires_at: Timestamp.optional(),
   metadata: Metadata.optional(),
-});
+}).openapi('CreateOrderRequest');
 export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
 
 export const CreateTestDepositRequest = z.strictObject({
@@ -186,7 +186,7 @@ export const CreateTestDepositRequest = z.strictObject({
   counterparty: trimmedName(LIMITS.counterpartyMax),
   occurred_at: Timestamp.optional(),
   bank_account_id: BankAccountId.optional(),
-});
+}).openapi('CreateTestDepositRequest');
 export type CreateTestDepositRequest = z.infer<typeof CreateTestDepositRequest>;
 
 export const UpdateOrderRequest = z
@@ -195,28 +195,37 @@ export const UpdateOrderRequest = z
     payer_name: trimmedName(LIMITS.payerNameMax).optional(),
     metadata: Metadata.optional(),
   })
-  .refine((r) => Object.keys(r).length > 0, { message: 'give at least one of amount, payer_name, metadata' });
+  .refine((r) => Object.keys(r).length > 0, { message: 'give at least one of amount, payer_name, metadata' })
+  .openapi('UpdateOrderRequest');
 export type UpdateOrderRequest = z.infer<typeof UpdateOrderRequest>;
 
-export const MarkPaidRequest = z.strictObject({ paid_at: Timestamp.optional() });
+export const MarkPaidRequest = z.strictObject({ paid_at: Timestamp.optional() }).openapi('MarkPaidRequest');
 export type MarkPaidRequest = z.infer<typeof MarkPaidRequest>;
 
-export const MatchTransactionRequest = z.strictObject({ order_id: OrderId });
+export const MatchTransactionRequest = z.strictObject({ order_id: OrderId }).openapi('MatchTransactionRequest');
 export type MatchTransactionRequest = z.infer<typeof MatchTransactionRequest>;
 
 export const EmptyRequest = z.strictObject({});
 
 export const ListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(LIMITS.listLimitMax).default(LIMITS.listLimitDefault),
-  starting_after: Text(64, 1).optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.listLimitMax)
+    .default(LIMITS.listLimitDefault)
+    .openapi({ description: 'How many objects a page holds at most.' }),
+  starting_after: Text(64, 1).optional().openapi({ description: 'The id of the last object you have: the page starts after it.' }),
 });
 
 export const OrderListQuery = ListQuery.extend({
-  status: z.enum(ORDER_STATUSES).optional(),
-  external_id: NameText(LIMITS.externalIdMax, 1).optional(),
+  status: z.enum(ORDER_STATUSES).optional().openapi({ description: 'Only orders in this status.' }),
+  external_id: NameText(LIMITS.externalIdMax, 1).optional().openapi({ description: 'Only the order with this external_id.' }),
 });
 
-export const TransactionListQuery = ListQuery.extend({ status: z.enum(TRANSACTION_STATUSES).optional() });
+export const TransactionListQuery = ListQuery.extend({
+  status: z.enum(TRANSACTION_STATUSES).optional().openapi({ description: 'Only transactions in this status.' }),
+});
 
 /** Body of POST /ingest/v1/notifications (DESIGN "Bank notification API"). */
 export const BankNotification = z.strictObject({
@@ -226,10 +235,10 @@ export const BankNotification = z.strictObject({
   amount: Amount,
   counterparty: NameText(LIMITS.counterpartyMax),
   occurred_at: Timestamp,
-});
+}).openapi('BankNotification');
 export type BankNotification = z.infer<typeof BankNotification>;
 
 export const BankNotificationAccepted = z.object({
   transaction_id: TransactionId,
   duplicate: z.boolean(),
-});
+}).openapi('BankNotificationAccepted');

@@ -90,7 +90,7 @@ export const ErrorBody = z.object({
     param: z.string().optional(),
     request_id: z.string(),
   }),
-});
+}).openapi('Error');
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /**

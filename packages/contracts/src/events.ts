@@ -22,39 +22,34 @@ const envelope = {
   created_at: Timestamp,
 };
 
-const orderEvent = <T extends EventType>(type: T) =>
-  z.object({ ...envelope, type: z.literal(type), data: z.object({ object: Order }) });
-const transactionEvent = <T extends EventType>(type: T) =>
-  z.object({ ...envelope, type: z.literal(type), data: z.object({ object: Transaction }) });
+/** The component name of an event type's schema in the OpenAPI document: order.created → OrderCreatedEvent. */
+export function eventSchemaName(type: EventType): string {
+  return `${type.split(/[._]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}Event`;
+}
 
-export const Event = z.discriminatedUnion('type', [
-  orderEvent('order.created'),
-  orderEvent('order.updated'),
-  orderEvent('order.paid'),
-  orderEvent('order.canceled'),
-  orderEvent('order.expired'),
-  z.object({
-    ...envelope,
-    type: z.literal('order.payment_reversed'),
-    data: z.object({ object: Order, previous_payment: Payment }),
-  }),
-  transactionEvent('transaction.deposited'),
-  transactionEvent('transaction.withdrawn'),
-  z.object({
-    ...envelope,
-    type: z.literal('transaction.held'),
-    data: z.object({ object: Transaction, candidate_order_ids: z.array(OrderId) }),
-  }),
-  z.object({
-    ...envelope,
-    type: z.literal('webhook.test'),
-    data: z.object({ object: z.object({ message: z.string() }) }),
-  }),
-]);
+const event = <T extends EventType, D extends z.ZodRawShape>(type: T, data: D) =>
+  z.object({ ...envelope, type: z.literal(type), data: z.object(data) }).openapi(eventSchemaName(type));
+const orderEvent = <T extends EventType>(type: T) => event(type, { object: Order });
+const transactionEvent = <T extends EventType>(type: T) => event(type, { object: Transaction });
+
+export const Event = z
+  .discriminatedUnion('type', [
+    orderEvent('order.created'),
+    orderEvent('order.updated'),
+    orderEvent('order.paid'),
+    orderEvent('order.canceled'),
+    orderEvent('order.expired'),
+    event('order.payment_reversed', { object: Order, previous_payment: Payment }),
+    transactionEvent('transaction.deposited'),
+    transactionEvent('transaction.withdrawn'),
+    event('transaction.held', { object: Transaction, candidate_order_ids: z.array(OrderId) }),
+    event('webhook.test', { object: z.object({ message: z.string() }) }),
+  ])
+  .openapi('Event');
 export type Event = z.infer<typeof Event>;
 
 /** What a state change records: the event type and its data, before an id and time are given. */
 export type EventData = Event['data'];
 export type NewEvent = { [K in Event as K['type']]: { type: K['type']; data: K['data'] } }[EventType];
 
-export const EventListQuery = ListQuery.extend({ type: z.enum(EVENT_TYPES).optional() });
+export const EventListQuery = ListQuery.extend({ type: z.enum(EVENT_TYPES).optional().openapi({ description: 'Only events of this type.' }) });

@@ -13,7 +13,7 @@ export const Settings = z.object({
   livemode: z.boolean(),
   auto_confirm_late_orders: z.boolean(),
   matching_rules: z.array(z.enum(MATCHING_RULES)),
-});
+}).openapi('Settings');
 export type Settings = z.infer<typeof Settings>;
 
 export const UpdateSettingsRequest = z
@@ -25,5 +25,6 @@ export const UpdateSettingsRequest = z
       .refine((rules) => new Set(rules).size === rules.length, { message: 'must not repeat a rule' })
       .optional(),
   })
-  .refine((r) => Object.keys(r).length > 0, { message: 'give auto_confirm_late_orders or matching_rules' });
+  .refine((r) => Object.keys(r).length > 0, { message: 'give auto_confirm_late_orders or matching_rules' })
+  .openapi('UpdateSettingsRequest');
 export type UpdateSettingsRequest = z.infer<typeof UpdateSettingsRequest>;

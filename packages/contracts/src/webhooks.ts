@@ -1,8 +1,7 @@
 import { z } from './zod';
-import { EventId, ListQuery, Timestamp, listOf } from './api';
+import { EventId, Timestamp } from './api';
 import { EVENT_TYPES, Event, type EventType } from './events';
 import { idPattern } from './ids';
-import { document } from './openapi';
 
 /** Spec "Limits" and "Retries", in one place for the API and the dispatcher. */
 export const WEBHOOK_LIMITS = {
@@ -49,7 +48,7 @@ const WebhookUrl = z.string().min(1).max(WEBHOOK_LIMITS.urlLengthMax);
 export const CreateWebhookEndpointRequest = z.strictObject({
   url: WebhookUrl,
   enabled_events: EnabledEvents.optional(),
-});
+}).openapi('CreateWebhookEndpointRequest');
 export type CreateWebhookEndpointRequest = z.infer<typeof CreateWebhookEndpointRequest>;
 
 export const UpdateWebhookEndpointRequest = z
@@ -59,7 +58,8 @@ export const UpdateWebhookEndpointRequest = z
     /** true switches an endpoint back on after it was switched off by hand or for failing. */
     enabled: z.boolean().optional(),
   })
-  .refine((r) => Object.keys(r).length > 0, { message: 'give at least one of url, enabled_events, enabled' });
+  .refine((r) => Object.keys(r).length > 0, { message: 'give at least one of url, enabled_events, enabled' })
+  .openapi('UpdateWebhookEndpointRequest');
 export type UpdateWebhookEndpointRequest = z.infer<typeof UpdateWebhookEndpointRequest>;
 
 export const DISABLED_REASONS = ['manual', 'failing'] as const;
@@ -78,14 +78,14 @@ export const WebhookEndpoint = z.object({
   created_at: Timestamp,
   /** Only in the response that created the endpoint; GET …/secret shows it again. */
   secret: z.string().optional(),
-});
+}).openapi('WebhookEndpoint');
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 export const DeletedWebhookEndpoint = z.object({
   id: WebhookEndpointId,
   object: z.literal('webhook_endpoint'),
   deleted: z.literal(true),
-});
+}).openapi('DeletedWebhookEndpoint');
 
 export const WebhookEndpointSecret = z.object({
   object: z.literal('webhook_endpoint_secret'),
@@ -95,7 +95,7 @@ export const WebhookEndpointSecret = z.object({
    * this is when the last of them stops signing.
    */
   previous_secret_expires_at: Timestamp.nullable(),
-});
+}).openapi('WebhookEndpointSecret');
 export type WebhookEndpointSecret = z.infer<typeof WebhookEndpointSecret>;
 
 /**
@@ -124,16 +124,20 @@ export const WebhookDeliveryAttempt = z.object({
   attempted_at: Timestamp,
   /** Where the delivery of this event to this endpoint stands now. */
   delivery_status: z.enum(DELIVERY_STATUSES),
-});
+}).openapi('WebhookDeliveryAttempt');
 export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
 
 export const DeliveryLogQuery = z.strictObject({
-  event_id: EventId.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  starting_after: z.string().regex(/^dla_[0-9]{1,18}$/, 'must be a delivery attempt id (dla_…)').optional(),
+  event_id: EventId.optional().openapi({ description: 'Only the attempts to deliver this event.' }),
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: 'How many attempts a page holds at most.' }),
+  starting_after: z
+    .string()
+    .regex(/^dla_[0-9]{1,18}$/, 'must be a delivery attempt id (dla_…)')
+    .optional()
+    .openapi({ description: 'The id of the last attempt you have: the page starts after it.' }),
 });
 
-export const ResendRequest = z.strictObject({ event_id: EventId });
+export const ResendRequest = z.strictObject({ event_id: EventId }).openapi('ResendRequest');
 export type ResendRequest = z.infer<typeof ResendRequest>;
 
 /** The 202 answer to a resend: the attempt happens shortly and shows in the delivery log. */
@@ -141,7 +145,7 @@ export const ResendAccepted = z.object({
   object: z.literal('webhook_resend'),
   endpoint_id: WebhookEndpointId,
   event_id: EventId,
-});
+}).openapi('ResendAccepted');
 
 /** webhook.test event ids: `evt_test_…`, never recorded, so never in GET /v1/events or a delivery log. */
 export const TEST_EVENT_ID_PREFIX = 'evt_test_';
@@ -155,31 +159,3 @@ export const WebhookRequest = z.discriminatedUnion('type', [
   z.object({ type: z.literal('webhook.resend'), endpoint_id: WebhookEndpointId, event_id: EventId }),
 ]);
 export type WebhookRequest = z.infer<typeof WebhookRequest>;
-
-const endpointPath = '/v1/webhook-endpoints/{id}';
-document({ method: 'post', path: '/v1/webhook-endpoints', summary: 'Register a webhook endpoint (at most 5 per mode); the response shows its secret', request: CreateWebhookEndpointRequest, responses: {
-  201: { description: 'Created', schema: WebhookEndpoint },
-} });
-document({ method: 'get', path: '/v1/webhook-endpoints', summary: 'List the webhook endpoints of the key\'s mode', query: ListQuery, responses: {
-  200: { description: 'OK', schema: listOf(WebhookEndpoint) },
-} });
-document({ method: 'get', path: endpointPath, summary: 'Retrieve a webhook endpoint', responses: { 200: { description: 'OK', schema: WebhookEndpoint } } });
-document({ method: 'patch', path: endpointPath, summary: 'Change url or event types, or switch an endpoint on or off', request: UpdateWebhookEndpointRequest, responses: {
-  200: { description: 'OK', schema: WebhookEndpoint },
-} });
-document({ method: 'delete', path: endpointPath, summary: 'Delete a webhook endpoint', responses: { 200: { description: 'Deleted', schema: DeletedWebhookEndpoint } } });
-document({ method: 'get', path: `${endpointPath}/secret`, summary: 'View the signing secret (read-write keys)', responses: {
-  200: { description: 'OK', schema: WebhookEndpointSecret },
-} });
-document({ method: 'post', path: `${endpointPath}/rotate-secret`, summary: 'Issue a new signing secret; each replaced one also signs for 24 hours (429 while 4 replaced ones still sign)', responses: {
-  200: { description: 'OK', schema: WebhookEndpointSecret },
-} });
-document({ method: 'post', path: `${endpointPath}/test`, summary: 'Send a webhook.test event (id evt_test_…), not written to the delivery log', responses: {
-  202: { description: 'Accepted; the event being sent', schema: Event },
-} });
-document({ method: 'get', path: `${endpointPath}/deliveries`, summary: 'The delivery log (30 days), newest attempt first, searchable by event_id', query: DeliveryLogQuery, responses: {
-  200: { description: 'OK', schema: listOf(WebhookDeliveryAttempt) },
-} });
-document({ method: 'post', path: `${endpointPath}/deliveries/resend`, summary: 'Resend one event to this endpoint', request: ResendRequest, responses: {
-  202: { description: 'Accepted', schema: ResendAccepted },
-} });

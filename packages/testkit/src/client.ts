@@ -2,7 +2,7 @@ import { assertDocumentedResponse } from './openapi-validator';
 
 /**
  * A minimal JSON client for the API under test: status, headers and parsed body, nothing hidden.
- * Every JSON answer of a documented /v1 endpoint is checked against the OpenAPI document.
+ * Every JSON answer of a /v1 or /ingest/v1 endpoint is checked against its OpenAPI document.
  */
 export interface ApiResponse<T = any> {
   status: number;
@@ -31,7 +31,8 @@ export async function api<T = any>(
   } catch {
     // Not JSON: tests see the raw text.
   }
-  if (path.startsWith('/v1/') && !path.startsWith('/v1/openapi.json') && res.headers.get('content-type')?.startsWith('application/json')) {
+  const documented = (path.startsWith('/v1/') && !path.startsWith('/v1/openapi.json')) || path.startsWith('/ingest/v1/');
+  if (documented && res.headers.get('content-type')?.startsWith('application/json')) {
     assertDocumentedResponse(method, path, res.status, parsed);
   }
   return { status: res.status, headers: res.headers, body: parsed as T };

@@ -1,58 +1,69 @@
+import { PaymentsClient, type CreateOrderRequest, type CreateTestDepositRequest, type Event } from '@pmatch/client';
 import { api, type ApiResponse } from './client';
+import { assertDocumentedResponse } from './openapi-validator';
 
 let sequence = 0;
 
-/** A merchant's server as tests play it: one API key, and shorthands for the calls tests repeat. */
+/** The fetch of the tests' merchant: every JSON answer of a /v1 endpoint is checked against the OpenAPI document. */
+async function documentCheckedFetch(request: Request): Promise<Response> {
+  const response = await fetch(request);
+  const url = new URL(request.url);
+  if (url.pathname.startsWith('/v1/') && response.headers.get('content-type')?.startsWith('application/json')) {
+    assertDocumentedResponse(request.method, `${url.pathname}${url.search}`, response.status, await response.clone().json());
+  }
+  return response;
+}
+
+/**
+ * A merchant's server as tests play it: one API key, the typed client merchants use
+ * (@pmatch/client), and shorthands for the calls tests repeat, answering `any` so tests read what
+ * they assert freely. `request` sends exactly what a test gives, hostile input included, and
+ * retries nothing.
+ */
 export class MerchantClient {
+  readonly client: PaymentsClient;
+
   constructor(
     readonly baseUrl: string,
     readonly key: string,
-  ) {}
+  ) {
+    this.client = new PaymentsClient({ apiKey: key, baseUrl, fetch: documentCheckedFetch });
+  }
 
   request<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>> {
     return api<T>(this.baseUrl, method, path, { key: this.key, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
   }
 
-  /** Creates an order; fails the test unless it is created. */
+  /** Creates an order (with a fresh Idempotency-Key, as the client sends); throws the ApiError unless it is created. */
   async createOrder(overrides: Record<string, unknown> = {}): Promise<any> {
     sequence += 1;
-    const res = await this.request('POST', '/v1/orders', {
+    return this.client.orders.create({
       amount: 5000,
       payer_name: 'ヤマダ タロウ',
       external_id: `order-${process.pid}-${sequence}`,
       item_name: 'お米 5kg',
       ...overrides,
-    });
-    if (res.status !== 201) throw new Error(`order not created: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
+    } as CreateOrderRequest);
   }
 
-  /** Posts a test deposit; fails the test unless the service answers 201 with the decision. */
+  /** Posts a test deposit; throws the ApiError unless the service answers with the decision. */
   async deposit(amount: number, counterparty = 'ヤマダ タロウ', extra: Record<string, unknown> = {}): Promise<any> {
-    const res = await this.request('POST', '/v1/test/deposits', { amount, counterparty, ...extra });
-    if (res.status !== 201) throw new Error(`deposit not decided: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
+    return this.client.testDeposits.create({ amount, counterparty, ...extra } as CreateTestDepositRequest);
   }
 
   async order(id: string): Promise<any> {
-    return (await this.request('GET', `/v1/orders/${id}`)).body;
+    return this.client.orders.retrieve(id);
   }
 
   async transaction(id: string): Promise<any> {
-    return (await this.request('GET', `/v1/transactions/${id}`)).body;
+    return this.client.transactions.retrieve(id);
   }
 
   /** Every event of this key's mode, in recorded order (all pages). */
-  async events(type?: string): Promise<any[]> {
-    const all: any[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const query = new URLSearchParams({ limit: '100', ...(type ? { type } : {}), ...(after ? { starting_after: after } : {}) });
-      const page = await this.request('GET', `/v1/events?${query}`);
-      all.push(...page.body.data);
-      if (!page.body.has_more) return all;
-      after = page.body.data.at(-1).id;
-    }
+  async events(type?: Event['type']): Promise<any[]> {
+    const all: Event[] = [];
+    for await (const event of this.client.events.listAll({ limit: 100, ...(type ? { type } : {}) })) all.push(event);
+    return all;
   }
 
   async eventTypes(): Promise<string[]> {

@@ -1,4 +1,4 @@
-import { buildOpenApiDocument } from '@pmatch/contracts';
+import { buildIngestOpenApiDocument, buildOpenApiDocument } from '@pmatch/contracts';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
@@ -6,7 +6,8 @@ import addFormats from 'ajv-formats';
  * Checks API responses against the OpenAPI document, so every end-to-end test also proves the
  * document tells the truth. The document is the one the API serves at /v1/openapi.json, loaded by
  * `TestSystem.start` (what merchants read is what is checked); before a system runs, the one
- * generated from the contracts, which the service serves too.
+ * generated from the contracts, which the service serves too. bank-ingest's answers are checked
+ * against its own document, generated from the contracts.
  */
 interface Validator {
   document: { paths?: Record<string, unknown> } & Record<string, unknown>;
@@ -27,6 +28,10 @@ function validatorOf(document: Validator['document']): Validator {
 }
 
 let validator = validatorOf(buildOpenApiDocument('http://localhost') as unknown as Validator['document']);
+const ingestValidator = validatorOf(buildIngestOpenApiDocument('http://localhost') as unknown as Validator['document']);
+
+/** The validator of the API a path belongs to. */
+const validatorFor = (path: string) => (path.startsWith('/ingest/') ? ingestValidator : validator);
 
 /** From now on, checks responses against the document the API at `baseUrl` serves. */
 export async function useServedDocument(baseUrl: string): Promise<void> {
@@ -44,11 +49,12 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').r
 
 export function documentedRoute(path: string): string | undefined {
   const pathname = path.split('?')[0]!;
-  return validator.routes.find((r) => r.pattern.test(pathname))?.template;
+  return validatorFor(pathname).routes.find((r) => r.pattern.test(pathname))?.template;
 }
 
-/** Throws when a /v1 response does not match what the document promises for its status. */
+/** Throws when a /v1 or /ingest/v1 response does not match what its document promises for its status. */
 export function assertDocumentedResponse(method: string, path: string, status: number, body: unknown): void {
+  const validator = validatorFor(path);
   const template = documentedRoute(path);
   const operation =
     template === undefined

@@ -9,6 +9,7 @@ import { eventsRouter } from './http/events';
 import { createsOrderWithoutIdempotencyKey, ordersRouter } from './http/orders';
 import { paymentPageRouter } from './http/payment-page';
 import { rateLimit } from './http/rate-limit';
+import { referenceDocsRouter } from './http/reference-docs';
 import { settingsRouter } from './http/settings';
 import { testDepositsRouter } from './http/test-deposits';
 import { transactionsRouter } from './http/transactions';
@@ -41,6 +42,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
     http.get('/v1/openapi.json', (_req, res) => {
       res.json(openApiDocument);
     });
+    http.use(referenceDocsRouter());
     const limiter = new RateLimiter(runtime.redis('best-effort'), config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
     const keys = new ApiKeys(database.sql, runtime.metrics);
     // The key first: a request without one is refused before its body is read or parsed.

@@ -1,0 +1,53 @@
+import type { components } from './generated/api';
+
+export type ErrorBody = components['schemas']['Error'];
+export type ErrorType = ErrorBody['error']['type'];
+export type ErrorCode = ErrorBody['error']['code'];
+
+/**
+ * The API refused a request: `code` is the one to branch on (e.g. `external_id_conflict`), `status`
+ * its HTTP status. `requestId` identifies the request in the service's logs.
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  readonly requestId: string | undefined;
+  /** Seconds the answer asked to wait before retrying (429, 503), when it said. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(status: number, body: ErrorBody['error'], headers: Headers) {
+    super(body.message);
+    this.status = status;
+    this.type = body.type;
+    this.code = body.code;
+    this.param = body.param;
+    this.requestId = body.request_id ?? headers.get('request-id') ?? undefined;
+    const retryAfter = Number(headers.get('retry-after') ?? Number.NaN);
+    this.retryAfterSeconds = Number.isFinite(retryAfter) ? retryAfter : undefined;
+  }
+
+  /** The error of an answer that is not 2xx; one without our error body (a proxy's page) still becomes one. */
+  static from(response: Response, body: unknown): ApiError {
+    const error = (body as Partial<ErrorBody> | undefined)?.error;
+    if (error !== undefined && typeof error.code === 'string' && typeof error.message === 'string') {
+      return new ApiError(response.status, error, response.headers);
+    }
+    const code: ErrorCode = response.status >= 500 ? 'internal_error' : 'parameter_invalid';
+    const type: ErrorType = response.status >= 500 ? 'api_error' : 'invalid_request_error';
+    const message = `HTTP ${response.status} without an error body`;
+    return new ApiError(response.status, { type, code, message, request_id: response.headers.get('request-id') ?? '' }, response.headers);
+  }
+}
+
+/** No answer came: the connection failed or timed out. Whether the request was carried out is unknown. */
+export class ConnectionError extends Error {
+  override readonly name = 'ConnectionError';
+}
+
+/** A webhook whose signature, timestamp or body could not be verified: answer it with 400 and ignore it. */
+export class WebhookVerificationError extends Error {
+  override readonly name = 'WebhookVerificationError';
+}
