@@ -65,6 +65,7 @@ const TRANSACTION_COLUMNS = {
   decidedAt: 'decided_at',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
+  adapterId: 'adapter_id',
 };
 
 const EVENT_COLUMNS = {

@@ -19,8 +19,8 @@ import {
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { commandHandler } from './amqp/commands';
 import { loadConfig, type BankIngestConfig } from './config';
-import { AdapterSecretCache, listActiveAdapterSecrets } from './data/adapter-secrets';
-import { notificationsRouter } from './http/notifications';
+import { AdapterCache, listActiveAdapters } from './data/adapters';
+import { ingestRoutes } from './http/routes';
 
 export interface BankIngest {
   port: number;
@@ -38,9 +38,11 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
   const relay = new OutboxRelay(database, broker, logger, config.OUTBOX_POLL_INTERVAL_MS);
   const secretBox = new SecretBox(config.SECRETS_KEY);
 
-  const adapterSecrets = new AdapterSecretCache(() => listActiveAdapterSecrets(prisma), (sealed) => secretBox.open(sealed), {
+  const adapters = new AdapterCache(() => listActiveAdapters(prisma), (sealed) => secretBox.open(sealed), {
     ttlMs: config.ADAPTER_CACHE_MS,
     missRefreshMs: config.ADAPTER_MISS_REFRESH_MS,
+    now: () => clock.now().getTime(),
+    onUnopenable: (adapterId) => logger.error({ adapterId }, 'bank adapter secret does not open with SECRETS_KEY; that adapter is refused'),
   });
 
   const metrics = new Registry();
@@ -49,8 +51,9 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
     logger,
     metrics,
     readiness: { database: async () => void (await prisma.$queryRaw`SELECT 1`), broker: () => broker.ping() },
+    bodies: 'where mounted',
   });
-  app.use(notificationsRouter({ database, clock, adapterSecrets, outbox: relay }));
+  app.use(ingestRoutes({ database, clock, adapters, outbox: relay }));
   finishHttpApp(app, logger);
 
   const stopCommands = await broker.consume(

@@ -6,7 +6,6 @@ import {
   statement,
   transactionFields,
   transactionView,
-  type BankAccountRow,
   type Database,
   type LeasedMessage,
   type OutboxHandOver,
@@ -24,13 +23,13 @@ export interface StoreResult {
 
 /**
  * Inserts a transaction unless its (bank account, bank reference) is stored already; the stored
- * row comes back with the insert itself, and no row means a duplicate. Parameters $1 to $11.
+ * row comes back with the insert itself, and no row means a duplicate. Parameters $1 to $12.
  */
 const insertTransaction = statement(
   'bank_ingest.insert_transaction',
   `INSERT INTO transactions
-    (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+    (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12)
   ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
   RETURNING ${transactionFields()}`,
 );
@@ -39,7 +38,7 @@ const insertTransaction = statement(
  * Deposits and their `deposit.received` outbox rows, any number in one statement, so that they
  * need no transaction of their own: one array per column with one element per deposit ($1 to $10:
  * ids, organisations, modes, accounts, bank references, statuses, amounts, counterparties,
- * occurred_at, the time stored), then the outbox rows' arrays ($11 to $14, message ids
+ * occurred_at, the time stored), the adapters ($11), then the outbox rows' arrays ($12 to $15, message ids
  * `deposit_<id>`). A deposit's outbox row is inserted only when the deposit was: a duplicate
  * inserts neither, and neither does a second deposit of the same reference in the same batch. The
  * rows are inserted leased, for the relay to publish without claiming them (`insertNewDeposits`).
@@ -47,16 +46,16 @@ const insertTransaction = statement(
 const insertDeposits = statement(
   'bank_ingest.insert_deposits',
   `WITH incoming AS (
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::timestamptz[])
-       WITH ORDINALITY AS d(id, organisation_id, mode, bank_account_id, bank_reference, status, amount, counterparty, occurred_at, stored_at, n)),
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::timestamptz[], $11::text[])
+       WITH ORDINALITY AS d(id, organisation_id, mode, bank_account_id, bank_reference, status, amount, counterparty, occurred_at, stored_at, adapter_id, n)),
    stored AS (
      INSERT INTO transactions
-       (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at)
-     SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'deposit', status, amount, counterparty, occurred_at, stored_at, stored_at
+       (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id)
+     SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'deposit', status, amount, counterparty, occurred_at, stored_at, stored_at, adapter_id
      FROM incoming ORDER BY n
      ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
      RETURNING ${transactionFields()}),
-   announced AS (${outboxInsert(11, "u.message_id IN (SELECT 'deposit_' || id FROM stored)", { leased: true })})
+   announced AS (${outboxInsert(12, "u.message_id IN (SELECT 'deposit_' || id FROM stored)", { leased: true })})
    SELECT * FROM stored`,
 );
 
@@ -137,6 +136,7 @@ export async function insertNewDeposits(sql: Sql, requests: StoreRequest[], hand
     column((t) => t.counterparty),
     column((t) => t.occurredAt),
     requests.map((r) => r.at),
+    column((t) => t.adapterId ?? null),
     ...outboxParameters(announcements),
   ]);
   const stored = new Map(rows.map((row) => [row.id, row]));
@@ -157,6 +157,7 @@ async function storeWithdrawal(database: Database, incoming: IncomingTransaction
     incoming.counterparty,
     incoming.occurredAt,
     at,
+    incoming.adapterId ?? null,
   ];
   return database.transaction(async (sql) => {
     const [transaction] = await sql.rows<TransactionRow>(insertTransaction, row);
@@ -185,35 +186,4 @@ async function storedFirst(sql: Sql, incoming: IncomingTransaction): Promise<Tra
 
 export async function findBankAccount(prisma: PrismaClient, id: string) {
   return prisma.bankAccount.findUnique({ where: { id } });
-}
-
-/** How long a bank account read for a notification is reused before it is read again. */
-export const BANK_ACCOUNT_CACHE_MS = 60_000;
-
-/**
- * Bank accounts by id, each reused for BANK_ACCOUNT_CACHE_MS, so that a notification does not
- * read its account every time. Safe because what a notification takes from the account (its
- * organisation and mode) is fixed when the account is created: no code path updates or deletes
- * a bank account, and the transaction's foreign key still checks that the account exists. The
- * TTL bounds how long an operator's change made by hand in SQL goes unseen. An unknown id is not
- * cached, so an account added a moment ago is found at once, and the cache holds only accounts
- * that exist.
- */
-export class BankAccountCache {
-  private readonly entries = new Map<string, { until: number; account: BankAccountRow }>();
-
-  constructor(
-    private readonly prisma: PrismaClient,
-    private readonly ttlMs: number = BANK_ACCOUNT_CACHE_MS,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  async find(id: string): Promise<BankAccountRow | null> {
-    const cached = this.entries.get(id);
-    if (cached !== undefined && this.now() < cached.until) return cached.account;
-    const account = await findBankAccount(this.prisma, id);
-    if (account === null) this.entries.delete(id);
-    else this.entries.set(id, { until: this.now() + this.ttlMs, account });
-    return account;
-  }
 }

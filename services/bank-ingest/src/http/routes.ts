@@ -1,0 +1,11 @@
+import { Router } from 'express';
+import { notificationsRouter, type NotificationDeps } from './notifications';
+
+export type IngestDeps = NotificationDeps;
+
+/** Every public route of bank-ingest; each parses its own body (JSON, or a statement file as a stream). */
+export function ingestRoutes(deps: IngestDeps): Router {
+  const router = Router();
+  router.use(notificationsRouter(deps));
+  return router;
+}
