@@ -66,6 +66,7 @@ const TRANSACTION_COLUMNS = {
   createdAt: 'created_at',
   updatedAt: 'updated_at',
   adapterId: 'adapter_id',
+  statementImportId: 'statement_import_id',
 };
 
 const EVENT_COLUMNS = {

@@ -53,7 +53,7 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
     readiness: { database: async () => void (await prisma.$queryRaw`SELECT 1`), broker: () => broker.ping() },
     bodies: 'where mounted',
   });
-  app.use(ingestRoutes({ database, clock, adapters, outbox: relay }));
+  app.use(ingestRoutes({ database, clock, adapters, outbox: relay, statementMaxBytes: config.STATEMENT_MAX_BYTES, spoolDirectory: config.STATEMENT_SPOOL_DIR }));
   finishHttpApp(app, logger);
 
   const stopCommands = await broker.consume(

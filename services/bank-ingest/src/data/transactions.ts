@@ -41,23 +41,47 @@ const insertTransaction = statement(
  * occurred_at, the time stored), the adapters ($11), then the outbox rows' arrays ($12 to $15, message ids
  * `deposit_<id>`). A deposit's outbox row is inserted only when the deposit was: a duplicate
  * inserts neither, and neither does a second deposit of the same reference in the same batch. The
- * rows are inserted leased, for the relay to publish without claiming them (`insertNewDeposits`).
+ * rows are inserted leased, for the relay to publish without claiming them (`insertNewDeposits`),
+ * unless `leased` is false (a writer without a relay). A statement import's deposits also record
+ * the import ($16) and their raw records ($17 record numbers, $18 the bytes in hex).
  */
-const insertDeposits = statement(
-  'bank_ingest.insert_deposits',
-  `WITH incoming AS (
+function depositsStatement(name: string, { imported, leased }: { imported: boolean; leased: boolean }) {
+  return statement(
+    name,
+    `WITH incoming AS (
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::timestamptz[], $11::text[])
        WITH ORDINALITY AS d(id, organisation_id, mode, bank_account_id, bank_reference, status, amount, counterparty, occurred_at, stored_at, adapter_id, n)),
    stored AS (
      INSERT INTO transactions
-       (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id)
-     SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'deposit', status, amount, counterparty, occurred_at, stored_at, stored_at, adapter_id
+       (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id${imported ? ', statement_import_id' : ''})
+     SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'deposit', status, amount, counterparty, occurred_at, stored_at, stored_at, adapter_id${imported ? ', $16::text' : ''}
      FROM incoming ORDER BY n
      ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
      RETURNING ${transactionFields()}),
-   announced AS (${outboxInsert(12, "u.message_id IN (SELECT 'deposit_' || id FROM stored)", { leased: true })})
+   announced AS (${outboxInsert(12, "u.message_id IN (SELECT 'deposit_' || id FROM stored)", { leased })})${
+     imported
+       ? `,
+   recorded AS (
+     INSERT INTO statement_records (transaction_id, statement_import_id, line, raw)
+     SELECT r.id, $16::text, r.line, decode(r.raw, 'hex') FROM unnest($1::text[], $17::int[], $18::text[]) AS r(id, line, raw)
+     WHERE r.id IN (SELECT id FROM stored))`
+       : ''
+   }
    SELECT * FROM stored`,
-);
+  );
+}
+
+const insertDeposits = depositsStatement('bank_ingest.insert_deposits', { imported: false, leased: true });
+const insertImportedDeposits = depositsStatement('bank_ingest.insert_imported_deposits', { imported: true, leased: true });
+const insertImportedDepositsUnleased = depositsStatement('bank_ingest.insert_imported_deposits_unleased', { imported: true, leased: false });
+
+/** What a statement import adds to its deposits: the import, each one's raw record, and whether a relay takes the messages. */
+export interface ImportedDeposits {
+  importId: string;
+  records: { line: number; raw: Uint8Array }[];
+  /** False when no relay runs in this process (ops): the rows wait, unleased, for any service's relay. */
+  leased: boolean;
+}
 
 /** A transaction to store, and when it came. */
 export interface StoreRequest {
@@ -114,7 +138,12 @@ export class TransactionStore {
  * The new deposits' `deposit.received` messages go to `handOver` once the statement committed
  * (`sql` must run it on its own, not in a transaction of the caller's).
  */
-export async function insertNewDeposits(sql: Sql, requests: StoreRequest[], handOver: OutboxHandOver): Promise<(TransactionRow | null)[]> {
+export async function insertNewDeposits(
+  sql: Sql,
+  requests: StoreRequest[],
+  handOver: OutboxHandOver,
+  imported?: ImportedDeposits,
+): Promise<(TransactionRow | null)[]> {
   const ids = requests.map(() => newId('transaction'));
   const column = <T>(value: (incoming: IncomingTransaction) => T) => requests.map((r) => value(r.incoming));
   const announcements = requests.map(({ incoming }, i): LeasedMessage => {
@@ -125,7 +154,8 @@ export async function insertNewDeposits(sql: Sql, requests: StoreRequest[], hand
     };
     return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${ids[i]}` };
   });
-  const rows = await sql.rows<TransactionRow>(insertDeposits, [
+  const text = imported === undefined ? insertDeposits : imported.leased ? insertImportedDeposits : insertImportedDepositsUnleased;
+  const rows = await sql.rows<TransactionRow>(text, [
     ids,
     column((t) => t.organisationId),
     column((t) => t.mode),
@@ -138,9 +168,12 @@ export async function insertNewDeposits(sql: Sql, requests: StoreRequest[], hand
     requests.map((r) => r.at),
     column((t) => t.adapterId ?? null),
     ...outboxParameters(announcements),
+    ...(imported === undefined
+      ? []
+      : [imported.importId, imported.records.map((r) => r.line), imported.records.map((r) => Buffer.from(r.raw).toString('hex'))]),
   ]);
   const stored = new Map(rows.map((row) => [row.id, row]));
-  handOver(announcements.filter((_, i) => stored.has(ids[i]!)));
+  if (imported === undefined || imported.leased) handOver(announcements.filter((_, i) => stored.has(ids[i]!)));
   return ids.map((id) => stored.get(id) ?? null);
 }
 
