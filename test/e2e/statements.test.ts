@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MerchantClient, TestSystem, camtFile, waitFor, zenginFile, type ZenginAccountSpec } from '@pmatch/testkit';
 import { liveAccount, notify, signedPost } from './support/bank';
 
@@ -178,6 +181,29 @@ describe('statement import', () => {
       ['zengin:20190430:1:100', '2019-04-30T14:59:59.999Z'],
       ['zengin:20190501:2:101', '2019-05-01T14:59:59.999Z'],
     ]);
+  });
+});
+
+describe('ops statement import', () => {
+  test('when an operator imports a statement file, then it is stored by the same code and pays the order; a file naming another account stores nothing', async () => {
+    const s = await shop(['7950001']);
+    const order = await s.live.createOrder({ amount: 7950, payer_name: 'ｵｵﾉ ｼﾞﾕﾝ', bank_account_id: s.accounts[0], ordered_at: `${tokyoDay(2)}T10:00:00+09:00` });
+    const folder = mkdtempSync(join(tmpdir(), 'statement-'));
+    const good = join(folder, 'good.txt');
+    const other = join(folder, 'other.txt');
+    writeFileSync(good, zenginFile({ kind: '03', crlf: true, accounts: [{ accountNumber: '7950001', records: [{ date: tokyoDay(1), amount: 7950, name: 'ｵｵﾉ ｼﾞﾕﾝ', reference: 9 }] }] }));
+    writeFileSync(other, zenginFile({ kind: '03', accounts: [{ accountNumber: '7950002', records: [{ date: tokyoDay(1), amount: 10, name: 'ｱ', reference: 1 }] }] }));
+    try {
+      const imported = await system.ops('statement', 'import', '--bank-account', s.accounts[0]!, '--file', good);
+      const refused = system.ops('statement', 'import', '--bank-account', s.accounts[0]!, '--file', other);
+
+      expect(imported).toMatchObject({ object: 'statement_import', format: 'zengin', accounts: 1, records: 1, stored: 1, duplicates: 0 });
+      await expect(refused).rejects.toThrow(/record 1 names account 0001-001 ordinary 7950002/);
+      expect((await paidBy(s.live, order.id)).payment.counterparty).toBe('ｵｵﾉ ｼﾞﾕﾝ');
+      expect(await system.sql('SELECT adapter_id, statement_import_id FROM transactions WHERE bank_account_id = $1', [s.accounts[0]])).toEqual([{ adapter_id: null, statement_import_id: imported.id }]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ACCOUNT_TYPES, Amount, AppError, BankAccountId, CreateOrderRequest, LIMITS, MODES, Metadata, Timestamp, idPattern, type IdKind } from '@pmatch/contracts';
-import type { PrismaClient } from '@pmatch/db';
+import type { Database, PrismaClient } from '@pmatch/db';
+import { STATEMENT_FORMATS } from '@pmatch/bank-ingest';
+import { importStatementFile } from './statements';
 import type { Clock, SecretBox } from '@pmatch/platform';
 import { z } from 'zod';
 import { bindBankAdapter, createBankAdapter, listBankAdapters, revokeBankAdapter, unbindBankAdapter } from './adapters';
@@ -13,6 +15,8 @@ import { API_KEY_PERMISSIONS, MATCHING_RULES, type MatchingRule } from '@pmatch/
 
 export interface OpsDependencies {
   prisma: PrismaClient;
+  /** The same pool as `prisma`, with plain SQL (bank-ingest's storing code needs it). */
+  database: Database;
   secretBox: SecretBox;
   clock: Clock;
   publicBaseUrl: string;
@@ -220,6 +224,17 @@ const COMMANDS: Record<string, Command> = {
     'ops adapter revoke --adapter ADP',
     z.strictObject({ adapter: adapterId }),
     ({ prisma, clock }, flags) => revokeBankAdapter(prisma, { adapterId: flags.adapter }, clock),
+  ),
+  'statement import': command(
+    'ops statement import --bank-account BA [--bank-account BA …] --file F [--format zengin|camt.054|camt.053]',
+    z.strictObject({ 'bank-account': bankAccountIds, file: text(4096), format: oneOf(STATEMENT_FORMATS).optional() }),
+    ({ database, clock }, flags) =>
+      importStatementFile(
+        database,
+        { bankAccountIds: flags['bank-account'], file: flags.file, ...(flags.format === undefined ? {} : { format: flags.format }) },
+        clock,
+      ),
+    ['bank-account'],
   ),
   'settings set': command(
     'ops settings set --org ORG --mode test|live [--auto-confirm-late-orders true|false] [--matching-rules a,b]',
