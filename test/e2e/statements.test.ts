@@ -1,17 +1,22 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MerchantClient, TestSystem, camtFile, waitFor, zenginFile, type ZenginAccountSpec } from '@pmatch/testkit';
 import { liveAccount, notify, signedPost } from './support/bank';
 
 let system: TestSystem;
+/** Where bank-ingest keeps uploads while it imports them: empty again after every request. */
+const spool = mkdtempSync(join(tmpdir(), 'statement-spool-'));
+const MAX_BYTES = 1024 * 1024;
 
 beforeAll(async () => {
-  system = await TestSystem.start();
+  system = await TestSystem.start({ STATEMENT_MAX_BYTES: String(MAX_BYTES), STATEMENT_SPOOL_DIR: spool });
 });
 
 afterAll(async () => {
   await system?.stop();
+  rmSync(spool, { recursive: true, force: true });
 });
 
 /** Days in Tokyo, counted back from the services' today. */
@@ -256,6 +261,46 @@ describe('statement import refusals', () => {
 
     expect([forged.status, revoked.status]).toEqual([401, 401]);
     expect(await counts(s.orgId)).toMatchObject({ transactions: 0 });
+  });
+
+  test('when hostile files are uploaded (bytes changed, cut or added; records swapped), then each gets 200 or a 4xx, a refused one stores nothing, and no upload is left on disk', async () => {
+    const s = await shop(['7900003']);
+    const zengin = zenginFile({ kind: '03', crlf: true, accounts: [{ accountNumber: '7900003', records: [{ date: tokyoDay(1), amount: 100, name: 'ｱ', reference: 1 }, { date: tokyoDay(1), amount: 200, name: 'ﾞｲ', direction: 'out' }] }] });
+    const camt = Buffer.from(camtFile({ kind: '053', version: '13', accounts: [{ accountNumber: '7900003', entries: [{ amount: 300, date: tokyoDay(1), name: 'ウ', reference: 'C1' }] }] }));
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(zengin, camt),
+        fc.array(fc.record({ at: fc.nat(), cut: fc.integer({ min: 0, max: 30 }), insert: fc.oneof(fc.uint8Array({ maxLength: 3 }), fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xde]), Buffer.from('<!DOCTYPE d [<!ENTITY e "e">]>'))) }), { maxLength: 3 }),
+        async (file, mutations) => {
+          let bent = Buffer.from(file);
+          for (const m of mutations) bent = Buffer.concat([bent.subarray(0, m.at % bent.length), m.insert, bent.subarray((m.at % bent.length) + m.cut)]);
+          const before = await counts(s.orgId);
+          const res = await importStatement(s.secret, bent);
+          statuses.add(res.status);
+          expect([200, 403, 422]).toContain(res.status);
+          if (res.status !== 200) {
+            expect(res.body.error.request_id).toEqual(expect.any(String));
+            expect(await counts(s.orgId)).toEqual(before);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect(statuses.has(422)).toBe(true);
+    expect(readdirSync(spool)).toEqual([]);
+  });
+
+  test('when a statement file is larger than STATEMENT_MAX_BYTES, then 413 body_too_large, nothing stored, and nothing left on disk', async () => {
+    const s = await shop(['7900004']);
+    const records = Array.from({ length: Math.ceil(MAX_BYTES / 200) + 10 }, (_, i) => ({ date: tokyoDay(1), amount: 1 + i, name: 'ｵｵｷｲ', reference: i + 1 }));
+
+    const res = await importStatement(s.secret, zenginFile({ kind: '03', accounts: [{ accountNumber: '7900004', records }] }));
+
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('body_too_large');
+    expect(await counts(s.orgId)).toMatchObject({ transactions: 0 });
+    expect(readdirSync(spool)).toEqual([]);
   });
 
   test('when a camt file declares a DTD with entities, then it is refused with 422 and nothing is expanded or stored', async () => {

@@ -136,7 +136,11 @@ export class CamtParser implements StatementParser {
     this.consumed += text.length;
     if (this.entry !== undefined && this.consumed - this.entry.start > MAX_ENTRY_CHARS) this.fail('Ntry', `an entry is longer than ${MAX_ENTRY_CHARS} characters`);
     this.sax.write(text);
-    if (this.entry === undefined) this.passOver(this.consumed);
+    // Outside entries only the text from the last '<' on is kept: an entry's start tag may begin there.
+    if (this.entry === undefined) {
+      const lastOpen = this.kept.lastIndexOf('<');
+      this.passOver(lastOpen === -1 ? this.consumed : this.keptFrom + lastOpen);
+    }
   }
 
   /** Forgets the text before `position`. */
@@ -164,7 +168,7 @@ export class CamtParser implements StatementParser {
     if (depth === 1 && local !== 'Document') this.fail(local, 'the root element must be Document');
     if (depth === 2) this.openRoot(local);
     if (depth === 3 && this.root !== undefined && local === this.root.report) this.openReport();
-    if (this.report !== undefined && depth === this.report.depth + 1 && local === 'Ntry') this.openEntry(name);
+    if (this.report !== undefined && depth === this.report.depth + 1 && local === 'Ntry') this.openEntry();
     if (this.entry !== undefined && depth === this.entry.depth + 2 && local === 'TxDtls' && this.path.at(-2) === 'NtryDtls') {
       this.detail = { depth, texts: new Map(), currency: new Map(), line: this.sax.line };
     }
@@ -182,12 +186,13 @@ export class CamtParser implements StatementParser {
     this.report = { depth: this.path.length, texts: new Map(), line: this.sax.line };
     this.account = undefined;
     this.totals = { credits: 0, creditSum: 0, debits: 0, debitSum: 0 };
+    this.repeats.nextGroup();
   }
 
-  private openEntry(name: string): void {
+  private openEntry(): void {
     this.announceAccount();
-    // saxes has read the name and the character after it.
-    const at = this.sax.position - name.length - 2;
+    // The entry's start tag begins at the last '<' before where saxes is (it has read the name, and maybe one more character).
+    const at = this.keptFrom + this.kept.lastIndexOf('<', this.sax.position - 1 - this.keptFrom);
     this.passOver(at);
     this.entry = { depth: this.path.length, texts: new Map(), currency: new Map(), line: this.sax.line, start: at, details: [] };
   }
@@ -293,7 +298,7 @@ export class CamtParser implements StatementParser {
           counterparty: this.counterparty(d.texts, deposit) ?? (t.get('AddtlNtryInf') ?? '').replace(/\s+/g, ' ').slice(0, 140),
           bookingDay: day,
           ...(at === undefined ? {} : { bookedAt: at }),
-          bankReference: this.repeats.unique(`${this.account!.index}|${reference}`, reference),
+          bankReference: this.repeats.unique(reference),
           raw,
         },
       });

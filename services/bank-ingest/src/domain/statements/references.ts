@@ -23,17 +23,21 @@ export function zenginReference(record: {
 }
 
 /**
- * Tells the k-th record of one file with the same reference as an earlier one apart: it gets
- * `#k` (k ≥ 2), so two identical transfers of one day are two transactions, and the same file or
- * an overlapping statement gives every record the same reference again. Keeps 8 bytes of hash per
- * distinct key, not the keys.
+ * Tells the k-th record of one account's group with the same reference as an earlier one of the
+ * group apart: it gets `#k` (k ≥ 2), so two identical transfers of one day are two transactions,
+ * and the same file or an overlapping statement gives every record the same reference again.
+ * Cleared at each group (`nextGroup`), so memory is bounded by the largest group; keeps a 48-bit
+ * hash per distinct reference, not the references.
  */
 export class RepeatCounter {
-  private readonly seen = new Map<number, number>();
+  private seen = new Map<number, number>();
 
-  unique(key: string, reference: string): string {
-    const digest = createHash('sha1').update(key).digest();
-    const hash = digest.readUIntBE(0, 6);
+  nextGroup(): void {
+    this.seen = new Map();
+  }
+
+  unique(reference: string): string {
+    const hash = createHash('sha1').update(reference).digest().readUIntBE(0, 6);
     const count = (this.seen.get(hash) ?? 0) + 1;
     this.seen.set(hash, count);
     return count === 1 ? reference : `${reference}#${count}`;

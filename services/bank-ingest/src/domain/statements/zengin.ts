@@ -163,6 +163,7 @@ export class ZenginParser implements StatementParser {
     if (!/^0*$/.test(number.slice(0, -7))) record.fail(layout.number, `${number} does not fit the 7 digits of an account number`);
     this.accounts += 1;
     this.group = emptyTotals();
+    this.repeats.nextGroup();
     this.state = 'data';
     return { kind: 'account', line: record.line, account: { bankCode: record.digits(F.bank), branchCode: record.digits(F.branch), accountType, accountNumber: number.slice(-7) } };
   }
@@ -200,7 +201,7 @@ export class ZenginParser implements StatementParser {
       amount,
       counterparty: withoutRemitterCode(record.text(D01.remitter), record.optionalDigits(D01.remitterCode)),
       bookingDay: day,
-      bankReference: this.repeats.unique(`${this.accounts}|${base}`, base),
+      bankReference: this.repeats.unique(base),
       raw: Uint8Array.from(record.bytes),
     };
   }
@@ -232,7 +233,7 @@ export class ZenginParser implements StatementParser {
       amount,
       counterparty: name === '' ? record.text(D03.memo) : name,
       bookingDay: value !== undefined && value < booked ? value : booked,
-      bankReference: this.repeats.unique(`${this.accounts}|${base}`, base),
+      bankReference: this.repeats.unique(base),
       raw: Uint8Array.from(record.bytes),
     };
   }
