@@ -24,6 +24,7 @@ module.exports = {
     'services/bank-ingest',
     'services/matcher',
     'services/webhook-dispatcher',
+    'examples/bank-adapter',
     { ...project('test/e2e'), rootDir: '<rootDir>/test/e2e', testMatch: ['<rootDir>/**/*.test.ts'], transform: { '^.+\\.ts$': tsJest } },
   ].map((p) => (typeof p === 'string' ? project(p) : p)),
 };

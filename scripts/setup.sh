@@ -26,12 +26,12 @@ bash scripts/ensure-infra.sh
 # Installing is skipped when none of its inputs changed since the last successful install: even a
 # no-op `pnpm install` costs seconds, most of them starting npm and pnpm.
 install_key() {
-  { node --version; cat package.json pnpm-workspace.yaml .npmrc pnpm-lock.yaml packages/*/package.json services/*/package.json 2>/dev/null; } | sha256sum | cut -d' ' -f1
+  { node --version; cat package.json pnpm-workspace.yaml .npmrc pnpm-lock.yaml packages/*/package.json services/*/package.json examples/*/package.json 2>/dev/null; } | sha256sum | cut -d' ' -f1
 }
 installed() {
   [[ -f node_modules/.modules.yaml && "$(cat "$cache_dir/install" 2>/dev/null)" == "$(install_key)" ]] || return 1
   local manifest
-  for manifest in packages/*/package.json services/*/package.json; do
+  for manifest in packages/*/package.json services/*/package.json examples/*/package.json; do
     [[ -d "$(dirname "$manifest")/node_modules" ]] || return 1
   done
 }

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MerchantClient, TestSystem, camtFile, waitFor, zenginFile, type ZenginAccountSpec } from '@pmatch/testkit';
+import { pushStatement } from '../../examples/bank-adapter/src/adapter';
 import { liveAccount, notify, signedPost } from './support/bank';
 
 let system: TestSystem;
@@ -186,6 +187,24 @@ describe('statement import', () => {
       ['zengin:20190430:1:100', '2019-04-30T14:59:59.999Z'],
       ['zengin:20190501:2:101', '2019-05-01T14:59:59.999Z'],
     ]);
+  });
+});
+
+describe('the reference adapter', () => {
+  test('when examples/bank-adapter pushes a Zengin file, then bank-ingest imports it and the deposit pays its order', async () => {
+    const s = await shop(['7960001']);
+    const order = await s.live.createOrder({ amount: 7960, payer_name: 'ﾊﾞﾝｸ ｱﾀﾞﾌﾟﾀ', bank_account_id: s.accounts[0], ordered_at: `${tokyoDay(2)}T10:00:00+09:00` });
+    const folder = mkdtempSync(join(tmpdir(), 'statement-'));
+    const path = join(folder, 'NYUKIN.txt');
+    writeFileSync(path, zenginFile({ kind: '01', crlf: true, accounts: [{ accountNumber: '7960001', records: [{ date: tokyoDay(1), amount: 7960, name: 'ﾊﾞﾝｸ ｱﾀﾞﾌﾟﾀ', reference: 3 }] }] }));
+    try {
+      const answer = await pushStatement({ ingestUrl: system.url('bank-ingest'), secret: s.secret, maxAttempts: 5 }, path);
+
+      expect(answer).toMatchObject({ status: 200, attempts: 1, body: { object: 'statement_import', stored: 1 } });
+      expect((await paidBy(s.live, order.id)).payment.counterparty).toBe('ﾊﾞﾝｸ ｱﾀﾞﾌﾟﾀ');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 
