@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { AccountType } from '@pmatch/contracts';
 import { SaxesParser } from 'saxes';
 import { RepeatCounter } from './references';
-import { StatementInvalid, type StatementAccount, type StatementItem, type StatementParser } from './statement';
-import { isIsoDate } from './wareki';
-import { tokyoDay } from './booking-time';
+import { StatementInvalid, type StatementItem, type StatementParser } from './statement';
+import { bookingOf, camtAccount, camtAmount, counterpartyOf, creditIndicator } from './camt-fields';
 
 /**
  * ISO 20022 camt.054 (BkToCstmrDbtCdtNtfctn/Ntfctn) and camt.053 (BkToCstmrStmt/Stmt), any
@@ -47,8 +45,6 @@ const DETAIL_PATHS = new Set([
   'Refs/UETR',
   ...['Dbtr', 'UltmtDbtr', 'Cdtr', 'UltmtCdtr'].flatMap((party) => [`RltdPties/${party}/Nm`, `RltdPties/${party}/Pty/Nm`]),
 ]);
-
-const ACCOUNT_TYPES: Record<string, AccountType> = { CACC: 'current', SVGS: 'savings', ORDINARY: 'ordinary', CURRENT: 'current', SAVINGS: 'savings' };
 
 interface Scope {
   depth: number;
@@ -155,6 +151,8 @@ export class CamtParser implements StatementParser {
     return items;
   }
 
+  private readonly failure = (field: string, message: string): never => this.fail(field, message);
+
   private fail(field: string, message: string): never {
     throw new StatementInvalid(Math.max(1, this.sax.line), field, `line ${this.sax.line}, ${field}: ${message}`);
   }
@@ -233,25 +231,10 @@ export class CamtParser implements StatementParser {
 
   private announceAccount(): void {
     if (this.account !== undefined) return;
-    const account = this.accountOf(this.report!);
+    const account = camtAccount(this.report!.texts, this.failure);
     this.account = { index: this.accounts };
     this.accounts += 1;
     this.items.push({ kind: 'account', line: this.report!.line, account });
-  }
-
-  private accountOf(report: Scope): StatementAccount {
-    const t = report.texts;
-    if (t.has('Acct/Id/IBAN')) this.fail('Acct/Id/IBAN', 'an IBAN does not name a Japanese account; give Acct/Id/Othr/Id');
-    const number = t.get('Acct/Id/Othr/Id');
-    if (number === undefined || !/^0*[0-9]{1,7}$/.test(number)) this.fail('Acct/Id/Othr/Id', 'must be the account number (up to 7 digits, zero-padded to at most 10)');
-    const member = t.get('Acct/Svcr/FinInstnId/ClrSysMmbId/MmbId');
-    if (member === undefined || !/^[0-9]{7}$/.test(member)) {
-      this.fail('Acct/Svcr/FinInstnId/ClrSysMmbId/MmbId', 'must be the 4-digit bank code and 3-digit branch code (7 digits)');
-    }
-    const typeText = (t.get('Acct/Tp/Cd') ?? t.get('Acct/Tp/Prtry'))?.toUpperCase();
-    const accountType = typeText === undefined ? 'ordinary' : ACCOUNT_TYPES[typeText];
-    if (accountType === undefined) this.fail('Acct/Tp', `${typeText} is not an account type imported (CACC current, SVGS savings; ordinary when absent)`);
-    return { bankCode: member.slice(0, 4), branchCode: member.slice(4), accountType, accountNumber: number.replace(/^0+/, '').padStart(7, '0') };
   }
 
   private closeEntry(): void {
@@ -260,8 +243,8 @@ export class CamtParser implements StatementParser {
     this.entry = undefined;
     this.passOver(this.sax.position);
     const t = entry.texts;
-    const amount = this.amount(t.get('Amt'), entry.currency!.get('Amt'), 'Ntry/Amt');
-    const credit = this.indicator(t.get('CdtDbtInd'), 'Ntry/CdtDbtInd');
+    const amount = camtAmount(this.failure, t.get('Amt'), entry.currency!.get('Amt'), 'Ntry/Amt');
+    const credit = creditIndicator(this.failure, t.get('CdtDbtInd'), 'Ntry/CdtDbtInd');
     if (credit) {
       this.totals.credits += 1;
       this.totals.creditSum += amount;
@@ -272,16 +255,16 @@ export class CamtParser implements StatementParser {
     const status = (t.get('Sts/Cd') ?? t.get('Sts') ?? 'BOOK').toUpperCase();
     if (status !== 'BOOK') return;
     const reversal = t.get('RvslInd') === 'true';
-    const { day, at } = this.bookingOf(t);
+    const { day, at } = bookingOf(t, this.receivedAt, this.failure);
     const details = entry.details.length > 0 ? entry.details : [{ depth: 0, texts: new Map<string, string>(), currency: new Map<string, string>(), line: entry.line }];
     const amounts = details.map((d) => {
       const [text, currency, path] = d.texts.has('Amt') ? [d.texts.get('Amt'), d.currency!.get('Amt'), 'TxDtls/Amt'] : [d.texts.get('AmtDtls/TxAmt/Amt'), d.currency!.get('AmtDtls/TxAmt/Amt'), 'TxDtls/AmtDtls/TxAmt/Amt'];
       if (text === undefined && details.length > 1) this.fail(path, 'each of several TxDtls needs its amount');
-      return text === undefined ? amount : this.amount(text, currency, path);
+      return text === undefined ? amount : camtAmount(this.failure, text, currency, path);
     });
     if (amounts.reduce((a, b) => a + b, 0) !== amount) this.fail('NtryDtls/TxDtls/Amt', `the details add up to ${amounts.reduce((a, b) => a + b, 0)}, not the entry's ${amount}`);
     details.forEach((d, i) => {
-      const detailCredit = d.texts.has('CdtDbtInd') ? this.indicator(d.texts.get('CdtDbtInd'), 'TxDtls/CdtDbtInd') : credit;
+      const detailCredit = d.texts.has('CdtDbtInd') ? creditIndicator(this.failure, d.texts.get('CdtDbtInd'), 'TxDtls/CdtDbtInd') : credit;
       const deposit = detailCredit !== reversal;
       const suffix = details.length > 1 ? `/${i + 1}` : '';
       const given = d.texts.get('Refs/AcctSvcrRef') ?? d.texts.get('Refs/UETR') ?? withSuffix(t.get('AcctSvcrRef') ?? t.get('NtryRef'), suffix);
@@ -295,7 +278,7 @@ export class CamtParser implements StatementParser {
           direction: deposit ? 'deposit' : 'withdrawal',
           ...(reversal && !deposit ? { cancels: `camt:${base}` } : {}),
           amount: amounts[i]!,
-          counterparty: this.counterparty(d.texts, deposit) ?? (t.get('AddtlNtryInf') ?? '').replace(/\s+/g, ' ').slice(0, 140),
+          counterparty: counterpartyOf(d.texts, deposit) ?? (t.get('AddtlNtryInf') ?? '').replace(/\s+/g, ' ').slice(0, 140),
           bookingDay: day,
           ...(at === undefined ? {} : { bookedAt: at }),
           bankReference: this.repeats.unique(reference),
@@ -311,7 +294,7 @@ export class CamtParser implements StatementParser {
     const check = (path: string, actual: number) => {
       const given = t.get(path);
       if (given === undefined) return;
-      const value = path.endsWith('Sum') ? this.amount(given, 'JPY', path) : Number(given);
+      const value = path.endsWith('Sum') ? camtAmount(this.failure, given, 'JPY', path) : Number(given);
       if (value !== actual) this.fail(path, `is ${given}; the entries give ${actual}`);
     };
     check('TxsSummry/TtlCdtNtries/NbOfNtries', this.totals.credits);
@@ -319,52 +302,6 @@ export class CamtParser implements StatementParser {
     check('TxsSummry/TtlDbtNtries/NbOfNtries', this.totals.debits);
     check('TxsSummry/TtlDbtNtries/Sum', this.totals.debitSum);
     this.report = undefined;
-  }
-
-  private amount(text: string | undefined, currency: string | undefined, path: string): number {
-    if (text === undefined) this.fail(path, 'is missing');
-    if (currency !== undefined && currency !== 'JPY') this.fail(`${path}/@Ccy`, `is ${currency}; only JPY is imported`);
-    const match = /^([0-9]{1,15})(\.0*)?$/.exec(text);
-    if (match === null) this.fail(path, `${text.slice(0, 40)} is not a whole number of yen`);
-    const amount = Number(match[1]);
-    if (amount <= 0) this.fail(path, 'must be more than 0');
-    return amount;
-  }
-
-  private indicator(text: string | undefined, path: string): boolean {
-    if (text !== 'CRDT' && text !== 'DBIT') this.fail(path, 'must be CRDT or DBIT');
-    return text === 'CRDT';
-  }
-
-  /** The booking day (the value day when earlier), and the exact time when DtTm gives one. */
-  private bookingOf(t: Map<string, string>): { day: string; at?: Date } {
-    const dayOf = (dateText: string | undefined, timeText: string | undefined, path: string): { day: string; at?: Date } | undefined => {
-      if (dateText !== undefined) {
-        if (!isIsoDate(dateText)) this.fail(`${path}/Dt`, `${dateText.slice(0, 40)} is not a date`);
-        return { day: dateText };
-      }
-      if (timeText === undefined) return undefined;
-      const withZone = /(Z|[+-][0-9]{2}:[0-9]{2})$/.test(timeText) ? timeText : `${timeText}+09:00`;
-      const at = new Date(withZone);
-      if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T/.test(timeText) || Number.isNaN(at.getTime()) || !isIsoDate(timeText.slice(0, 10))) {
-        this.fail(`${path}/DtTm`, `${timeText.slice(0, 40)} is not a date and time`);
-      }
-      return { day: tokyoDay(at), at };
-    };
-    const booked = dayOf(t.get('BookgDt/Dt'), t.get('BookgDt/DtTm'), 'Ntry/BookgDt');
-    const value = dayOf(t.get('ValDt/Dt'), t.get('ValDt/DtTm'), 'Ntry/ValDt');
-    if (booked === undefined) this.fail('Ntry/BookgDt', 'is missing');
-    if (value !== undefined && value.day < booked.day) return { day: value.day };
-    return booked.at !== undefined && booked.at > this.receivedAt ? { day: booked.day } : booked;
-  }
-
-  private counterparty(t: Map<string, string>, deposit: boolean): string | undefined {
-    const parties = deposit ? ['Dbtr', 'UltmtDbtr'] : ['Cdtr', 'UltmtCdtr'];
-    for (const party of parties) {
-      const name = t.get(`RltdPties/${party}/Pty/Nm`) ?? t.get(`RltdPties/${party}/Nm`);
-      if (name !== undefined && name !== '') return name.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 140);
-    }
-    return undefined;
   }
 }
 
