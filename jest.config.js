@@ -26,6 +26,7 @@ module.exports = {
     'services/matcher',
     'services/webhook-dispatcher',
     'examples/merchant-server',
+    'examples/bank-adapter',
     { ...project('test/e2e'), rootDir: '<rootDir>/test/e2e', testMatch: ['<rootDir>/**/*.test.ts'], transform: { '^.+\\.ts$': tsJest } },
     // The Kubernetes manifests in deploy/k8s, rendered with kubectl and checked against the built services.
     { ...project('test/deploy'), testMatch: ['<rootDir>/*.test.ts'] },

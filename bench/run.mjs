@@ -33,6 +33,7 @@ import {
 } from './lib/pipeline.mjs';
 import { TestCa, WebhookReceiver } from './lib/receiver.mjs';
 import { TARGETS, writeResults } from './lib/report.mjs';
+import { runStatementsPhase } from './lib/statements.mjs';
 import { round, waitForProgress, waitUntil } from './lib/stats.mjs';
 import { BenchSystem, INFRA, REPO_ROOT, SERVICES, assertBuilt, withTimeout } from './lib/system.mjs';
 
@@ -123,6 +124,10 @@ async function measure(config, runId, serverChanged) {
     }
     if (config.phases.includes('api')) {
       result.phases.api = await runApi(config, system, cpu);
+    }
+    if (config.phases.includes('statements')) {
+      if (config.external) result.notes.push('The statements step needs the services the bench starts (it reads bank-ingest\'s memory); skipped.');
+      else result.phases.statements = await withTimeout(runStatementsPhase(config, system, log, failures), 30 * 60_000, 'the statements step');
     }
     const crashed = system.crashed();
     for (const c of crashed) result.failures.push(`service ${c.name} exited (${c.exitCode}) during the run: ${c.output.slice(-500)}`);

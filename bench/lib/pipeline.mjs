@@ -49,7 +49,6 @@ const DAY = 24 * HOUR;
  */
 export async function setUpMerchants(system, config, receiver) {
   const ops = await system.operator();
-  const adapter = await ops.createBankAdapter('bench-bank');
   const organisations = [];
   for (let o = 0; o < config.organisations; o++) {
     organisations.push(await ops.createOrganisation(`ベンチ商店 ${o + 1}`, `owner${o + 1}@example.com`));
@@ -61,11 +60,13 @@ export async function setUpMerchants(system, config, receiver) {
       organisationId: org.id,
       bankCode: '0001',
       branchCode: '001',
+      accountType: 'ordinary',
       accountNumber: String(3_000_000 + a),
       holderName: 'ﾍﾞﾝﾁ ｼﾖｳﾃﾝ',
     });
     accounts[a] = { id: account.id, organisationId: org.id };
   });
+  const adapter = await ops.createBankAdapter('bench-bank', accounts.map((a) => a.id));
   const endpoints = [];
   if (receiver) {
     for (const [o, org] of organisations.entries()) {

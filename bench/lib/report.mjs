@@ -128,6 +128,18 @@ export function renderMarkdown(result) {
     lines.push('');
   }
 
+  const st = result.phases.statements;
+  if (st) {
+    lines.push(`**Statement import** (Zengin 03, ${fmt(st.records)} records over ${st.accounts} accounts, ${st.withdrawalsShare} a withdrawal, stored ${st.batch} per batch): ` +
+      `bare baseline (the same rows through the same statements, no file, no checks) ${fmt(st.baseline.recordsPerSecond)} records/s; ` +
+      `import ${fmt(st.sizes[0].recordsPerSecond)} records/s, ${st.importToBaseline} of the baseline (target ≥ 0.333).`);
+    lines.push('');
+    lines.push('| file | records | MiB | seconds | records/s | bank-ingest peak RSS growth |');
+    lines.push('|---|---:|---:|---:|---:|---:|');
+    for (const size of st.sizes) lines.push(`| Zengin 03 | ${fmt(size.records)} | ${size.mebibytes} | ${size.seconds} | ${fmt(size.recordsPerSecond)} | ${size.peakRssGrowthMiB} MiB |`);
+    lines.push('');
+  }
+
   const pipe = result.phases.pipeline;
   if (pipe) {
     lines.push(`**Pipeline** (${fmt(pipe.orders)} open orders over ${pipe.accounts} live accounts of ${pipe.organisations} merchants, seeded by SQL in ${pipe.seedSeconds} s; mix ${pipe.mix}):`);

@@ -224,7 +224,7 @@ export class BenchSystem {
         createOrganisation: (name, ownerEmail) => ops.createOrganisation(prisma, { name, ownerEmail }),
         issueApiKey: (organisationId, mode, name) => ops.issueApiKey(prisma, { organisationId, mode, name, permission: 'read_write' }),
         addLiveBankAccount: (input) => ops.addLiveBankAccount(prisma, input),
-        createBankAdapter: (name) => ops.createBankAdapter(prisma, { name }, secretBox),
+        createBankAdapter: (name, bankAccountIds) => ops.createBankAdapter(prisma, { name, bankAccountIds }, secretBox),
       };
     }
     return this.operatorClient;

@@ -62,7 +62,7 @@ beforeAll(async () => {
   keys['live key scoped to another account'] = await issue('--mode', 'live', '--bank-account', accountA2);
   keys['key of another organisation'] = b.testKey;
 
-  const adapterSecret = String((await system.ops('adapter', 'create', '--name', 'matrix-bank')).secret);
+  const adapterSecret = String((await system.ops('adapter', 'create', '--name', 'matrix-bank', '--bank-account', accountA1)).secret);
   /** A live deposit as a bank reports it: a signed notification to bank-ingest, then the matcher's decision. */
   const notify = async (value: number, counterparty: string): Promise<string> => {
     const body = JSON.stringify({ bank_account_id: accountA1, bank_reference: randomUUID(), direction: 'deposit', amount: value, counterparty, occurred_at: new Date().toISOString() });

@@ -233,7 +233,7 @@ describe('live keys scoped to one bank account', () => {
     expect((await scoped.request('GET', '/v1/orders')).body.data.map((o: any) => o.id)).toEqual([created.id]);
     expectError(await all.request('POST', '/v1/orders', body('unscoped-none')), 400, 'parameter_missing', 'bank_account_id');
 
-    const adapter = await system.ops('adapter', 'create', '--name', 'scope-adapter');
+    const adapter = await system.ops('adapter', 'create', '--name', 'scope-adapter', '--bank-account', String(a.id), '--bank-account', String(b.id));
     const [intoA, intoB] = [await notify(String(adapter.secret), String(a.id), 3402), await notify(String(adapter.secret), String(b.id), 3401)];
     const createdOf = (events: any[]) => events.filter((e) => e.type === 'order.created').map((e) => e.data.object.id);
     const allEvents = await waitFor(async () => {

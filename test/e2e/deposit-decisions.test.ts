@@ -59,7 +59,7 @@ describe('match operation', () => {
       accounts.push(await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', number, '--holder-name', 'ﾃｽﾄ'));
     }
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
-    const adapter = await system.ops('adapter', 'create', '--name', 'bank');
+    const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(accounts[1]!.id));
     const order = await live.createOrder({ amount: 2104, bank_account_id: accounts[0]!.id, ordered_at: minutesAgo(10) });
     const notified = await notify(String(adapter.secret), { bank_account_id: String(accounts[1]!.id), amount: 2104, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ' });
     const deposit = await waitForDecision(live, notified.transaction_id);
@@ -75,7 +75,7 @@ describe('match operation', () => {
       accounts.push(await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', number, '--holder-name', 'ﾃｽﾄ'));
     }
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
-    const adapter = await system.ops('adapter', 'create', '--name', 'bank');
+    const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(accounts[1]!.id));
     const elsewhere = await live.createOrder({ amount: 2106, bank_account_id: accounts[0]!.id, ordered_at: minutesAgo(10) });
     const tied = [];
     for (let i = 0; i < 2; i++) tied.push(await live.createOrder({ amount: 2106, bank_account_id: accounts[1]!.id, ordered_at: minutesAgo(10) }));
@@ -212,7 +212,7 @@ describe('transactions', () => {
     const { orgId } = await system.createMerchant();
     const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '2000001', '--holder-name', 'ﾃｽﾄ');
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
-    const adapter = await system.ops('adapter', 'create', '--name', 'bank');
+    const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(account.id));
     await live.createOrder({ amount: 2501, ordered_at: minutesAgo(10) });
 
     const notified = await notify(String(adapter.secret), { bank_account_id: String(account.id), amount: 2501, counterparty: 'ﾃｽｳﾘﾖｳ', direction: 'withdrawal' });

@@ -388,7 +388,7 @@ async function notificationsTarget(): Promise<FuzzTarget> {
   const account = await system.ops('bank-account', 'add', '--org', m.orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '3000001', '--holder-name', 'ｼｮｳﾃﾝ');
   const liveAccount = String(account.id);
   const testAccount = (await m.client.request('GET', '/v1/bank-accounts')).body.data[0].id as string;
-  const secret = String((await system.ops('adapter', 'create', '--name', 'fuzz-bank')).secret);
+  const secret = String((await system.ops('adapter', 'create', '--name', 'fuzz-bank', '--bank-account', liveAccount)).secret);
   const seen = new Set<string>();
   const body = nearlyValidBody({
     bank_account_id: { valid: fc.constant('LIVE'), bent: fc.oneof(weirdString, fc.constantFrom('TEST', 'ba_000000000000000000000000', null)) },
@@ -416,13 +416,15 @@ async function notificationsTarget(): Promise<FuzzTarget> {
     good: { body: () => ({ bank_account_id: liveAccount, bank_reference: randomUUID(), direction: 'deposit', amount: 1234, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ', occurred_at: new Date().toISOString() }), want: { status: 202 } },
     body: {
       arbitrary: body,
-      // DESIGN: the six fields, each required; only live accounts get bank notifications; a bank's own time is taken as given.
+      // The six fields, each required; an account the adapter is not bound to (any but the live
+      // one, the test account included) is 403; a bank's own time is taken as given.
       judge: (sent) => {
         const b = sent === undefined ? {} : sent;
         if (!isRecord(b) || !onlyKeys(b, ['bank_account_id', 'bank_reference', 'direction', 'amount', 'counterparty', 'occurred_at'])) return refused;
-        const ok = b.bank_account_id === liveAccount && isName(b.bank_reference, 255, 1) && DIRECTIONS.includes(b.direction as string) && isAmount(b.amount) &&
-          isName(b.counterparty, 100) && isTimestamp(b.occurred_at);
+        const ok = typeof b.bank_account_id === 'string' && /^ba_[0-9A-Za-z]{12,40}$/.test(b.bank_account_id) && isName(b.bank_reference, 255, 1) &&
+          DIRECTIONS.includes(b.direction as string) && isAmount(b.amount) && isName(b.counterparty, 100) && isTimestamp(b.occurred_at);
         if (!ok) return refused;
+        if (b.bank_account_id !== liveAccount) return { status: 403 };
         return { status: seen.has(referenceOf(b)) ? 200 : 202 };
       },
     },
@@ -455,7 +457,7 @@ describe('bank-ingest limits', () => {
   beforeAll(async () => {
     m = await merchant('入金限度');
     liveAccount = String((await system.ops('bank-account', 'add', '--org', m.orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '3000002', '--holder-name', 'ｼｮｳﾃﾝ')).id);
-    secret = String((await system.ops('adapter', 'create', '--name', 'limits-bank')).secret);
+    secret = String((await system.ops('adapter', 'create', '--name', 'limits-bank', '--bank-account', liveAccount)).secret);
   });
 
   const push = (text: string, headers: Record<string, string>) => api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', { rawBody: text, headers: { 'content-type': 'application/json', ...headers } });

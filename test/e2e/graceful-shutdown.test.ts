@@ -135,7 +135,7 @@ describe('graceful shutdown', () => {
     for (const number of ['5100001', '5100002', '5100003']) {
       accounts.push(String((await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', number, '--holder-name', 'ﾄﾞﾚｲﾝ')).id));
     }
-    const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank')).secret);
+    const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank', ...accounts.flatMap((id) => ['--bank-account', id]))).secret);
     const release = await lockWrites('events');
     const deposits: string[] = [];
     for (let i = 0; i < 8; i += 1) deposits.push(await notify(secret, accounts[i % accounts.length]!, 9000 + i));
@@ -176,7 +176,7 @@ describe('graceful shutdown', () => {
   test('when bank-ingest gets SIGTERM with notifications and a test deposit in flight, then each is stored once and answered, and notifications after it stopped accepting are refused', async () => {
     const { orgId, client } = await system.createMerchant();
     const account = String((await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '5200001', '--holder-name', 'ﾄﾞﾚｲﾝ')).id);
-    const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank-2')).secret);
+    const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank-2', '--bank-account', account)).secret);
     const release = await lockWrites('transactions');
     const notifications = [1, 2, 3].map((i) => settle(notifyRaw(secret, account, 9100 + i)));
     const testDeposit = settle(client.request('POST', '/v1/test/deposits', { amount: 9199, counterparty: 'ドレイン' }));

@@ -57,7 +57,7 @@ describe('logs', () => {
     const refused = await opsOutput('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', `${accountNumber}1`, '--holder-name', 'ﾛｸﾞ');
     const liveKey = String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key);
     const live = new MerchantClient(system.apiUrl, liveKey);
-    const adapterSecret = String((await system.ops('adapter', 'create', '--name', 'bank')).secret);
+    const adapterSecret = String((await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', accountId)).secret);
 
     const endpoint = await live.request('POST', '/v1/webhook-endpoints', { url: receiver.url('/hook') });
     expect(endpoint.status).toBe(201);

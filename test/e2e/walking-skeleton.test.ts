@@ -127,7 +127,7 @@ describe('live bank notifications', () => {
     const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0005', '--branch-code', '123',
       '--account-number', '7654321', '--holder-name', 'ﾃｽﾄｼﾖｳﾃﾝ');
     const liveKey = String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live server')).key);
-    const adapter = await system.ops('adapter', 'create', '--name', 'mufg-adapter');
+    const adapter = await system.ops('adapter', 'create', '--name', 'mufg-adapter', '--bank-account', String(account.id));
     const order = await api(system.apiUrl, 'POST', '/v1/orders', {
       key: liveKey,
       body: orderBody({ amount: 21000, payer_name: 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ', ordered_at: new Date(Date.now() - 60_000).toISOString() }),

@@ -70,7 +70,7 @@ beforeAll(async () => {
     bankAccountIds.push(String(account.id));
   }
   const liveKey = String((await system.ops('key', 'issue', '--org', String(org.id), '--mode', 'live', '--name', 'server')).key);
-  const adapter = await system.ops('adapter', 'create', '--name', 'fault-bank');
+  const adapter = await system.ops('adapter', 'create', '--name', 'fault-bank', ...bankAccountIds.flatMap((id) => ['--bank-account', id]));
   const endpoint = await new MerchantClient(system.apiUrl, liveKey).request('POST', '/v1/webhook-endpoints', { url: receiver.url('/hooks') });
   if (endpoint.status !== 201) throw new Error(`webhook endpoint not created: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
   endpointSecret = endpoint.body.secret;

@@ -227,15 +227,39 @@ export const TransactionListQuery = ListQuery.extend({
   status: z.enum(TRANSACTION_STATUSES).optional().openapi({ description: 'Only transactions in this status.' }),
 });
 
-/** Body of POST /ingest/v1/notifications (DESIGN "Bank notification API"). */
-export const BankNotification = z.strictObject({
-  bank_account_id: BankAccountId,
-  bank_reference: NameText(LIMITS.bankReferenceMax, 1),
-  direction: z.enum(DIRECTIONS),
-  amount: Amount,
-  counterparty: NameText(LIMITS.counterpartyMax),
-  occurred_at: Timestamp,
-}).openapi('BankNotification');
+/** 預金種目 as a bank account's identity carries it: 普通, 当座, 貯蓄. */
+export const ACCOUNT_TYPES = ['ordinary', 'current', 'savings'] as const;
+export type AccountType = (typeof ACCOUNT_TYPES)[number];
+
+/** A bank account as banks name it: 4-digit bank code, 3-digit branch code, type, 7-digit number. */
+export const BankAccountIdentity = z.strictObject({
+  bank_code: z.string().regex(/^[0-9]{4}$/, 'must be 4 digits'),
+  branch_code: z.string().regex(/^[0-9]{3}$/, 'must be 3 digits'),
+  account_type: z.enum(ACCOUNT_TYPES),
+  account_number: z.string().regex(/^[0-9]{7}$/, 'must be 7 digits'),
+}).openapi('BankAccountIdentity');
+export type BankAccountIdentity = z.infer<typeof BankAccountIdentity>;
+
+/**
+ * Body of POST /ingest/v1/notifications: the account by our id or as the bank names it
+ * (exactly one of `bank_account_id` and `account`).
+ */
+export const BankNotification = z
+  .strictObject({
+    bank_account_id: BankAccountId.optional(),
+    account: BankAccountIdentity.optional(),
+    bank_reference: NameText(LIMITS.bankReferenceMax, 1),
+    direction: z.enum(DIRECTIONS),
+    amount: Amount,
+    counterparty: NameText(LIMITS.counterpartyMax),
+    occurred_at: Timestamp,
+  })
+  .superRefine((body, context) => {
+    if ((body.bank_account_id === undefined) === (body.account === undefined)) {
+      context.addIssue({ code: 'custom', path: ['bank_account_id'], message: 'give exactly one of bank_account_id and account' });
+    }
+  })
+  .openapi('BankNotification');
 export type BankNotification = z.infer<typeof BankNotification>;
 
 export const BankNotificationAccepted = z.object({

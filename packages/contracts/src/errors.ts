@@ -7,9 +7,11 @@ export const ERROR_CODES = [
   'parameter_unknown',
   'invalid_json',
   'body_too_large',
+  'statement_invalid',
   'ordered_at_in_future',
   'invalid_api_key',
   'insufficient_scope',
+  'account_not_allowed',
   'resource_missing',
   'external_id_conflict',
   'transaction_not_matchable',
@@ -47,9 +49,11 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   parameter_unknown: 400,
   invalid_json: 400,
   body_too_large: 413,
+  statement_invalid: 422,
   ordered_at_in_future: 400,
   invalid_api_key: 401,
   insufficient_scope: 403,
+  account_not_allowed: 403,
   resource_missing: 404,
   external_id_conflict: 409,
   transaction_not_matchable: 409,
@@ -88,10 +92,19 @@ export const ErrorBody = z.object({
     code: z.enum(ERROR_CODES),
     message: z.string(),
     param: z.string().optional(),
+    /** `statement_invalid` only: the record (1-based) and the field that failed the check. */
+    line: z.int().optional(),
+    field: z.string().optional(),
     request_id: z.string(),
   }),
 }).openapi('Error');
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** Where in an uploaded file a check failed: the record (1-based) and the field. */
+export interface ErrorLocation {
+  line: number;
+  field: string;
+}
 
 /**
  * The single error type of every service. Anything thrown that is not an AppError is a bug and
@@ -101,13 +114,15 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly param: string | undefined;
+  readonly location: ErrorLocation | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { param?: string; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { param?: string; cause?: unknown; location?: ErrorLocation } = {}) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.status = statusOfCode(code);
     this.param = options.param;
+    this.location = options.location;
   }
 
   toBody(requestId: string): ErrorBody {
@@ -117,6 +132,7 @@ export class AppError extends Error {
         code: this.code,
         message: this.message,
         ...(this.param === undefined ? {} : { param: this.param }),
+        ...(this.location === undefined ? {} : { line: this.location.line, field: this.location.field }),
         request_id: requestId,
       },
     };

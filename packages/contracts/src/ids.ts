@@ -10,6 +10,7 @@ export const ID_PREFIX = {
   event: 'evt',
   webhookEndpoint: 'we',
   adapter: 'adp',
+  statementImport: 'imp',
   delivery: 'dlv',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

@@ -65,6 +65,8 @@ const TRANSACTION_COLUMNS = {
   decidedAt: 'decided_at',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
+  adapterId: 'adapter_id',
+  statementImportId: 'statement_import_id',
 };
 
 const EVENT_COLUMNS = {

@@ -23,13 +23,14 @@ describe('schema.prisma and the migrations agree', () => {
     const now = new Date('2026-11-22T01:02:03.456Z');
     await prisma.organisation.create({ data: { id: 'org_schema', name: 'n', ownerEmail: 'o@example.com', createdAt: now } });
     await prisma.bankAccount.create({
-      data: { id: 'ba_schema', organisationId: 'org_schema', mode: 'live', bankCode: '0001', bankName: 'b', branchCode: '001', branchName: 'br', accountNumber: '1234567', holderName: 'h', createdAt: now },
+      data: { id: 'ba_schema', organisationId: 'org_schema', mode: 'live', bankCode: '0001', bankName: 'b', branchCode: '001', branchName: 'br', accountType: 'savings', accountNumber: '1234567', holderName: 'h', createdAt: now },
     });
     await prisma.apiKey.create({
       data: { id: 'key_schema', organisationId: 'org_schema', mode: 'live', name: 'k', permission: 'read_only', bankAccountId: 'ba_schema', keyHash: 'h', keyHint: 'svc_live_…abcd', createdAt: now, revokedAt: now },
     });
     await prisma.setting.create({ data: { organisationId: 'org_schema', mode: 'live', autoConfirmLateOrders: true, matchingRules: ['kana_width'], updatedAt: now } });
     await prisma.bankAdapter.create({ data: { id: 'adp_schema', name: 'a', secretEncrypted: 's', createdAt: now, revokedAt: now } });
+    await prisma.bankAdapterAccount.create({ data: { adapterId: 'adp_schema', bankAccountId: 'ba_schema', createdAt: now } });
     const order = await prisma.order.create({
       data: {
         id: 'ord_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', status: 'paid', amount: 9_999_999_999n,
@@ -41,9 +42,13 @@ describe('schema.prisma and the migrations agree', () => {
       data: {
         id: 'txn_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', bankReference: 'r', direction: 'deposit',
         status: 'confirmed', amount: 9_999_999_999n, counterparty: 'c', occurredAt: now, orderId: 'ord_schema', candidateOrderIds: ['ord_schema'],
-        decision: { reason: 'exact' }, decidedAt: now, createdAt: now, updatedAt: now,
+        decision: { reason: 'exact' }, decidedAt: now, createdAt: now, updatedAt: now, adapterId: 'adp_schema',
+        statementImport: {
+          create: { id: 'imp_schema', adapterId: 'adp_schema', format: 'zengin', fileSha256: 'h', fileBytes: 1_000n, accounts: 1, records: 2, stored: 1, duplicates: 1, withdrawals: 0, status: 'stored', createdAt: now, finishedAt: now },
+        },
       },
     });
+    await prisma.statementRecord.create({ data: { transactionId: 'txn_schema', statementImportId: 'imp_schema', line: 2, raw: Buffer.from([0xb6, 0xde]), cancelsTransactionId: 'txn_schema' } });
     await prisma.event.create({ data: { id: 'evt_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', type: 'order.paid', data: { object: {} }, createdAt: now } });
     await prisma.outbox.create({ data: { messageId: 'm', exchange: 'x', routingKey: 'r', payload: { a: 1 }, headers: { h: 1 }, createdAt: now, publishedAt: now } });
     await prisma.inbox.create({ data: { consumer: 'c', messageId: 'm', processedAt: now } });
@@ -65,9 +70,10 @@ describe('schema.prisma and the migrations agree', () => {
       prisma.organisation.count(), prisma.bankAccount.count(), prisma.apiKey.count(), prisma.setting.count(), prisma.bankAdapter.count(),
       prisma.order.count(), prisma.transaction.count(), prisma.event.count(), prisma.outbox.count(), prisma.inbox.count(),
       prisma.idempotencyKey.count(), prisma.webhookEndpoint.count(), prisma.webhookDelivery.count(), prisma.webhookDeliveryAttempt.count(),
-      prisma.webhookEmail.count(),
+      prisma.webhookEmail.count(), prisma.bankAdapterAccount.count(), prisma.statementImport.count(), prisma.statementRecord.count(),
     ]);
-    expect(counts).toEqual(Array(15).fill(1));
+    expect(counts).toEqual(Array(18).fill(1));
+    expect((await prisma.statementRecord.findUniqueOrThrow({ where: { transactionId: 'txn_schema' } })).raw).toEqual(new Uint8Array([0xb6, 0xde]));
     const read = await prisma.transaction.findUniqueOrThrow({ where: { id: 'txn_schema' } });
     expect(read).toMatchObject({ occurredAt: now, candidateOrderIds: ['ord_schema'], decision: { reason: 'exact' } });
   });
@@ -260,7 +266,7 @@ describe('migration runner', () => {
     const keys = async () =>
       (
         await client.query<{ conname: string; convalidated: boolean }>(
-          `SELECT conname, convalidated FROM pg_constraint WHERE contype = 'f' AND conrelid IN ('orders'::regclass, 'transactions'::regclass) AND conname <> 'transactions_order_id_fkey' ORDER BY conname`,
+          `SELECT conname, convalidated FROM pg_constraint WHERE contype = 'f' AND conrelid IN ('orders'::regclass, 'transactions'::regclass) AND conname NOT IN ('transactions_order_id_fkey', 'transactions_statement_import_id_fkey') ORDER BY conname`,
         )
       ).rows;
     try {
@@ -311,16 +317,17 @@ describe('least privilege', () => {
   let db: TestDatabase;
   const TABLES = [
     'organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'orders', 'transactions', 'events', 'outbox', 'inbox',
-    'idempotency_keys', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails',
+    'idempotency_keys', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails', 'bank_adapter_accounts',
+    'statement_imports', 'statement_records',
   ];
   /** What each service's data code reads; every other table is refused. */
   const READS: Record<string, string[]> = {
     pmatch_orders_api: ['bank_accounts', 'api_keys', 'settings', 'orders', 'transactions', 'events', 'outbox', 'idempotency_keys',
       'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts'],
-    pmatch_bank_ingest: ['bank_accounts', 'bank_adapters', 'transactions', 'outbox'],
+    pmatch_bank_ingest: ['bank_accounts', 'bank_adapters', 'bank_adapter_accounts', 'transactions', 'outbox', 'statement_imports'],
     pmatch_matcher: ['settings', 'orders', 'transactions', 'outbox', 'inbox'],
     pmatch_webhook_dispatcher: ['organisations', 'events', 'inbox', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails'],
-    pmatch_ops: ['organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'orders'],
+    pmatch_ops: ['organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'bank_adapter_accounts', 'orders', 'transactions', 'statement_imports'],
   };
   const order = (id: string, status: string, extra = '') =>
     `INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token${extra === '' ? '' : ', closed_at, payment'})
@@ -397,6 +404,8 @@ describe('least privilege', () => {
     ['pmatch_webhook_dispatcher', `UPDATE webhook_endpoints SET secret_encrypted = 'x' WHERE id = 'we_p'`],
     ['pmatch_webhook_dispatcher', `UPDATE webhook_endpoints SET previous_secret_encrypted = 'x' WHERE id = 'we_p'`],
     ['pmatch_ops', `UPDATE transactions SET status = 'unmatched' WHERE id = 'txn_p'`],
+    ['pmatch_bank_ingest', `UPDATE bank_adapters SET revoked_at = NULL`],
+    ['pmatch_bank_ingest', `INSERT INTO bank_adapter_accounts (adapter_id, bank_account_id) VALUES ('adp_x', 'ba_p')`],
   ])('when %s tries a write its service does not own, then the database refuses it', async (role, sql) => {
     const before = await as('postgres', 'SELECT id, status, amount, payer_name, closed_at, payment, source FROM orders ORDER BY id');
 

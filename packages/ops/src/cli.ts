@@ -1,9 +1,12 @@
 import { parseArgs } from 'node:util';
-import { Amount, AppError, BankAccountId, CreateOrderRequest, LIMITS, MODES, Metadata, Timestamp, idPattern, type IdKind } from '@pmatch/contracts';
-import type { PrismaClient } from '@pmatch/db';
+import { ACCOUNT_TYPES, Amount, AppError, BankAccountId, CreateOrderRequest, LIMITS, MODES, Metadata, Timestamp, idPattern, type IdKind } from '@pmatch/contracts';
+import type { Database, PrismaClient } from '@pmatch/db';
+import { STATEMENT_FORMATS } from '@pmatch/bank-ingest';
+import { importStatementFile } from './statements';
 import type { Clock, SecretBox } from '@pmatch/platform';
 import { z } from 'zod';
-import { addLiveBankAccount, createBankAdapter, createOrganisation, issueApiKey, revokeApiKey, updateSettings } from './commands';
+import { bindBankAdapter, createBankAdapter, listBankAdapters, revokeBankAdapter, unbindBankAdapter } from './adapters';
+import { addLiveBankAccount, createOrganisation, issueApiKey, revokeApiKey, updateSettings } from './commands';
 import type { MatcherLink } from './matcher-link';
 import { createShopOrder, payShopOrder } from './shop-orders';
 import { API_KEY_PERMISSIONS, MATCHING_RULES, type MatchingRule } from '@pmatch/contracts';
@@ -12,6 +15,8 @@ import { API_KEY_PERMISSIONS, MATCHING_RULES, type MatchingRule } from '@pmatch/
 
 export interface OpsDependencies {
   prisma: PrismaClient;
+  /** The same pool as `prisma`, with plain SQL (bank-ingest's storing code needs it). */
+  database: Database;
   secretBox: SecretBox;
   clock: Clock;
   publicBaseUrl: string;
@@ -65,7 +70,13 @@ const matchingRuleList = z.string().transform((value, context): MatchingRule[] =
 });
 
 const organisationId = idOf('organisation', 'org_…');
+const adapterId = idOf('adapter', 'adp_…');
 const mode = oneOf(MODES);
+/** One or more `--bank-account ba_…`, each once. */
+const bankAccountIds = z
+  .array(BankAccountId)
+  .min(1, 'is required')
+  .refine((ids) => new Set(ids).size === ids.length, 'names an account more than once');
 
 /** A flag value that the API's own schema for the field accepts: one rule for both doors. */
 const acceptedBy = (schema: z.ZodType, message: string) => z.string().refine((value) => schema.safeParse(value).success, message);
@@ -102,18 +113,22 @@ const metadataJson = z.string().transform((text, context) => {
 interface Command {
   usage: string;
   flagNames: readonly string[];
+  /** Flags that may be given more than once; their value is the list of what was given. */
+  repeatable: readonly string[];
   /** Validates the flag values; the result runs the command. */
-  prepare(values: Record<string, string | undefined>): PreparedCommand;
+  prepare(values: Record<string, string | string[] | undefined>): PreparedCommand;
 }
 
 function command<Flags extends z.ZodObject>(
   usage: string,
   flags: Flags,
   run: (dependencies: OpsDependencies, input: z.output<Flags>) => Promise<object>,
+  repeatable: readonly string[] = [],
 ): Command {
   return {
     usage,
     flagNames: Object.keys(flags.shape),
+    repeatable,
     prepare(values) {
       const parsed = flags.safeParse(values, { error: (issue) => (issue.input === undefined ? 'is required' : undefined) });
       if (!parsed.success) {
@@ -160,7 +175,7 @@ const COMMANDS: Record<string, Command> = {
     ({ prisma, clock }, flags) => revokeApiKey(prisma, { keyId: flags.key }, clock),
   ),
   'bank-account add': command(
-    'ops bank-account add --org ORG --mode live --bank-code 0001 --branch-code 001 --account-number 1234567 --holder-name NAME [--bank-name NAME] [--branch-name NAME]',
+    'ops bank-account add --org ORG --mode live --bank-code 0001 --branch-code 001 [--account-type ordinary|current|savings] --account-number 1234567 --holder-name NAME [--bank-name NAME] [--branch-name NAME]',
     z.strictObject({
       org: organisationId,
       mode: z.literal('live', {
@@ -168,6 +183,7 @@ const COMMANDS: Record<string, Command> = {
       }),
       'bank-code': digits(4),
       'branch-code': digits(3),
+      'account-type': oneOf(ACCOUNT_TYPES).default('ordinary'),
       'account-number': digits(7),
       'holder-name': text(100),
       'bank-name': text(100).optional(),
@@ -178,6 +194,7 @@ const COMMANDS: Record<string, Command> = {
         organisationId: flags.org,
         bankCode: flags['bank-code'],
         branchCode: flags['branch-code'],
+        accountType: flags['account-type'],
         accountNumber: flags['account-number'],
         holderName: flags['holder-name'],
         ...(flags['bank-name'] === undefined ? {} : { bankName: flags['bank-name'] }),
@@ -185,9 +202,39 @@ const COMMANDS: Record<string, Command> = {
       }),
   ),
   'adapter create': command(
-    'ops adapter create --name NAME',
-    z.strictObject({ name: text(100) }),
-    ({ prisma, secretBox }, flags) => createBankAdapter(prisma, { name: flags.name }, secretBox),
+    'ops adapter create --name NAME --bank-account BA [--bank-account BA …]',
+    z.strictObject({ name: text(100), 'bank-account': bankAccountIds }),
+    ({ prisma, secretBox }, flags) => createBankAdapter(prisma, { name: flags.name, bankAccountIds: flags['bank-account'] }, secretBox),
+    ['bank-account'],
+  ),
+  'adapter bind': command(
+    'ops adapter bind --adapter ADP --bank-account BA [--bank-account BA …]',
+    z.strictObject({ adapter: adapterId, 'bank-account': bankAccountIds }),
+    ({ prisma }, flags) => bindBankAdapter(prisma, { adapterId: flags.adapter, bankAccountIds: flags['bank-account'] }),
+    ['bank-account'],
+  ),
+  'adapter unbind': command(
+    'ops adapter unbind --adapter ADP --bank-account BA [--bank-account BA …]',
+    z.strictObject({ adapter: adapterId, 'bank-account': bankAccountIds }),
+    ({ prisma }, flags) => unbindBankAdapter(prisma, { adapterId: flags.adapter, bankAccountIds: flags['bank-account'] }),
+    ['bank-account'],
+  ),
+  'adapter list': command('ops adapter list', z.strictObject({}), ({ prisma }) => listBankAdapters(prisma)),
+  'adapter revoke': command(
+    'ops adapter revoke --adapter ADP',
+    z.strictObject({ adapter: adapterId }),
+    ({ prisma, clock }, flags) => revokeBankAdapter(prisma, { adapterId: flags.adapter }, clock),
+  ),
+  'statement import': command(
+    'ops statement import --bank-account BA [--bank-account BA …] --file F [--format zengin|camt.054|camt.053]',
+    z.strictObject({ 'bank-account': bankAccountIds, file: text(4096), format: oneOf(STATEMENT_FORMATS).optional() }),
+    ({ database, clock }, flags) =>
+      importStatementFile(
+        database,
+        { bankAccountIds: flags['bank-account'], file: flags.file, ...(flags.format === undefined ? {} : { format: flags.format }) },
+        clock,
+      ),
+    ['bank-account'],
   ),
   'settings set': command(
     'ops settings set --org ORG --mode test|live [--auto-confirm-late-orders true|false] [--matching-rules a,b]',
@@ -266,15 +313,15 @@ export function prepareCommand(argv: readonly string[]): PreparedCommand {
     throw usageError(`${given}; commands: ${Object.keys(COMMANDS).join(', ')}`);
   }
   try {
-    return found.prepare(flagValues(found.flagNames, flagArgs));
+    return found.prepare(flagValues(found.flagNames, found.repeatable, flagArgs));
   } catch (error) {
     if (error instanceof AppError) throw usageError(`${error.message} (usage: ${found.usage})`);
     throw error;
   }
 }
 
-/** Unknown flags, positionals, a flag without its value, or one given twice: all rejected. */
-function flagValues(flagNames: readonly string[], args: string[]): Record<string, string | undefined> {
+/** Unknown flags, positionals, a flag without its value, or one given twice (unless repeatable): all rejected. */
+function flagValues(flagNames: readonly string[], repeatable: readonly string[], args: string[]): Record<string, string | string[] | undefined> {
   let values: Record<string, unknown>;
   try {
     values = parseArgs({
@@ -290,6 +337,7 @@ function flagValues(flagNames: readonly string[], args: string[]): Record<string
   return Object.fromEntries(
     flagNames.map((flag) => {
       const given = values[flag] as string[] | undefined;
+      if (repeatable.includes(flag)) return [flag, given];
       if (given !== undefined && given.length > 1) throw usageError(`--${flag} is given more than once`);
       return [flag, given?.[0]];
     }),

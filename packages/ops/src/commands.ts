@@ -5,6 +5,7 @@ import {
   MODES,
   newId,
   randomBase62,
+  type AccountType,
   type ApiKeyPermission,
   type BankAccount,
   type MatchingRule,
@@ -12,11 +13,10 @@ import {
   type Settings,
 } from '@pmatch/contracts';
 import { bankAccountView, settingsView, type Db, type OrganisationRow, type PrismaClient, type Tx } from '@pmatch/db';
-import { newSigningSecret, sha256Hex, systemClock, type Clock, type SecretBox } from '@pmatch/platform';
+import { sha256Hex, systemClock, type Clock } from '@pmatch/platform';
 import {
   issuedApiKeyView,
   organisationView,
-  type CreatedBankAdapterView,
   type IssuedApiKeyView,
   type OrganisationView,
   type RevokedApiKeyView,
@@ -142,6 +142,8 @@ export interface AddLiveBankAccountInput {
   organisationId: string;
   bankCode: string;
   branchCode: string;
+  /** Default ordinary (普通). */
+  accountType?: AccountType;
   accountNumber: string;
   holderName: string;
   bankName?: string;
@@ -151,7 +153,7 @@ export interface AddLiveBankAccountInput {
 export async function addLiveBankAccount(prisma: PrismaClient, input: AddLiveBankAccountInput): Promise<BankAccount> {
   const account = await prisma.$transaction(async (tx) => {
     const organisation = await findOrganisation(tx, input.organisationId);
-    const identity = { bankCode: input.bankCode, branchCode: input.branchCode, accountNumber: input.accountNumber };
+    const identity = { bankCode: input.bankCode, branchCode: input.branchCode, accountType: input.accountType ?? 'ordinary', accountNumber: input.accountNumber };
     // The same account twice would make every order without bank_account_id ambiguous.
     const existing = await tx.bankAccount.findFirst({ where: { organisationId: organisation.id, mode: 'live', ...identity } });
     if (existing !== null) {
@@ -172,22 +174,6 @@ export async function addLiveBankAccount(prisma: PrismaClient, input: AddLiveBan
     });
   });
   return bankAccountView(account);
-}
-
-export interface CreateBankAdapterInput {
-  name: string;
-}
-
-export async function createBankAdapter(
-  prisma: PrismaClient,
-  input: CreateBankAdapterInput,
-  secretBox: SecretBox,
-): Promise<CreatedBankAdapterView> {
-  const secret = newSigningSecret();
-  const adapter = await prisma.bankAdapter.create({
-    data: { id: newId('adapter'), name: input.name, secretEncrypted: secretBox.seal(secret) },
-  });
-  return { id: adapter.id, secret };
 }
 
 export interface UpdateSettingsInput {

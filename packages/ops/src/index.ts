@@ -1,3 +1,4 @@
+export * from './adapters';
 export * from './commands';
 export * from './views';
 export * from './matcher-link';

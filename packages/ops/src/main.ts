@@ -1,5 +1,5 @@
 import { AppError } from '@pmatch/contracts';
-import { Prisma, createPrisma } from '@pmatch/db';
+import { Prisma, createDatabase } from '@pmatch/db';
 import { ConfigError, SecretBox, clockFromEnv, loadConfig } from '@pmatch/platform';
 import { prepareCommand } from './cli';
 import { OpsConfig } from './config';
@@ -11,11 +11,13 @@ async function main(argv: readonly string[]): Promise<number> {
     const run = prepareCommand(argv);
     const config = loadConfig(OpsConfig);
     // One operator command, one statement at a time: a single connection is enough.
-    const prisma = createPrisma(config.DATABASE_URL, { poolSize: 1 });
+    const database = createDatabase(config.DATABASE_URL, { poolSize: 1 });
+    const { prisma } = database;
     const matcher = new LazyMatcherLink();
     try {
       const output = await run({
         prisma,
+        database,
         secretBox: new SecretBox(config.SECRETS_KEY),
         clock: clockFromEnv(),
         publicBaseUrl: config.PUBLIC_BASE_URL,

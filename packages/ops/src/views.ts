@@ -52,9 +52,3 @@ export interface RevokedApiKeyView {
   id: string;
   revoked_at: string;
 }
-
-export interface CreatedBankAdapterView {
-  id: string;
-  /** Shown once; stored only sealed. */
-  secret: string;
-}

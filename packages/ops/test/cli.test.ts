@@ -30,6 +30,7 @@ async function addLiveBankAccount(organisationId: string, accountNumber: string)
     organisationId,
     bankCode: '0009',
     branchCode: '100',
+    accountType: 'ordinary',
     accountNumber,
     holderName: 'ｱｸﾒ(ｶ',
   });
@@ -42,14 +43,15 @@ async function issueKey(organisationId: string, mode: 'test' | 'live'): Promise<
 
 /** Row counts of every table the CLI writes. */
 async function writtenRows() {
-  const [organisations, apiKeys, bankAccounts, settings, bankAdapters] = await Promise.all([
+  const [organisations, apiKeys, bankAccounts, settings, bankAdapters, bindings] = await Promise.all([
     prisma.organisation.count(),
     prisma.apiKey.count(),
     prisma.bankAccount.count(),
     prisma.setting.count(),
     prisma.bankAdapter.count(),
+    prisma.bankAdapterAccount.count(),
   ]);
-  return { organisations, apiKeys, bankAccounts, settings, bankAdapters };
+  return { organisations, apiKeys, bankAccounts, settings, bankAdapters, bindings };
 }
 
 describe('org create', () => {
@@ -189,16 +191,56 @@ describe('bank-account add', () => {
   });
 });
 
-describe('adapter create', () => {
-  test('when an adapter is created, then its secret is stored sealed and opens to the printed secret', async () => {
-    const adapter = await ops('adapter', 'create', '--name', 'zengin-gateway');
+describe('bank adapters', () => {
+  test('when an adapter is created for accounts, then its secret is stored sealed and opens to the printed secret, and it is bound to those accounts', async () => {
+    const organisationId = await createOrganisation();
+    const accounts = [await addLiveBankAccount(organisationId, '2100001'), await addLiveBankAccount(organisationId, '2100002')];
 
-    expect(adapter).toEqual({ id: expect.stringMatching(/^adp_/), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/) });
-    const row = await prisma.bankAdapter.findUniqueOrThrow({ where: { id: String(adapter.id) } });
+    const adapter = await ops('adapter', 'create', '--name', 'zengin-gateway', '--bank-account', accounts[0]!, '--bank-account', accounts[1]!);
+
+    expect(adapter).toEqual({
+      id: expect.stringMatching(/^adp_/), object: 'bank_adapter', name: 'zengin-gateway', secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+      bank_account_ids: [...accounts].sort(), created_at: expect.any(String), revoked_at: null,
+    });
+    const row = await prisma.bankAdapter.findUniqueOrThrow({ where: { id: String(adapter.id) }, include: { accounts: true } });
     expect(row.name).toBe('zengin-gateway');
+    expect(row.accounts.map((a) => a.bankAccountId).sort()).toEqual([...accounts].sort());
     expect(row.secretEncrypted).not.toContain(String(adapter.secret));
     expect(row.secretEncrypted).not.toContain(String(adapter.secret).slice('whsec_'.length));
     expect(new SecretBox(TEST_SECRETS_KEY).open(row.secretEncrypted)).toBe(adapter.secret);
+  });
+
+  test('when accounts are bound and unbound, then the adapter lists exactly the bound ones, and binding or unbinding again changes nothing', async () => {
+    const organisationId = await createOrganisation();
+    const [first, second] = [await addLiveBankAccount(organisationId, '2200001'), await addLiveBankAccount(organisationId, '2200002')];
+    const adapter = await ops('adapter', 'create', '--name', 'a', '--bank-account', first);
+
+    const bound = await ops('adapter', 'bind', '--adapter', String(adapter.id), '--bank-account', second);
+    const boundAgain = await ops('adapter', 'bind', '--adapter', String(adapter.id), '--bank-account', second);
+    const unbound = await ops('adapter', 'unbind', '--adapter', String(adapter.id), '--bank-account', first);
+    const unboundAgain = await ops('adapter', 'unbind', '--adapter', String(adapter.id), '--bank-account', first);
+    const list = await ops('adapter', 'list');
+
+    expect(bound.bank_account_ids).toEqual([first, second].sort());
+    expect(boundAgain).toEqual(bound);
+    expect(unbound.bank_account_ids).toEqual([second]);
+    expect(unboundAgain).toEqual(unbound);
+    expect((list.data as { id: string }[]).find((a) => a.id === adapter.id)).toEqual(unbound);
+  });
+
+  test('when an adapter is revoked, then revoked_at is set, revoking again keeps it, and it can no longer be bound', async () => {
+    const organisationId = await createOrganisation();
+    const account = await addLiveBankAccount(organisationId, '2300001');
+    const adapter = await ops('adapter', 'create', '--name', 'a', '--bank-account', account);
+
+    const revoked = await ops('adapter', 'revoke', '--adapter', String(adapter.id));
+    const revokedAgain = await ops('adapter', 'revoke', '--adapter', String(adapter.id));
+
+    expect(revoked.revoked_at).toEqual(expect.any(String));
+    expect(revokedAgain).toEqual(revoked);
+    const refusal = await runOps(db.url, ['adapter', 'bind', '--adapter', String(adapter.id), '--bank-account', account]);
+    expect(refusal).toMatchObject({ exitCode: 1, stdout: '' });
+    expect(refusal.stderr).toMatch(/is revoked/);
   });
 });
 
@@ -245,6 +287,10 @@ describe('invalid input', () => {
     ['an unknown command', () => ['org', 'delete', '--org', organisationId]],
     ['an unknown flag', () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--scope', 'all']],
     ['a positional argument', () => ['adapter', 'create', 'extra', '--name', 'a']],
+    ['an adapter without a bank account', () => ['adapter', 'create', '--name', 'a']],
+    ['an adapter for a test bank account', () => ['adapter', 'create', '--name', 'a', '--bank-account', 'ba_AAAAAAAAAAAAAAAAAAAAAAAA']],
+    ['an adapter bound twice to one account', () => ['adapter', 'create', '--name', 'a', '--bank-account', otherOrganisationsLiveAccountId, '--bank-account', otherOrganisationsLiveAccountId]],
+    ['a bad account type', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-type', 'futsu', '--account-number', '1234567', '--holder-name', 'X']],
     ['a bad mode', () => ['key', 'issue', '--org', organisationId, '--mode', 'production', '--name', 'k']],
     ['a missing required flag', () => ['key', 'issue', '--org', organisationId, '--mode', 'test']],
     ['a flag without its value', () => ['org', 'create', '--name', '--owner-email', 'a@example.com']],

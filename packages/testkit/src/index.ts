@@ -5,3 +5,4 @@ export { adminUrl, databaseUrl } from './names';
 export * from './merchant';
 export * from './openapi-validator';
 export * from './plans';
+export * from './statements';

@@ -1,13 +1,17 @@
 import { BaseConfig, loadConfig as load } from '@pmatch/platform';
 import { z } from 'zod';
-import { ADAPTER_SECRETS_MISS_REFRESH_MS, ADAPTER_SECRETS_TTL_MS } from './data/adapter-secrets';
+import { ADAPTERS_MISS_REFRESH_MS, ADAPTERS_TTL_MS } from './data/adapters';
 
 export const BankIngestConfig = BaseConfig.extend({
   BANK_INGEST_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
-  /** How long the opened adapter secrets are trusted before they are read again. */
-  ADAPTER_CACHE_MS: z.coerce.number().int().min(0).default(ADAPTER_SECRETS_TTL_MS),
-  /** How often at most a notification no cached secret verifies makes them be read again. */
-  ADAPTER_MISS_REFRESH_MS: z.coerce.number().int().min(0).default(ADAPTER_SECRETS_MISS_REFRESH_MS),
+  /** How long the adapters (opened secrets, bound accounts) are trusted before they are read again. */
+  ADAPTER_CACHE_MS: z.coerce.number().int().min(0).default(ADAPTERS_TTL_MS),
+  /** How often at most a request no cached secret verifies makes them be read again. */
+  ADAPTER_MISS_REFRESH_MS: z.coerce.number().int().min(0).default(ADAPTERS_MISS_REFRESH_MS),
+  /** Largest statement file taken by POST /ingest/v1/statements (kept on disk while imported). */
+  STATEMENT_MAX_BYTES: z.coerce.number().int().min(1).default(64 * 1024 * 1024),
+  /** Where statement uploads are kept while they are imported; the system's temporary folder by default. */
+  STATEMENT_SPOOL_DIR: z.string().min(1).optional(),
 });
 export type BankIngestConfig = z.infer<typeof BankIngestConfig>;
 

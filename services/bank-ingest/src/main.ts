@@ -2,21 +2,25 @@ import { BankIngestCommand, QUEUES } from '@pmatch/contracts';
 import { SecretBox, runService, startService, systemClock, type Clock, type RunningService } from '@pmatch/platform';
 import { commandHandler } from './amqp/commands';
 import { loadConfig, type BankIngestConfig } from './config';
-import { AdapterSecretCache, listActiveAdapterSecrets } from './data/adapter-secrets';
-import { notificationsRouter } from './http/notifications';
+import { AdapterCache, listActiveAdapters } from './data/adapters';
+import { ingestRoutes } from './http/routes';
 
 export type BankIngest = RunningService;
 
 export async function start(config: BankIngestConfig, clock: Clock = systemClock): Promise<BankIngest> {
-  return startService({ name: 'bank-ingest', config, port: config.BANK_INGEST_PORT }, async (runtime) => {
+  return startService({ name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, bodies: 'where mounted' }, async (runtime) => {
     const { database, broker, logger } = runtime;
     const relay = runtime.outboxRelay();
     const secretBox = new SecretBox(config.SECRETS_KEY);
-    const adapterSecrets = new AdapterSecretCache(() => listActiveAdapterSecrets(database.prisma), (sealed) => secretBox.open(sealed), {
+    const adapters = new AdapterCache(() => listActiveAdapters(database.prisma), (sealed) => secretBox.open(sealed), {
       ttlMs: config.ADAPTER_CACHE_MS,
       missRefreshMs: config.ADAPTER_MISS_REFRESH_MS,
+      now: () => clock.now().getTime(),
+      onUnopenable: (adapterId) => logger.error({ adapterId }, 'bank adapter secret does not open with SECRETS_KEY; that adapter is refused'),
     });
-    runtime.http.use(notificationsRouter({ database, clock, adapterSecrets, outbox: relay }));
+    runtime.http.use(
+      ingestRoutes({ database, clock, adapters, outbox: relay, statementMaxBytes: config.STATEMENT_MAX_BYTES, spoolDirectory: config.STATEMENT_SPOOL_DIR }),
+    );
     await runtime.consume(QUEUES.bankIngestCommands, BankIngestCommand, commandHandler({ database, broker, clock, logger, outbox: relay }), { prefetch: 20 });
     return {};
   });

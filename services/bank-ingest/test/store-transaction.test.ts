@@ -2,7 +2,7 @@ import { EXCHANGES, ROUTING_KEYS, newId } from '@pmatch/contracts';
 import { createDatabase, createPrisma, transactionView, type Database, type PrismaClient, type Sql } from '@pmatch/db';
 import type { OutboxPublisher } from '@pmatch/platform';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, notingStatements, uniqueName, type TestDatabase } from '@pmatch/testkit';
-import { BankAccountCache, TransactionStore, insertNewDeposits } from '../src/data/transactions';
+import { TransactionStore, insertNewDeposits } from '../src/data/transactions';
 import type { IncomingTransaction } from '../src/domain/transaction';
 
 let db: TestDatabase;
@@ -246,34 +246,5 @@ describe('deposits stored together', () => {
     expect((await prisma.transaction.findMany({ where: { bankAccountId: account.bankAccountId } })).map((t) => t.bankReference).sort()).toEqual(['first', 'second', 'third']);
     expect(await depositOutboxRows(account.bankAccountId)).toBe(3);
     expect(await depositOutboxRows(unknownAccount.bankAccountId)).toBe(0);
-  });
-});
-
-describe('BankAccountCache', () => {
-  test('when an account was read less than the TTL ago, then it is not read again; after the TTL it is', async () => {
-    const account = await seedAccount();
-    let now = 1_000;
-    const cache = new BankAccountCache(prisma, 100, () => now);
-    const first = await cache.find(account.bankAccountId);
-    // A change made by hand in SQL, which only the TTL bounds.
-    await prisma.bankAccount.update({ where: { id: account.bankAccountId }, data: { holderName: 'ﾍﾝｺｳ' } });
-
-    now += 99;
-    expect(await cache.find(account.bankAccountId)).toBe(first);
-    now += 1;
-    expect((await cache.find(account.bankAccountId))?.holderName).toBe('ﾍﾝｺｳ');
-  });
-
-  test('when an account is unknown, then that is not remembered: an account added a moment later is found at once', async () => {
-    const cache = new BankAccountCache(prisma, 60_000, () => 0);
-    const id = newId('bankAccount');
-
-    expect(await cache.find(id)).toBeNull();
-    const organisationId = newId('organisation');
-    await prisma.organisation.create({ data: { id: organisationId, name: 'Shop', ownerEmail: 'o@example.com' } });
-    await prisma.bankAccount.create({
-      data: { id, organisationId, mode: 'live', bankCode: '9999', branchCode: '001', accountNumber: '7654321', holderName: 'ｼﾖﾂﾌﾟ' },
-    });
-    expect((await cache.find(id))?.organisationId).toBe(organisationId);
   });
 });

@@ -197,6 +197,8 @@ const ERROR_EXAMPLES: Record<ErrorCode, { message: string; param?: string }> = {
   parameter_unknown: { message: 'Unknown parameter: amout.', param: 'amout' },
   invalid_json: { message: 'The request body is not valid JSON.' },
   body_too_large: { message: 'The request body exceeds 1048576 bytes.' },
+  statement_invalid: { message: 'Record 12, field 振込合計金額: the trailer says 150000, the data records sum to 145000.' },
+  account_not_allowed: { message: 'This adapter is not bound to the bank account of this transaction.', param: 'bank_account_id' },
   ordered_at_in_future: { message: 'ordered_at may be at most 5 minutes in the future.', param: 'ordered_at' },
   invalid_api_key: { message: 'Invalid API key: it is unknown or has been revoked.' },
   insufficient_scope: { message: 'This API key is read-only; use a read-write key for this request.' },

@@ -8,7 +8,6 @@ import {
   statement,
   transactionFields,
   transactionView,
-  type BankAccountRow,
   type Columns,
   type Database,
   type LeasedMessage,
@@ -39,6 +38,17 @@ interface NewTransactionValues {
   counterparty: string;
   occurredAt: Date;
   storedAt: Date;
+  adapterId: string | null;
+}
+
+/** The columns of many deposits, and their outbox rows. */
+type DepositValues = Columns<Omit<NewTransactionValues, 'direction'>> & OutboxValues;
+
+/** What an import's deposits also write: the import, and each one's record number and raw bytes in hex. */
+interface ImportValues {
+  importId: string;
+  recordLines: number[];
+  recordRaws: string[];
 }
 
 function newTransactionValues(id: string, incoming: IncomingTransaction, storedAt: Date): NewTransactionValues {
@@ -54,6 +64,7 @@ function newTransactionValues(id: string, incoming: IncomingTransaction, storedA
     counterparty: incoming.counterparty,
     occurredAt: incoming.occurredAt,
     storedAt,
+    adapterId: incoming.adapterId ?? null,
   };
 }
 
@@ -64,9 +75,9 @@ function newTransactionValues(id: string, incoming: IncomingTransaction, storedA
 const insertTransaction = statement<NewTransactionValues, TransactionRow>(
   'bank_ingest.insert_transaction',
   (p) => sql`INSERT INTO transactions
-    (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at)
+    (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id)
   VALUES (${p.id}, ${p.organisationId}, ${p.mode}, ${p.bankAccountId}, ${p.bankReference}, ${p.direction}, ${p.status}, ${p.amount},
-          ${p.counterparty}, ${p.occurredAt}, ${p.storedAt}, ${p.storedAt})
+          ${p.counterparty}, ${p.occurredAt}, ${p.storedAt}, ${p.storedAt}, ${p.adapterId})
   ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
   RETURNING ${transactionFields()}`,
 );
@@ -75,24 +86,49 @@ const insertTransaction = statement<NewTransactionValues, TransactionRow>(
  * Deposits and their `deposit.received` outbox rows (message ids `deposit_<id>`), any number in
  * one statement, so that they need no transaction of their own. A deposit's outbox row is inserted
  * only when the deposit was: a duplicate inserts neither, and neither does a second deposit of the
- * same reference in the same batch. The rows are inserted leased (`insertNewDeposits` hands them over).
+ * same reference in the same batch. The rows are inserted leased for the writer's relay, unless
+ * `leased` is false (a writer without a relay). An import's deposits also record the import and
+ * their raw records.
  */
-const insertDeposits = statement<Columns<Omit<NewTransactionValues, 'direction'>> & OutboxValues, TransactionRow>(
-  'bank_ingest.insert_deposits',
-  (p) => sql`WITH incoming AS (
+function depositsStatement(name: string, { imported, leased }: { imported: boolean; leased: boolean }) {
+  return statement<DepositValues & Partial<ImportValues>, TransactionRow>(
+    name,
+    (p) => sql`WITH incoming AS (
      SELECT * FROM unnest(${p.id}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.bankAccountId}::text[], ${p.bankReference}::text[],
-                          ${p.status}::text[], ${p.amount}::bigint[], ${p.counterparty}::text[], ${p.occurredAt}::timestamptz[], ${p.storedAt}::timestamptz[])
-       WITH ORDINALITY AS d(id, organisation_id, mode, bank_account_id, bank_reference, status, amount, counterparty, occurred_at, stored_at, n)),
+                          ${p.status}::text[], ${p.amount}::bigint[], ${p.counterparty}::text[], ${p.occurredAt}::timestamptz[], ${p.storedAt}::timestamptz[],
+                          ${p.adapterId}::text[])
+       WITH ORDINALITY AS d(id, organisation_id, mode, bank_account_id, bank_reference, status, amount, counterparty, occurred_at, stored_at, adapter_id, n)),
    stored AS (
      INSERT INTO transactions
-       (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at)
-     SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'deposit', status, amount, counterparty, occurred_at, stored_at, stored_at
+       (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id${imported ? ', statement_import_id' : ''})
+     SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'deposit', status, amount, counterparty, occurred_at, stored_at, stored_at, adapter_id${imported ? sql`, ${p.importId}::text` : ''}
      FROM incoming ORDER BY n
      ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
      RETURNING ${transactionFields()}),
-   announced AS (${outboxInsert(p, "u.message_id IN (SELECT 'deposit_' || id FROM stored)", { leased: true })})
+   announced AS (${outboxInsert(p, "u.message_id IN (SELECT 'deposit_' || id FROM stored)", { leased })})${
+     imported
+       ? sql`,
+   recorded AS (
+     INSERT INTO statement_records (transaction_id, statement_import_id, line, raw)
+     SELECT r.id, ${p.importId}::text, r.line, decode(r.raw, 'hex') FROM unnest(${p.id}::text[], ${p.recordLines}::int[], ${p.recordRaws}::text[]) AS r(id, line, raw)
+     WHERE r.id IN (SELECT id FROM stored))`
+       : ''
+   }
    SELECT * FROM stored`,
-);
+  );
+}
+
+const insertDeposits = depositsStatement('bank_ingest.insert_deposits', { imported: false, leased: true });
+const insertImportedDeposits = depositsStatement('bank_ingest.insert_imported_deposits', { imported: true, leased: true });
+const insertImportedDepositsUnleased = depositsStatement('bank_ingest.insert_imported_deposits_unleased', { imported: true, leased: false });
+
+/** What a statement import adds to its deposits: the import, each one's raw record, and whether a relay takes the messages. */
+export interface ImportedDeposits {
+  importId: string;
+  records: { line: number; raw: Uint8Array }[];
+  /** False when no relay runs in this process (ops): the rows wait, unleased, for any service's relay. */
+  leased: boolean;
+}
 
 /** A transaction to store, and when it came. */
 export interface StoreRequest {
@@ -141,7 +177,12 @@ export class TransactionStore {
  * The new deposits' `deposit.received` messages go to `handOver` once the statement committed
  * (`db` must run it on its own, not in a transaction of the caller's).
  */
-export async function insertNewDeposits(db: Sql, requests: StoreRequest[], handOver: OutboxHandOver): Promise<(TransactionRow | null)[]> {
+export async function insertNewDeposits(
+  db: Sql,
+  requests: StoreRequest[],
+  handOver: OutboxHandOver,
+  imported?: ImportedDeposits,
+): Promise<(TransactionRow | null)[]> {
   if (requests.length === 0) return [];
   const ids = requests.map(() => newId('transaction'));
   const announcements = requests.map(({ incoming }, i): LeasedMessage => {
@@ -153,12 +194,21 @@ export async function insertNewDeposits(db: Sql, requests: StoreRequest[], handO
     return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${ids[i]}` };
   });
   const deposits = requests.map(({ incoming, at }, i) => {
-    const { direction, ...deposit } = newTransactionValues(ids[i]!, incoming, at);
+    const { direction: _direction, ...deposit } = newTransactionValues(ids[i]!, incoming, at);
     return deposit;
   });
-  const rows = await db.rows(insertDeposits, { ...columns(deposits), ...outboxValues(announcements) });
+  const values = { ...columns(deposits), ...outboxValues(announcements) };
+  const rows =
+    imported === undefined
+      ? await db.rows(insertDeposits, values)
+      : await db.rows(imported.leased ? insertImportedDeposits : insertImportedDepositsUnleased, {
+          ...values,
+          importId: imported.importId,
+          recordLines: imported.records.map((r) => r.line),
+          recordRaws: imported.records.map((r) => Buffer.from(r.raw).toString('hex')),
+        });
   const stored = new Map(rows.map((row) => [row.id, row]));
-  handOver(announcements.filter((_, i) => stored.has(ids[i]!)));
+  if (imported === undefined || imported.leased) handOver(announcements.filter((_, i) => stored.has(ids[i]!)));
   return ids.map((id) => stored.get(id) ?? null);
 }
 
@@ -190,32 +240,4 @@ async function storedFirst(db: Sql, incoming: IncomingTransaction): Promise<Tran
 
 export async function findBankAccount(prisma: PrismaClient, id: string) {
   return prisma.bankAccount.findUnique({ where: { id } });
-}
-
-/** How long a bank account read for a notification is reused before it is read again. */
-export const BANK_ACCOUNT_CACHE_MS = 60_000;
-
-/**
- * Bank accounts by id, each reused for BANK_ACCOUNT_CACHE_MS. Safe because what a notification
- * takes from an account (its organisation and mode) never changes once it exists, and the
- * transaction's foreign key still checks that it exists; the TTL bounds how long a change made by
- * hand in SQL goes unseen. An unknown id is not cached, so a new account is found at once.
- */
-export class BankAccountCache {
-  private readonly entries = new Map<string, { until: number; account: BankAccountRow }>();
-
-  constructor(
-    private readonly prisma: PrismaClient,
-    private readonly ttlMs: number = BANK_ACCOUNT_CACHE_MS,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  async find(id: string): Promise<BankAccountRow | null> {
-    const cached = this.entries.get(id);
-    if (cached !== undefined && this.now() < cached.until) return cached.account;
-    const account = await findBankAccount(this.prisma, id);
-    if (account === null) this.entries.delete(id);
-    else this.entries.set(id, { until: this.now() + this.ttlMs, account });
-    return account;
-  }
 }

@@ -10,6 +10,8 @@ export interface IncomingTransaction {
   amount: number;
   counterparty: string;
   occurredAt: Date;
+  /** The bank adapter that brought it; none for test deposits and operators' imports. */
+  adapterId?: string;
   replyTo?: ReplyAddress;
 }
 

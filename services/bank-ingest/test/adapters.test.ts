@@ -6,7 +6,7 @@ import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, SecretBox, closeServer, createHttpApp, createLogger, finishHttpApp, listen, newSigningSecret } from '@pmatch/platform';
 import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import { Registry } from 'prom-client';
-import { AdapterSecretCache, listActiveAdapterSecrets } from '../src/data/adapter-secrets';
+import { AdapterCache, listActiveAdapters } from '../src/data/adapters';
 import { notificationsRouter } from '../src/http/notifications';
 
 let db: TestDatabase;
@@ -26,6 +26,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
+  await prisma.bankAdapterAccount.deleteMany();
   await prisma.bankAdapter.deleteMany();
 });
 
@@ -39,21 +40,22 @@ async function createAdapter(): Promise<{ id: string; secret: string }> {
 /** A cache over the real table that counts how often it reads the table and opens a secret. */
 function countingCache(now: () => number, options = { ttlMs: 30_000, missRefreshMs: 1_000 }) {
   const counts = { reads: 0, opens: 0 };
-  const cache = new AdapterSecretCache(
+  const unopenable: string[] = [];
+  const cache = new AdapterCache(
     async () => {
       counts.reads += 1;
-      return listActiveAdapterSecrets(prisma);
+      return listActiveAdapters(prisma);
     },
     (sealed) => {
       counts.opens += 1;
       return secretBox.open(sealed);
     },
-    { ...options, now },
+    { ...options, now, onUnopenable: (id) => unopenable.push(id) },
   );
-  return { cache, counts };
+  return { cache, counts, unopenable };
 }
 
-describe('AdapterSecretCache', () => {
+describe('AdapterCache', () => {
   test('when many notifications miss within the miss interval, then the secrets are read once more at most, and none is opened again', async () => {
     await createAdapter();
     await createAdapter();
@@ -92,14 +94,48 @@ describe('AdapterSecretCache', () => {
   test('when an adapter is revoked, then its secret is no longer used once the TTL has passed', async () => {
     const revoked = await createAdapter();
     let now = 0;
-    const { cache } = countingCache(() => now);
+    const { cache } = countingCache(() => now, { ttlMs: 1_000, missRefreshMs: 1_000 });
     expect((await cache.current()).map((a) => a.id)).toEqual([revoked.id]);
     await prisma.bankAdapter.update({ where: { id: revoked.id }, data: { revokedAt: new Date() } });
 
-    now = 30_000;
+    now = 1_000;
     expect((await cache.current()).map((a) => a.id)).toEqual([revoked.id]);
-    now = 30_001;
+    now = 1_001;
     expect(await cache.current()).toEqual([]);
+  });
+
+  test('when one sealed secret does not open, then only that adapter is left out, reported once and not tried again', async () => {
+    const good = await createAdapter();
+    const broken = newId('adapter');
+    await prisma.bankAdapter.create({ data: { id: broken, name: 'broken', secretEncrypted: 'v1.not-a-sealed-secret' } });
+    let now = 0;
+    const { cache, counts, unopenable } = countingCache(() => now, { ttlMs: 1_000, missRefreshMs: 1_000 });
+
+    const first = await cache.current();
+    now = 5_000;
+    const second = await cache.current();
+
+    expect(first.map((a) => a.id)).toEqual([good.id]);
+    expect(second.map((a) => a.id)).toEqual([good.id]);
+    expect(unopenable).toEqual([broken]);
+    expect(counts).toEqual({ reads: 2, opens: 2 });
+  });
+
+  test('when accounts are bound to an adapter, then the cache carries them with their organisation, mode and identity', async () => {
+    const adapter = await createAdapter();
+    const organisationId = newId('organisation');
+    await prisma.organisation.create({ data: { id: organisationId, name: 'Shop', ownerEmail: 'o@example.com' } });
+    const account = await prisma.bankAccount.create({
+      data: { id: newId('bankAccount'), organisationId, mode: 'live', bankCode: '0001', branchCode: '002', accountType: 'current', accountNumber: '7654321', holderName: 'ｼﾖﾂﾌﾟ' },
+    });
+    await prisma.bankAdapterAccount.create({ data: { adapterId: adapter.id, bankAccountId: account.id } });
+    const { cache } = countingCache(() => 0);
+
+    const [cached] = await cache.current();
+
+    expect(cached?.accounts).toEqual([
+      { id: account.id, organisationId, mode: 'live', bankCode: '0001', branchCode: '002', accountType: 'current', accountNumber: '7654321' },
+    ]);
   });
 });
 
@@ -115,8 +151,8 @@ describe('POST /ingest/v1/notifications', () => {
     const counted = countingCache(() => now);
     counts = counted.counts;
     const logger = createLogger('bank-ingest-test', 'silent');
-    const app = createHttpApp({ logger, metrics: new Registry(), readiness: {} });
-    app.use(notificationsRouter({ database, clock: new ManualClock(), adapterSecrets: counted.cache, outbox: notPublished }));
+    const app = createHttpApp({ logger, metrics: new Registry(), readiness: {}, bodies: 'where mounted' });
+    app.use(notificationsRouter({ database, clock: new ManualClock(), adapters: counted.cache, outbox: notPublished }));
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ingest/v1/notifications`;

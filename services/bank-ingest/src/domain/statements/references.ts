@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The canonical bank reference of a Zengin data record, which an adapter pushing the same deposit
+ * as a notification can compute from the same fields, so that both store one transaction:
+ *
+ *   zengin:<勘定日 YYYYMMDD>:<照会番号 without leading zeros>:<金額>     a deposit
+ *   … + ":out" for a withdrawal (03 入払区分 2), ":cancel" for a cancellation (01 取消区分 1)
+ *
+ * A record without 照会番号 (it is optional) uses `h` and 16 hex digits of SHA-256 of its 200 raw
+ * bytes in its place. The bank account is not part of it: references are unique per account.
+ */
+export function zenginReference(record: {
+  booked: string;
+  reference: string | undefined;
+  amount: number;
+  raw: Uint8Array;
+  direction: 'deposit' | 'withdrawal' | 'cancel';
+}): string {
+  const id = record.reference === undefined ? `h${createHash('sha256').update(record.raw).digest('hex').slice(0, 16)}` : String(Number(record.reference));
+  const suffix = { deposit: '', withdrawal: ':out', cancel: ':cancel' }[record.direction];
+  return `zengin:${record.booked.replace(/-/g, '')}:${id}:${record.amount}${suffix}`;
+}
+
+/**
+ * Tells the k-th record of one account's group with the same reference as an earlier one of the
+ * group apart: it gets `#k` (k ≥ 2), so two identical transfers of one day are two transactions,
+ * and the same file or an overlapping statement gives every record the same reference again.
+ * Cleared at each group (`nextGroup`), so memory is bounded by the largest group; keeps a 48-bit
+ * hash per distinct reference, not the references.
+ */
+export class RepeatCounter {
+  private seen = new Map<number, number>();
+
+  nextGroup(): void {
+    this.seen = new Map();
+  }
+
+  unique(reference: string): string {
+    const hash = createHash('sha1').update(reference).digest().readUIntBE(0, 6);
+    const count = (this.seen.get(hash) ?? 0) + 1;
+    this.seen.set(hash, count);
+    return count === 1 ? reference : `${reference}#${count}`;
+  }
+}

@@ -1,0 +1,83 @@
+import { tmpdir } from 'node:os';
+import { AppError } from '@pmatch/contracts';
+import type { Database } from '@pmatch/db';
+import type { Clock, OutboxPublisher } from '@pmatch/platform';
+import { Router } from 'express';
+import { StreamingSignatureCheck, type Adapter } from '../domain/adapter-auth';
+import { STATEMENT_FORMATS, type StatementAccount, type StatementFormat } from '../domain/statements/statement';
+import type { AdapterCache } from '../data/adapters';
+import { importStatement } from '../use-cases/import-statement';
+import { accountFor, signatureHeaders } from './adapter-auth';
+import { spoolBody, type SpooledFile } from './statement-upload';
+
+export interface StatementDeps {
+  database: Database;
+  clock: Clock;
+  adapters: AdapterCache;
+  outbox: OutboxPublisher;
+  /** Largest statement file taken (STATEMENT_MAX_BYTES). */
+  statementMaxBytes: number;
+  /** Where uploads are kept while they are imported (STATEMENT_SPOOL_DIR). */
+  spoolDirectory?: string;
+}
+
+/**
+ * POST /ingest/v1/statements: a bank statement file, signed by an adapter as Standard Webhooks
+ * over its raw bytes, streamed to disk (never whole in memory), then checked whole and stored.
+ */
+export function statementsRouter(deps: StatementDeps): Router {
+  const router = Router();
+  router.post('/ingest/v1/statements', async (req, res) => {
+    const format = formatOf(req.query.format);
+    const headers = signatureHeaders(req);
+    const check = new StreamingSignatureCheck(headers, await deps.adapters.current(), Date.now());
+    if (!check.fresh) throw new AppError('invalid_api_key', 'The signature is not valid.');
+    const file = await spoolBody(req, deps.spoolDirectory ?? tmpdir(), deps.statementMaxBytes, (chunk) => check.update(chunk));
+    try {
+      const adapter = check.signer() ?? (await signerAfterMiss(deps, headers, file));
+      if (adapter === undefined) throw new AppError('invalid_api_key', 'The signature is not valid.');
+      const imported = await importStatement(
+        { database: deps.database, outbox: deps.outbox },
+        {
+          read: () => file.read(),
+          ...(format === undefined ? {} : { format }),
+          accountOf: (account, line) => allowedAccount(deps, adapter, account, line),
+          adapterId: adapter.id,
+          receivedAt: deps.clock.now(),
+        },
+      );
+      res.status(200).json(imported);
+    } finally {
+      await file.remove();
+    }
+  });
+  return router;
+}
+
+function formatOf(value: unknown): StatementFormat | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && (STATEMENT_FORMATS as readonly string[]).includes(value)) return value as StatementFormat;
+  throw new AppError('parameter_invalid', `format must be one of ${STATEMENT_FORMATS.join(', ')} (or left out to detect it).`, { param: 'format' });
+}
+
+/** No cached secret verified the upload: adapters created since (read at most once a second) are tried on the kept file. */
+async function signerAfterMiss(deps: StatementDeps, headers: ReturnType<typeof signatureHeaders>, file: SpooledFile): Promise<Adapter | undefined> {
+  const reread = await deps.adapters.afterMiss();
+  if (reread === undefined) return undefined;
+  const check = new StreamingSignatureCheck(headers, reread, Date.now());
+  for await (const chunk of file.read()) check.update(chunk);
+  return check.signer();
+}
+
+async function allowedAccount(deps: StatementDeps, adapter: Adapter, account: StatementAccount, line: number) {
+  const identity = { bank_code: account.bankCode, branch_code: account.branchCode, account_type: account.accountType, account_number: account.accountNumber };
+  try {
+    return await accountFor(deps.database.prisma, adapter, { identity }, 'account');
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'account_not_allowed') throw error;
+    const named = `${account.bankCode}-${account.branchCode} ${account.accountType} ${account.accountNumber}`;
+    throw new AppError('account_not_allowed', `Record ${line} names account ${named}, which this adapter is not bound to; nothing was stored.`, {
+      location: { line, field: 'account' },
+    });
+  }
+}
