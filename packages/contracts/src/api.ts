@@ -262,6 +262,22 @@ export const BankNotification = z
   .openapi('BankNotification');
 export type BankNotification = z.infer<typeof BankNotification>;
 
+/** The answer to POST /ingest/v1/statements: what one import read and stored. */
+export const StatementImport = z
+  .object({
+    object: z.literal('statement_import'),
+    id: z.string().openapi({ example: 'imp_2KWPBgLlAfxdpx2AI54pPJ85' }),
+    format: z.enum(['zengin', 'camt.054', 'camt.053']),
+    accounts: z.int().min(0).openapi({ description: 'Bank accounts the file covers.' }),
+    records: z.int().min(0).openapi({ description: 'Transaction records read.' }),
+    stored: z.int().min(0).openapi({ description: 'Transactions stored now (deposits and withdrawals).' }),
+    duplicates: z.int().min(0).openapi({ description: 'Records already stored, by this file before or by a notification or another statement.' }),
+    withdrawals: z.int().min(0).openapi({ description: 'Withdrawals among those stored, cancellations included.' }),
+    created_at: Timestamp,
+  })
+  .openapi('StatementImport');
+export type StatementImport = z.infer<typeof StatementImport>;
+
 export const BankNotificationAccepted = z.object({
   transaction_id: TransactionId,
   duplicate: z.boolean(),

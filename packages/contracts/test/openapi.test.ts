@@ -167,7 +167,11 @@ describe('what the document promises', () => {
         expect(media.examples[code].value.error.code).toBe(code);
       }
     }
-    const documented = new Set(OPERATIONS.flatMap(errorCodesOf));
+    const ingestCodes = Object.values(ingest.paths as Json)
+      .flatMap((path: Json) => Object.values(path))
+      .flatMap((operation: Json) => Object.values(operation.responses))
+      .flatMap((response: Json) => response.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? []);
+    const documented = new Set([...OPERATIONS.flatMap(errorCodesOf), ...ingestCodes]);
     expect(ERROR_CODES.filter((code) => !documented.has(code))).toEqual([]);
   });
 
@@ -181,11 +185,12 @@ describe('what the document promises', () => {
     }
   });
 
-  test('when the bank-ingest document is read, then it is its own document of the notifications endpoint only', () => {
-    expect(Object.keys(ingest.paths)).toEqual(['/ingest/v1/notifications']);
+  test('when the bank-ingest document is read, then it is its own document of the notification and statement endpoints only', () => {
+    expect(Object.keys(ingest.paths)).toEqual(['/ingest/v1/notifications', '/ingest/v1/statements']);
     expect(Object.keys(ingest.paths['/ingest/v1/notifications'].post.responses)).toEqual(
-      expect.arrayContaining(['200', '202', '400', '401', '413', '503']),
+      expect.arrayContaining(['200', '202', '400', '401', '403', '413', '503']),
     );
+    expect(Object.keys(ingest.paths['/ingest/v1/statements'].post.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '413', '422', '503']));
     expect(ingest.webhooks ?? {}).toEqual({});
     expect(Object.keys(api.paths).some((path) => path.startsWith('/ingest'))).toBe(false);
   });

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { BankNotification, BankNotificationAccepted } from '../api';
+import { BankNotification, BankNotificationAccepted, StatementImport } from '../api';
 import type { ErrorCode } from '../errors';
 import { DEFAULT_ERROR, errorResponses, registerSharedComponents, responseHeaders } from './components';
 import { EXAMPLE_IDS, exampleBankNotification } from './examples';
@@ -17,7 +17,18 @@ an answer (a repeat is answered \`200\` with \`duplicate: true\` and stores noth
 accounts take no notifications; their deposits come from \`POST /v1/test/deposits\` of the orders API.
 `.trim();
 
-const ERRORS: ErrorCode[] = ['parameter_invalid', 'parameter_missing', 'parameter_unknown', 'invalid_json', 'invalid_api_key', 'body_too_large', 'internal_error', 'service_unavailable'];
+const ERRORS: ErrorCode[] = [
+  'parameter_invalid',
+  'parameter_missing',
+  'parameter_unknown',
+  'invalid_json',
+  'invalid_api_key',
+  'account_not_allowed',
+  'body_too_large',
+  'internal_error',
+  'service_unavailable',
+];
+const STATEMENT_ERRORS: ErrorCode[] = ['parameter_invalid', 'invalid_api_key', 'account_not_allowed', 'body_too_large', 'statement_invalid', 'internal_error', 'service_unavailable'];
 
 /** The OpenAPI 3.1 document of bank-ingest's API for bank adapters. */
 export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
@@ -33,7 +44,8 @@ export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
     summary: 'Notify a deposit or withdrawal',
     description:
       'Stores the movement and answers once it is stored: a deposit is then matched to an order, a withdrawal recorded. ' +
-      'The bank account must be a live one. An unsigned or badly signed request is `401 invalid_api_key`.',
+      'The bank account, named by `bank_account_id` or as the bank names it (`account`), must be a live one bound to the adapter (else `403 account_not_allowed`). ' +
+      'An unsigned or badly signed request is `401 invalid_api_key`.',
     security: [],
     parameters: [
       signature('webhook-id', 'Unique per request, e.g. `msg_` and a random part.', 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'),
@@ -56,10 +68,54 @@ export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
       default: DEFAULT_ERROR,
     },
   });
+  registry.registerPath({
+    method: 'post',
+    path: '/ingest/v1/statements',
+    operationId: 'importBankStatement',
+    tags: ['Statements'],
+    summary: 'Import a bank statement file',
+    description:
+      'A Zengin 振込入金通知 (01) or 入出金取引明細 (03) file, or an ISO 20022 camt.054 / camt.053 file, signed like a notification over its raw bytes. ' +
+      'The whole file is checked first (framing, record lengths, trailer counts and sums, every account bound to the adapter): on any error nothing is stored ' +
+      '(`422 statement_invalid` with `line` and `field`, or `403 account_not_allowed`). Then every record is stored as a notification would be; the same file again stores nothing.',
+    security: [],
+    parameters: [
+      { in: 'query', name: 'format', required: false, description: 'Detected from the first bytes when absent.', schema: { type: 'string', enum: ['zengin', 'camt.054', 'camt.053'] } },
+      signature('webhook-id', 'Unique per request.', 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'),
+      signature('webhook-timestamp', 'Unix seconds when the request was signed; at most 5 minutes from ours.', '1795496531'),
+      signature('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw bytes of the file>`.', 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='),
+    ],
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+          'application/xml': { schema: { type: 'string' } },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: 'Checked and stored.',
+        headers: responseHeaders(),
+        content: {
+          'application/json': {
+            schema: StatementImport,
+            example: { object: 'statement_import', id: 'imp_2KWPBgLlAfxdpx2AI54pPJ85', format: 'zengin', accounts: 3, records: 42, stored: 40, duplicates: 2, withdrawals: 5, created_at: '2026-11-27T01:00:00.000Z' },
+          },
+        },
+      },
+      ...errorResponses(STATEMENT_ERRORS),
+      default: DEFAULT_ERROR,
+    },
+  });
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Bank-transfer payment matching: bank ingest API', version: 'v1', description: INGEST_DESCRIPTION },
     servers: [{ url: serverUrl }],
-    tags: [{ name: 'Notifications', description: 'Movements on live bank accounts, pushed by bank adapters.' }],
+    tags: [
+      { name: 'Notifications', description: 'Movements on live bank accounts, pushed by bank adapters.' },
+      { name: 'Statements', description: 'Whole bank statement files, checked before anything is stored.' },
+    ],
   });
 }
