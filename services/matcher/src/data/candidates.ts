@@ -26,7 +26,7 @@ export interface AmountCandidates {
  * The amount candidates of a deposit: the open orders of its account and amount placed at or
  * before it (up to the cap and one more) and the latest expired ones, each with its version,
  * columns named with `namePrefix`. Both halves walk orders_candidates_idx in seq order; the limits
- * are in the text so that a generic plan knows them (docs/decisions/0028-plans-safe-under-any-statistics.md).
+ * are in the text so that a generic plan knows them (docs/decisions/0016-queue-statements-find-rows-by-key.md).
  */
 export function amountCandidatesQuery(deposit: { account: SqlPart; amount: SqlPart; occurredAt: SqlPart }, namePrefix = ''): SqlText {
   const { account, amount, occurredAt } = deposit;

@@ -38,8 +38,8 @@ type WriteDecisionsBatchedValues = Columns<DecisionColumns> & Columns<EventColum
  * Each decision's writes (order paid, deposit decided, inbox row, events, leased announcements) are
  * conditional on its rows' versions and statuses as read; one whose rows changed writes nothing.
  * `decision_written_whole` fails the statement if an order was paid but its deposit not decided.
- * See docs/decisions/0026-decision-written-as-one-conditional-statement.md; the statuses are
- * parameters, not constants, for docs/decisions/0028-plans-safe-under-any-statistics.md.
+ * See docs/decisions/0008-decision-written-as-one-conditional-statement.md; the statuses are
+ * parameters, not constants, for docs/decisions/0016-queue-statements-find-rows-by-key.md.
  */
 export const writeDecisionsBatchedStatement: Statement<WriteDecisionsBatchedValues, TransactionRow & { item: number | null }> = statement(
   'matcher.write_decisions',

@@ -19,7 +19,7 @@ export type DepositDecider = (message: DepositReceived, messageId: string) => Pr
 /**
  * The use case behind `deposit.received`: under the account's lock, read the pending deposit with
  * its candidates, decide, and write the decision with its events (decided again if the rows
- * changed since the read; docs/decisions/0026-decision-written-as-one-conditional-statement.md).
+ * changed since the read; docs/decisions/0008-decision-written-as-one-conditional-statement.md).
  * Idempotent: a message seen before, or a deposit already decided, changes nothing.
  */
 export function depositDecider(deps: DecideDepositDeps): DepositDecider {

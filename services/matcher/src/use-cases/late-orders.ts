@@ -23,7 +23,7 @@ export type LateOrderExaminer = (orders: readonly OrderRegistered[]) => Promise<
  * A newly registered order re-examines the unmatched deposits it could explain, with the same
  * decision as a new deposit (held unless auto-confirmation is on and one deposit fits). Orders no
  * deposit waits for are settled in batches without the account's lock
- * (docs/decisions/0029-late-orders-settled-without-the-lock.md); the rest under it, one by one.
+ * (docs/decisions/0013-late-order-check-without-the-account-lock.md); the rest under it, one by one.
  */
 export function lateOrderExaminer(deps: MatcherDeps): LateOrderExaminer {
   const settledWithoutLock = new BatchWriter(

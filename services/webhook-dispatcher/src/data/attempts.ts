@@ -16,7 +16,7 @@ export interface FinishedAttempt {
 }
 
 type AcknowledgedColumns = Omit<FinishedAttempt, 'error' | 'retryAt'> & {
-  /** The status each delivery must still have: pending (docs/decisions/0028-plans-safe-under-any-statistics.md). */
+  /** The status each delivery must still have: pending (docs/decisions/0016-queue-statements-find-rows-by-key.md). */
   expectedStatus: string;
 };
 

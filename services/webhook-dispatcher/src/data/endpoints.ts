@@ -34,7 +34,7 @@ const skipDueDeliveriesStatement = statement<{ endpointId: string; now: Date }>(
  * Skips due deliveries of endpoints switched off or deleted, which the claim already passes by:
  * it finds those endpoints among the ones with pending deliveries, then updates each one's by the
  * index, so a poll costs the same however many deliveries the table holds
- * (docs/decisions/0028-plans-safe-under-any-statistics.md).
+ * (docs/decisions/0016-queue-statements-find-rows-by-key.md).
  */
 export async function skipDeliveriesOfSwitchedOffEndpoints(db: Sql, now: Date): Promise<number> {
   const endpoints = await db.rows(switchedOffEndpointsStatement);
