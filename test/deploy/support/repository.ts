@@ -44,7 +44,10 @@ function serviceFacts(name: string): ServiceFacts {
   if (schema === undefined || typeof loadConfig !== 'function') {
     throw new Error(`services/${name}/src/config.ts must export its zod schema and loadConfig`);
   }
-  const code = codeOf(join(REPOSITORY, 'services', name, 'src'));
+  // The service runtime reads the shared settings for every service, Redis's only where the service asks for Redis.
+  const ownCode = codeOf(join(REPOSITORY, 'services', name, 'src'));
+  const runtime = readFileSync(join(REPOSITORY, 'packages', 'platform', 'src', 'service-runtime.ts'), 'utf8');
+  const code = `${ownCode}\n${/\.redis\(/.test(ownCode) ? runtime : runtime.replace(/config\.REDIS_URL/g, '')}`;
   return {
     name,
     envPrefix: name.toUpperCase().replace(/-/g, '_'),
