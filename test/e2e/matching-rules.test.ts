@@ -1,6 +1,6 @@
 import { MerchantClient, TestSystem, waitFor } from '@pmatch/testkit';
 
-/** Issue 4 end to end: seller-enabled rules decide, and every decision explains itself. */
+/** Seller-enabled rules decide end to end, and every decision explains itself. */
 
 let system: TestSystem;
 const MINUTE = 60 * 1000;
@@ -24,7 +24,7 @@ describe('matching rules', () => {
     expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id] });
     expect(deposit.decision).toEqual({
       reason: 'no_name_fits',
-      candidates: [{ order_id: order.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'name_differs' }],
+      candidates: [{ order_id: order.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'name_differs', would_fit: 'rule:corporate_abbreviation' }],
     });
     expect((await client.order(order.id)).status).toBe('open');
   });
@@ -65,26 +65,99 @@ describe('matching rules', () => {
     expect((await client.order(order.id)).payment.reason).toBe('rule:decorated');
   });
 
-  test('when an exact fit and a rule fit compete, then exact wins; when two orders fit equally by rule, then held', async () => {
+  test('when no rule is enabled and a second order has the exact name in another width, then held with both: the other would fit by kana_width', async () => {
+    const { client } = await system.createMerchant();
+    const exact = await client.createOrder({ amount: 4590, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ' });
+    const wider = await client.createOrder({ amount: 4590, payer_name: 'ヤマダ タロウ' });
+
+    const deposit = await client.deposit(4590, 'ﾔﾏﾀﾞ ﾀﾛｳ');
+
+    expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [exact.id, wider.id], decision: { reason: 'several_orders_fit' } });
+    expect(deposit.decision.candidates).toEqual([
+      { order_id: exact.id, fit: 'exact', fit_rules: [], excluded_because: null, not_chosen_because: 'several_orders_fit' },
+      { order_id: wider.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'several_orders_fit', would_fit: 'rule:kana_width' },
+    ]);
+  });
+
+  test('when an exact fit and a rule fit compete, then held with both: one name spelled two ways may be two people', async () => {
     const { client } = await system.createMerchant();
     await client.request('PATCH', '/v1/settings', { matching_rules: ['kana_width'] });
     const exact = await client.createOrder({ amount: 4600, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ' });
-    await client.createOrder({ amount: 4600, payer_name: 'ヤマダ タロウ' });
+    const byRule = await client.createOrder({ amount: 4600, payer_name: 'ヤマダ タロウ' });
     const a = await client.createOrder({ amount: 4700, payer_name: 'ヤマダ タロウ' });
     const b = await client.createOrder({ amount: 4700, payer_name: 'やまだ たろう' });
 
     const first = await client.deposit(4600, 'ﾔﾏﾀﾞ ﾀﾛｳ');
     const second = await client.deposit(4700, 'ﾔﾏﾀﾞ ﾀﾛｳ');
 
-    expect(first).toMatchObject({ status: 'confirmed', order_id: exact.id });
+    expect(first).toMatchObject({ status: 'held', candidate_order_ids: [exact.id, byRule.id], decision: { reason: 'several_orders_fit' } });
     expect(second.status).toBe('held');
     expect([...second.candidate_order_ids].sort()).toEqual([a.id, b.id].sort());
     expect(second.decision.reason).toBe('several_orders_fit');
   });
 });
 
+describe('truncated names: a cut only where a bank field ends', () => {
+  const LONG_NAME = 'ヨコハマミナトミライデジタルマーケティングアンドブランディングソリューションズジギョウブ';
+  const CUT_AT_48 = 'ﾖｺﾊﾏﾐﾅﾄﾐﾗｲﾃﾞｼﾞﾀﾙﾏｰｹﾃｲﾝｸﾞｱﾝﾄﾞﾌﾞﾗﾝﾃﾞｲﾝｸﾞｿﾘﾕｰｼﾖﾝｽﾞｼ';
+
+  test('when truncated is on and ｻﾄｳ ﾕｳｺ pays, then the order of サトウ ユウゴ is not paid: held, its candidate explained', async () => {
+    const { client } = await system.createMerchant();
+    await client.request('PATCH', '/v1/settings', { matching_rules: ['truncated'] });
+    const yugo = await client.createOrder({ amount: 4960, payer_name: 'サトウ ユウゴ' });
+
+    const deposit = await client.deposit(4960, 'ｻﾄｳ ﾕｳｺ');
+
+    expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [yugo.id] });
+    expect(deposit.decision).toEqual({
+      reason: 'no_name_fits',
+      candidates: [{ order_id: yugo.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'name_differs' }],
+    });
+    expect((await client.order(yugo.id)).status).toBe('open');
+  });
+
+  test('when every rule is on and another person has an open order of the same amount, then ｻﾄｳ ﾕｳｺ is held with both explained', async () => {
+    const { client } = await system.createMerchant();
+    await client.request('PATCH', '/v1/settings', { matching_rules: ['kana_width', 'corporate_abbreviation', 'decorated', 'truncated'] });
+    const yugo = await client.createOrder({ amount: 4961, payer_name: 'サトウ ユウゴ' });
+    const other = await client.createOrder({ amount: 4961, payer_name: 'スズキ ハナコ' });
+
+    const deposit = await client.deposit(4961, 'ｻﾄｳ ﾕｳｺ');
+
+    expect(deposit).toMatchObject({ status: 'held', decision: { reason: 'no_name_fits' } });
+    expect([...deposit.candidate_order_ids].sort()).toEqual([yugo.id, other.id].sort());
+    expect(deposit.decision.candidates.map((c: any) => [c.order_id, c.fit, c.not_chosen_because])).toEqual([
+      [yugo.id, null, 'name_differs'],
+      [other.id, null, 'name_differs'],
+    ]);
+    expect((await client.order(yugo.id)).status).toBe('open');
+  });
+
+  test('when a long name arrives cut at 48, with its last dakuten cut off there, then truncated confirms its order', async () => {
+    const { client } = await system.createMerchant();
+    await client.request('PATCH', '/v1/settings', { matching_rules: ['truncated'] });
+    const order = await client.createOrder({ amount: 4962, payer_name: LONG_NAME });
+    await client.createOrder({ amount: 4962, payer_name: 'スズキ ハナコ' });
+
+    const deposit = await client.deposit(4962, CUT_AT_48);
+
+    expect(deposit).toMatchObject({ status: 'confirmed', order_id: order.id, decision: { reason: 'rule:truncated' } });
+    expect((await client.order(order.id)).payment).toMatchObject({ reason: 'rule:truncated', transaction_id: deposit.id });
+  });
+
+  test('when a sender code and a name cut together fill the 48, then decorated and truncated together confirm', async () => {
+    const { client } = await system.createMerchant();
+    await client.request('PATCH', '/v1/settings', { matching_rules: ['decorated', 'truncated'] });
+    const order = await client.createOrder({ amount: 4963, payer_name: LONG_NAME });
+
+    const deposit = await client.deposit(4963, `1234567890 ${CUT_AT_48.slice(0, 37)}`);
+
+    expect(deposit).toMatchObject({ status: 'confirmed', order_id: order.id, decision: { reason: 'rule:truncated' } });
+  });
+});
+
 describe('holding for a person where a rule would guess', () => {
-  test('when only truncated is enabled and one order has the deposit name in another width, another a longer name, then held with both', async () => {
+  test('when only truncated is enabled and a short name begins another payer name, then only the order with its own name fits: a short name is no cut', async () => {
     const { client } = await system.createMerchant();
     await client.request('PATCH', '/v1/settings', { matching_rules: ['truncated'] });
     const a = await client.createOrder({ amount: 4951, payer_name: 'ヤマダタロウ' });
@@ -92,8 +165,8 @@ describe('holding for a person where a rule would guess', () => {
 
     const deposit = await client.deposit(4951, 'ﾔﾏﾀﾞﾀﾛｳ');
 
-    expect(deposit).toMatchObject({ status: 'held', decision: { reason: 'several_orders_fit' } });
-    expect([...deposit.candidate_order_ids].sort()).toEqual([a.id, b.id].sort());
+    expect(deposit).toMatchObject({ status: 'confirmed', order_id: a.id });
+    expect(deposit.decision.candidates.find((c: any) => c.order_id === b.id)).toMatchObject({ fit: null, not_chosen_because: 'name_differs' });
   });
 
   test('when the deposit and the order carry different corporate forms, then held, not confirmed', async () => {
@@ -112,7 +185,7 @@ describe('holding for a person where a rule would guess', () => {
     const expiring = await client.createOrder({ amount: 4953, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ', expires_at: new Date(system.now().getTime() + 60 * MINUTE).toISOString() });
     system.advanceClock(2 * 60 * MINUTE);
     await waitFor(async () => ((await client.order(expiring.id)).status === 'expired' ? true : undefined), { what: 'the order to expire' });
-    const open = await client.createOrder({ amount: 4953, payer_name: 'ヤマダ タロウジ' });
+    const open = await client.createOrder({ amount: 4953, payer_name: 'ヤマダ タロウ' });
 
     const deposit = await client.deposit(4953, 'ﾔﾏﾀﾞ ﾀﾛｳ');
 

@@ -91,7 +91,6 @@ export const NOT_CHOSEN_REASONS = [
   'ordered_after_deposit',
   'name_differs',
   'expired',
-  'worse_fit',
   'several_orders_fit',
   'expired_order_fits',
   'only_expired_orders_fit',
@@ -121,6 +120,11 @@ export const Decision = z.object({
       excluded_because: orNull(z.enum(['expired', 'ordered_after_deposit'])),
       /** Null for the order the deposit was confirmed for. Absent from decisions recorded before it existed. */
       not_chosen_because: orNull(z.enum(NOT_CHOSEN_REASONS)).optional(),
+      /**
+       * Present when the name fits only under a rule the seller has not enabled (`rule:<name>`): such
+       * an order is never confirmed, but it makes the deposit ambiguous.
+       */
+      would_fit: z.string().optional(),
     }),
   ),
 });

@@ -77,31 +77,35 @@ describe('decide', () => {
   test('when an expired order fits exactly and an open one only by a rule, then held with both', () => {
     const decision = decide(
       deposit,
-      [order('ord_expired', { status: 'expired' }), order('ord_open', { payerName: 'ヤマダ タロウジ' })],
+      [order('ord_expired', { status: 'expired' }), order('ord_open', { payerName: 'ヤマダ タロウ' })],
       nameMatcher(MATCHING_RULES),
       now,
     );
     expect(decision).toMatchObject({ outcome: 'held', candidateOrderIds: ['ord_expired', 'ord_open'] });
     expect(decision.explanation.candidates).toEqual([
       { order_id: 'ord_expired', fit: 'exact', fit_rules: [], excluded_because: 'expired', not_chosen_because: 'expired_order_fits' },
-      { order_id: 'ord_open', fit: 'rule:truncated', fit_rules: ['truncated'], excluded_because: null, not_chosen_because: 'expired_order_fits' },
+      { order_id: 'ord_open', fit: 'rule:kana_width', fit_rules: ['kana_width'], excluded_because: null, not_chosen_because: 'expired_order_fits' },
     ]);
   });
 
-  test('when an expired order fits only worse than the open one, then the open one is confirmed', () => {
+  test('when an expired order fits only worse than the open one, then held with both all the same', () => {
     const decision = decide(
       deposit,
-      [order('ord_expired', { status: 'expired', payerName: 'ヤマダ タロウジ' }), order('ord_open')],
+      [order('ord_expired', { status: 'expired', payerName: 'ヤマダ タロウ' }), order('ord_open')],
       nameMatcher(MATCHING_RULES),
       now,
     );
-    expect(decision).toMatchObject({ outcome: 'confirmed', orderId: 'ord_open', payerName: 'ﾔﾏﾀﾞ ﾀﾛｳ', reason: 'exact' });
+    expect(decision).toMatchObject({ outcome: 'held', candidateOrderIds: ['ord_open', 'ord_expired'] });
+    expect(decision.explanation.reason).toBe('expired_order_fits');
   });
 
-  test('when a better-ranked fit exists, then it wins over worse fits', () => {
-    const ranked = (d: string, p: string) => (d === p ? { reason: 'exact', rank: 0 } : p.startsWith(d) ? { reason: 'rule:truncated', rank: 4 } : undefined);
-    const decision = decide({ ...deposit, counterparty: 'ABC' }, [order('ord_prefix', { payerName: 'ABCDEF' }), order('ord_exact', { payerName: 'ABC' })], ranked, now);
-    expect(decision).toMatchObject({ outcome: 'confirmed', orderId: 'ord_exact', reason: 'exact' });
+  test('when a second open order fits only by a rule, then held with both, the better fit first: one name spelled two ways may be two people', () => {
+    const decision = decide(deposit, [order('ord_rule', { payerName: 'ヤマダ　タロウ' }), order('ord_exact')], nameMatcher(['kana_width']), now);
+    expect(decision).toMatchObject({ outcome: 'held', candidateOrderIds: ['ord_exact', 'ord_rule'] });
+    expect(decision.explanation.candidates.map((c) => [c.order_id, c.fit, c.not_chosen_because])).toEqual([
+      ['ord_rule', 'rule:kana_width', 'several_orders_fit'],
+      ['ord_exact', 'exact', 'several_orders_fit'],
+    ]);
   });
 
   test('when the read stopped at its cap, then held as too_many_candidates, fitting orders first, even if one fits alone', () => {
@@ -123,14 +127,25 @@ describe('decide', () => {
 });
 
 describe('decide with one matching rule enabled (each rule includes kana_width)', () => {
-  test('when only truncated is on and one order is the deposit name in another width, another a longer name, then held with both', () => {
+  test('when only truncated is on and a short name starts a longer payer name, then that is another person: the deposit confirms its own name', () => {
     const decision = decide(
       { ...deposit, counterparty: 'ﾔﾏﾀﾞﾀﾛｳ' },
       [order('ord_a', { payerName: 'ヤマダタロウ' }), order('ord_b', { payerName: 'ヤマダタロウジ' })],
       nameMatcher(['truncated']),
       now,
     );
-    expect(decision).toMatchObject({ outcome: 'held', candidateOrderIds: ['ord_a', 'ord_b'] });
+    expect(decision).toMatchObject({ outcome: 'confirmed', orderId: 'ord_a', reason: 'rule:truncated' });
+  });
+
+  test('when only truncated is on and a name cut at 48 is also a whole payer name, then held with both', () => {
+    const cut = 'ﾄｳｷﾖｳﾒﾄﾛﾎﾟﾘﾀﾝｱｰﾄｱﾝﾄﾞﾃﾞｻﾞｲﾝｱｶﾃﾞﾐｰｵﾌﾞﾌｱｲﾝｱｰﾂｼﾞﾑｷﾖｸ';
+    const decision = decide(
+      { ...deposit, counterparty: cut },
+      [order('ord_whole', { payerName: 'トウキョウメトロポリタンアートアンドデザインアカデミーオブファインアーツジムキョク' }), order('ord_longer', { payerName: 'トウキョウメトロポリタンアートアンドデザインアカデミーオブファインアーツジムキョクホンブ' })],
+      nameMatcher(['truncated']),
+      now,
+    );
+    expect(decision).toMatchObject({ outcome: 'held', candidateOrderIds: ['ord_whole', 'ord_longer'] });
     expect(decision.explanation.reason).toBe('several_orders_fit');
   });
 
@@ -148,20 +163,18 @@ describe('decide with one matching rule enabled (each rule includes kana_width)'
 describe('the explanation of a decision', () => {
   test('when a deposit is confirmed, then each other order says why it was not chosen, and the chosen one says null', () => {
     const orders = [
-      order('ord_chosen'),
+      order('ord_chosen', { payerName: 'ヤマダ タロウ' }),
       order('ord_other_name', { payerName: 'ｽｽﾞｷ ｲﾁﾛｳ' }),
-      order('ord_worse', { payerName: 'ヤマダ タロウ' }),
-      order('ord_expired', { status: 'expired', payerName: 'ヤマダ タロウ' }),
+      order('ord_expired', { status: 'expired', payerName: 'ヤマダ ジロウ' }),
       order('ord_late', { orderedAt: new Date('2026-11-22T09:30:00Z') }),
     ];
     const decision = decide(deposit, orders, nameMatcher(['kana_width']), now);
-    expect(decision).toMatchObject({ outcome: 'confirmed', orderId: 'ord_chosen', reason: 'exact' });
-    expect(decision.explanation.candidates.map((c) => [c.order_id, c.fit, c.fit_rules, c.not_chosen_because])).toEqual([
-      ['ord_chosen', 'exact', [], null],
-      ['ord_other_name', null, null, 'name_differs'],
-      ['ord_worse', 'rule:kana_width', ['kana_width'], 'worse_fit'],
-      ['ord_expired', 'rule:kana_width', ['kana_width'], 'expired'],
-      ['ord_late', 'exact', [], 'ordered_after_deposit'],
+    expect(decision).toMatchObject({ outcome: 'confirmed', orderId: 'ord_chosen', reason: 'rule:kana_width' });
+    expect(decision.explanation.candidates.map((c) => [c.order_id, c.fit, c.fit_rules, c.excluded_because, c.not_chosen_because])).toEqual([
+      ['ord_chosen', 'rule:kana_width', ['kana_width'], null, null],
+      ['ord_other_name', null, null, null, 'name_differs'],
+      ['ord_expired', null, null, 'expired', 'name_differs'],
+      ['ord_late', 'exact', [], 'ordered_after_deposit', 'ordered_after_deposit'],
     ]);
   });
 

@@ -248,7 +248,7 @@ describe('readDeposit', () => {
     await expect(read('txn_missing')).rejects.toThrow('transaction txn_missing does not exist');
   });
 
-  test("when the seller enabled matching rules, then the deposit's name matcher applies them; without settings only exact names fit", async () => {
+  test("when the seller enabled matching rules, then the deposit's name matcher applies them; without settings only exact names fit and others come back as outside the rules", async () => {
     const withRules = await seedAccount();
     await prisma.setting.create({ data: { organisationId: withRules.orgId, mode: 'test', matchingRules: ['kana_width', 'rule_of_a_later_version'] } });
     await prisma.setting.create({ data: { organisationId: withRules.orgId, mode: 'live', matchingRules: [] } });
@@ -258,8 +258,8 @@ describe('readDeposit', () => {
 
     const [readA, readB] = [(await read(a.id)).pending, (await read(b.id)).pending];
 
-    expect(readA?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toEqual(expect.objectContaining({ reason: 'rule:kana_width' }));
-    expect(readB?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toBeUndefined();
+    expect(readA?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toEqual({ reason: 'rule:kana_width', rank: 1, applied: ['kana_width'] });
+    expect(readB?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toMatchObject({ reason: 'rule:kana_width', outsideRules: true });
     expect(readB?.nameMatcher('ヤマダ タロウ', 'ヤマダ タロウ')).toEqual(expect.objectContaining({ reason: 'exact' }));
   });
 });

@@ -1,11 +1,14 @@
 import { MATCHING_RULES } from '@pmatch/contracts';
+import { bankForm } from '../src/domain/names/bank-form';
 import { corporateForms, withoutCorporateForms } from '../src/domain/names/corporate';
 import { nameMatcher } from '../src/domain/names/matcher';
 import { LONG_VOWEL, normaliseName } from '../src/domain/names/normalise';
-import { corporate_abbreviation, decorated, isCutFrom, kana_width, truncated, withoutDecoration } from '../src/domain/names/rules';
+import { corporate_abbreviation, decorated, depositorName, halfWidthLength, isCutFrom, kana_width, truncated, withoutDecoration } from '../src/domain/names/rules';
 import { NAME_CORPUS, RULE_SETS, type RuleSetName } from './fixtures/names-corpus';
 
 const RULE_SET_NAMES = Object.keys(RULE_SETS) as RuleSetName[];
+/** The fit under the seller's rules, leaving out a fit found only under rules not enabled. */
+const byRules = <F extends { outsideRules?: boolean }>(fit: F | undefined): F | undefined => (fit?.outsideRules === true ? undefined : fit);
 const MATCHERS = Object.fromEntries(RULE_SET_NAMES.map((set) => [set, nameMatcher(RULE_SETS[set])])) as Record<RuleSetName, ReturnType<typeof nameMatcher>>;
 
 describe('the names corpus', () => {
@@ -16,8 +19,17 @@ describe('the names corpus', () => {
   });
 
   test.each(NAME_CORPUS)('$note: $depositor ~ $payer', ({ depositor, payer, expected }) => {
-    const actual = Object.fromEntries(RULE_SET_NAMES.map((set) => [set, MATCHERS[set](depositor, payer)?.reason]));
+    const actual = Object.fromEntries(RULE_SET_NAMES.map((set) => [set, byRules(MATCHERS[set](depositor, payer))?.reason]));
     expect(actual).toEqual(expected);
+  });
+
+  test.each(NAME_CORPUS)('when a pair fits only under rules not enabled, then it is marked outside the rules with the fit every rule gives: $depositor ~ $payer', ({ depositor, payer, expected }) => {
+    for (const set of RULE_SET_NAMES) {
+      const fit = MATCHERS[set](depositor, payer);
+      if (expected[set] !== undefined) expect(fit).toMatchObject({ reason: expected[set] });
+      else if (expected.all === undefined) expect(fit).toBeUndefined();
+      else expect(fit).toMatchObject({ reason: expected.all, outsideRules: true });
+    }
   });
 });
 
@@ -197,40 +209,63 @@ describe('decorated', () => {
 });
 
 describe('truncated', () => {
-  test('when the cut leaves 6 characters, then it fits; 5 do not', () => {
-    expect(isCutFrom('ヤマダタロウ', 'ヤマダタロウジ')).toBe(true);
-    expect(isCutFrom('ヤマダタロ', 'ヤマダタロウ')).toBe(false);
+  const LONG_PAYER = 'ヨコハマミナトミライデジタルマーケティングアンドブランディングソリューションズジギョウブ';
+  const CUT_AT_48 = 'ﾖｺﾊﾏﾐﾅﾄﾐﾗｲﾃﾞｼﾞﾀﾙﾏｰｹﾃｲﾝｸﾞｱﾝﾄﾞﾌﾞﾗﾝﾃﾞｲﾝｸﾞｿﾘﾕｰｼﾖﾝｽﾞｼ';
+
+  test('when a name is measured, then it counts half-width characters as a bank prints them, sender code included', () => {
+    expect(halfWidthLength('ﾔﾏﾀﾞ ﾀﾛｳ')).toBe(8);
+    expect(halfWidthLength('ヤマダ　タロウ')).toBe(8);
+    expect(halfWidthLength('やまだ たろう')).toBe(8);
+    expect(halfWidthLength(' 1234 ｶ)ﾐﾗｲ ')).toBe(10);
+    expect(halfWidthLength('ＡＢＣ－ヴ')).toBe(6);
+    expect(halfWidthLength('山田 太郎')).toBeUndefined();
   });
 
-  test('when the 6 are counted, then they are characters after normalisation, not half-width bytes', () => {
-    expect(truncated('ﾔﾏﾀﾞﾀﾛ', 'ヤマダタロウ')).toBe(false);
+  test('when the depositor name fills a bank field of 48, 37 or 26, then its end may be a cut; at any other length it is not', () => {
+    expect([26, 37, 48].map((n) => depositorName('A'.repeat(n)).fillsBankField)).toEqual([true, true, true]);
+    expect([6, 25, 27, 36, 38, 47, 49].map((n) => depositorName('A'.repeat(n)).fillsBankField)).toEqual(Array(7).fill(false));
+  });
+
+  test('when the cut filled a field, then a strict prefix fits; short of a field it does not', () => {
+    expect(truncated(CUT_AT_48.slice(0, 37), LONG_PAYER)).toBe(true);
+    expect(truncated(CUT_AT_48.slice(0, 36), LONG_PAYER)).toBe(false);
+    expect(truncated('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウジ')).toBe(false);
+  });
+
+  test('when the compared name is short of 6 characters, then it is no cut even at a field end', () => {
+    expect(isCutFrom('ヤマダタロウ', 'ヤマダタロウジ', true)).toBe(true);
+    expect(isCutFrom('ヤマダタロ', 'ヤマダタロウ', true)).toBe(false);
   });
 
   test('when the names are equal, then it is not a cut (a strict prefix is required)', () => {
-    expect(isCutFrom('ヤマダタロウ', 'ヤマダタロウ')).toBe(false);
+    expect(isCutFrom('ヤマダタロウ', 'ヤマダタロウ', true)).toBe(false);
   });
 
-  test('when the cut fell between a kana and its dakuten, then it fits', () => {
-    expect(truncated('ﾔﾏﾀﾞｼﾖｳｼ', 'ヤマダショウジ')).toBe(true);
-    expect(truncated('ﾎﾂｶｲﾄﾞｳｺｰﾎ', 'ホッカイドウコーポレーション')).toBe(true);
+  test('when the cut at a field end fell between a kana and its dakuten, then it fits', () => {
+    expect(truncated(CUT_AT_48, LONG_PAYER)).toBe(true);
+    expect(truncated('ﾆﾎﾝｲﾝﾀｰﾅｼﾖﾅﾙｺﾝﾋﾟﾕｰﾀｰｼｽﾃﾑｴﾝｼﾞﾆｱﾘﾝｸﾞｻｰﾋ', 'ニホンインターナショナルコンピューターシステムエンジニアリングサービスセンター')).toBe(true);
+  });
+
+  test('when a final dakuten is missing short of a field end, then it is another name: ユウコ is not ユウゴ', () => {
+    expect(truncated('ｻﾄｳ ﾕｳｺ', 'サトウ ユウゴ')).toBe(false);
+    expect(truncated('ﾔﾏﾀﾞｼﾖｳｼ', 'ヤマダショウジ')).toBe(false);
+    expect(nameMatcher(MATCHING_RULES)('ｻﾄｳ ﾕｳｺ', 'サトウ ユウゴ')).toBeUndefined();
   });
 
   test('when a dakuten is missing before the last character, then it does not fit', () => {
-    expect(truncated('ﾔﾏﾀ ｼﾖｳｼﾞ', 'ヤマダ ショウジロウ')).toBe(false);
+    expect(truncated(`${CUT_AT_48.slice(0, 12)}ｼ${CUT_AT_48.slice(14)}`, LONG_PAYER)).toBe(false);
   });
 
   test('when the compared name does not end where the bank name ended, then a missing dakuten is not a cut', () => {
     expect(isCutFrom('ヤマダショウシ', 'ヤマダショウジ', false)).toBe(false);
-    expect(isCutFrom('ヤマダショウ', 'ヤマダショウジ', false)).toBe(true);
     const everyRule = nameMatcher(MATCHING_RULES);
-    expect(everyRule('ﾔﾏﾀﾞｼﾖｳｼ 1234', 'ヤマダショウジ')).toBeUndefined();
-    expect(everyRule('ﾔﾏﾀﾞｼﾖｳｼ(ｶ', '株式会社ヤマダショウジ')).toBeUndefined();
-    expect(everyRule('1234 ﾔﾏﾀﾞｼﾖｳｼ', 'ヤマダショウジ')).toMatchObject({ reason: 'rule:truncated' });
+    const name = CUT_AT_48.slice(0, 43);
+    expect(everyRule(`${name} 1234`, LONG_PAYER)).toBeUndefined();
+    expect(everyRule(`1234 ${name}`, LONG_PAYER)).toMatchObject({ reason: 'rule:truncated' });
   });
 
   test('when the names are kana_width-equal, then truncated alone fits them too (each rule includes kana_width)', () => {
     expect(truncated('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウ')).toBe(true);
-    expect(truncated('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウジ')).toBe(true);
   });
 
   test('when the depositor name is longer than the payer name, then it does not fit', () => {
@@ -242,7 +277,7 @@ describe('nameMatcher', () => {
   test('when no rule is enabled, then only exact names fit', () => {
     const fit = nameMatcher([]);
     expect(fit(' ﾔﾏﾀﾞ ', 'ﾔﾏﾀﾞ')).toEqual({ reason: 'exact', rank: 0, applied: [] });
-    expect(fit('ﾔﾏﾀﾞ', 'ヤマダ')).toBeUndefined();
+    expect(byRules(fit('ﾔﾏﾀﾞ', 'ヤマダ'))).toBeUndefined();
   });
 
   test('when names are exact, then exact wins even with every rule enabled', () => {
@@ -258,7 +293,7 @@ describe('nameMatcher', () => {
     expect(nameMatcher(['kana_width'])('ﾔﾏﾀﾞ', 'ヤマダ')?.rank).toBe(1);
     expect(nameMatcher(['corporate_abbreviation'])('ｶ)ﾔﾏﾀﾞ', 'ヤマダ')?.rank).toBe(2);
     expect(nameMatcher(['decorated'])('12 ﾔﾏﾀﾞ', 'ヤマダ')?.rank).toBe(3);
-    expect(nameMatcher(['truncated'])('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウジ')?.rank).toBe(4);
+    expect(nameMatcher(['truncated'])('ﾖｺﾊﾏﾐﾅﾄﾐﾗｲﾃﾞｼﾞﾀﾙﾏｰｹﾃｲﾝｸﾞｱﾝﾄﾞﾌﾞﾗﾝﾃﾞｲﾝｸﾞｿﾘﾕｰｼﾖﾝｽﾞｼ', 'ヨコハマミナトミライデジタルマーケティングアンドブランディングソリューションズジギョウブ')?.rank).toBe(4);
   });
 
   test('when kana_width is not enabled, then the other rules still include it', () => {
@@ -269,7 +304,10 @@ describe('nameMatcher', () => {
 
   test('when only one rule is enabled, then a kana_width-equal name fits at that rule as well as one its change fits', () => {
     const onlyTruncated = nameMatcher(['truncated']);
-    expect(onlyTruncated('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウ')?.rank).toBe(onlyTruncated('ﾔﾏﾀﾞﾀﾛｳ', 'ヤマダタロウジ')?.rank);
+    const cut = 'ﾖｺﾊﾏﾐﾅﾄﾐﾗｲﾃﾞｼﾞﾀﾙﾏｰｹﾃｲﾝｸﾞｱﾝﾄﾞﾌﾞﾗﾝﾃﾞｲﾝｸﾞｿﾘﾕｰｼﾖﾝｽﾞｼ';
+    expect(onlyTruncated(cut, 'ヨコハマミナトミライデジタルマーケティングアンドブランディングソリューションズシ')?.rank).toBe(
+      onlyTruncated(cut, 'ヨコハマミナトミライデジタルマーケティングアンドブランディングソリューションズジギョウブ')?.rank,
+    );
     const onlyDecorated = nameMatcher(['decorated']);
     expect(onlyDecorated('ﾔﾏﾀﾞ ﾀﾛｳ 2', 'ヤマダ タロウ 2')?.rank).toBe(onlyDecorated('ﾔﾏﾀﾞ ﾀﾛｳ 2', 'ヤマダ タロウ')?.rank);
   });
@@ -280,15 +318,43 @@ describe('nameMatcher', () => {
   });
 
   test('when a deposit would need a later rule than the one enabled, then it does not fit', () => {
-    expect(nameMatcher(['corporate_abbreviation'])('1234 ｶ)ﾐﾗｲﾗﾎﾞ', '株式会社ミライラボ')).toBeUndefined();
+    expect(nameMatcher(['corporate_abbreviation'])('1234 ｶ)ﾐﾗｲﾗﾎﾞ', '株式会社ミライラボ')).toMatchObject({ reason: 'rule:decorated', outsideRules: true });
   });
 
   test('when an earlier rule is not enabled, then a later rule does not borrow its change', () => {
-    expect(nameMatcher(['decorated', 'truncated'])('ｶ)ﾐﾗｲﾗﾎﾞﾗﾄﾘ', '株式会社ミライラボラトリー')).toBeUndefined();
-    expect(nameMatcher(['corporate_abbreviation', 'truncated'])('ｶ)ﾐﾗｲﾗﾎﾞﾗﾄﾘ', '株式会社ミライラボラトリー')).toMatchObject({ reason: 'rule:truncated' });
+    const deposit = `ｶ)${'ﾖｺﾊﾏﾐﾅﾄﾐﾗｲﾃﾞｼﾞﾀﾙﾏｰｹﾃｲﾝｸﾞｱﾝﾄﾞﾌﾞﾗﾝﾃﾞｲﾝｸﾞｿﾘﾕｰｼﾖﾝｽﾞｼ'.slice(0, 46)}`;
+    const payer = '株式会社ヨコハマミナトミライデジタルマーケティングアンドブランディングソリューションズジギョウブ';
+    expect(byRules(nameMatcher(['decorated', 'truncated'])(deposit, payer))).toBeUndefined();
+    expect(nameMatcher(['corporate_abbreviation', 'truncated'])(deposit, payer)).toMatchObject({ reason: 'rule:truncated' });
   });
 
   test('when only kana_width was needed, then applied says so', () => {
     expect(nameMatcher(MATCHING_RULES)('ﾔﾏﾀﾞ', 'ヤマダ')).toEqual({ reason: 'rule:kana_width', rank: 1, applied: ['kana_width'] });
+  });
+});
+
+describe('bankForm', () => {
+  test.each([
+    ['ヤマダ　タロウ', 'ﾔﾏﾀﾞ ﾀﾛｳ'],
+    ['やまだ  たろう', 'ﾔﾏﾀﾞ ﾀﾛｳ'],
+    ['いとう しょうた', 'ｲﾄｳ ｼﾖｳﾀ'],
+    ['ジョージ スミス', 'ｼﾞﾖｰｼﾞ ｽﾐｽ'],
+    ['John Smith', 'JOHN SMITH'],
+    ['株式会社ミライラボ', 'ｶ)ﾐﾗｲﾗﾎﾞ'],
+    ['㈱ミライラボ', 'ｶ)ﾐﾗｲﾗﾎﾞ'],
+    ['ミライラボ（株）', 'ﾐﾗｲﾗﾎﾞ(ｶ'],
+    ['ヤマダ株式会社トウキョウエイギョウショ', 'ﾔﾏﾀﾞ(ｶ)ﾄｳｷﾖｳ(ｴｲ'],
+    ['NPO法人アオゾラ', 'ﾄｸﾋ)ｱｵｿﾞﾗ'],
+  ])('when a merchant wrote %s, then a bank prints %s', (name, printed) => {
+    expect(bankForm(name)).toBe(printed);
+  });
+
+  test.each([['山田 太郎'], ['ジョン・スミス'], ['ヤマダ！']])('when the name holds a character no bank prints (%s), then it has no bank form', (name) => {
+    expect(bankForm(name)).toBeUndefined();
+  });
+
+  test('when a name is printed by the bank, then it fits its own order by kana_width and corporate_abbreviation', () => {
+    const fit = nameMatcher(['kana_width', 'corporate_abbreviation']);
+    for (const name of ['ヤマダ　タロウ', 'いとう しょうた', '株式会社ミライラボ', 'ミライラボ（株）']) expect(fit(bankForm(name)!, name)).toBeDefined();
   });
 });

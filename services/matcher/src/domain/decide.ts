@@ -31,6 +31,8 @@ export interface NameFit {
   rank: number;
   /** The rules whose changes the fit needed: [] for an exact fit. */
   applied?: readonly string[];
+  /** Fits only under a rule the seller has not enabled: never confirmed, but a rival. */
+  outsideRules?: boolean;
 }
 
 /** Compares a depositor name with a payer name; undefined when they do not fit. */
@@ -54,6 +56,8 @@ export interface CandidateExplanation {
   fit_rules: string[] | null;
   excluded_because: 'expired' | 'ordered_after_deposit' | null;
   not_chosen_because: NotChosenReason | null;
+  /** How the name would fit with every rule enabled, given only when the seller's rules do not fit it. */
+  would_fit?: string;
 }
 
 export interface Explanation {
@@ -74,22 +78,19 @@ interface Assessed {
 type Fitting = Assessed & { fit: NameFit };
 
 const fits = (a: Assessed): a is Fitting => a.fit !== undefined;
+const fitsByRules = (a: Fitting): boolean => a.fit.outsideRules !== true;
 
 /**
- * The matching decision of DESIGN "Matching decision". `orders` are orders on the deposit's
- * account with the deposit's amount that are open or expired; this function applies every other
- * rule itself, so automatic matching, late orders and the seller screen decide alike.
- *
- * Holding for a person wins wherever the story is not clear:
- * - several open orders at the best fit: `several_orders_fit`;
- * - an expired order fits as well as or better than the best open one: `expired_order_fits` (its
- *   buyer most likely paid late), listing both;
- * - the read stopped at its safety cap (`read`): `too_many_candidates`, whatever fitted.
+ * The matching decision. `orders` are the orders on the deposit's account with its amount, open or
+ * expired; this applies every other rule itself, so automatic matching, late orders and the seller
+ * screen decide alike. Confirmed only when exactly one order fits by name under the seller's rules,
+ * it is open and unexpired, and no other order would fit even with every rule enabled; otherwise a
+ * person decides. Why: docs/decisions/0032-several-fitting-orders-are-held.md.
  */
 export function decide(deposit: DepositFacts, orders: CandidateOrder[], fitName: NameMatcher, now: Date, read: CandidateRead = COMPLETE_READ): Decision {
   const assessed: Assessed[] = orders.map((order) => {
     const fit = fitName(deposit.counterparty, order.payerName);
-    // Spec rule 4: a deposit earlier than ordered_at is never matched to that order.
+    // A deposit earlier than ordered_at is never matched to that order.
     if (order.orderedAt.getTime() > deposit.occurredAt.getTime()) return { order, fit, excludedBecause: 'ordered_after_deposit' };
     const expired = order.status === 'expired' || order.expiresAt.getTime() < now.getTime();
     return { order, fit, excludedBecause: expired ? 'expired' : null };
@@ -97,32 +98,25 @@ export function decide(deposit: DepositFacts, orders: CandidateOrder[], fitName:
   const considered = assessed.filter((a) => a.excludedBecause !== 'ordered_after_deposit');
   if (considered.length === 0) return { outcome: 'unmatched', explanation: explain('no_order_with_amount', assessed) };
 
-  const fitting = considered.filter(fits);
-  if (!read.allOpenOrdersRead) {
-    const bestFirst = [...fitting].sort((a, b) => a.fit.rank - b.fit.rank);
-    return held('too_many_candidates', bestFirst.length > 0 ? bestFirst : considered, assessed);
-  }
-  const open = fitting.filter((a) => a.excludedBecause === null);
-  const expiredFitting = fitting.filter((a) => a.excludedBecause === 'expired');
-  if (open.length > 0) {
-    const bestRank = Math.min(...open.map((a) => a.fit.rank));
-    const best = open.filter((a) => a.fit.rank === bestRank);
-    const expiredRivals = expiredFitting.filter((a) => a.fit.rank <= bestRank);
-    if (expiredRivals.length > 0) return held('expired_order_fits', [...expiredRivals, ...best], assessed);
-    if (best.length > 1) return held('several_orders_fit', best, assessed);
-    const only = best[0]!;
-    return {
-      outcome: 'confirmed',
-      orderId: only.order.id,
-      payerName: only.order.payerName,
-      reason: only.fit.reason,
-      explanation: explain(only.fit.reason, assessed, { chosen: only.order.id }),
-    };
-  }
-  // Orders with the amount exist but none fits by name, or only expired ones do: a person decides,
-  // shown the expired orders that fit if there are any, else every order with the amount.
-  if (expiredFitting.length > 0) return held('only_expired_orders_fit', expiredFitting, assessed);
-  return held('no_name_fits', considered, assessed);
+  // Fits by the seller's rules first, best first; then the rivals that fit only under other rules.
+  const fitting = considered.filter(fits).sort((a, b) => Number(!fitsByRules(a)) - Number(!fitsByRules(b)) || a.fit.rank - b.fit.rank);
+  if (!read.allOpenOrdersRead) return held('too_many_candidates', fitting.length > 0 ? fitting : considered, assessed);
+  const byRules = fitting.filter(fitsByRules);
+  // Orders with the amount exist but none fits by name: every one is shown to a person.
+  if (byRules.length === 0) return held('no_name_fits', considered, assessed);
+  const open = byRules.filter((a) => a.excludedBecause === null);
+  if (open.length === 0) return held('only_expired_orders_fit', fitting, assessed);
+  // An expired order that fits: its buyer most likely paid late.
+  if (fitting.some((a) => a.excludedBecause === 'expired')) return held('expired_order_fits', fitting, assessed);
+  if (fitting.length > 1) return held('several_orders_fit', fitting, assessed);
+  const only = open[0]!;
+  return {
+    outcome: 'confirmed',
+    orderId: only.order.id,
+    payerName: only.order.payerName,
+    reason: only.fit.reason,
+    explanation: explain(only.fit.reason, assessed, { chosen: only.order.id }),
+  };
 }
 
 /**
@@ -141,16 +135,16 @@ export function heldInstead(decision: Extract<Decision, { outcome: 'confirmed' }
 }
 
 function held(reason: NotChosenReason | 'no_name_fits', candidates: Assessed[], assessed: Assessed[]): Decision {
-  const ids = candidates.map((a) => a.order.id).slice(0, LIMITS.maxHeldCandidates);
+  const ids = candidates.map((a) => a.order.id);
   const listedReason = reason === 'no_name_fits' ? 'name_differs' : reason;
-  return { outcome: 'held', candidateOrderIds: ids, explanation: explain(reason, assessed, { listed: new Set(ids), listedReason }) };
+  const explanation = explain(reason, assessed, { listed: new Set(ids), listedReason });
+  return { outcome: 'held', candidateOrderIds: ids.slice(0, LIMITS.maxHeldCandidates), explanation };
 }
 
 /**
- * Every order read, with how its name fitted and why it is not the one (`not_chosen_because`): ruled
- * out by its own facts first (placed after the deposit, a name that does not fit), then, for the
- * orders a held deposit lists, the decision's reason; an expired order is `expired`, and an open
- * one that fitted less well than the chosen or listed ones `worse_fit`.
+ * Every order read, with how its name fitted and why it is not the one (`not_chosen_because`): its
+ * own facts first (placed after the deposit, a name that does not fit), then, for the orders a held
+ * deposit lists, the decision's reason; an order the decision did not need to list is `expired`.
  */
 function explain(
   reason: string,
@@ -159,19 +153,24 @@ function explain(
 ): Explanation {
   const notChosenBecause = (a: Assessed): NotChosenReason | null => {
     if (a.excludedBecause === 'ordered_after_deposit') return 'ordered_after_deposit';
+    if (a.order.id === outcome.chosen) return null;
     if (a.fit === undefined) return 'name_differs';
     if (outcome.listed?.has(a.order.id) === true) return outcome.listedReason!;
-    if (a.order.id === outcome.chosen) return null;
-    return a.excludedBecause ?? 'worse_fit';
+    throw new Error(`order ${a.order.id} fits but was neither chosen nor listed`);
   };
   return {
     reason,
-    candidates: assessed.map((a) => ({
-      order_id: a.order.id,
-      fit: a.fit?.reason ?? null,
-      fit_rules: a.fit === undefined ? null : [...(a.fit.applied ?? [])],
-      excluded_because: a.excludedBecause,
-      not_chosen_because: notChosenBecause(a),
-    })),
+    candidates: assessed.map((a) => {
+      const byRules = a.fit !== undefined && a.fit.outsideRules !== true ? a.fit : undefined;
+      const candidate: CandidateExplanation = {
+        order_id: a.order.id,
+        fit: byRules?.reason ?? null,
+        fit_rules: byRules === undefined ? null : [...(byRules.applied ?? [])],
+        excluded_because: a.excludedBecause,
+        not_chosen_because: notChosenBecause(a),
+      };
+      if (a.fit?.outsideRules === true) candidate.would_fit = a.fit.reason;
+      return candidate;
+    }),
   };
 }

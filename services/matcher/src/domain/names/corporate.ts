@@ -98,6 +98,21 @@ export interface CorporateParts {
   endKept: boolean;
 }
 
+const FORM_WITH_SPACES = new RegExp(`\\s*(?:${CORPORATE_FORM.source})\\s*`, 'gu');
+
+/**
+ * A folded name (spaces kept) with each corporate form, word or bracketed abbreviation, written as a
+ * bank abbreviates it, by its position: front `カ)`, middle `(カ)`, end `(カ`.
+ */
+export function abbreviateCorporateForms(foldedName: string): string {
+  return foldedName.replace(FORM_WITH_SPACES, (match: string, word?: string, front?: string, middle?: string, end?: string, offset?: number) => {
+    const abbreviation = TYPE_OF_FORM.get((word ?? front ?? middle ?? end)!)!;
+    if (offset === 0) return `${abbreviation})`;
+    if (offset! + match.length === foldedName.length) return `(${abbreviation}`;
+    return `(${abbreviation})`;
+  });
+}
+
 export function corporateForms(normalisedName: string): CorporateParts {
   const types = new Set<string>();
   let endKept = true;

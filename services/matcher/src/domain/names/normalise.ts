@@ -16,7 +16,12 @@ export const LONG_VOWEL = 'ー';
  * half-width ｰ, the full-width － and the small ﹣ are covered through ー and -). The wave dash and
  * tilde are included because buyers type ラ〜メン for ラーメン.
  */
-const LONG_VOWEL_VARIANTS = /[\u002D\u007E\u02D7\u2010-\u2015\u2043\u2212\u2500\u2501\u2E3A\u2E3B\u301C\u3030\u30FC]/gu;
+const LONG_VOWEL_CLASS = '[\\u002D\\u007E\\u02D7\\u2010-\\u2015\\u2043\\u2212\\u2500\\u2501\\u2E3A\\u2E3B\\u301C\\u3030\\u30FC]';
+const LONG_VOWEL_VARIANTS = new RegExp(LONG_VOWEL_CLASS, 'gu');
+const ONE_LONG_VOWEL_VARIANT = new RegExp(`^${LONG_VOWEL_CLASS}$`, 'u');
+
+/** Whether one character, as NFKC leaves it, stands for a long vowel or a hyphen. */
+export const isLongVowelVariant = (ch: string): boolean => ONE_LONG_VOWEL_VARIANT.test(ch.normalize('NFKC'));
 
 /**
  * Small kana and the large kana a Zengin notification carries instead (ｷﾕｳﾖ for キュウヨ). Hiragana
@@ -42,18 +47,20 @@ const SPACE = /[\s\u200B-\u200D\u2060]/gu;
 /** Only ASCII letters: Zengin carries A–Z, and NFKC has already folded full-width ａ to a. */
 const LOWER_LATIN = /[a-z]/gu;
 
-/**
- * The `kana_width` form of a name. Idempotent: NFKC runs again at the end because removing spaces
- * or enlarging a small kana can put a base character next to a combining mark (カ ゙ → ガ), and none
- * of the steps can produce a character that an earlier step would change.
- */
-export function normaliseName(name: string): string {
+/** Full-width katakana without small kana, one long-vowel mark, upper-case Latin; spaces kept. */
+export function foldKana(name: string): string {
   return name
     .normalize('NFKC')
     .replace(HIRAGANA, (ch) => String.fromCodePoint(ch.codePointAt(0)! + HIRAGANA_TO_KATAKANA))
     .replace(SMALL_KANA, (ch) => SMALL_TO_LARGE[ch]!)
     .replace(LONG_VOWEL_VARIANTS, LONG_VOWEL)
-    .replace(LOWER_LATIN, (ch) => ch.toUpperCase())
-    .replace(SPACE, '')
-    .normalize('NFKC');
+    .replace(LOWER_LATIN, (ch) => ch.toUpperCase());
+}
+
+/**
+ * The `kana_width` form of a name: folded, without spaces. Idempotent: NFKC runs again at the end
+ * because removing a space can put a base character next to a combining mark (カ ゙ → ガ).
+ */
+export function normaliseName(name: string): string {
+  return foldKana(name).replace(SPACE, '').normalize('NFKC');
 }

@@ -1,13 +1,10 @@
 import type { MatchingRule } from '@pmatch/contracts';
 import { corporateForms, sameCorporateTypes } from './corporate';
-import { normaliseName } from './normalise';
+import { isLongVowelVariant, normaliseName } from './normalise';
 
 /**
- * The rules of DESIGN "Matching rules a seller can enable". Each includes `kana_width`: both names
- * are normalised first; a rule fits when the normalised names are equal, or when they are after
- * the rule's own change (`truncated`: when the depositor name is a cut of the payer's). So a seller
- * who enabled only `truncated` sees ﾔﾏﾀﾞﾀﾛｳ fit ヤマダタロウ as well as ヤマダタロウジ, and the
- * two orders tie instead of the longer name winning.
+ * The matching rules a seller can enable (docs/guide.md, "Matching rules"). Each includes
+ * `kana_width`: a rule fits when the normalised names are equal, or equal after the rule's own change.
  */
 
 /** Sender codes and customer numbers a bank or payer puts around the depositor name. */
@@ -51,8 +48,46 @@ export function withoutDecoration(normalisedDepositor: string): string {
   return undecorated(normalisedDepositor).name;
 }
 
-/** Shorter cuts say too little about who paid; DESIGN fixes the minimum at 6 characters. */
+/** Fewer compared characters say too little about who paid, even at a field's end. */
 export const MIN_TRUNCATED_LENGTH = 6;
+
+/**
+ * Lengths, in half-width characters, at which banks cut a remitter name: the Zengin field of 48
+ * (a sender code and its space count inside it), 37 and 26 (accounts that carry EDI data). A name
+ * of any other length was not cut. Why: docs/decisions/0030-truncated-names-only-at-field-lengths.md.
+ */
+export const BANK_NAME_FIELD_LENGTHS: ReadonlySet<number> = new Set([26, 37, 48]);
+
+/** Kana, their voicing marks and the prolonged sound mark, which a bank prints in half-width. */
+const KANA = /^[\u3041-\u3096\u3099-\u309C\u30A1-\u30FA\u30FC]$/u;
+
+/**
+ * How many characters a name takes in a bank's half-width form (ｶﾞ is two); undefined when it holds
+ * a character no bank prints (kanji), so it cannot be a bank's cut.
+ */
+export function halfWidthLength(name: string): number | undefined {
+  let length = 0;
+  for (const ch of name.trim()) {
+    const code = ch.codePointAt(0)!;
+    const singleByte = (code >= 0x20 && code <= 0x7e) || (code >= 0xff61 && code <= 0xff9f);
+    const foldsToSingleByte = (code >= 0xff01 && code <= 0xff5e) || code === 0x3000 || isLongVowelVariant(ch);
+    if (singleByte || foldsToSingleByte) length += 1;
+    else if (KANA.test(ch)) length += [...ch.normalize('NFD')].length;
+    else return undefined;
+  }
+  return length;
+}
+
+/** A depositor name as compared: normalised, and whether the bank's field was full (its end may be a cut). */
+export interface DepositorName {
+  normalised: string;
+  fillsBankField: boolean;
+}
+
+export function depositorName(name: string): DepositorName {
+  const length = halfWidthLength(name);
+  return { normalised: normaliseName(name), fillsBankField: length !== undefined && BANK_NAME_FIELD_LENGTHS.has(length) };
+}
 
 const VOICED_MARKS = new Set(['\u3099', '\u309A']);
 
@@ -63,22 +98,18 @@ function unvoiced(ch: string): string | undefined {
 }
 
 /**
- * Whether a normalised depositor name is what a bank leaves of the normalised payer name after
- * cutting it to its field length: at least 6 characters, and a strict prefix of the payer name.
- * Banks count half-width characters, in which a dakuten is a character of its own, so a cut can
- * fall between ｼ and ﾞ: a last character that is the payer's voiced character without its mark
- * (ｼ for ジ) is a cut too — but only where the bank's name ended (`lastIsBankEnd`). Where
- * decoration or a corporate form followed (`ﾔﾏﾀﾞｼﾖｳｼ 1234`, `ﾔﾏﾀﾞｼﾖｳｼ(ｶ`) no cut fell, and a
- * missing mark is another name.
+ * Whether a normalised depositor name is what a bank left of the normalised payer name when it cut
+ * the name at its field's end (`endsAtFieldCut`): at least 6 characters and a strict prefix, or a
+ * prefix whose last kana lost its voicing mark (the cut fell between ｼ and ﾞ).
  */
-export function isCutFrom(normalisedDepositor: string, normalisedPayer: string, lastIsBankEnd = true): boolean {
+export function isCutFrom(normalisedDepositor: string, normalisedPayer: string, endsAtFieldCut: boolean): boolean {
   const depositor = [...normalisedDepositor];
   const payer = [...normalisedPayer];
-  if (depositor.length < MIN_TRUNCATED_LENGTH || payer.length < depositor.length) return false;
+  if (!endsAtFieldCut || depositor.length < MIN_TRUNCATED_LENGTH || payer.length < depositor.length) return false;
   const last = depositor.length - 1;
   if (depositor.slice(0, last).some((ch, i) => ch !== payer[i])) return false;
   if (depositor[last] === payer[last]) return payer.length > depositor.length;
-  return lastIsBankEnd && unvoiced(payer[last]!) === depositor[last];
+  return unvoiced(payer[last]!) === depositor[last];
 }
 
 /** The rules that change a name or the comparison; `kana_width` is the normalisation all include. */
@@ -92,8 +123,8 @@ export type NameChange = Exclude<MatchingRule, 'kana_width'>;
  * so its 6-character minimum counts what is compared. A name left empty (`ｶ)` alone, a depositor
  * name of digits only) never fits. No changes at all: the names are kana_width-equal.
  */
-export function fitsAfter(changes: ReadonlySet<NameChange>, normalisedDepositor: string, normalisedPayer: string): boolean {
-  let depositor: Changed = { name: normalisedDepositor, endKept: true };
+export function fitsAfter(changes: ReadonlySet<NameChange>, depositorName: DepositorName, normalisedPayer: string): boolean {
+  let depositor: Changed = { name: depositorName.normalised, endKept: true };
   let payer = normalisedPayer;
   if (changes.has('decorated')) depositor = undecorated(depositor.name);
   if (changes.has('corporate_abbreviation')) {
@@ -104,7 +135,7 @@ export function fitsAfter(changes: ReadonlySet<NameChange>, normalisedDepositor:
     payer = payerParts.rest;
   }
   if (depositor.name === '' || payer === '') return false;
-  return changes.has('truncated') ? isCutFrom(depositor.name, payer, depositor.endKept) : depositor.name === payer;
+  return changes.has('truncated') ? isCutFrom(depositor.name, payer, depositorName.fillsBankField && depositor.endKept) : depositor.name === payer;
 }
 
 /** A rule on its own: kana_width, or its own change after kana_width. */
@@ -114,10 +145,10 @@ const NO_CHANGE: ReadonlySet<NameChange> = new Set();
 
 const ruleOf =
   (...changes: NameChange[]): NameRule =>
-  (depositorName, payerName) => {
-    const depositor = normaliseName(depositorName);
+  (depositor, payerName) => {
+    const name = depositorName(depositor);
     const payer = normaliseName(payerName);
-    return fitsAfter(NO_CHANGE, depositor, payer) || fitsAfter(new Set(changes), depositor, payer);
+    return fitsAfter(NO_CHANGE, name, payer) || fitsAfter(new Set(changes), name, payer);
   };
 
 // Named exactly as the catalogue (MATCHING_RULES) names them.
