@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { EventId, ListQuery, Order, OrderId, Payment, Timestamp, Transaction } from './api';
+import { EventId, ListQuery, Order, OrderId, Payment, Reversal, Timestamp, Transaction } from './api';
 
 export const EVENT_TYPES = [
   'order.created',
@@ -36,7 +36,7 @@ export const Event = z.discriminatedUnion('type', [
   z.object({
     ...envelope,
     type: z.literal('order.payment_reversed'),
-    data: z.object({ object: Order, previous_payment: Payment }),
+    data: z.object({ object: Order, previous_payment: Payment, reversal: Reversal.optional() }),
   }),
   transactionEvent('transaction.deposited'),
   transactionEvent('transaction.withdrawn'),

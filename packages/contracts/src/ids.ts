@@ -11,6 +11,7 @@ export const ID_PREFIX = {
   webhookEndpoint: 'we',
   adapter: 'adp',
   delivery: 'dlv',
+  user: 'usr',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

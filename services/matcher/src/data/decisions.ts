@@ -61,7 +61,7 @@ export interface MessageClaim {
  * limit, so neither grows with the expired orders a fixed-price shop piles up. The limits are in
  * the text, not parameters, so that a generic plan of the prepared statement knows them too.
  */
-function amountCandidatesSql(account: string, amount: string, occurredAt: string, namePrefix = ''): string {
+export function amountCandidatesSql(account: string, amount: string, occurredAt: string, namePrefix = ''): string {
   const columns = `${orderFields(undefined, namePrefix)}, xmin::text AS "${namePrefix}version"`;
   return `(SELECT ${columns} FROM orders
      WHERE bank_account_id = ${account} AND amount = ${amount} AND status = 'open' AND ordered_at <= ${occurredAt}
@@ -88,7 +88,7 @@ export interface AmountCandidates {
   rows: ReadonlyMap<string, CandidateRow>;
 }
 
-function amountCandidatesFrom(rows: CandidateRow[]): AmountCandidates {
+export function amountCandidatesFrom(rows: CandidateRow[]): AmountCandidates {
   const openRead = rows.filter((r) => r.status === 'open').length;
   const oldestFirst = [...rows].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
   const orders = oldestFirst.map(
