@@ -7,7 +7,7 @@ beforeAll(async () => {
   world = await Console.start();
 });
 afterEach(async () => {
-  await world.closePages();
+  await world?.closePages();
 });
 afterAll(async () => {
   await world?.stop();

@@ -202,3 +202,23 @@ export async function seriousViolations(page: Page): Promise<{ id: string; impac
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }));
 }
+
+/** Registers a webhook endpoint at the receiver for every event type, through the API. */
+export async function webhookEndpoint(world: Console, path: string): Promise<{ id: string }> {
+  const res = await world.merchant.request('POST', '/v1/webhook-endpoints', { url: world.receiver.url(path) });
+  if (res.status !== 201) throw new Error(`endpoint not created: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The events the receiver got at `path`, parsed, once one of `type` about `objectId` has arrived. */
+export async function delivered(world: Console, path: string, type: string, objectId: string): Promise<any> {
+  const { waitFor } = await import('@pmatch/testkit');
+  return waitFor(
+    () =>
+      world.receiver
+        .requestsTo(path)
+        .map((r) => JSON.parse(r.body))
+        .find((e) => e.type === type && e.data.object.id === objectId),
+    { what: `${type} for ${objectId} at ${path}` },
+  );
+}
