@@ -33,7 +33,7 @@ describe('held deposits', () => {
     expect(await secondRow.innerText()).toContain('複数の注文が一致するため');
     expect(await page.getByText('¥12,345').first().isVisible()).toBe(true);
 
-    await page.getByRole('button', { name: '注文 held-second で確定' }).click();
+    await page.getByRole('button', { name: 'この注文で確定（held-second）' }).click();
 
     expect(await page.getByRole('status').innerText()).toBe('入金を確定しました。');
     const order = await world.merchant.order(second.id);

@@ -90,6 +90,7 @@ const ja = {
   },
   deposits: {
     title: '入金',
+    facts: '入金の内容',
     statusTabs: '入金の状態',
     statuses: { held: '保留', unmatched: '未消込', confirmed: '消込済み', excluded: '除外', pending: '判定中' } as Record<string, string>,
     counterparty: '振込名義',
@@ -108,7 +109,7 @@ const ja = {
     whyNot: '選ばれなかった理由',
     wouldFit: '有効でないルールなら一致',
     confirm: 'この注文で確定',
-    confirmFor: (order: string) => `注文 ${order} で確定`,
+    confirmFor: (order: string) => `この注文で確定（${order}）`,
     matchOther: '別の注文に消し込む',
     matchOtherIntro: '同じ口座・同じ金額の、受付中または期限切れの注文を探せます。',
     matchSearch: '支払者名・注文番号で探す',
@@ -429,6 +430,7 @@ const en: Texts = {
   },
   deposits: {
     title: 'Deposits',
+    facts: 'The deposit',
     statusTabs: 'Deposit status',
     statuses: { held: 'Held', unmatched: 'Unmatched', confirmed: 'Confirmed', excluded: 'Excluded', pending: 'Deciding' },
     counterparty: 'Depositor name',
@@ -447,7 +449,7 @@ const en: Texts = {
     whyNot: 'Why not chosen',
     wouldFit: 'Would fit under a rule not enabled',
     confirm: 'Confirm for this order',
-    confirmFor: (order) => `Confirm for order ${order}`,
+    confirmFor: (order) => `Confirm for this order (${order})`,
     matchOther: 'Match to another order',
     matchOtherIntro: 'Find open or expired orders of the same account and amount.',
     matchSearch: 'Payer name or order number',

@@ -191,7 +191,7 @@ function DepositDetail({
     <Layout ctx={ctx} title={d.detailTitle(deposit.counterparty)} section="deposits">
       {doneKey ? <Notice kind="success">{d[doneKey]}</Notice> : null}
       <section aria-labelledby="facts">
-        <h2 id="facts">{t.common.id}</h2>
+        <h2 id="facts">{d.facts}</h2>
         <Facts
           rows={[
             [t.common.id, <code>{deposit.id}</code>],
