@@ -1,4 +1,4 @@
-import { Prisma, eventFields, orderFields, transactionFields, type EventRow, type OrderRow, type PrismaClient, type TransactionRow } from '@pmatch/db';
+import { Prisma, eventFields, orderFields, transactionFields, type Db, type EventRow, type OrderRow, type TransactionRow } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
 
 /** A page of rows newest first, and the seq to continue below when there are more. */
@@ -30,7 +30,7 @@ export interface DepositSearch {
  * Deposits of one status, newest first, walking transactions_status_list_idx (organisation, mode,
  * status, seq) from the cursor down: a page reads its own rows plus those the filters pass over.
  */
-export async function searchDeposits(prisma: PrismaClient, scope: Scope, search: DepositSearch): Promise<SeqPage<TransactionRow>> {
+export async function searchDeposits(prisma: Db, scope: Scope, search: DepositSearch): Promise<SeqPage<TransactionRow>> {
   const rows = await prisma.$queryRaw<TransactionRow[]>`
     SELECT ${Prisma.raw(transactionFields())} FROM transactions
     WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = ${search.status} AND direction = 'deposit'
@@ -59,7 +59,9 @@ export interface OrderSearch {
  * Orders newest first under the filters. An external_id finds its one order through its unique
  * index; otherwise the walk is down orders_status_list_idx or orders_list_idx from the cursor.
  */
-export async function searchOrders(prisma: PrismaClient, scope: Scope, search: OrderSearch): Promise<SeqPage<OrderRow>> {
+export async function searchOrders(prisma: Db, scope: Scope, search: OrderSearch): Promise<SeqPage<OrderRow>> {
+  // At most one order has an external_id: asked in seq order, the planner may walk the list instead.
+  const byExternalId = search.externalId !== undefined;
   const rows = await prisma.$queryRaw<OrderRow[]>`
     SELECT ${Prisma.raw(orderFields())} FROM orders
     WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
@@ -71,7 +73,7 @@ export async function searchOrders(prisma: PrismaClient, scope: Scope, search: O
       ${search.from === undefined ? Prisma.empty : Prisma.sql`AND ordered_at >= ${search.from}`}
       ${search.to === undefined ? Prisma.empty : Prisma.sql`AND ordered_at < ${search.to}`}
       ${search.before === undefined ? Prisma.empty : Prisma.sql`AND seq < ${search.before}`}
-    ORDER BY seq DESC LIMIT ${search.limit + 1}`;
+    ${byExternalId ? Prisma.empty : Prisma.sql`ORDER BY seq DESC`} LIMIT ${search.limit + 1}`;
   return pageOf(rows, search.limit);
 }
 
@@ -80,7 +82,7 @@ export async function searchOrders(prisma: PrismaClient, scope: Scope, search: O
  * first, optionally by payer name or external_id (orders_candidates_idx).
  */
 export async function findMatchableOrders(
-  prisma: PrismaClient,
+  prisma: Db,
   scope: Scope,
   deposit: { bankAccountId: string; amount: bigint },
   text: string | undefined,
@@ -94,18 +96,18 @@ export async function findMatchableOrders(
     ORDER BY seq DESC LIMIT ${limit}`;
 }
 
-export async function findOrdersByIds(prisma: PrismaClient, scope: Scope, ids: readonly string[]): Promise<OrderRow[]> {
+export async function findOrdersByIds(prisma: Db, scope: Scope, ids: readonly string[]): Promise<OrderRow[]> {
   if (ids.length === 0) return [];
   return prisma.order.findMany({ where: { id: { in: [...ids] }, organisationId: scope.organisationId, mode: scope.mode } });
 }
 
-export async function findTransactionsByIds(prisma: PrismaClient, scope: Scope, ids: readonly string[]): Promise<TransactionRow[]> {
+export async function findTransactionsByIds(prisma: Db, scope: Scope, ids: readonly string[]): Promise<TransactionRow[]> {
   if (ids.length === 0) return [];
   return prisma.transaction.findMany({ where: { id: { in: [...ids] }, organisationId: scope.organisationId, mode: scope.mode } });
 }
 
 /** The events about these objects (their `data.object.id`), in recorded order (events_object_idx). */
-export async function eventsAbout(prisma: PrismaClient, scope: Scope, objectIds: readonly string[]): Promise<EventRow[]> {
+export async function eventsAbout(prisma: Db, scope: Scope, objectIds: readonly string[]): Promise<EventRow[]> {
   if (objectIds.length === 0) return [];
   return prisma.$queryRaw<EventRow[]>`
     SELECT ${Prisma.raw(eventFields())} FROM events
@@ -115,7 +117,7 @@ export async function eventsAbout(prisma: PrismaClient, scope: Scope, objectIds:
 
 /** Events newest first, of one type when given, below the cursor event when given (events_list_idx, events_type_idx). */
 export async function latestEvents(
-  prisma: PrismaClient,
+  prisma: Db,
   scope: Scope,
   query: { type?: string; beforeId?: string; limit: number },
 ): Promise<{ rows: EventRow[]; hasMore: boolean } | undefined> {
@@ -135,7 +137,7 @@ export async function latestEvents(
   return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }
 
-export async function findEvent(prisma: PrismaClient, scope: Scope, id: string): Promise<EventRow | null> {
+export async function findEvent(prisma: Db, scope: Scope, id: string): Promise<EventRow | null> {
   return prisma.event.findFirst({ where: { id, organisationId: scope.organisationId, mode: scope.mode } });
 }
 
@@ -151,7 +153,7 @@ export interface OverviewCounts {
 }
 
 /** The overview's figures, each counted to at most `cap` along an index. */
-export async function overviewCounts(prisma: PrismaClient, scope: Scope, today: { now: Date; end: Date }, cap: number): Promise<OverviewCounts> {
+export async function overviewCounts(prisma: Db, scope: Scope, today: { now: Date; end: Date }, cap: number): Promise<OverviewCounts> {
   const [row] = await prisma.$queryRaw<{ held: bigint; unmatched: bigint; open: bigint; expiring: bigint; endpoints: bigint }[]>`
     SELECT
       (SELECT count(*) FROM (SELECT 1 FROM transactions WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = 'held' LIMIT ${capped(cap)}) h) AS held,
