@@ -32,6 +32,7 @@ import {
   setUpMerchants,
 } from './lib/pipeline.mjs';
 import { TestCa, WebhookReceiver } from './lib/receiver.mjs';
+import { runConsolePhase } from './lib/console.mjs';
 import { TARGETS, writeResults } from './lib/report.mjs';
 import { round, waitForProgress, waitUntil } from './lib/stats.mjs';
 import { BenchSystem, INFRA, REPO_ROOT, SERVICES, assertBuilt, withTimeout } from './lib/system.mjs';
@@ -123,6 +124,9 @@ async function measure(config, runId, serverChanged) {
     }
     if (config.phases.includes('api')) {
       result.phases.api = await runApi(config, system, cpu);
+    }
+    if (config.phases.includes('console') && !config.external) {
+      result.phases.console = await withTimeout(runConsolePhase(system, config, log), 15 * 60_000, 'the console phase');
     }
     const crashed = system.crashed();
     for (const c of crashed) result.failures.push(`service ${c.name} exited (${c.exitCode}) during the run: ${c.output.slice(-500)}`);

@@ -22,6 +22,7 @@ const PRESETS = {
     amqpMessages: 50_000,
     httpsRequests: 20_000,
     baselineDeposits: 20_000,
+    consoleHeld: 10_000,
     serverSettings: 'deployed',
   },
   smoke: {
@@ -42,12 +43,13 @@ const PRESETS = {
     amqpMessages: 2_000,
     httpsRequests: 1_000,
     baselineDeposits: 500,
+    consoleHeld: 100,
     // CI's smoke run checks outcomes, not speed: it leaves the server's configuration alone.
     serverSettings: 'as-is',
   },
 };
 
-const ALL_PHASES = ['baseline', 'pipeline', 'api'];
+const ALL_PHASES = ['baseline', 'pipeline', 'api', 'console'];
 
 function int(env, name, fallback) {
   const raw = env[name];
@@ -93,6 +95,7 @@ export function loadBenchConfig(env = process.env) {
     amqpMessages: int(env, 'BENCH_AMQP_MESSAGES', preset.amqpMessages),
     httpsRequests: int(env, 'BENCH_HTTPS_REQUESTS', preset.httpsRequests),
     baselineDeposits: int(env, 'BENCH_BASELINE_DEPOSITS', preset.baselineDeposits),
+    consoleHeld: int(env, 'BENCH_CONSOLE_HELD', preset.consoleHeld),
     mix: { confirmed: mix[0] / 100, held: mix[1] / 100, unmatched: mix[2] / 100 },
     serverSettings: env.BENCH_PG_SETTINGS ?? preset.serverSettings,
     profile: env.BENCH_PROFILE === '1',
