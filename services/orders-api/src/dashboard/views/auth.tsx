@@ -3,8 +3,9 @@ import { Layout, Notice } from './layout';
 
 export function LoginPage({ ctx, csrf, message, email }: { ctx: ConsoleRequestContext; csrf: string; message?: { kind: 'info' | 'error' | 'success'; text: string }; email?: string }) {
   const { t } = ctx;
+  // Whoever opens the log-in page is logging in anew: the page shows no session it may still have.
   return (
-    <Layout ctx={ctx} title={t.login.title}>
+    <Layout ctx={{ ...ctx, signedIn: undefined }} title={t.login.title}>
       {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
       <form method="post" action="/dashboard/login" class="stack panel">
         <input type="hidden" name="_csrf" value={csrf} />
