@@ -1,5 +1,5 @@
 import type { UserRole } from '@pmatch/contracts';
-import { newPasswordSetup, sha256Of, type Db, type PrismaClient, type UserRow } from '@pmatch/db';
+import { sha256Of, type Db, type PrismaClient, type UserRow } from '@pmatch/db';
 
 export async function findUserByEmail(prisma: PrismaClient, email: string): Promise<UserRow | null> {
   return prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
@@ -25,13 +25,6 @@ export async function setPasswordWithToken(prisma: PrismaClient, token: string, 
     data: { passwordHash, passwordSetupHash: null, passwordSetupExpiresAt: null, updatedAt: now },
   });
   return changed.count === 1;
-}
-
-/** A fresh one-time setup token for a user (an invitation sent again); resolves with the token. */
-export async function renewPasswordSetup(prisma: PrismaClient, userId: string, now: Date): Promise<string> {
-  const setup = newPasswordSetup(now);
-  await prisma.user.update({ where: { id: userId }, data: { passwordSetupHash: setup.hash, passwordSetupExpiresAt: setup.expiresAt, updatedAt: now } });
-  return setup.token;
 }
 
 /**
