@@ -32,6 +32,7 @@ import {
   setUpMerchants,
 } from './lib/pipeline.mjs';
 import { TestCa, WebhookReceiver } from './lib/receiver.mjs';
+import { runConsolePhase } from './lib/console.mjs';
 import { TARGETS, writeResults } from './lib/report.mjs';
 import { runStatementsPhase } from './lib/statements.mjs';
 import { round, waitForProgress, waitUntil } from './lib/stats.mjs';
@@ -128,6 +129,9 @@ async function measure(config, runId, serverChanged) {
     if (config.phases.includes('statements')) {
       if (config.external) result.notes.push('The statements step needs the services the bench starts (it reads bank-ingest\'s memory); skipped.');
       else result.phases.statements = await withTimeout(runStatementsPhase(config, system, log, failures), 30 * 60_000, 'the statements step');
+    }
+    if (config.phases.includes('console') && !config.external) {
+      result.phases.console = await withTimeout(runConsolePhase(system, config, log), 15 * 60_000, 'the console phase');
     }
     const crashed = system.crashed();
     for (const c of crashed) result.failures.push(`service ${c.name} exited (${c.exitCode}) during the run: ${c.output.slice(-500)}`);

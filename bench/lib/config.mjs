@@ -23,6 +23,7 @@ const PRESETS = {
     httpsRequests: 20_000,
     baselineDeposits: 20_000,
     statementRecords: 100_000,
+    consoleHeld: 10_000,
     serverSettings: 'deployed',
   },
   smoke: {
@@ -44,12 +45,13 @@ const PRESETS = {
     httpsRequests: 1_000,
     baselineDeposits: 500,
     statementRecords: 2_000,
+    consoleHeld: 100,
     // CI's smoke run checks outcomes, not speed: it leaves the server's configuration alone.
     serverSettings: 'as-is',
   },
 };
 
-const ALL_PHASES = ['baseline', 'pipeline', 'api', 'statements'];
+const ALL_PHASES = ['baseline', 'pipeline', 'api', 'statements', 'console'];
 
 function int(env, name, fallback) {
   const raw = env[name];
@@ -96,6 +98,7 @@ export function loadBenchConfig(env = process.env) {
     httpsRequests: int(env, 'BENCH_HTTPS_REQUESTS', preset.httpsRequests),
     baselineDeposits: int(env, 'BENCH_BASELINE_DEPOSITS', preset.baselineDeposits),
     statementRecords: int(env, 'BENCH_STATEMENT_RECORDS', preset.statementRecords),
+    consoleHeld: int(env, 'BENCH_CONSOLE_HELD', preset.consoleHeld),
     mix: { confirmed: mix[0] / 100, held: mix[1] / 100, unmatched: mix[2] / 100 },
     serverSettings: env.BENCH_PG_SETTINGS ?? preset.serverSettings,
     profile: env.BENCH_PROFILE === '1',

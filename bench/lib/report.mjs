@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { consoleMarkdown } from './console.mjs';
 import { round } from './stats.mjs';
 
 export const TARGETS = {
@@ -249,6 +250,7 @@ export function renderMarkdown(result) {
     if (base.https) lines.push(`| ${base.https.what} | ${fmt(base.https.requestsPerSecond)} POST/s (p99 ${ms(base.https.latencyMs.p99)}) | ${fmt(tp?.rates.webhooksPerSecondSteady)} deliveries/s | ${r.webhooksToHttps !== undefined ? fmt(r.webhooksToHttps, 2) : '—'} |`);
     lines.push('');
   }
+  if (result.phases.console) lines.push(...consoleMarkdown(result.phases.console));
   if (result.failures.length > 0) {
     lines.push('**Failures:**');
     for (const f of result.failures) lines.push(`- ${f}`);

@@ -60,6 +60,15 @@ export const Payment = z.object({
 }).openapi('Payment');
 export type Payment = z.infer<typeof Payment>;
 
+/** Who reversed a payment, from where, and why (a reason is required on the seller screen after 24 hours). */
+export const Reversal = z.object({
+  decided_by: z.string(),
+  trigger: z.string(),
+  reason: z.string().nullable(),
+  reversed_at: Timestamp,
+});
+export type Reversal = z.infer<typeof Reversal>;
+
 export const Order = z.object({
   id: OrderId,
   object: z.literal('order'),

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { EventId, ListQuery, Order, OrderId, Payment, Timestamp, Transaction } from './api';
+import { EventId, ListQuery, Order, OrderId, Payment, Reversal, Timestamp, Transaction } from './api';
 
 export const EVENT_TYPES = [
   'order.created',
@@ -39,7 +39,7 @@ export const Event = z
     orderEvent('order.paid'),
     orderEvent('order.canceled'),
     orderEvent('order.expired'),
-    event('order.payment_reversed', { object: Order, previous_payment: Payment }),
+    event('order.payment_reversed', { object: Order, previous_payment: Payment, reversal: Reversal.optional() }),
     transactionEvent('transaction.deposited'),
     transactionEvent('transaction.withdrawn'),
     event('transaction.held', { object: Transaction, candidate_order_ids: z.array(OrderId) }),

@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   adapter: 'adp',
   statementImport: 'imp',
   delivery: 'dlv',
+  user: 'usr',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

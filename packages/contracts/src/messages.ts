@@ -3,6 +3,7 @@ import { WireError } from './errors';
 import { MODES } from './ids';
 import { Amount, BankAccountId, EventId, Order, OrderId, Timestamp, Transaction, TransactionId } from './api';
 import { EVENT_TYPES } from './events';
+import { MATCHING_RULES } from './settings';
 
 /**
  * Broker topology. Names are prefixed per deployment (AMQP_PREFIX) so tests can isolate
@@ -117,24 +118,78 @@ const commandScope = {
 };
 
 /**
+ * Who decides and from where, as a payment records it: `api_key:key_…` by `api`, `user:usr_…` by
+ * `dashboard` (the seller console). Commands from versions before the console carry neither and
+ * are recorded as `api`.
+ */
+const decider = {
+  decided_by: z.string().min(1).max(100).optional(),
+  trigger: z.enum(['api', 'dashboard']).default('api'),
+};
+
+/** Why a payment is reversed; the seller console requires it after the 24-hour window. */
+export const REVERSAL_REASON_MAX = 500;
+
+/** The most held deposits one rule preview lists, and one confirmation of it confirms. */
+export const RULE_PREVIEW_MAX = 200;
+
+const RuleSet = z.array(z.enum(MATCHING_RULES)).max(MATCHING_RULES.length);
+
+/**
  * orders-api (and ops) → matcher requests: every change of a match decision goes through the
- * matcher, the only writer of decisions.
+ * matcher, the only writer of decisions. `rules.preview` changes nothing: it decides the held
+ * deposits again under other rules; `rules.confirm_previewed` confirms the pairs a person saw in
+ * a preview, each only if deciding it again still gives that order.
  */
 export const MatcherCommand = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('order.reverse'), ...commandScope, order_id: OrderId }),
+  z.object({ type: z.literal('order.reverse'), ...commandScope, order_id: OrderId, ...decider, reason: z.string().trim().min(1).max(REVERSAL_REASON_MAX).optional() }),
   z.object({
     type: z.literal('order.mark_paid'),
     ...commandScope,
     order_id: OrderId,
     paid_at: Timestamp.optional(),
-    /** `api` for POST /mark-paid; `shop` when a shop platform reports the payment. */
-    trigger: z.enum(['api', 'shop']),
+    decided_by: decider.decided_by,
+    /** `api` or `dashboard` for a person; `shop` when a shop platform reports the payment. */
+    trigger: z.enum(['api', 'dashboard', 'shop']),
   }),
-  z.object({ type: z.literal('transaction.match'), ...commandScope, transaction_id: TransactionId, order_id: OrderId }),
-  z.object({ type: z.literal('transaction.exclude'), ...commandScope, transaction_id: TransactionId }),
-  z.object({ type: z.literal('transaction.restore'), ...commandScope, transaction_id: TransactionId }),
+  z.object({ type: z.literal('transaction.match'), ...commandScope, transaction_id: TransactionId, order_id: OrderId, ...decider }),
+  z.object({ type: z.literal('transaction.exclude'), ...commandScope, transaction_id: TransactionId, ...decider }),
+  z.object({ type: z.literal('transaction.restore'), ...commandScope, transaction_id: TransactionId, ...decider }),
+  z.object({ type: z.literal('rules.preview'), ...commandScope, matching_rules: RuleSet }),
+  z.object({
+    type: z.literal('rules.confirm_previewed'),
+    ...commandScope,
+    matching_rules: RuleSet,
+    confirmations: z.array(z.object({ transaction_id: TransactionId, order_id: OrderId })).max(RULE_PREVIEW_MAX),
+    ...decider,
+  }),
 ]);
 export type MatcherCommand = z.infer<typeof MatcherCommand>;
+export type MatcherCommandInput = z.input<typeof MatcherCommand>;
+
+/** A held deposit that a rule set would confirm, and for which order and fit. */
+export const PreviewedConfirmation = z.object({ transaction_id: TransactionId, order_id: OrderId, reason: z.string() });
+export type PreviewedConfirmation = z.infer<typeof PreviewedConfirmation>;
+
+/** The reply to `rules.preview`: the held deposits examined, and those the rules would confirm. */
+export const RulePreviewReply = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    held_examined: z.int(),
+    /** True when more held deposits exist than one preview examines. */
+    held_left_out: z.boolean(),
+    confirmations: z.array(PreviewedConfirmation),
+  }),
+  z.object({ ok: z.literal(false), error: WireError }),
+]);
+export type RulePreviewReply = z.infer<typeof RulePreviewReply>;
+
+/** The reply to `rules.confirm_previewed`: the pairs confirmed, and those left as they were. */
+export const PreviewConfirmedReply = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), confirmed: z.array(PreviewedConfirmation), left_held: z.array(z.object({ transaction_id: TransactionId, order_id: OrderId })) }),
+  z.object({ ok: z.literal(false), error: WireError }),
+]);
+export type PreviewConfirmedReply = z.infer<typeof PreviewConfirmedReply>;
 
 /** The reply to a request that ends in an order's state (reverse, mark-paid). */
 export const OrderReply = z.discriminatedUnion('ok', [

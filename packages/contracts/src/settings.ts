@@ -4,6 +4,10 @@ import { z } from './zod';
 export const MATCHING_RULES = ['kana_width', 'corporate_abbreviation', 'decorated', 'truncated'] as const;
 export type MatchingRule = (typeof MATCHING_RULES)[number];
 
+/** What a person of the seller console may do: everything, decide deposits and orders, or read. Mirrors the CHECK on users.role. */
+export const USER_ROLES = ['admin', 'operator', 'viewer'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
 /** Mirrors the CHECK on api_keys.permission. */
 export const API_KEY_PERMISSIONS = ['read_write', 'read_only'] as const;
 export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];

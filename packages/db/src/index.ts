@@ -6,3 +6,4 @@ export * from './orders';
 export * from './rows';
 export * from './sql';
 export * from './views';
+export * from './users';

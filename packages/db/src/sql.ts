@@ -38,6 +38,16 @@ export function sql(strings: TemplateStringsArray, ...parts: SqlPart[]): SqlText
   return { sqlParts };
 }
 
+/** SQL text without parameters (constants and column references only) as a string, for Prisma.raw. */
+export function constantText({ sqlParts }: SqlText): string {
+  return sqlParts
+    .map((part) => {
+      if (typeof part !== 'string') throw new TypeError(`constantText: the text has a parameter (${part.parameter})`);
+      return part;
+    })
+    .join('');
+}
+
 /** Placeholders for the parameters `V` names: `p.orderId` stands for the value of `orderId`. */
 export type Placeholders<V> = { readonly [K in keyof V & string]-?: Parameter };
 

@@ -21,12 +21,12 @@ describe('schema.prisma and the migrations agree', () => {
 
   test('when every model is written and read back through Prisma, then every column exists with its type', async () => {
     const now = new Date('2026-11-22T01:02:03.456Z');
-    await prisma.organisation.create({ data: { id: 'org_schema', name: 'n', ownerEmail: 'o@example.com', createdAt: now } });
+    await prisma.organisation.create({ data: { id: 'org_schema', name: 'n', ownerEmail: 'o@example.com', requireAdminTotp: true, createdAt: now } });
     await prisma.bankAccount.create({
       data: { id: 'ba_schema', organisationId: 'org_schema', mode: 'live', bankCode: '0001', bankName: 'b', branchCode: '001', branchName: 'br', accountType: 'savings', accountNumber: '1234567', holderName: 'h', createdAt: now },
     });
     await prisma.apiKey.create({
-      data: { id: 'key_schema', organisationId: 'org_schema', mode: 'live', name: 'k', permission: 'read_only', bankAccountId: 'ba_schema', keyHash: 'h', keyHint: 'svc_live_…abcd', createdAt: now, revokedAt: now },
+      data: { id: 'key_schema', organisationId: 'org_schema', mode: 'live', name: 'k', permission: 'read_only', bankAccountId: 'ba_schema', keyHash: 'h', keyHint: 'svc_live_…abcd', createdAt: now, revokedAt: now, lastUsedAt: now },
     });
     await prisma.setting.create({ data: { organisationId: 'org_schema', mode: 'live', autoConfirmLateOrders: true, matchingRules: ['kana_width'], updatedAt: now } });
     await prisma.bankAdapter.create({ data: { id: 'adp_schema', name: 'a', secretEncrypted: 's', createdAt: now, revokedAt: now } });
@@ -61,6 +61,14 @@ describe('schema.prisma and the migrations agree', () => {
     });
     await prisma.webhookDelivery.create({ data: { id: 'dlv_schema', endpointId: 'we_schema', eventId: 'evt_schema', status: 'failed', attemptCount: 8, maxAttempts: 9, nextAttemptAt: now, createdAt: now, updatedAt: now } });
     await prisma.webhookDeliveryAttempt.create({ data: { deliveryId: 'dlv_schema', endpointId: 'we_schema', attempt: 1, statusCode: 500, durationMs: 12, error: 'e', attemptedAt: now } });
+    await prisma.user.create({
+      data: {
+        id: 'usr_schema', organisationId: 'org_schema', email: 'u@example.com', role: 'admin', passwordHash: 'h', passwordSetupHash: 's', passwordSetupExpiresAt: now,
+        totpSecretEncrypted: 't', totpEnabledAt: now, totpLastStep: 123n, createdAt: now, updatedAt: now,
+      },
+    });
+    await prisma.consoleSession.create({ data: { idHash: 'h', userId: 'usr_schema', csrfToken: 'c', mode: 'live', secondFactorPending: true, ip: '127.0.0.1', createdAt: now, lastSeenAt: now } });
+    await prisma.auditLog.create({ data: { organisationId: 'org_schema', mode: 'live', userId: 'usr_schema', userEmail: 'u@example.com', action: 'a', objectId: 'o', detail: { k: 1 }, ip: '::1', createdAt: now } });
     await prisma.webhookEmail.create({
       data: { id: 'eml_schema', endpointId: 'we_schema', kind: 'delivery_failed', recipient: 'o@example.com', subject: 's', body: 'b', attemptCount: 1, lastError: 'e', sentAt: now, createdAt: now },
     });
@@ -71,8 +79,9 @@ describe('schema.prisma and the migrations agree', () => {
       prisma.order.count(), prisma.transaction.count(), prisma.event.count(), prisma.outbox.count(), prisma.inbox.count(),
       prisma.idempotencyKey.count(), prisma.webhookEndpoint.count(), prisma.webhookDelivery.count(), prisma.webhookDeliveryAttempt.count(),
       prisma.webhookEmail.count(), prisma.bankAdapterAccount.count(), prisma.statementImport.count(), prisma.statementRecord.count(),
+      prisma.user.count(), prisma.consoleSession.count(), prisma.auditLog.count(),
     ]);
-    expect(counts).toEqual(Array(18).fill(1));
+    expect(counts).toEqual(Array(21).fill(1));
     expect((await prisma.statementRecord.findUniqueOrThrow({ where: { transactionId: 'txn_schema' } })).raw).toEqual(new Uint8Array([0xb6, 0xde]));
     const read = await prisma.transaction.findUniqueOrThrow({ where: { id: 'txn_schema' } });
     expect(read).toMatchObject({ occurredAt: now, candidateOrderIds: ['ord_schema'], decision: { reason: 'exact' } });
@@ -182,6 +191,7 @@ describe('schema.prisma and the migrations agree', () => {
       JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND a.attnum > 0 AND a.attstattarget = 0 ORDER BY 1`;
     expect(rows.map((r) => r.column)).toEqual([
+      'audit_log.detail',
       'events.data',
       'events.id',
       'idempotency_keys.response_body',
@@ -318,16 +328,16 @@ describe('least privilege', () => {
   const TABLES = [
     'organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'orders', 'transactions', 'events', 'outbox', 'inbox',
     'idempotency_keys', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails', 'bank_adapter_accounts',
-    'statement_imports', 'statement_records',
+    'statement_imports', 'statement_records', 'users', 'console_sessions', 'audit_log',
   ];
   /** What each service's data code reads; every other table is refused. */
   const READS: Record<string, string[]> = {
     pmatch_orders_api: ['bank_accounts', 'api_keys', 'settings', 'orders', 'transactions', 'events', 'outbox', 'idempotency_keys',
-      'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts'],
+      'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'users', 'console_sessions', 'audit_log'],
     pmatch_bank_ingest: ['bank_accounts', 'bank_adapters', 'bank_adapter_accounts', 'transactions', 'outbox', 'statement_imports'],
     pmatch_matcher: ['settings', 'orders', 'transactions', 'outbox', 'inbox'],
     pmatch_webhook_dispatcher: ['organisations', 'events', 'inbox', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails'],
-    pmatch_ops: ['organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'bank_adapter_accounts', 'orders', 'transactions', 'statement_imports'],
+    pmatch_ops: ['organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'bank_adapter_accounts', 'orders', 'transactions', 'statement_imports', 'users'],
   };
   const order = (id: string, status: string, extra = '') =>
     `INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token${extra === '' ? '' : ', closed_at, payment'})
@@ -375,7 +385,15 @@ describe('least privilege', () => {
 
   test.each([
     ['pmatch_orders_api', `UPDATE transactions SET status = 'unmatched' WHERE id = 'txn_p'`],
-    ['pmatch_orders_api', `INSERT INTO api_keys (id, organisation_id, mode, name, permission, key_hash, key_hint) VALUES ('key_x', 'org_p', 'test', 'n', 'read_write', 'h', 'h')`],
+    // Keys issued on the console are new rows; an existing key's hash, scope or permission never changes.
+    ['pmatch_orders_api', `UPDATE api_keys SET key_hash = 'x'`],
+    ['pmatch_orders_api', `UPDATE api_keys SET permission = 'read_write'`],
+    // The console adds only an organisation's test account; live accounts are the operator's.
+    ['pmatch_orders_api', `INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name) VALUES ('ba_live_x', 'org_p', 'live', '0001', '001', '7654321', 'h')`],
+    // The audit log is appended to only.
+    ['pmatch_orders_api', `UPDATE audit_log SET action = 'x'`],
+    ['pmatch_orders_api', `DELETE FROM audit_log`],
+    ['pmatch_orders_api', `SELECT owner_email FROM organisations`],
     // Paying is the matcher's: the payment column is not orders-api's, nor are the transitions to paid, expired or back to open.
     ['pmatch_orders_api', `UPDATE orders SET status = 'paid', payment = '{"reason": "exact"}', closed_at = now() WHERE id = 'ord_open'`],
     ['pmatch_orders_api', `UPDATE orders SET status = 'paid_outside' WHERE id = 'ord_paid'`],

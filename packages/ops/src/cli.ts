@@ -6,10 +6,10 @@ import { importStatementFile } from './statements';
 import type { Clock, SecretBox } from '@pmatch/platform';
 import { z } from 'zod';
 import { bindBankAdapter, createBankAdapter, listBankAdapters, revokeBankAdapter, unbindBankAdapter } from './adapters';
-import { addLiveBankAccount, createOrganisation, issueApiKey, revokeApiKey, updateSettings } from './commands';
+import { addLiveBankAccount, addUser, createOrganisation, issueApiKey, revokeApiKey, updateSettings } from './commands';
 import type { MatcherLink } from './matcher-link';
 import { createShopOrder, payShopOrder } from './shop-orders';
-import { API_KEY_PERMISSIONS, MATCHING_RULES, type MatchingRule } from '@pmatch/contracts';
+import { API_KEY_PERMISSIONS, MATCHING_RULES, USER_ROLES, type MatchingRule } from '@pmatch/contracts';
 
 /** Turns argv into a validated command, before anything touches the database. */
 
@@ -168,6 +168,15 @@ const COMMANDS: Record<string, Command> = {
         permission: flags.permission,
         ...(flags['bank-account'] === undefined ? {} : { bankAccountId: flags['bank-account'] }),
       }),
+  ),
+  'user add': command(
+    'ops user add --org ORG --email EMAIL --role admin|operator|viewer',
+    z.strictObject({
+      org: organisationId,
+      email: z.email({ error: unlessMissing('must be an e-mail address') }).max(254, 'must be at most 254 characters'),
+      role: oneOf(USER_ROLES),
+    }),
+    ({ prisma, clock, publicBaseUrl }, flags) => addUser(prisma, { organisationId: flags.org, email: flags.email, role: flags.role }, publicBaseUrl, clock),
   ),
   'key revoke': command(
     'ops key revoke --key KEY_ID',

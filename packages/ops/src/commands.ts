@@ -1,19 +1,17 @@
-import { randomInt } from 'node:crypto';
 import {
-  API_KEY_PREFIX,
   AppError,
   MODES,
   newId,
-  randomBase62,
   type AccountType,
   type ApiKeyPermission,
   type BankAccount,
   type MatchingRule,
   type Mode,
   type Settings,
+  type UserRole,
 } from '@pmatch/contracts';
-import { bankAccountView, settingsView, type Db, type OrganisationRow, type PrismaClient, type Tx } from '@pmatch/db';
-import { sha256Hex, systemClock, type Clock } from '@pmatch/platform';
+import { bankAccountView, insertApiKey, insertUser, passwordSetupUrl, settingsView, type Db, type OrganisationRow, type PrismaClient, type Tx } from '@pmatch/db';
+import { systemClock, type Clock } from '@pmatch/platform';
 import {
   issuedApiKeyView,
   organisationView,
@@ -60,59 +58,12 @@ export async function issueApiKey(prisma: PrismaClient, input: IssueApiKeyInput)
       param: 'bank-account',
     });
   }
-  const keyText = API_KEY_PREFIX[input.mode] + randomBase62(32);
-  const key = await prisma.$transaction(async (tx) => {
+  const { row, keyText } = await prisma.$transaction(async (tx) => {
     const organisation = await findOrganisation(tx, input.organisationId);
     if (input.bankAccountId !== undefined) await assertLiveAccountOf(tx, organisation.id, input.bankAccountId);
-    if (input.mode === 'test') await ensureTestBankAccount(tx, organisation);
-    return tx.apiKey.create({
-      data: {
-        id: newId('apiKey'),
-        organisationId: organisation.id,
-        mode: input.mode,
-        name: input.name,
-        permission: input.permission,
-        bankAccountId: input.bankAccountId ?? null,
-        keyHash: sha256Hex(keyText),
-        keyHint: keyHintOf(keyText, input.mode),
-      },
-    });
+    return insertApiKey(tx, organisation, { ...input, bankAccountId: input.bankAccountId ?? null });
   });
-  return issuedApiKeyView(key, keyText);
-}
-
-/** Enough to tell keys apart in a list, far too little to use: the prefix and the last 4 characters. */
-function keyHintOf(keyText: string, mode: Mode): string {
-  return `${API_KEY_PREFIX[mode]}...${keyText.slice(-4)}`;
-}
-
-const TEST_BANK_ACCOUNT = {
-  bankCode: '9999',
-  bankName: 'テスト銀行',
-  branchCode: '001',
-  branchName: 'テスト支店',
-} as const;
-
-/**
- * The organisation's one test account, created with its first test key. ON CONFLICT DO NOTHING
- * (skipDuplicates) against the partial unique index bank_accounts_one_test_account_idx makes two
- * racing first keys share one account instead of failing: a caught unique violation would abort
- * the whole transaction in PostgreSQL.
- */
-async function ensureTestBankAccount(tx: Tx, organisation: OrganisationRow): Promise<void> {
-  await tx.bankAccount.createMany({
-    data: [
-      {
-        id: newId('bankAccount'),
-        organisationId: organisation.id,
-        mode: 'test',
-        ...TEST_BANK_ACCOUNT,
-        accountNumber: String(randomInt(0, 10_000_000)).padStart(7, '0'),
-        holderName: organisation.name,
-      },
-    ],
-    skipDuplicates: true,
-  });
+  return issuedApiKeyView(row, keyText);
 }
 
 async function assertLiveAccountOf(tx: Tx, organisationId: string, bankAccountId: string): Promise<void> {
@@ -204,4 +155,27 @@ export async function findOrganisation(db: Db, organisationId: string): Promise<
     throw new AppError('resource_missing', `organisation ${organisationId} does not exist`, { param: 'org' });
   }
   return organisation;
+}
+
+export interface AddUserInput {
+  organisationId: string;
+  email: string;
+  role: UserRole;
+}
+
+/**
+ * Adds a person who may log in to the seller console (the first admin of an organisation comes
+ * from here); `password_setup_url` works once, for 24 hours, and is printed only now.
+ */
+export async function addUser(
+  prisma: PrismaClient,
+  input: AddUserInput,
+  publicBaseUrl: string,
+  clock: Clock = systemClock,
+): Promise<{ id: string; email: string; role: string; password_setup_url: string }> {
+  const { row, setupToken } = await prisma.$transaction(async (tx) => {
+    const organisation = await findOrganisation(tx, input.organisationId);
+    return insertUser(tx, { ...input, organisationId: organisation.id }, clock.now());
+  });
+  return { id: row.id, email: row.email, role: row.role, password_setup_url: passwordSetupUrl(publicBaseUrl, setupToken) };
 }

@@ -60,7 +60,7 @@ async function seedOpenOrders(count: number): Promise<{ orgId: string; orderIds:
   return { orgId, orderIds };
 }
 
-const markPaid = (orgId: string, orderId: string): MatcherCommand => ({ type: 'order.mark_paid', organisation_id: orgId, mode: 'test', order_id: orderId, trigger: 'api' });
+const markPaid = (orgId: string, orderId: string): Extract<MatcherCommand, { type: 'order.mark_paid' }> => ({ type: 'order.mark_paid', organisation_id: orgId, mode: 'test', order_id: orderId, trigger: 'api' });
 
 const statusOf = async (orderId: string) => (await prisma.order.findUniqueOrThrow({ where: { id: orderId } })).status;
 

@@ -19,7 +19,7 @@ import { writeDecisionInBatches, writeDecisionsBatched, writeDecisionsBatchedSta
 import { readDeposit, readDepositStatement } from '../src/data/deposit-to-decide';
 import { decide } from '../src/domain/decide';
 import { depositFacts } from '../src/domain/deposit';
-import { AUTOMATIC, depositPayment, outsidePayment } from '../src/domain/payments';
+import { AUTOMATIC, decidedBy, depositPayment, outsidePayment } from '../src/domain/payments';
 import { DEPOSITS_CONSUMER, depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 
 let db: TestDatabase;
@@ -278,7 +278,7 @@ describe.each(writePaths)('conditional updates through %s', (_path, inTransactio
   test('when the caller relied on the status alone, then the order is paid whatever its account, amount and payer name', async () => {
     const { orgId, accountId } = await seedAccount();
     const order = await seedOrder(orgId, accountId, 500n);
-    const payment = outsidePayment({ amount: 500, payerName: order.payerName }, now, now, 'api');
+    const payment = outsidePayment({ amount: 500, payerName: order.payerName }, now, now, decidedBy({ decided_by: 'api_key:key_test', trigger: 'api' }));
 
     const paid = await inTransaction((tx) => payOrder(tx, order.id, { statuses: ['open'] }, payment, 'paid_outside', now));
 

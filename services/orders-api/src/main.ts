@@ -1,6 +1,11 @@
 import { buildOpenApiDocument } from '@pmatch/contracts';
 import { AddressPolicy, RateLimiter, SecretBox, jsonBodies, runService, startService, systemClock, type Clock, type RunningService } from '@pmatch/platform';
 import { loadConfig, type OrdersApiConfig } from './config';
+import { dashboardRouter } from './dashboard/router';
+import { SESSION_IDLE_MS, SESSION_MAX_MS } from './dashboard/http';
+import { deleteEndedSessions } from './data/console-sessions';
+import { markKeyUsed } from './data/keys';
+import { LoginThrottle } from './data/login-throttle';
 import { newOrderWriter } from './data/orders';
 import { deleteExpiredRecords } from './data/retention';
 import { ApiKeys, authenticate, recheckCachedKey } from './http/auth';
@@ -37,14 +42,23 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
     };
 
     http.use(paymentPageRouter(deps));
+    const redis = runtime.redis('best-effort');
+    http.use(
+      dashboardRouter(deps, {
+        throttle: new LoginThrottle(redis, config.REDIS_PREFIX),
+        cookies: { secure: config.NODE_ENV === 'production' || config.PUBLIC_BASE_URL.startsWith('https:') },
+        publicOrigin: new URL(config.PUBLIC_BASE_URL).origin,
+        logger,
+      }),
+    );
     const openApiDocument = buildOpenApiDocument(config.PUBLIC_BASE_URL);
     // The document describes the API; it holds nothing of a merchant's, so it needs no key.
     http.get('/v1/openapi.json', (_req, res) => {
       res.json(openApiDocument);
     });
     http.use(referenceDocsRouter());
-    const limiter = new RateLimiter(runtime.redis('best-effort'), config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
-    const keys = new ApiKeys(database.sql, runtime.metrics);
+    const limiter = new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+    const keys = new ApiKeys(database.sql, runtime.metrics, (keyId, at) => markKeyUsed(database.prisma, keyId, at), clock, logger);
     // The key first: a request without one is refused before its body is read or parsed.
     http.use('/v1', authenticate(keys, createsOrderWithoutIdempotencyKey), rateLimit(limiter, logger), jsonBodies());
     http.use(ordersRouter({ ...deps, keys }));
@@ -58,6 +72,11 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
 
     // Retention needs only the database; replicas running it at once just share the deletes.
     runtime.every('retention sweep', config.RETENTION_SWEEP_INTERVAL_MS, () => deleteExpiredRecords(database.prisma, clock.now()));
+    runtime.every('console session sweep', config.RETENTION_SWEEP_INTERVAL_MS, async () => {
+      const now = clock.now().getTime();
+      await deleteEndedSessions(database.prisma, new Date(now - SESSION_IDLE_MS), new Date(now - SESSION_MAX_MS));
+      return 0;
+    });
     return {};
   });
 }

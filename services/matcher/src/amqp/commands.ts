@@ -2,6 +2,7 @@ import { AppError, toWireError, type MatcherCommand } from '@pmatch/contracts';
 import { pastDeadline, type Broker, type Delivery } from '@pmatch/platform';
 import { CommandExpiredError, resultView, runCommand } from '../use-cases/commands';
 import type { MatcherDeps } from '../use-cases/deps';
+import { confirmPreviewed, previewRules } from '../use-cases/rule-preview';
 
 /**
  * `matcher.commands`: requests from orders-api and ops. A refusal (an AppError: 409, 404) is an
@@ -10,14 +11,23 @@ import type { MatcherDeps } from '../use-cases/deps';
  */
 export function commandHandler(deps: MatcherDeps & { broker: Broker; onRecorded: () => void }) {
   return async (delivery: Delivery<MatcherCommand>): Promise<void> => {
+    const command = delivery.body;
+    const callerWaits = () => !pastDeadline(delivery);
     let reply: object;
     try {
-      const result = await runCommand(deps, delivery.body, delivery.messageId, () => !pastDeadline(delivery));
-      deps.onRecorded();
-      reply = { ok: true, ...resultView(result, deps.publicBaseUrl) };
+      if (command.type === 'rules.preview') {
+        reply = { ok: true, ...(await previewRules(deps, command)) };
+      } else if (command.type === 'rules.confirm_previewed') {
+        reply = { ok: true, ...(await confirmPreviewed(deps, command, callerWaits)) };
+        deps.onRecorded();
+      } else {
+        const result = await runCommand(deps, command, delivery.messageId, callerWaits);
+        deps.onRecorded();
+        reply = { ok: true, ...resultView(result, deps.publicBaseUrl) };
+      }
     } catch (error) {
       if (error instanceof CommandExpiredError) {
-        deps.logger.warn({ messageId: delivery.messageId, type: delivery.body.type }, 'command past its deadline dropped: its caller has answered 503');
+        deps.logger.warn({ messageId: delivery.messageId, type: command.type }, 'command past its deadline dropped: its caller has answered 503');
         return;
       }
       if (!(error instanceof AppError)) throw error;

@@ -2,7 +2,7 @@ import { AppError, type MatcherCommand, type Payment } from '@pmatch/contracts';
 import { Prisma, amountOf, orderView, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
 import { claimMessage } from '@pmatch/platform';
 import { StaleDecisionError, confirmDeposit, payOrder, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
-import { MATCH_OPERATION, assertMatchable, assertReversible, outsidePayment } from '../domain/payments';
+import { assertMatchable, assertReversible, decidedBy, outsidePayment } from '../domain/payments';
 import { underAccountLock, type MatcherDeps } from './deps';
 
 export const COMMANDS_CONSUMER = 'matcher.commands';
@@ -22,7 +22,7 @@ export class CommandExpiredError extends Error {
  * `callerWaits` is asked once the lock is taken, inside the transaction: a command whose caller
  * gave up meanwhile throws CommandExpiredError and changes nothing.
  */
-export async function runCommand(deps: MatcherDeps, command: MatcherCommand, messageId: string, callerWaits: () => boolean): Promise<CommandResult> {
+export async function runCommand(deps: MatcherDeps, command: DecisionCommand, messageId: string, callerWaits: () => boolean): Promise<CommandResult> {
   const target = await findTarget(deps, command);
   return underAccountLock(deps, target.bankAccountId, () =>
     deps.prisma.$transaction(async (tx) => {
@@ -46,7 +46,7 @@ export async function runCommand(deps: MatcherDeps, command: MatcherCommand, mes
 }
 
 /** The account whose lock the command needs: that of the order or transaction it is about. */
-async function findTarget(deps: MatcherDeps, command: MatcherCommand): Promise<{ bankAccountId: string }> {
+async function findTarget(deps: MatcherDeps, command: DecisionCommand): Promise<{ bankAccountId: string }> {
   const scope = { organisationId: command.organisation_id, mode: command.mode };
   if (command.type === 'order.reverse' || command.type === 'order.mark_paid') {
     const order = await deps.prisma.order.findFirst({ where: { id: command.order_id, ...scope }, select: { bankAccountId: true } });
@@ -58,7 +58,7 @@ async function findTarget(deps: MatcherDeps, command: MatcherCommand): Promise<{
   return transaction;
 }
 
-async function currentState(tx: Tx, command: MatcherCommand): Promise<CommandResult> {
+async function currentState(tx: Tx, command: DecisionCommand): Promise<CommandResult> {
   if (command.type === 'order.reverse' || command.type === 'order.mark_paid') {
     return { kind: 'order', row: await tx.order.findUniqueOrThrow({ where: { id: command.order_id } }) };
   }
@@ -81,10 +81,16 @@ async function lockTransaction(tx: Tx, id: string, scope: Scope): Promise<Transa
 
 type CommandOf<T extends MatcherCommand['type']> = Extract<MatcherCommand, { type: T }>;
 
-/** Spec: paid → open within 24 hours; the deposit becomes unmatched; order.payment_reversed. */
+/** The commands about one order or one deposit, carried out by `runCommand`. */
+export type DecisionCommand = Exclude<MatcherCommand, { type: 'rules.preview' | 'rules.confirm_previewed' }>;
+
+/**
+ * Paid → open within 24 hours (later only from the console, with a reason); the deposit becomes
+ * unmatched; order.payment_reversed says who reversed it, from where and why.
+ */
 async function reverse(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.reverse'>, now: Date): Promise<OrderRow> {
   const order = await lockOrder(tx, command.order_id, command);
-  const previousPayment = assertReversible({ status: order.status, payment: order.payment as Payment | null }, now);
+  const previousPayment = assertReversible({ status: order.status, payment: order.payment as Payment | null }, now, command);
   const reopened = await tx.order.updateMany({
     where: { id: order.id, status: 'paid' },
     data: { status: 'open', payment: Prisma.DbNull, closedAt: null, updatedAt: now },
@@ -101,7 +107,14 @@ async function reverse(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.reve
   }
   const row = await tx.order.findUniqueOrThrow({ where: { id: order.id } });
   await recordEventsFor(tx, row, now, [
-    { type: 'order.payment_reversed', data: { object: orderView(row, deps.publicBaseUrl), previous_payment: previousPayment } },
+    {
+      type: 'order.payment_reversed',
+      data: {
+        object: orderView(row, deps.publicBaseUrl),
+        previous_payment: previousPayment,
+        reversal: { decided_by: decidedBy(command).decidedBy, trigger: command.trigger, reason: command.reason ?? null, reversed_at: now.toISOString() },
+      },
+    },
   ]);
   return row;
 }
@@ -116,7 +129,7 @@ async function markPaid(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.mar
   if (order.status !== 'open') throw new AppError('order_not_open', `The order is ${order.status}; only an open order can be marked paid.`);
   const paidAt = command.paid_at === undefined ? now : new Date(command.paid_at);
   if (paidAt.getTime() > now.getTime()) throw new AppError('parameter_invalid', 'paid_at must not be in the future.', { param: 'paid_at' });
-  const payment = outsidePayment({ amount: amountOf(order.amount), payerName: order.payerName }, paidAt, now, command.trigger);
+  const payment = outsidePayment({ amount: amountOf(order.amount), payerName: order.payerName }, paidAt, now, decidedBy(command));
   const row = await payOrder(tx, order.id, { statuses: ['open'], amount: order.amount }, payment, 'paid_outside', now);
   await recordEventsFor(tx, row, now, [{ type: 'order.paid', data: { object: orderView(row, deps.publicBaseUrl) } }]);
   return row;
@@ -134,7 +147,7 @@ async function match(tx: Tx, deps: MatcherDeps, command: CommandOf<'transaction.
     tx,
     deposit,
     order.id,
-    MATCH_OPERATION,
+    decidedBy(command),
     // A held candidate may be an order that expired meanwhile: a person may still pay it.
     { depositStatuses: ['held', 'unmatched'], orderStatuses: ['open', 'expired'] },
     { reason: 'manual', candidates: [] },

@@ -26,3 +26,9 @@ export async function listAccountsInScope(
   });
   return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }
+
+/** The ids of an organisation's accounts in a mode, oldest first: what a person of it may use. */
+export async function accountIdsOf(db: Db, organisationId: string, mode: string): Promise<string[]> {
+  const rows = await db.bankAccount.findMany({ where: { organisationId, mode }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true } });
+  return rows.map((r) => r.id);
+}

@@ -9,14 +9,15 @@ export interface Scope {
 
 /**
  * Who a use case acts for: what they may see and use (`Scope`, `accountIds`), whether they may
- * write, and how their decisions are recorded. The API acts for an API key.
+ * write, and how their decisions are recorded. The API acts for an API key, the seller console
+ * for a person (`dashboard/actor.ts`).
  */
 export interface Actor extends Scope {
   permission: 'read_write' | 'read_only';
   /** The bank accounts the actor may see and use, oldest first. */
   accountIds: readonly string[];
-  /** Who decides, as recorded: `api_key:key_…`. */
+  /** Who decides, as recorded: `api_key:key_…` or `user:usr_…`. */
   decidedBy: string;
-  /** Where a decision came from, as recorded on a payment (`mark_paid` by `api`). */
-  trigger: 'api';
+  /** Where a decision came from, as recorded on a payment. */
+  trigger: 'api' | 'dashboard';
 }

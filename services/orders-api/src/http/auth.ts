@@ -1,6 +1,6 @@
 import { AppError } from '@pmatch/contracts';
 import { modeOf, type Sql } from '@pmatch/db';
-import { sha256Hex } from '@pmatch/platform';
+import { sha256Hex, systemClock, type Clock, type Logger } from '@pmatch/platform';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { Counter, type Registry } from 'prom-client';
 import type { Actor } from '../domain/actor';
@@ -18,6 +18,9 @@ declare global {
 /** Keys remembered at most; past it the one cached longest ago is dropped. */
 const MAX_CACHED_KEYS = 10_000;
 
+/** A key's `last_used_at` is written at most this often (per key and process), never awaited by a request. */
+export const KEY_USE_RESOLUTION_MS = 60_000;
+
 /**
  * The API keys, read by SHA-256 hash and remembered. Only a new order without an Idempotency-Key
  * may begin with a remembered key, because its write checks the key in the same statement; any
@@ -26,11 +29,16 @@ const MAX_CACHED_KEYS = 10_000;
  */
 export class ApiKeys {
   private readonly cache = new Map<string, ActiveKey>();
+  /** When this process last wrote each key's `last_used_at`. */
+  private readonly usesNoted = new Map<string, number>();
   private readonly lookups: Counter<'source'>;
 
   constructor(
     private readonly sql: Sql,
     metrics: Registry,
+    private readonly noteUse: (keyId: string, at: Date) => Promise<void> = async () => undefined,
+    private readonly clock: Clock = systemClock,
+    private readonly logger?: Logger,
   ) {
     this.lookups = new Counter({
       name: 'api_key_lookups_total',
@@ -49,6 +57,21 @@ export class ApiKeys {
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(keyHash, key);
     return key;
+  }
+
+  /**
+   * Records that the key was used, at most once a minute per key: the write is started, not waited
+   * for, so a request never waits on it (docs/decisions/0012-cached-api-keys-checked-by-the-write.md
+   * says why the hot path reads no more than it must); a failed write is only logged.
+   */
+  used(keyId: string): void {
+    const now = this.clock.now();
+    const last = this.usesNoted.get(keyId);
+    if (last !== undefined && now.getTime() - last < KEY_USE_RESOLUTION_MS) return;
+    this.usesNoted.delete(keyId);
+    if (this.usesNoted.size >= MAX_CACHED_KEYS) this.usesNoted.delete(this.usesNoted.keys().next().value!);
+    this.usesNoted.set(keyId, now.getTime());
+    this.noteUse(keyId, now).catch((error: unknown) => this.logger?.warn({ err: error, keyId }, 'last use of an API key not recorded'));
   }
 
   /**
@@ -78,6 +101,7 @@ export function authenticate(keys: ApiKeys, mayUseCache: (req: Request) => boole
     const key = cached ?? (await keys.read(keyHash));
     if (key === null) throw invalidKey();
     req.auth = authContext(key, keyHash, cached !== undefined);
+    keys.used(key.id);
     if (WRITE_METHODS.has(req.method) && req.auth.permission !== 'read_write') {
       throw new AppError('insufficient_scope', 'This API key is read-only; use a read-write key for this request.');
     }

@@ -1,5 +1,16 @@
-import { OrderReply, QUEUES, TransactionReply, fromWireError, type MatcherCommand, type Order, type Transaction } from '@pmatch/contracts';
+import {
+  OrderReply,
+  PreviewConfirmedReply,
+  QUEUES,
+  RulePreviewReply,
+  TransactionReply,
+  fromWireError,
+  type MatcherCommandInput,
+  type Order,
+  type Transaction,
+} from '@pmatch/contracts';
 import type { Broker } from '@pmatch/platform';
+import type { z } from 'zod';
 
 /** Requests to the matcher, the only writer of match decisions; a refusal becomes its AppError. */
 export class MatcherClient {
@@ -8,15 +19,25 @@ export class MatcherClient {
     private readonly timeoutMs: number,
   ) {}
 
-  async orderCommand(command: MatcherCommand): Promise<Order> {
-    const reply = await this.broker.request(QUEUES.matcherCommands, command, OrderReply, this.timeoutMs);
-    if (!reply.ok) throw fromWireError(reply.error);
-    return reply.order;
+  async orderCommand(command: MatcherCommandInput): Promise<Order> {
+    return (await this.ask(command, OrderReply)).order;
   }
 
-  async transactionCommand(command: MatcherCommand): Promise<Transaction> {
-    const reply = await this.broker.request(QUEUES.matcherCommands, command, TransactionReply, this.timeoutMs);
-    if (!reply.ok) throw fromWireError(reply.error);
-    return reply.transaction;
+  async transactionCommand(command: MatcherCommandInput): Promise<Transaction> {
+    return (await this.ask(command, TransactionReply)).transaction;
+  }
+
+  async previewRules(command: Extract<MatcherCommandInput, { type: 'rules.preview' }>) {
+    return this.ask(command, RulePreviewReply);
+  }
+
+  async confirmPreviewed(command: Extract<MatcherCommandInput, { type: 'rules.confirm_previewed' }>) {
+    return this.ask(command, PreviewConfirmedReply);
+  }
+
+  private async ask<R extends z.ZodType<{ ok: boolean }>>(command: MatcherCommandInput, reply: R): Promise<Extract<z.infer<R>, { ok: true }>> {
+    const answer = (await this.broker.request(QUEUES.matcherCommands, command, reply, this.timeoutMs)) as z.infer<R> & { ok: boolean; error?: unknown };
+    if (!answer.ok) throw fromWireError((answer as unknown as { error: Parameters<typeof fromWireError>[0] }).error);
+    return answer as Extract<z.infer<R>, { ok: true }>;
   }
 }

@@ -24,9 +24,24 @@ export async function cancelOrder(deps: Pick<OrdersApiDeps, 'database' | 'clock'
   return orderView(row, deps.publicBaseUrl);
 }
 
-/** Asks the matcher to reverse the order's payment. */
-export async function reverseOrder(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, order: OrderRow): Promise<Order> {
-  return deps.matcher.orderCommand({ type: 'order.reverse', organisation_id: actor.organisationId, mode: actor.mode, order_id: order.id });
+/**
+ * Asks the matcher to reverse the order's payment. Past the 24-hour window the matcher allows it
+ * only from the console (`dashboard`) and with a `reason`.
+ */
+export async function reverseOrder(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, order: OrderRow, reason?: string): Promise<Order> {
+  return deps.matcher.orderCommand({
+    type: 'order.reverse',
+    organisation_id: actor.organisationId,
+    mode: actor.mode,
+    order_id: order.id,
+    ...decider(actor),
+    ...(reason === undefined ? {} : { reason }),
+  });
+}
+
+/** Who decides, as the matcher records it on the payment. */
+export function decider(actor: Actor): { decided_by: string; trigger: Actor['trigger'] } {
+  return { decided_by: actor.decidedBy, trigger: actor.trigger };
 }
 
 /** Asks the matcher to record the order as paid outside any deposit it saw. */
@@ -37,7 +52,7 @@ export async function markOrderPaid(deps: Pick<OrdersApiDeps, 'matcher'>, actor:
     organisation_id: actor.organisationId,
     mode: actor.mode,
     order_id: order.id,
-    trigger: actor.trigger,
+    ...decider(actor),
     ...(request.paid_at === undefined ? {} : { paid_at: request.paid_at }),
   });
 }

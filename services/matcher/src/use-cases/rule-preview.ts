@@ -1,0 +1,97 @@
+import { RULE_PREVIEW_MAX, type MatcherCommand, type PreviewedConfirmation } from '@pmatch/contracts';
+import { orderView } from '@pmatch/db';
+import { findAmountCandidates } from '../data/candidates';
+import { confirmDeposit, recordEventsFor } from '../data/conditional-writes';
+import { nameMatcherOf } from '../data/deposit-to-decide';
+import { lockHeldDeposit, readHeldDeposits } from '../data/held-deposits';
+import { decide } from '../domain/decide';
+import { depositFacts } from '../domain/deposit';
+import { decidedBy } from '../domain/payments';
+import { underAccountLock, type MatcherDeps } from './deps';
+
+type Preview = Extract<MatcherCommand, { type: 'rules.preview' }>;
+type ConfirmPreviewed = Extract<MatcherCommand, { type: 'rules.confirm_previewed' }>;
+
+/** Held deposits read per statement while previewing. */
+const HELD_PAGE_SIZE = 500;
+/** The most held deposits one preview examines; past it the preview says some were left out. */
+export const HELD_EXAMINED_MAX = 20_000;
+
+export interface RulePreview {
+  held_examined: number;
+  held_left_out: boolean;
+  confirmations: PreviewedConfirmation[];
+}
+
+/**
+ * Which held deposits `decide()` would confirm under `matching_rules`, and for which order: the
+ * same decision a new deposit gets, on the candidates as they are now. Changes nothing. At most
+ * RULE_PREVIEW_MAX confirmations are listed; `held_left_out` says when there may be more.
+ */
+export async function previewRules(deps: MatcherDeps, command: Preview): Promise<RulePreview> {
+  const fitName = nameMatcherOf(command.matching_rules);
+  const now = deps.clock.now();
+  const confirmations: PreviewedConfirmation[] = [];
+  let examined = 0;
+  let afterSeq = 0n;
+  for (;;) {
+    const { held, lastSeq } = await readHeldDeposits(deps.prisma, { organisationId: command.organisation_id, mode: command.mode }, { afterSeq, size: HELD_PAGE_SIZE });
+    for (const { deposit, candidates } of held) {
+      examined += 1;
+      const decision = decide(depositFacts(deposit), candidates.orders, fitName, now, candidates.read);
+      if (decision.outcome !== 'confirmed') continue;
+      if (confirmations.length === RULE_PREVIEW_MAX) return { held_examined: examined, held_left_out: true, confirmations };
+      confirmations.push({ transaction_id: deposit.id, order_id: decision.orderId, reason: decision.reason });
+    }
+    if (lastSeq === undefined || held.length < HELD_PAGE_SIZE) return { held_examined: examined, held_left_out: false, confirmations };
+    if (examined >= HELD_EXAMINED_MAX) return { held_examined: examined, held_left_out: true, confirmations };
+    afterSeq = lastSeq;
+  }
+}
+
+/**
+ * Confirms the pairs a person saw in a preview, each under its account's lock in its own DB
+ * transaction, and only if deciding the deposit again under `matching_rules` still confirms it
+ * for that order; any other is left held, as it was. `callerWaits` is asked before each pair:
+ * once the caller has given up, the rest are left for a new preview.
+ */
+export async function confirmPreviewed(
+  deps: MatcherDeps,
+  command: ConfirmPreviewed,
+  callerWaits: () => boolean,
+): Promise<{ confirmed: PreviewedConfirmation[]; left_held: { transaction_id: string; order_id: string }[] }> {
+  const fitName = nameMatcherOf(command.matching_rules);
+  const scope = { organisationId: command.organisation_id, mode: command.mode };
+  const confirmed: PreviewedConfirmation[] = [];
+  const leftHeld: { transaction_id: string; order_id: string }[] = [];
+  for (const pair of command.confirmations) {
+    if (!callerWaits()) break;
+    const found = await deps.prisma.transaction.findFirst({ where: { id: pair.transaction_id, ...scope }, select: { bankAccountId: true } });
+    const done =
+      found &&
+      (await underAccountLock(deps, found.bankAccountId, () =>
+        deps.prisma.$transaction(async (tx) => {
+          const deposit = await lockHeldDeposit(tx, scope, pair.transaction_id);
+          if (deposit === null) return null;
+          const now = deps.clock.now();
+          const candidates = await findAmountCandidates(tx, deposit.bankAccountId, deposit.amount, deposit.occurredAt);
+          const decision = decide(depositFacts(deposit), candidates.orders, fitName, now, candidates.read);
+          if (decision.outcome !== 'confirmed' || decision.orderId !== pair.order_id) return null;
+          const { order, transaction } = await confirmDeposit(
+            tx,
+            deposit,
+            decision.orderId,
+            decidedBy(command, decision.reason),
+            { depositStatuses: ['held'], orderStatuses: ['open'], payerName: decision.payerName },
+            decision.explanation,
+            now,
+          );
+          await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(order, deps.publicBaseUrl) } }]);
+          return { ...pair, reason: decision.reason };
+        }),
+      ));
+    if (done) confirmed.push(done);
+    else leftHeld.push(pair);
+  }
+  return { confirmed, left_held: leftHeld };
+}

@@ -1,0 +1,349 @@
+import { Decision, type Transaction } from '@pmatch/contracts';
+import type { OrderRow, TransactionRow } from '@pmatch/db';
+import { Router } from 'express';
+import { findMatchableOrders, findOrdersByIds, searchDeposits } from '../../data/console-search';
+import { recordAudit } from '../../use-cases/audit';
+import type { OrdersApiDeps } from '../../use-cases/deps';
+import { excludeTransaction, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
+import { findVisibleTransaction } from '../../use-cases/read-transactions';
+import { tokyoDateInput, tokyoTime, yen } from '../format';
+import { auditContextOf, contextOf, field, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
+import { redirectDone, sendPage } from '../render';
+import { Badge, Facts, Layout, Notice, Pager, PostForm } from '../views/layout';
+
+/** Held first: they wait for a person; then unmatched, confirmed, excluded. */
+export const DEPOSIT_TABS = ['held', 'unmatched', 'confirmed', 'excluded'] as const;
+const PAGE_SIZE = 50;
+
+const amountFilter = (text: string | undefined) => (text !== undefined && /^\d{1,10}$/.test(text.replace(/[,¥\s]/g, '')) ? Number(text.replace(/[,¥\s]/g, '')) : undefined);
+const cursorOf = (text: string | undefined) => (text !== undefined && /^\d{1,19}$/.test(text) ? BigInt(text) : undefined);
+
+export function depositPages(deps: OrdersApiDeps): Router {
+  const router = Router();
+
+  router.get('/dashboard/deposits', async (req, res) => {
+    const ctx = contextOf(req);
+    const { actor } = signedInOf(req);
+    const status = (DEPOSIT_TABS as readonly string[]).includes(req.query.status as string) ? (req.query.status as string) : 'held';
+    const filters = {
+      name: queryText(req, 'name'),
+      amount: amountFilter(queryText(req, 'amount')),
+      from: tokyoDateInput(queryText(req, 'from')),
+      to: tokyoDateInput(queryText(req, 'to')),
+    };
+    const to = filters.to === undefined ? undefined : new Date(filters.to.getTime() + 24 * 60 * 60 * 1000);
+    const page = await searchDeposits(deps.database.prisma, actor, {
+      status,
+      limit: PAGE_SIZE,
+      ...(filters.name === undefined ? {} : { name: filters.name }),
+      ...(filters.amount === undefined ? {} : { amount: filters.amount }),
+      ...(filters.from === undefined ? {} : { from: filters.from }),
+      ...(to === undefined ? {} : { to }),
+      ...(cursorOf(queryText(req, 'after')) === undefined ? {} : { before: cursorOf(queryText(req, 'after'))! }),
+    });
+    sendPage(res, <DepositList ctx={ctx} status={status} rows={page.rows} next={page.nextBefore} req={req.query as Record<string, string>} />);
+  });
+
+  router.get('/dashboard/deposits/:id', async (req, res) => {
+    const ctx = contextOf(req);
+    const { actor } = signedInOf(req);
+    const deposit = await findVisibleTransaction(deps, actor, pathId(req));
+    const decision = Decision.safeParse(deposit.decision);
+    const explained = decision.success ? decision.data : { reason: '', candidates: [] };
+    const orders = await findOrdersByIds(deps.database.prisma, actor, [...new Set([...explained.candidates.map((c) => c.order_id), ...(deposit.orderId ? [deposit.orderId] : [])])]);
+    const search = queryText(req, 'order_search');
+    const searching = req.query.find === '1' || search !== undefined;
+    const matchable = searching && (deposit.status === 'held' || deposit.status === 'unmatched') ? await findMatchableOrders(deps.database.prisma, actor, deposit, search, 20) : undefined;
+    sendPage(res, <DepositDetail ctx={ctx} deposit={deposit} decision={explained} orders={orders} matchable={matchable} search={search} />);
+  });
+
+  router.post('/dashboard/deposits/:id/match', requireRole('operator'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const deposit = await findVisibleTransaction(deps, actor, pathId(req));
+    const orderId = field(req, 'order_id') ?? '';
+    const done = await matchTransaction(deps, actor, deposit, { order_id: orderId });
+    await recordAudit(deps, auditContextOf(req), 'transaction.match', deposit.id, { order_id: orderId, status: done.status });
+    redirectDone(res, `/dashboard/deposits/${deposit.id}`, 'confirmed');
+  });
+
+  for (const [action, act, done] of [
+    ['exclude', excludeTransaction, 'excluded'],
+    ['restore', restoreTransaction, 'restored'],
+  ] as const) {
+    router.post(`/dashboard/deposits/:id/${action}`, requireRole('operator'), async (req, res) => {
+      const { actor } = signedInOf(req);
+      const deposit = await findVisibleTransaction(deps, actor, pathId(req));
+      const result: Transaction = await act(deps, actor, deposit);
+      await recordAudit(deps, auditContextOf(req), `transaction.${action}`, deposit.id, { status: result.status });
+      redirectDone(res, `/dashboard/deposits/${deposit.id}`, done);
+    });
+  }
+
+  return router;
+}
+
+function DepositList({ ctx, status, rows, next, req }: { ctx: ConsoleRequestContext; status: string; rows: TransactionRow[]; next: bigint | undefined; req: Record<string, string> }) {
+  const { t } = ctx;
+  const d = t.deposits;
+  return (
+    <Layout ctx={ctx} title={d.title} section="deposits">
+      <nav aria-label={d.statusTabs}>
+        <ul class="tabs">
+          {DEPOSIT_TABS.map((tab) => (
+            <li>
+              <a href={`/dashboard/deposits?status=${tab}`} aria-current={tab === status ? 'page' : undefined}>
+                {d.statuses[tab]}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <form method="get" action="/dashboard/deposits" class="form-grid panel" role="search">
+        <input type="hidden" name="status" value={status} />
+        <label>
+          {d.searchName}
+          <input name="name" value={req.name ?? ''} />
+        </label>
+        <label>
+          {d.searchAmount}
+          <input name="amount" inputMode="numeric" value={req.amount ?? ''} />
+        </label>
+        <label>
+          {t.common.from}
+          <input type="date" name="from" value={req.from ?? ''} />
+        </label>
+        <label>
+          {t.common.to}
+          <input type="date" name="to" value={req.to ?? ''} />
+        </label>
+        <button type="submit">{t.common.search}</button>
+        <a href={`/dashboard/deposits?status=${status}`}>{t.common.clear}</a>
+      </form>
+      {rows.length === 0 ? (
+        <p>{t.common.none}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption>{d.statuses[status]}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{d.occurredAt}</th>
+                <th scope="col">{d.counterparty}</th>
+                <th scope="col" class="num">
+                  {t.common.amount}
+                </th>
+                <th scope="col">{t.common.status}</th>
+                <th scope="col">{d.decisionReason}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr>
+                  <td>{tokyoTime(row.occurredAt)}</td>
+                  <td>
+                    <a href={`/dashboard/deposits/${row.id}`}>{row.counterparty}</a>
+                  </td>
+                  <td class="num">{yen(row.amount)}</td>
+                  <td>
+                    <Badge kind={row.status}>{d.statuses[row.status] ?? row.status}</Badge>
+                  </td>
+                  <td>{reasonText(ctx, (row.decision as { reason?: string } | null)?.reason)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager ctx={ctx} next={next === undefined ? undefined : { after: String(next) }} />
+    </Layout>
+  );
+}
+
+export function reasonText(ctx: ConsoleRequestContext, reason: string | null | undefined): string {
+  if (reason === undefined || reason === null || reason === '') return '';
+  return ctx.t.reasons[reason] ?? ctx.t.fits[reason] ?? reason;
+}
+
+const DONE_KEYS = { confirmed: 'confirmed', excluded: 'excluded', restored: 'restored' } as const;
+
+function DepositDetail({
+  ctx,
+  deposit,
+  decision,
+  orders,
+  matchable,
+  search,
+}: {
+  ctx: ConsoleRequestContext;
+  deposit: TransactionRow;
+  decision: Decision;
+  orders: OrderRow[];
+  matchable: OrderRow[] | undefined;
+  search: string | undefined;
+}) {
+  const { t } = ctx;
+  const d = t.deposits;
+  const mayDecide = ctx.signedIn!.actor.role !== 'viewer';
+  const orderById = new Map(orders.map((o) => [o.id, o]));
+  const doneKey = DONE_KEYS[ctx.query.includes('done=') ? (new URLSearchParams(ctx.query).get('done') as keyof typeof DONE_KEYS) : ('' as keyof typeof DONE_KEYS)];
+  const decidable = deposit.status === 'held' || deposit.status === 'unmatched';
+  return (
+    <Layout ctx={ctx} title={d.detailTitle(deposit.counterparty)} section="deposits">
+      {doneKey ? <Notice kind="success">{d[doneKey]}</Notice> : null}
+      <section aria-labelledby="facts">
+        <h2 id="facts">{d.facts}</h2>
+        <Facts
+          rows={[
+            [t.common.id, <code>{deposit.id}</code>],
+            [t.common.status, <Badge kind={deposit.status}>{d.statuses[deposit.status] ?? deposit.status}</Badge>],
+            [t.common.amount, yen(deposit.amount)],
+            [d.counterparty, deposit.counterparty],
+            [d.occurredAt, tokyoTime(deposit.occurredAt)],
+            ...(deposit.orderId ? [[d.linkedOrder, <a href={`/dashboard/orders/${deposit.orderId}`}>{deposit.orderId}</a>] as [string, preact.ComponentChildren]] : []),
+          ]}
+        />
+      </section>
+      <section aria-labelledby="decision">
+        <h2 id="decision">{d.decision}</h2>
+        <p>
+          {d.decisionReason}: <strong>{reasonText(ctx, decision.reason)}</strong>
+        </p>
+        {decision.candidates.length === 0 ? (
+          <p>{decision.reason === 'no_order_with_amount' ? d.noCandidates : t.common.none}</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <caption>{d.candidates}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{d.candidateOrder}</th>
+                  <th scope="col">{d.payerName}</th>
+                  <th scope="col">{t.common.status}</th>
+                  <th scope="col">{d.fit}</th>
+                  <th scope="col">{d.rules}</th>
+                  <th scope="col">{d.whyNot}</th>
+                  {mayDecide && decidable ? <th scope="col">{t.common.actions}</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {decision.candidates.map((c) => {
+                  const order = orderById.get(c.order_id);
+                  const confirmable = order !== undefined && (order.status === 'open' || order.status === 'expired') && c.excluded_because !== 'ordered_after_deposit';
+                  return (
+                    <tr>
+                      <td>
+                        <a href={`/dashboard/orders/${c.order_id}`}>{order?.externalId ?? c.order_id}</a>
+                        <br />
+                        <code class="muted">{c.order_id}</code>
+                      </td>
+                      <td>{order?.payerName ?? ''}</td>
+                      <td>{order ? <Badge kind={order.status}>{t.orders.statuses[order.status] ?? order.status}</Badge> : null}</td>
+                      <td>
+                        {c.fit === null ? t.fits.none : t.fits[c.fit] ?? c.fit}
+                        {c.would_fit ? (
+                          <>
+                            <br />
+                            <span class="muted">
+                              {d.wouldFit}: {t.fits[c.would_fit] ?? c.would_fit}
+                            </span>
+                          </>
+                        ) : null}
+                      </td>
+                      <td>{(c.fit_rules ?? []).map((r) => t.settings.ruleNames[r] ?? r).join(', ')}</td>
+                      <td>{reasonText(ctx, c.not_chosen_because ?? c.excluded_because ?? null)}</td>
+                      {mayDecide && decidable ? (
+                        <td>
+                          {confirmable ? (
+                            <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`}>
+                              <input type="hidden" name="order_id" value={c.order_id} />
+                              <button type="submit" aria-label={d.confirmFor(order.externalId)}>
+                                {d.confirm}
+                              </button>
+                            </PostForm>
+                          ) : null}
+                        </td>
+                      ) : null}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      {mayDecide && decidable ? (
+        <section aria-labelledby="match-other">
+          <h2 id="match-other">{d.matchOther}</h2>
+          <p>{d.matchOtherIntro}</p>
+          <form method="get" action={`/dashboard/deposits/${deposit.id}`} class="form-grid" role="search">
+            <input type="hidden" name="find" value="1" />
+            <label>
+              {d.matchSearch}
+              <input name="order_search" value={search ?? ''} />
+            </label>
+            <button type="submit" class="secondary">
+              {t.common.search}
+            </button>
+          </form>
+          {matchable === undefined ? null : matchable.length === 0 ? (
+            <p>{t.common.none}</p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <caption>{d.matchOther}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t.orders.externalId}</th>
+                    <th scope="col">{t.orders.payerName}</th>
+                    <th scope="col">{t.orders.orderedAt}</th>
+                    <th scope="col">{t.common.status}</th>
+                    <th scope="col">{t.common.actions}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {matchable.map((order) => (
+                    <tr>
+                      <td>
+                        <a href={`/dashboard/orders/${order.id}`}>{order.externalId}</a>
+                      </td>
+                      <td>{order.payerName}</td>
+                      <td>{tokyoTime(order.orderedAt)}</td>
+                      <td>
+                        <Badge kind={order.status}>{t.orders.statuses[order.status] ?? order.status}</Badge>
+                      </td>
+                      <td>
+                        <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`}>
+                          <input type="hidden" name="order_id" value={order.id} />
+                          <button type="submit" aria-label={`${d.matchTo}: ${order.externalId}`}>
+                            {d.matchTo}
+                          </button>
+                        </PostForm>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      ) : null}
+      {mayDecide && (decidable || deposit.status === 'excluded') ? (
+        <div class="actions panel">
+          {decidable ? (
+            <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/exclude`}>
+              <button type="submit" class="danger">
+                {d.exclude}
+              </button>
+            </PostForm>
+          ) : (
+            <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/restore`}>
+              <button type="submit" class="secondary">
+                {d.restore}
+              </button>
+            </PostForm>
+          )}
+        </div>
+      ) : null}
+    </Layout>
+  );
+}

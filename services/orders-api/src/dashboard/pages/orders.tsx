@@ -1,0 +1,378 @@
+import { AppError, LIMITS, ORDER_STATUSES, Payment, REVERSAL_REASON_MAX, UpdateOrderRequest, type OrderStatus } from '@pmatch/contracts';
+import type { EventRow, OrderRow } from '@pmatch/db';
+import { parseInput } from '@pmatch/platform';
+import { Router } from 'express';
+import { eventsAbout, searchOrders } from '../../data/console-search';
+import { recordAudit } from '../../use-cases/audit';
+import { cancelOrder, markOrderPaid, reverseOrder, updateOrder } from '../../use-cases/change-order';
+import type { OrdersApiDeps } from '../../use-cases/deps';
+import { findVisibleOrder } from '../../use-cases/read-orders';
+import { tokyoDateInput, tokyoTime, yen } from '../format';
+import { auditContextOf, contextOf, field, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
+import { redirectDone, sendPage } from '../render';
+import { Badge, Facts, Layout, Notice, Pager, PostForm } from '../views/layout';
+import { reasonText } from './deposits';
+
+const PAGE_SIZE = 50;
+const amountOf = (text: string | undefined) => (text !== undefined && /^\d{1,10}$/.test(text.replace(/[,¥\s]/g, '')) ? Number(text.replace(/[,¥\s]/g, '')) : undefined);
+
+/** Whether the payment was confirmed longer ago than the API may reverse. */
+const pastReversalWindow = (order: OrderRow, now: Date) => {
+  const payment = Payment.safeParse(order.payment);
+  return payment.success && now.getTime() - Date.parse(payment.data.matched_at) > LIMITS.reversalWindowMs;
+};
+
+export function orderPages(deps: OrdersApiDeps): Router {
+  const router = Router();
+
+  router.get('/dashboard/orders', async (req, res) => {
+    const ctx = contextOf(req);
+    const { actor } = signedInOf(req);
+    const q = req.query as Record<string, string>;
+    const status = ORDER_STATUSES.includes(q.status as OrderStatus) ? q.status : undefined;
+    const from = tokyoDateInput(queryText(req, 'from'));
+    const to = tokyoDateInput(queryText(req, 'to'));
+    const after = queryText(req, 'after');
+    const page = await searchOrders(deps.database.prisma, actor, {
+      limit: PAGE_SIZE,
+      ...(status === undefined ? {} : { status }),
+      ...(queryText(req, 'external_id') === undefined ? {} : { externalId: queryText(req, 'external_id')! }),
+      ...(queryText(req, 'payer_name') === undefined ? {} : { payerName: queryText(req, 'payer_name')! }),
+      ...(amountOf(queryText(req, 'amount_from')) === undefined ? {} : { amountFrom: amountOf(queryText(req, 'amount_from'))! }),
+      ...(amountOf(queryText(req, 'amount_to')) === undefined ? {} : { amountTo: amountOf(queryText(req, 'amount_to'))! }),
+      ...(from === undefined ? {} : { from }),
+      ...(to === undefined ? {} : { to: new Date(to.getTime() + 24 * 60 * 60 * 1000) }),
+      ...(after !== undefined && /^\d{1,19}$/.test(after) ? { before: BigInt(after) } : {}),
+    });
+    sendPage(res, <OrderList ctx={ctx} rows={page.rows} next={page.nextBefore} q={q} />);
+  });
+
+  router.get('/dashboard/orders/:id', async (req, res) => {
+    const ctx = contextOf(req);
+    const { actor } = signedInOf(req);
+    const order = await findVisibleOrder(deps, actor, pathId(req));
+    const events = await eventsAbout(deps.database.prisma, actor, [order.id]);
+    const deposits = [...new Set(events.flatMap((e) => paymentsIn(e)).flatMap((p) => (p.transaction_id ? [p.transaction_id] : [])))];
+    const depositEvents = await eventsAbout(deps.database.prisma, actor, deposits);
+    const timeline = [...events, ...depositEvents].sort((a, b) => (a.seq < b.seq ? -1 : 1));
+    sendPage(res, <OrderDetail ctx={ctx} order={order} timeline={timeline} now={deps.clock.now()} />);
+  });
+
+  router.get('/dashboard/orders/:id/reverse', requireRole('operator'), async (req, res) => {
+    const ctx = contextOf(req);
+    const order = await findVisibleOrder(deps, signedInOf(req).actor, pathId(req));
+    sendPage(res, <ReversePage ctx={ctx} order={order} late={pastReversalWindow(order, deps.clock.now())} />);
+  });
+
+  router.post('/dashboard/orders/:id/reverse', requireRole('operator'), async (req, res) => {
+    const ctx = contextOf(req);
+    const { actor } = signedInOf(req);
+    const order = await findVisibleOrder(deps, actor, pathId(req));
+    const reason = (field(req, 'reason') ?? '').trim().slice(0, REVERSAL_REASON_MAX);
+    const late = pastReversalWindow(order, deps.clock.now());
+    if (late && reason === '') return sendPage(res, <ReversePage ctx={ctx} order={order} late missingReason />, 400);
+    await reverseOrder(deps, actor, order, reason === '' ? undefined : reason);
+    await recordAudit(deps, auditContextOf(req), 'order.reverse', order.id, { reason: reason === '' ? null : reason, after_24_hours: late });
+    redirectDone(res, `/dashboard/orders/${order.id}`, 'reversed');
+  });
+
+  router.post('/dashboard/orders/:id/cancel', requireRole('operator'), async (req, res) => {
+    const order = await findVisibleOrder(deps, signedInOf(req).actor, pathId(req));
+    await cancelOrder(deps, order);
+    await recordAudit(deps, auditContextOf(req), 'order.cancel', order.id, {});
+    redirectDone(res, `/dashboard/orders/${order.id}`, 'canceled');
+  });
+
+  router.post('/dashboard/orders/:id/mark-paid', requireRole('operator'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const order = await findVisibleOrder(deps, actor, pathId(req));
+    await markOrderPaid(deps, actor, order, {});
+    await recordAudit(deps, auditContextOf(req), 'order.mark_paid', order.id, {});
+    redirectDone(res, `/dashboard/orders/${order.id}`, 'markedPaid');
+  });
+
+  router.get('/dashboard/orders/:id/edit', requireRole('operator'), async (req, res) => {
+    const order = await findVisibleOrder(deps, signedInOf(req).actor, pathId(req));
+    sendPage(res, <EditPage ctx={contextOf(req)} order={order} />);
+  });
+
+  router.post('/dashboard/orders/:id/edit', requireRole('operator'), async (req, res) => {
+    const ctx = contextOf(req);
+    const order = await findVisibleOrder(deps, signedInOf(req).actor, pathId(req));
+    let change: UpdateOrderRequest;
+    try {
+      const metadata = JSON.parse(field(req, 'metadata') ?? '{}') as unknown;
+      change = parseInput(UpdateOrderRequest, { amount: amountOf(field(req, 'amount')) ?? -1, payer_name: field(req, 'payer_name') ?? '', metadata });
+    } catch (error) {
+      if (error instanceof SyntaxError || error instanceof AppError) {
+        return sendPage(res, <EditPage ctx={ctx} order={order} problem={error instanceof AppError && error.param !== 'metadata' ? error.message : ctx.t.orders.invalidMetadata} />, 400);
+      }
+      throw error;
+    }
+    await updateOrder(deps, order, change);
+    await recordAudit(deps, auditContextOf(req), 'order.update', order.id, { amount: change.amount, payer_name: change.payer_name });
+    redirectDone(res, `/dashboard/orders/${order.id}`, 'edited');
+  });
+
+  return router;
+}
+
+/** The payments an event carries: the order's own, and a reversal's previous one. */
+function paymentsIn(event: EventRow): Payment[] {
+  const data = event.data as { object?: { payment?: unknown }; previous_payment?: unknown };
+  return [data.object?.payment, data.previous_payment].flatMap((p) => {
+    const parsed = Payment.safeParse(p);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+function OrderList({ ctx, rows, next, q }: { ctx: ConsoleRequestContext; rows: OrderRow[]; next: bigint | undefined; q: Record<string, string> }) {
+  const { t } = ctx;
+  const o = t.orders;
+  return (
+    <Layout ctx={ctx} title={o.title} section="orders">
+      <form method="get" action="/dashboard/orders" class="form-grid panel" role="search" aria-label={o.filters}>
+        <label>
+          {t.common.status}
+          <select name="status">
+            <option value="">{t.common.all}</option>
+            {ORDER_STATUSES.map((s) => (
+              <option value={s} selected={q.status === s}>
+                {o.statuses[s]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {o.externalId}
+          <input name="external_id" value={q.external_id ?? ''} />
+        </label>
+        <label>
+          {o.payerName}
+          <input name="payer_name" value={q.payer_name ?? ''} />
+        </label>
+        <label>
+          {o.amountFrom}
+          <input name="amount_from" inputMode="numeric" value={q.amount_from ?? ''} />
+        </label>
+        <label>
+          {o.amountTo}
+          <input name="amount_to" inputMode="numeric" value={q.amount_to ?? ''} />
+        </label>
+        <label>
+          {t.common.from}
+          <input type="date" name="from" value={q.from ?? ''} />
+        </label>
+        <label>
+          {t.common.to}
+          <input type="date" name="to" value={q.to ?? ''} />
+        </label>
+        <button type="submit">{t.common.search}</button>
+        <a href="/dashboard/orders">{t.common.clear}</a>
+      </form>
+      {rows.length === 0 ? (
+        <p>{t.common.none}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption>{o.title}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{o.externalId}</th>
+                <th scope="col">{o.payerName}</th>
+                <th scope="col" class="num">
+                  {t.common.amount}
+                </th>
+                <th scope="col">{t.common.status}</th>
+                <th scope="col">{o.orderedAt}</th>
+                <th scope="col">{o.expiresAt}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr>
+                  <td>
+                    <a href={`/dashboard/orders/${row.id}`}>{row.externalId}</a>
+                  </td>
+                  <td>{row.payerName}</td>
+                  <td class="num">{yen(row.amount)}</td>
+                  <td>
+                    <Badge kind={row.status}>{o.statuses[row.status] ?? row.status}</Badge>
+                  </td>
+                  <td>{tokyoTime(row.orderedAt)}</td>
+                  <td>{tokyoTime(row.expiresAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager ctx={ctx} next={next === undefined ? undefined : { after: String(next) }} />
+    </Layout>
+  );
+}
+
+const DONE = ['reversed', 'canceled', 'markedPaid', 'edited'] as const;
+
+function OrderDetail({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext; order: OrderRow; timeline: EventRow[]; now: Date }) {
+  const { t } = ctx;
+  const o = t.orders;
+  const payment = Payment.safeParse(order.payment);
+  const done = DONE.find((d) => new URLSearchParams(ctx.query).get('done') === d);
+  const mayDecide = ctx.signedIn!.actor.role !== 'viewer';
+  const fromShop = order.source !== null;
+  return (
+    <Layout ctx={ctx} title={o.detailTitle(order.externalId)} section="orders">
+      {done ? <Notice kind="success">{o[done]}</Notice> : null}
+      <section aria-labelledby="order-facts">
+        <h2 id="order-facts">{o.title}</h2>
+        <Facts
+          rows={[
+            [t.common.id, <code>{order.id}</code>],
+            [t.common.status, <Badge kind={order.status}>{o.statuses[order.status] ?? order.status}</Badge>],
+            [t.common.amount, yen(order.amount)],
+            [o.payerName, order.payerName],
+            [o.itemName, order.itemName],
+            [o.externalId, order.externalId],
+            [o.orderedAt, tokyoTime(order.orderedAt)],
+            [o.expiresAt, tokyoTime(order.expiresAt)],
+            [o.closedAt, order.closedAt ? tokyoTime(order.closedAt) : ''],
+            [o.source, fromShop ? o.shop : 'API'],
+            [o.metadata, <code>{JSON.stringify(order.metadata)}</code>],
+          ]}
+        />
+      </section>
+      <section aria-labelledby="payment">
+        <h2 id="payment">{o.payment}</h2>
+        {payment.success ? (
+          <Facts
+            rows={[
+              [t.common.amount, yen(payment.data.amount)],
+              [t.deposits.counterparty, payment.data.counterparty],
+              [o.deposit, payment.data.transaction_id ? <a href={`/dashboard/deposits/${payment.data.transaction_id}`}>{payment.data.transaction_id}</a> : '—'],
+              [t.deposits.occurredAt, tokyoTime(payment.data.occurred_at)],
+              [o.matchedAt, tokyoTime(payment.data.matched_at)],
+              [o.decidedBy, payment.data.decided_by],
+              [o.trigger, payment.data.trigger],
+              [o.reason, reasonText(ctx, payment.data.reason)],
+            ]}
+          />
+        ) : (
+          <p>{o.noPayment}</p>
+        )}
+      </section>
+      {mayDecide && !fromShop ? (
+        <div class="actions panel">
+          {order.status === 'paid' ? (
+            <a href={`/dashboard/orders/${order.id}/reverse`}>{o.reverse}</a>
+          ) : null}
+          {order.status === 'open' ? (
+            <>
+              <a href={`/dashboard/orders/${order.id}/edit`}>{o.edit}</a>
+              <PostForm ctx={ctx} action={`/dashboard/orders/${order.id}/mark-paid`}>
+                <button type="submit" class="secondary">
+                  {o.markPaid}
+                </button>
+              </PostForm>
+            </>
+          ) : null}
+          {order.status === 'open' || order.status === 'expired' ? (
+            <PostForm ctx={ctx} action={`/dashboard/orders/${order.id}/cancel`}>
+              <button type="submit" class="danger">
+                {o.cancel}
+              </button>
+            </PostForm>
+          ) : null}
+        </div>
+      ) : null}
+      {payment.success && order.status === 'paid' && pastReversalWindow(order, now) ? <p class="muted">{o.reverseLate}</p> : null}
+      <section aria-labelledby="timeline">
+        <h2 id="timeline">{o.timeline}</h2>
+        {timeline.length === 0 ? (
+          <p>{t.common.none}</p>
+        ) : (
+          <ol class="timeline">
+            {timeline.map((event) => {
+              const reversal = (event.data as { reversal?: { reason?: string | null; decided_by?: string } }).reversal;
+              return (
+                <li>
+                  <time dateTime={event.createdAt.toISOString()}>{tokyoTime(event.createdAt)}</time> <code>{event.type}</code>{' '}
+                  <a href={`/dashboard/events/${event.id}`}>{event.id}</a>
+                  {reversal ? (
+                    <p class="muted">
+                      {reversal.decided_by} {reversal.reason ? `— ${reversal.reason}` : ''}
+                    </p>
+                  ) : null}
+                </li>
+              );
+            })}
+          </ol>
+        )}
+      </section>
+    </Layout>
+  );
+}
+
+function ReversePage({ ctx, order, late, missingReason }: { ctx: ConsoleRequestContext; order: OrderRow; late: boolean; missingReason?: boolean }) {
+  const { t } = ctx;
+  const o = t.orders;
+  return (
+    <Layout ctx={ctx} title={o.reverseTitle} section="orders">
+      <p>{o.reverseIntro}</p>
+      {late ? <Notice kind="info">{o.reverseLate}</Notice> : null}
+      {missingReason ? <Notice kind="error">{o.reverseReasonRequired}</Notice> : null}
+      <Facts
+        rows={[
+          [o.externalId, order.externalId],
+          [t.common.amount, yen(order.amount)],
+          [o.payerName, order.payerName],
+        ]}
+      />
+      <PostForm ctx={ctx} action={`/dashboard/orders/${order.id}/reverse`} class="stack panel">
+        <label>
+          {o.reverseReason}
+          <textarea name="reason" maxLength={REVERSAL_REASON_MAX} required={late}></textarea>
+        </label>
+        <div class="actions">
+          <button type="submit" class="danger">
+            {o.reverseConfirm}
+          </button>
+          <a href={`/dashboard/orders/${order.id}`}>{t.common.cancel}</a>
+        </div>
+      </PostForm>
+    </Layout>
+  );
+}
+
+function EditPage({ ctx, order, problem }: { ctx: ConsoleRequestContext; order: OrderRow; problem?: string }) {
+  const { t } = ctx;
+  const o = t.orders;
+  return (
+    <Layout ctx={ctx} title={o.editTitle} section="orders">
+      {problem ? <Notice kind="error">{problem}</Notice> : null}
+      <PostForm ctx={ctx} action={`/dashboard/orders/${order.id}/edit`} class="stack panel">
+        <label>
+          {t.common.amount}
+          <input name="amount" inputMode="numeric" required value={String(order.amount)} />
+        </label>
+        <label>
+          {o.payerName}
+          <input name="payer_name" required maxLength={LIMITS.payerNameMax} value={order.payerName} />
+        </label>
+        <label>
+          {o.metadata}
+          <textarea name="metadata" aria-describedby="metadata-help">
+            {JSON.stringify(order.metadata)}
+          </textarea>
+        </label>
+        <p id="metadata-help" class="muted">
+          {o.metadataHelp}
+        </p>
+        <div class="actions">
+          <button type="submit">{t.common.save}</button>
+          <a href={`/dashboard/orders/${order.id}`}>{t.common.cancel}</a>
+        </div>
+      </PostForm>
+    </Layout>
+  );
+}

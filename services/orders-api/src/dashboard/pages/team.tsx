@@ -1,0 +1,147 @@
+import { USER_ROLES } from '@pmatch/contracts';
+import type { UserRow } from '@pmatch/db';
+import { Router } from 'express';
+import { recordAudit } from '../../use-cases/audit';
+import type { OrdersApiDeps } from '../../use-cases/deps';
+import { changeUserRole, getTeam, inviteUser, removeTeamMember } from '../../use-cases/manage-team';
+import { tokyoTime } from '../format';
+import { auditContextOf, contextOf, field, pathId, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
+import { redirectDone, sendPage } from '../render';
+import { Layout, Notice, PostForm } from '../views/layout';
+
+/** The organisation's people; admins invite them, change their roles and remove them. */
+export function teamPages(deps: OrdersApiDeps): Router {
+  const router = Router();
+
+  router.get('/dashboard/team', async (req, res) => {
+    const { actor } = signedInOf(req);
+    sendPage(res, <TeamPage ctx={contextOf(req)} users={await getTeam(deps, actor.organisationId)} />);
+  });
+
+  router.post('/dashboard/team', requireRole('admin'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const { user, setupUrl } = await inviteUser(deps, actor.organisationId, { email: field(req, 'email') ?? '', role: field(req, 'role') });
+    await recordAudit(deps, { ...auditContextOf(req), mode: null }, 'user.invite', user.id, { email: user.email, role: user.role });
+    sendPage(res, <TeamPage ctx={contextOf(req)} users={await getTeam(deps, actor.organisationId)} invited={setupUrl} />, 201);
+  });
+
+  router.post('/dashboard/team/:id/role', requireRole('admin'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const userId = pathId(req);
+    const role = field(req, 'role');
+    await changeUserRole(deps, actor.organisationId, userId, role);
+    await recordAudit(deps, { ...auditContextOf(req), mode: null }, 'user.change_role', userId, { role });
+    redirectDone(res, '/dashboard/team', 'changed');
+  });
+
+  router.post('/dashboard/team/:id/remove', requireRole('admin'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const userId = pathId(req);
+    await removeTeamMember(deps, actor.organisationId, userId);
+    await recordAudit(deps, { ...auditContextOf(req), mode: null }, 'user.remove', userId, {});
+    redirectDone(res, '/dashboard/team', 'removed');
+  });
+
+  return router;
+}
+
+function TeamPage({ ctx, users, invited }: { ctx: ConsoleRequestContext; users: UserRow[]; invited?: string }) {
+  const { t } = ctx;
+  const tm = t.team;
+  const me = ctx.signedIn!.actor;
+  const admin = me.role === 'admin';
+  const done = new URLSearchParams(ctx.query).get('done');
+  return (
+    <Layout ctx={ctx} title={tm.title} section="team">
+      {done === 'removed' ? <Notice kind="success">{tm.removed}</Notice> : done === 'changed' ? <Notice kind="success">{t.common.done}</Notice> : null}
+      {invited ? (
+        <section aria-labelledby="invited">
+          <h2 id="invited">{tm.invite}</h2>
+          <p>{tm.invited}</p>
+          <p>
+            <code class="secret" id="setup-url">
+              {invited}
+            </code>{' '}
+            <button type="button" class="secondary" data-copy="setup-url" data-copied={t.common.copied} hidden>
+              {t.common.copy}
+            </button>
+          </p>
+        </section>
+      ) : null}
+      <div class="table-wrap">
+        <table>
+          <caption>{tm.title}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{tm.email}</th>
+              <th scope="col">{tm.role}</th>
+              <th scope="col">{tm.passwordSet}</th>
+              <th scope="col">{tm.totp}</th>
+              <th scope="col">{t.common.created}</th>
+              {admin ? <th scope="col">{t.common.actions}</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((user) => (
+              <tr>
+                <td>
+                  {user.email} {user.id === me.userId ? tm.you : ''}
+                </td>
+                <td>{t.roles[user.role] ?? user.role}</td>
+                <td>{user.passwordHash ? t.common.yes : tm.pending}</td>
+                <td>{user.totpEnabledAt ? t.common.yes : t.common.no}</td>
+                <td>{tokyoTime(user.createdAt)}</td>
+                {admin ? (
+                  <td class="actions">
+                    <PostForm ctx={ctx} action={`/dashboard/team/${user.id}/role`} class="form-grid">
+                      <label>
+                        {tm.changeRole}
+                        <select name="role" aria-label={`${tm.changeRole}: ${user.email}`}>
+                          {USER_ROLES.map((r) => (
+                            <option value={r} selected={user.role === r}>
+                              {t.roles[r]}
+                            </option>
+                          ))}
+                        </select>
+                      </label>
+                      <button type="submit" class="secondary">
+                        {t.common.save}
+                      </button>
+                    </PostForm>
+                    <PostForm ctx={ctx} action={`/dashboard/team/${user.id}/remove`}>
+                      <button type="submit" class="danger" aria-label={`${tm.remove}: ${user.email}`}>
+                        {tm.remove}
+                      </button>
+                    </PostForm>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {admin ? (
+        <section aria-labelledby="invite">
+          <h2 id="invite">{tm.invite}</h2>
+          <PostForm ctx={ctx} action="/dashboard/team" class="form-grid">
+            <label>
+              {tm.email}
+              <input type="email" name="email" required />
+            </label>
+            <label>
+              {tm.role}
+              <select name="role">
+                {USER_ROLES.map((r) => (
+                  <option value={r} selected={r === 'viewer'}>
+                    {t.roles[r]}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit">{tm.invite}</button>
+          </PostForm>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}

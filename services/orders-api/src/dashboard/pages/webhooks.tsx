@@ -1,0 +1,380 @@
+import { ALL_EVENT_TYPES, CreateWebhookEndpointRequest, EventId, UpdateWebhookEndpointRequest, SUBSCRIBABLE_EVENT_TYPES, type WebhookDeliveryAttempt, type WebhookEndpoint, type WebhookEndpointSecret } from '@pmatch/contracts';
+import type { WebhookEndpointRow } from '@pmatch/db';
+import { parseInput } from '@pmatch/platform';
+import { Router, type Request } from 'express';
+import { webhookEndpointView } from '../../domain/webhook-endpoints';
+import { recordAudit } from '../../use-cases/audit';
+import { passwordConfirmed } from '../../use-cases/console-reauthenticate';
+import type { OrdersApiDeps } from '../../use-cases/deps';
+import {
+  changeWebhookEndpoint,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  findVisibleWebhookEndpoint,
+  getWebhookEndpointList,
+} from '../../use-cases/manage-webhook-endpoints';
+import { revealWebhookSecret, rotateWebhookSecret } from '../../use-cases/manage-webhook-secrets';
+import { getDeliveryLog, resendWebhook, sendTestWebhook } from '../../use-cases/webhook-deliveries';
+import { tokyoTime } from '../format';
+import { auditContextOf, contextOf, field, fieldList, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
+import { redirectDone, sendPage } from '../render';
+import { Badge, Facts, Layout, Notice, Pager, PostForm } from '../views/layout';
+
+const selectedEvents = (req: Request): string[] => {
+  const chosen = fieldList(req, 'events').filter((e) => (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(e));
+  return chosen.length === 0 || chosen.length === SUBSCRIBABLE_EVENT_TYPES.length ? [ALL_EVENT_TYPES] : chosen;
+};
+
+/** Endpoints of the mode, their secrets (admins, password again), test events, the delivery log and resends. */
+export function webhookPages(deps: OrdersApiDeps): Router {
+  const router = Router();
+
+  router.get('/dashboard/webhooks', async (req, res) => {
+    const list = await getWebhookEndpointList(deps, signedInOf(req).actor, { limit: 100 });
+    sendPage(res, <EndpointList ctx={contextOf(req)} endpoints={list.data} />);
+  });
+
+  router.post('/dashboard/webhooks', requireRole('admin'), async (req, res) => {
+    const request = parseInput(CreateWebhookEndpointRequest, { url: (field(req, 'url') ?? '').trim(), enabled_events: selectedEvents(req) });
+    const created = await createWebhookEndpoint(deps, signedInOf(req).actor, request);
+    await recordAudit(deps, auditContextOf(req), 'webhook_endpoint.create', created.id, { url: created.url, enabled_events: created.enabled_events });
+    redirectDone(res, `/dashboard/webhooks/${created.id}`, 'created');
+  });
+
+  const detail = async (req: Request, endpoint: WebhookEndpointRow, secret?: WebhookEndpointSecret, problem?: string) => {
+    const eventId = queryText(req, 'event_id');
+    const after = queryText(req, 'after');
+    const log = await getDeliveryLog(deps, endpoint, {
+      limit: 50,
+      ...(eventId !== undefined && EventId.safeParse(eventId).success ? { event_id: eventId } : {}),
+      ...(after !== undefined && /^dla_[0-9]{1,18}$/.test(after) ? { starting_after: after } : {}),
+    });
+    return <EndpointDetail ctx={contextOf(req)} endpoint={webhookEndpointView(endpoint)} log={log.data} hasMore={log.has_more} eventId={eventId} secret={secret} problem={problem} />;
+  };
+
+  router.get('/dashboard/webhooks/:id', async (req, res) => {
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    sendPage(res, await detail(req, endpoint));
+  });
+
+  router.post('/dashboard/webhooks/:id', requireRole('admin'), async (req, res) => {
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    const enabled = field(req, 'enabled');
+    const change = parseInput(UpdateWebhookEndpointRequest, enabled === undefined ? { enabled_events: selectedEvents(req) } : { enabled: enabled === 'true' });
+    await changeWebhookEndpoint(deps, endpoint, change);
+    await recordAudit(deps, auditContextOf(req), 'webhook_endpoint.update', endpoint.id, change);
+    redirectDone(res, `/dashboard/webhooks/${endpoint.id}`, enabled === undefined ? 'updated' : enabled === 'true' ? 'enabled' : 'disabled');
+  });
+
+  router.post('/dashboard/webhooks/:id/delete', requireRole('admin'), async (req, res) => {
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    await deleteWebhookEndpoint(deps, endpoint);
+    await recordAudit(deps, auditContextOf(req), 'webhook_endpoint.delete', endpoint.id, { url: endpoint.url });
+    redirectDone(res, '/dashboard/webhooks', 'deleted');
+  });
+
+  router.post('/dashboard/webhooks/:id/test', requireRole('admin'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
+    const event = await sendTestWebhook(deps, actor, endpoint);
+    await recordAudit(deps, auditContextOf(req), 'webhook_endpoint.test', endpoint.id, { event_id: event.id });
+    redirectDone(res, `/dashboard/webhooks/${endpoint.id}`, 'tested', { test_event: event.id });
+  });
+
+  router.post('/dashboard/webhooks/:id/resend', requireRole('admin'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
+    const eventId = field(req, 'event_id') ?? '';
+    await resendWebhook(deps, actor, endpoint, { event_id: eventId });
+    await recordAudit(deps, auditContextOf(req), 'webhook_endpoint.resend', endpoint.id, { event_id: eventId });
+    redirectDone(res, `/dashboard/webhooks/${endpoint.id}`, 'resent', { resent_event: eventId, event_id: eventId });
+  });
+
+  for (const [action, audit] of [
+    ['secret', 'webhook_endpoint.reveal_secret'],
+    ['rotate-secret', 'webhook_endpoint.rotate_secret'],
+  ] as const) {
+    router.post(`/dashboard/webhooks/:id/${action}`, requireRole('admin'), async (req, res) => {
+      const { actor } = signedInOf(req);
+      const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
+      if (!(await passwordConfirmed(deps, actor, field(req, 'password') ?? ''))) {
+        return sendPage(res, await detail(req, endpoint, undefined, contextOf(req).t.webhooks.wrongPassword), 403);
+      }
+      const secret = action === 'secret' ? await revealWebhookSecret(deps, actor, endpoint.id) : await rotateWebhookSecret(deps, endpoint);
+      await recordAudit(deps, auditContextOf(req), audit, endpoint.id, {});
+      sendPage(res, await detail(req, endpoint, secret));
+    });
+  }
+
+  return router;
+}
+
+function EventChoices({ ctx, selected }: { ctx: ConsoleRequestContext; selected: readonly string[] }) {
+  const all = selected.includes(ALL_EVENT_TYPES);
+  return (
+    <fieldset>
+      <legend>{ctx.t.webhooks.events}</legend>
+      {SUBSCRIBABLE_EVENT_TYPES.map((type) => (
+        <label class="checkbox">
+          <input type="checkbox" name="events" value={type} checked={all || selected.includes(type)} /> {type}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function EndpointList({ ctx, endpoints }: { ctx: ConsoleRequestContext; endpoints: WebhookEndpoint[] }) {
+  const { t } = ctx;
+  const w = t.webhooks;
+  const done = new URLSearchParams(ctx.query).get('done');
+  return (
+    <Layout ctx={ctx} title={w.title} section="webhooks">
+      {done === 'deleted' ? <Notice kind="success">{w.deleted}</Notice> : null}
+      {endpoints.length === 0 ? (
+        <p>{t.common.none}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption>{w.title}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{w.url}</th>
+                <th scope="col">{t.common.status}</th>
+                <th scope="col">{w.events}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {endpoints.map((e) => (
+                <tr>
+                  <td>
+                    <a href={`/dashboard/webhooks/${e.id}`}>{e.url}</a>
+                  </td>
+                  <td>
+                    <EndpointState ctx={ctx} endpoint={e} />
+                  </td>
+                  <td>{e.enabled_events.includes(ALL_EVENT_TYPES) ? w.allEvents : e.enabled_events.join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {ctx.signedIn!.actor.role === 'admin' ? (
+        <section aria-labelledby="create">
+          <h2 id="create">
+            {w.create} <span class="muted">({w.limit})</span>
+          </h2>
+          <PostForm ctx={ctx} action="/dashboard/webhooks" class="stack">
+            <label>
+              {w.url}
+              <input type="url" name="url" required placeholder="https://" />
+            </label>
+            <EventChoices ctx={ctx} selected={[ALL_EVENT_TYPES]} />
+            <div>
+              <button type="submit">{w.create}</button>
+            </div>
+          </PostForm>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}
+
+function EndpointState({ ctx, endpoint }: { ctx: ConsoleRequestContext; endpoint: WebhookEndpoint }) {
+  const w = ctx.t.webhooks;
+  if (!endpoint.enabled) {
+    return (
+      <Badge kind="off">
+        {w.disabled}
+        {endpoint.disabled_reason ? ` — ${w.disabledReasons[endpoint.disabled_reason] ?? endpoint.disabled_reason}` : ''}
+      </Badge>
+    );
+  }
+  return endpoint.failing_since ? <Badge kind="failing">{`${w.failingSince}: ${tokyoTime(endpoint.failing_since)}`}</Badge> : <Badge kind="on">{w.enabled}</Badge>;
+}
+
+const DONE_TEXT = (ctx: ConsoleRequestContext): Record<string, string> => {
+  const w = ctx.t.webhooks;
+  const params = new URLSearchParams(ctx.query);
+  return {
+    created: w.created,
+    updated: ctx.t.common.done,
+    enabled: ctx.t.common.done,
+    disabled: ctx.t.common.done,
+    tested: w.testSent(params.get('test_event') ?? ''),
+    resent: w.resent(params.get('resent_event') ?? ''),
+  };
+};
+
+function EndpointDetail({
+  ctx,
+  endpoint,
+  log,
+  hasMore,
+  eventId,
+  secret,
+  problem,
+}: {
+  ctx: ConsoleRequestContext;
+  endpoint: WebhookEndpoint;
+  log: WebhookDeliveryAttempt[];
+  hasMore: boolean;
+  eventId: string | undefined;
+  secret: WebhookEndpointSecret | undefined;
+  problem: string | undefined;
+}) {
+  const { t } = ctx;
+  const w = t.webhooks;
+  const admin = ctx.signedIn!.actor.role === 'admin';
+  const done = new URLSearchParams(ctx.query).get('done');
+  const doneText = done === null ? undefined : DONE_TEXT(ctx)[done];
+  return (
+    <Layout ctx={ctx} title={w.detailTitle(endpoint.url)} section="webhooks">
+      {doneText ? <Notice kind="success">{doneText}</Notice> : null}
+      {problem ? <Notice kind="error">{problem}</Notice> : null}
+      <section aria-labelledby="endpoint">
+        <h2 id="endpoint">{w.title}</h2>
+        <Facts
+          rows={[
+            [t.common.id, <code>{endpoint.id}</code>],
+            [w.url, endpoint.url],
+            [t.common.status, <EndpointState ctx={ctx} endpoint={endpoint} />],
+            [t.common.created, tokyoTime(endpoint.created_at)],
+          ]}
+        />
+        {admin ? (
+          <div class="actions">
+            <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}`}>
+              <input type="hidden" name="enabled" value={endpoint.enabled ? 'false' : 'true'} />
+              <button type="submit" class="secondary">
+                {endpoint.enabled ? w.disable : w.enable}
+              </button>
+            </PostForm>
+            <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/test`}>
+              <button type="submit" class="secondary">
+                {w.sendTest}
+              </button>
+            </PostForm>
+            <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/delete`}>
+              <button type="submit" class="danger">
+                {w.delete}
+              </button>
+            </PostForm>
+          </div>
+        ) : null}
+      </section>
+      {admin ? (
+        <section aria-labelledby="events-choice">
+          <h2 id="events-choice">{w.events}</h2>
+          <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}`} class="stack">
+            <EventChoices ctx={ctx} selected={endpoint.enabled_events} />
+            <div>
+              <button type="submit">{w.update}</button>
+            </div>
+          </PostForm>
+        </section>
+      ) : null}
+      {admin ? (
+        <section aria-labelledby="secret">
+          <h2 id="secret">{w.secret}</h2>
+          {secret ? (
+            <>
+              <p>{w.secretShown}</p>
+              <p>
+                <code class="secret" id="secret-text">
+                  {secret.secret}
+                </code>{' '}
+                <button type="button" class="secondary" data-copy="secret-text" data-copied={t.common.copied} hidden>
+                  {t.common.copy}
+                </button>
+              </p>
+              {secret.previous_secret_expires_at ? <p class="muted">{w.previousSecretUntil(tokyoTime(secret.previous_secret_expires_at))}</p> : null}
+            </>
+          ) : null}
+          <div class="actions">
+            {(['secret', 'rotate-secret'] as const).map((action) => (
+              <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/${action}`} class="form-grid">
+                <label>
+                  {w.passwordAgain}
+                  <input type="password" name="password" autoComplete="current-password" required />
+                </label>
+                <button type="submit" class={action === 'secret' ? 'secondary' : 'danger'}>
+                  {action === 'secret' ? w.revealSecret : w.rotateSecret}
+                </button>
+              </PostForm>
+            ))}
+          </div>
+        </section>
+      ) : null}
+      <section aria-labelledby="log">
+        <h2 id="log">{w.log}</h2>
+        <form method="get" action={`/dashboard/webhooks/${endpoint.id}`} class="form-grid" role="search">
+          <label>
+            {w.searchEvent}
+            <input name="event_id" value={eventId ?? ''} />
+          </label>
+          <button type="submit" class="secondary">
+            {t.common.search}
+          </button>
+        </form>
+        {log.length === 0 ? (
+          <p>{t.common.none}</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <caption>{w.log}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t.common.date}</th>
+                  <th scope="col">{t.events.type}</th>
+                  <th scope="col">{t.common.id}</th>
+                  <th scope="col" class="num">
+                    {w.attempt}
+                  </th>
+                  <th scope="col" class="num">
+                    {w.statusCode}
+                  </th>
+                  <th scope="col" class="num">
+                    {w.duration}
+                  </th>
+                  <th scope="col">{w.deliveryStatus}</th>
+                  {admin ? <th scope="col">{t.common.actions}</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {log.map((a) => (
+                  <tr>
+                    <td>{tokyoTime(a.attempted_at)}</td>
+                    <td>
+                      <code>{a.event_type}</code>
+                    </td>
+                    <td>
+                      <a href={`/dashboard/events/${a.event_id}`}>{a.event_id}</a>
+                    </td>
+                    <td class="num">{a.attempt}</td>
+                    <td class="num">{a.status_code ?? a.error ?? ''}</td>
+                    <td class="num">{`${a.duration_ms} ms`}</td>
+                    <td>
+                      <Badge kind={a.delivery_status}>{w.deliveryStatuses[a.delivery_status] ?? a.delivery_status}</Badge>
+                    </td>
+                    {admin ? (
+                      <td>
+                        <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/resend`}>
+                          <input type="hidden" name="event_id" value={a.event_id} />
+                          <button type="submit" class="secondary" aria-label={`${w.resend} ${a.event_id}`}>
+                            {w.resend}
+                          </button>
+                        </PostForm>
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Pager ctx={ctx} next={hasMore ? { after: log.at(-1)!.id } : undefined} />
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,127 @@
+import { MODES, type Mode } from '@pmatch/contracts';
+import { Router } from 'express';
+import { deleteSession, insertSession, setSessionMode } from '../../data/console-sessions';
+import type { LoginThrottle } from '../../data/login-throttle';
+import { recordAudit } from '../../use-cases/audit';
+import { findSetupUser, logIn, newToken, proveSecondFactor, setPassword, type ConsoleDeps } from '../../use-cases/console-login';
+import {
+  auditContextOf,
+  contextOf,
+  cookieOptions,
+  csrfChecked,
+  field,
+  loginCsrfCookieName,
+  loginCsrfMatches,
+  sessionCookieName,
+  sessionEndedNow,
+  signedInOf,
+  signedInPage,
+  type CookiePolicy,
+  ConsoleRefusal,
+} from '../http';
+import { sendPage } from '../render';
+import { LoginPage, SecondFactorPage, SetupPasswordPage } from '../views/auth';
+
+/** Log-in, the second factor, log-out, password setup and the mode switch. */
+export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: CookiePolicy, publicOrigin: string): Router {
+  const router = Router();
+  const loginToken = (res: import('express').Response) => {
+    const token = newToken();
+    res.cookie(loginCsrfCookieName(policy), token, cookieOptions(policy, 'strict'));
+    return token;
+  };
+
+  router.get('/dashboard/login', (req, res) => {
+    const ctx = contextOf(req);
+    const { t } = ctx;
+    const message =
+      req.query.expired === '1' || sessionEndedNow(req)
+        ? { kind: 'info' as const, text: t.login.expired }
+        : req.query.done === 'logout'
+          ? { kind: 'success' as const, text: t.login.loggedOut }
+          : req.query.done === 'password'
+            ? { kind: 'success' as const, text: t.setup.done }
+            : undefined;
+    sendPage(res, LoginPage({ ctx, csrf: loginToken(res), ...(message ? { message } : {}) }));
+  });
+
+  router.post('/dashboard/login', async (req, res) => {
+    const ctx = contextOf(req);
+    const { t } = ctx;
+    const email = (field(req, 'email') ?? '').slice(0, 254);
+    const password = (field(req, 'password') ?? '').slice(0, 1024);
+    const origin = req.get('origin');
+    if (!loginCsrfMatches(req, policy) || (origin !== undefined && origin !== publicOrigin)) throw new ConsoleRefusal(403, 'login CSRF', 'csrf');
+    const mode: Mode = ctx.signedIn?.mode ?? 'test';
+    const outcome = await logIn(deps, throttle, { email, password, ip: ctx.ip, mode });
+    if (outcome.outcome !== 'logged_in') {
+      const status = outcome.outcome === 'throttled' ? 429 : outcome.outcome === 'unavailable' ? 503 : 401;
+      const text = outcome.outcome === 'throttled' ? t.login.throttled : outcome.outcome === 'unavailable' ? t.login.unavailable : t.login.failed;
+      return sendPage(res, LoginPage({ ctx, csrf: loginToken(res), email, message: { kind: 'error', text } }), status);
+    }
+    // The session the browser brought, if any, ends: a log-in always gets a new id.
+    if (ctx.signedIn !== undefined) await deleteSession(deps.database.prisma, ctx.signedIn.token);
+    res.clearCookie(loginCsrfCookieName(policy), cookieOptions(policy, 'strict'));
+    res.cookie(sessionCookieName(policy), outcome.token, cookieOptions(policy));
+    res.redirect(303, outcome.secondFactorPending ? '/dashboard/login/second-factor' : '/dashboard/');
+  });
+
+  router.get('/dashboard/login/second-factor', (req, res) => {
+    const ctx = contextOf(req);
+    if (ctx.signedIn?.session.secondFactorPending !== true) return res.redirect(303, '/dashboard/login');
+    sendPage(res, SecondFactorPage({ ctx, failed: false }));
+  });
+
+  router.post('/dashboard/login/second-factor', csrfChecked(publicOrigin), async (req, res) => {
+    const ctx = contextOf(req);
+    const signedIn = signedInOf(req);
+    if (!signedIn.session.secondFactorPending) return res.redirect(303, '/dashboard/');
+    if (!(await proveSecondFactor(deps, signedIn.user, field(req, 'code') ?? '', ctx.ip))) {
+      return sendPage(res, SecondFactorPage({ ctx, failed: true }), 401);
+    }
+    // A new session id once the second factor is given, as at any change of privilege.
+    await deleteSession(deps.database.prisma, signedIn.token);
+    const token = newToken();
+    await insertSession(
+      deps.database.prisma,
+      { token, userId: signedIn.user.id, csrfToken: newToken(), mode: signedIn.mode, secondFactorPending: false, ip: ctx.ip },
+      deps.clock.now(),
+    );
+    res.cookie(sessionCookieName(policy), token, cookieOptions(policy));
+    res.redirect(303, '/dashboard/');
+  });
+
+  router.post('/dashboard/logout', csrfChecked(publicOrigin), async (req, res) => {
+    const signedIn = signedInOf(req);
+    await deleteSession(deps.database.prisma, signedIn.token);
+    await recordAudit(deps, auditContextOf(req), 'logout', signedIn.user.id, {});
+    res.clearCookie(sessionCookieName(policy), cookieOptions(policy));
+    res.redirect(303, '/dashboard/login?done=logout');
+  });
+
+  router.get('/dashboard/setup-password/:token', async (req, res) => {
+    const ctx = contextOf(req);
+    const user = await findSetupUser(deps, req.params.token);
+    sendPage(res, SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res) }), user === null ? 404 : 200);
+  });
+
+  router.post('/dashboard/setup-password/:token', async (req, res) => {
+    const ctx = contextOf(req);
+    if (!loginCsrfMatches(req, policy)) throw new ConsoleRefusal(403, 'setup CSRF', 'csrf');
+    const outcome = await setPassword(deps, req.params.token, field(req, 'password') ?? '', field(req, 'password_again') ?? '', ctx.ip);
+    if (outcome === 'done') return res.redirect(303, '/dashboard/login?done=password');
+    const user = await findSetupUser(deps, req.params.token);
+    const problem = { invalid: undefined, too_short: ctx.t.setup.tooShort, too_long: ctx.t.setup.tooLong, mismatch: ctx.t.setup.mismatch }[outcome];
+    sendPage(res, SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res), ...(problem ? { problem } : {}) }), outcome === 'invalid' ? 404 : 400);
+  });
+
+  router.post('/dashboard/mode', signedInPage(), csrfChecked(publicOrigin), async (req, res) => {
+    const signedIn = signedInOf(req);
+    const mode = field(req, 'mode');
+    if (!MODES.includes(mode as Mode)) throw new ConsoleRefusal(404, 'no such mode');
+    await setSessionMode(deps.database.prisma, signedIn.token, mode as Mode);
+    res.redirect(303, '/dashboard/');
+  });
+
+  return router;
+}

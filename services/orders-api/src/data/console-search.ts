@@ -1,0 +1,167 @@
+import { Prisma, eventFields, orderFields, transactionFields, type Db, type EventRow, type OrderRow, type TransactionRow } from '@pmatch/db';
+import type { Scope } from '../domain/actor';
+
+/** A page of rows newest first, and the seq to continue below when there are more. */
+export interface SeqPage<T> {
+  rows: T[];
+  nextBefore: bigint | undefined;
+}
+
+function pageOf<T extends { seq: bigint }>(rows: T[], limit: number): SeqPage<T> {
+  return { rows: rows.slice(0, limit), nextBefore: rows.length > limit ? rows[limit - 1]!.seq : undefined };
+}
+
+/** `%text%` for ILIKE, with the text's own % _ \ taken literally; compared after NFKC on both sides (ﾔﾏﾀﾞ finds ヤマダ). */
+function containing(text: string): string {
+  return `%${text.normalize('NFKC').replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export interface DepositSearch {
+  status: string;
+  name?: string;
+  amount?: number;
+  from?: Date;
+  to?: Date;
+  before?: bigint;
+  limit: number;
+}
+
+/**
+ * Deposits of one status, newest first, walking transactions_status_list_idx (organisation, mode,
+ * status, seq) from the cursor down: a page reads its own rows plus those the filters pass over.
+ */
+export async function searchDeposits(prisma: Db, scope: Scope, search: DepositSearch): Promise<SeqPage<TransactionRow>> {
+  const rows = await prisma.$queryRaw<TransactionRow[]>`
+    SELECT ${Prisma.raw(transactionFields())} FROM transactions
+    WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = ${search.status} AND direction = 'deposit'
+      ${search.name === undefined ? Prisma.empty : Prisma.sql`AND normalize(counterparty, NFKC) ILIKE ${containing(search.name)}`}
+      ${search.amount === undefined ? Prisma.empty : Prisma.sql`AND amount = ${search.amount}`}
+      ${search.from === undefined ? Prisma.empty : Prisma.sql`AND occurred_at >= ${search.from}`}
+      ${search.to === undefined ? Prisma.empty : Prisma.sql`AND occurred_at < ${search.to}`}
+      ${search.before === undefined ? Prisma.empty : Prisma.sql`AND seq < ${search.before}`}
+    ORDER BY seq DESC LIMIT ${search.limit + 1}`;
+  return pageOf(rows, search.limit);
+}
+
+export interface OrderSearch {
+  status?: string;
+  externalId?: string;
+  payerName?: string;
+  amountFrom?: number;
+  amountTo?: number;
+  from?: Date;
+  to?: Date;
+  before?: bigint;
+  limit: number;
+}
+
+/**
+ * Orders newest first under the filters. An external_id finds its one order through its unique
+ * index; otherwise the walk is down orders_status_list_idx or orders_list_idx from the cursor.
+ */
+export async function searchOrders(prisma: Db, scope: Scope, search: OrderSearch): Promise<SeqPage<OrderRow>> {
+  // At most one order has an external_id: asked in seq order, the planner may walk the list instead.
+  const byExternalId = search.externalId !== undefined;
+  const rows = await prisma.$queryRaw<OrderRow[]>`
+    SELECT ${Prisma.raw(orderFields())} FROM orders
+    WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
+      ${search.status === undefined ? Prisma.empty : Prisma.sql`AND status = ${search.status}`}
+      ${search.externalId === undefined ? Prisma.empty : Prisma.sql`AND external_id = ${search.externalId}`}
+      ${search.payerName === undefined ? Prisma.empty : Prisma.sql`AND normalize(payer_name, NFKC) ILIKE ${containing(search.payerName)}`}
+      ${search.amountFrom === undefined ? Prisma.empty : Prisma.sql`AND amount >= ${search.amountFrom}`}
+      ${search.amountTo === undefined ? Prisma.empty : Prisma.sql`AND amount <= ${search.amountTo}`}
+      ${search.from === undefined ? Prisma.empty : Prisma.sql`AND ordered_at >= ${search.from}`}
+      ${search.to === undefined ? Prisma.empty : Prisma.sql`AND ordered_at < ${search.to}`}
+      ${search.before === undefined ? Prisma.empty : Prisma.sql`AND seq < ${search.before}`}
+    ${byExternalId ? Prisma.empty : Prisma.sql`ORDER BY seq DESC`} LIMIT ${search.limit + 1}`;
+  return pageOf(rows, search.limit);
+}
+
+/**
+ * The open and expired orders a deposit may be matched to by hand: its account and amount, newest
+ * first, optionally by payer name or external_id (orders_candidates_idx).
+ */
+export async function findMatchableOrders(
+  prisma: Db,
+  scope: Scope,
+  deposit: { bankAccountId: string; amount: bigint },
+  text: string | undefined,
+  limit: number,
+): Promise<OrderRow[]> {
+  return prisma.$queryRaw<OrderRow[]>`
+    SELECT ${Prisma.raw(orderFields())} FROM orders
+    WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
+      AND bank_account_id = ${deposit.bankAccountId} AND amount = ${deposit.amount} AND status IN ('open', 'expired')
+      ${text === undefined ? Prisma.empty : Prisma.sql`AND (external_id = ${text} OR normalize(payer_name, NFKC) ILIKE ${containing(text)})`}
+    ORDER BY seq DESC LIMIT ${limit}`;
+}
+
+export async function findOrdersByIds(prisma: Db, scope: Scope, ids: readonly string[]): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  return prisma.order.findMany({ where: { id: { in: [...ids] }, organisationId: scope.organisationId, mode: scope.mode } });
+}
+
+export async function findTransactionsByIds(prisma: Db, scope: Scope, ids: readonly string[]): Promise<TransactionRow[]> {
+  if (ids.length === 0) return [];
+  return prisma.transaction.findMany({ where: { id: { in: [...ids] }, organisationId: scope.organisationId, mode: scope.mode } });
+}
+
+/** The events about these objects (their `data.object.id`), in recorded order (events_object_idx). */
+export async function eventsAbout(prisma: Db, scope: Scope, objectIds: readonly string[]): Promise<EventRow[]> {
+  if (objectIds.length === 0) return [];
+  return prisma.$queryRaw<EventRow[]>`
+    SELECT ${Prisma.raw(eventFields())} FROM events
+    WHERE (data #>> '{object,id}') IN (${Prisma.join(objectIds)}) AND organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
+    ORDER BY tx_id, seq`;
+}
+
+/** Events newest first, of one type when given, below the cursor event when given (events_list_idx, events_type_idx). */
+export async function latestEvents(
+  prisma: Db,
+  scope: Scope,
+  query: { type?: string; beforeId?: string; limit: number },
+): Promise<{ rows: EventRow[]; hasMore: boolean } | undefined> {
+  let below = Prisma.empty;
+  if (query.beforeId !== undefined) {
+    const [cursor] = await prisma.$queryRaw<{ tx_id: string; seq: bigint }[]>`
+      SELECT tx_id::text AS tx_id, seq FROM events WHERE id = ${query.beforeId} AND organisation_id = ${scope.organisationId} AND mode = ${scope.mode}`;
+    if (cursor === undefined) return undefined;
+    below = Prisma.sql`AND (tx_id, seq) < (${cursor.tx_id}::xid8, ${cursor.seq})`;
+  }
+  const rows = await prisma.$queryRaw<EventRow[]>`
+    SELECT ${Prisma.raw(eventFields())} FROM events
+    WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
+      ${query.type === undefined ? Prisma.empty : Prisma.sql`AND type = ${query.type}`}
+      ${below}
+    ORDER BY tx_id DESC, seq DESC LIMIT ${query.limit + 1}`;
+  return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
+}
+
+export async function findEvent(prisma: Db, scope: Scope, id: string): Promise<EventRow | null> {
+  return prisma.event.findFirst({ where: { id, organisationId: scope.organisationId, mode: scope.mode } });
+}
+
+/** How many rows, counting at most `cap` (a busy shop's figures need no exact count past it). */
+const capped = (cap: number) => Prisma.raw(String(cap + 1));
+
+export interface OverviewCounts {
+  held: number;
+  unmatched: number;
+  open: number;
+  expiringToday: number;
+  endpointsInTrouble: number;
+}
+
+/** The overview's figures, each counted to at most `cap` along an index. */
+export async function overviewCounts(prisma: Db, scope: Scope, today: { now: Date; end: Date }, cap: number): Promise<OverviewCounts> {
+  const [row] = await prisma.$queryRaw<{ held: bigint; unmatched: bigint; open: bigint; expiring: bigint; endpoints: bigint }[]>`
+    SELECT
+      (SELECT count(*) FROM (SELECT 1 FROM transactions WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = 'held' LIMIT ${capped(cap)}) h) AS held,
+      (SELECT count(*) FROM (SELECT 1 FROM transactions WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = 'unmatched' LIMIT ${capped(cap)}) u) AS unmatched,
+      (SELECT count(*) FROM (SELECT 1 FROM orders WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = 'open' LIMIT ${capped(cap)}) o) AS open,
+      (SELECT count(*) FROM (SELECT 1 FROM orders WHERE status = 'open' AND expires_at >= ${today.now} AND expires_at < ${today.end}
+         AND organisation_id = ${scope.organisationId} AND mode = ${scope.mode} LIMIT ${capped(cap)}) e) AS expiring,
+      (SELECT count(*) FROM webhook_endpoints WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND deleted_at IS NULL
+         AND (NOT enabled OR failing_since IS NOT NULL)) AS endpoints`;
+  return { held: Number(row!.held), unmatched: Number(row!.unmatched), open: Number(row!.open), expiringToday: Number(row!.expiring), endpointsInTrouble: Number(row!.endpoints) };
+}
