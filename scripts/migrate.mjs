@@ -1,5 +1,5 @@
 // Creates the database in DATABASE_URL if needed and applies the SQL migrations of packages/db
-// (DESIGN "Migrations"). Prints one line; exits 1 with the reason on failure.
+// (docs/decisions/0001-sql-migrations-with-our-own-runner.md). Prints one line; exits 1 with the reason on failure.
 // Needs packages/db built (`npm run build`); the Docker image runs it as the one-shot `migrate`.
 // SERVICE_ROLE_PASSWORD, when set, becomes the password of every service role, for hosts that
 // authenticate by password (docker compose); production sets one per role instead.

@@ -1,7 +1,7 @@
 // Runs the four services on this machine as one foreground process (`npm start`): each line they
 // print is prefixed with the service's name, a service that exits on its own is restarted with
 // backoff, and SIGINT/SIGTERM stop them all gracefully. Ports and URLs come from the environment
-// (DESIGN "Ports and configuration"); each service's database user is its own role.
+// (README "Configuration"); each service's database user is its own role.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

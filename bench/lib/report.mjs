@@ -101,7 +101,7 @@ export function renderMarkdown(result) {
   lines.push(`Machine: ${m.nproc} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.kernel}; Node ${m.node}; PostgreSQL ${m.postgres}; RabbitMQ ${m.rabbitmq}; Redis ${m.redis}. ` +
     `Load average at start ${m.loadAverageAtStart.join(' / ')}. Everything (services, PostgreSQL, RabbitMQ, Redis, the load generator and the webhook receiver) on this one machine.`);
   lines.push('');
-  lines.push('| target (issue 6) | measured | verdict |');
+  lines.push('| target | measured | verdict |');
   lines.push('|---|---|---|');
   for (const r of targetRows(result)) lines.push(`| ${r.target} | ${r.measured} | ${verdict(r.ok)} |`);
   lines.push('');

@@ -5,7 +5,7 @@ import { errorBodyProblem } from './support/hostile-input';
 
 /**
  * Every /v1 endpoint × every kind of caller, on live objects as well as test ones: each cell gets
- * exactly the status the spec and DESIGN give it, and no answer carries an object its caller may
+ * exactly the status docs/guide.md gives it, and no answer carries an object its caller may
  * not see. Live objects come the way they do in production: a live transaction from a signed bank
  * notification, live events from live orders and deposits, a live webhook endpoint.
  */
@@ -176,7 +176,7 @@ const ENDPOINTS: Endpoint[] = (['test', 'live'] as const).flatMap((mode): Endpoi
   { method: 'GET', path: () => '/v1/settings', object: 'none', allowed: 200 },
   { method: 'PATCH', path: () => '/v1/settings', body: () => ({ auto_confirm_late_orders: false }), object: 'none', allowed: 200, settingsWrite: true },
   { method: 'POST', path: () => '/v1/orders', body: newOrder, object: 'none', allowed: 201 },
-  // Spec endpoint rule 6: test deposits are for test keys; a live key gets 404.
+  // Test deposits are for test keys; a live key gets 404.
   { method: 'POST', path: () => '/v1/test/deposits', body: () => ({ amount: 6999, counterparty: 'x' }), object: 'none', allowed: (who) => (who.startsWith('live') ? 404 : 201) },
   { method: 'GET', path: () => '/v1/webhook-endpoints', object: 'none', allowed: 200, webhooks: true },
   { method: 'POST', path: () => '/v1/webhook-endpoints', body: () => ({ url: 'https://127.0.0.1:9/other' }), object: 'none', allowed: 201, webhooks: true },
@@ -184,7 +184,7 @@ const ENDPOINTS: Endpoint[] = (['test', 'live'] as const).flatMap((mode): Endpoi
   { method: 'GET', path: () => `/v1/events?starting_after=${otherOrgEvent}`, object: 'none', allowed: (who) => (who === 'key of another organisation' ? 200 : 400) },
 ]);
 
-/** The spec's answer (Authentication 4–6) and DESIGN's for scoped keys, for one caller. */
+/** The answer of docs/guide.md "Authentication and modes", scoped keys included, for one caller. */
 function expected(endpoint: Endpoint, who: Who): number {
   if (who === 'no key' || who === 'garbage key' || who === 'revoked key') return 401;
   if (who === 'read-only key' && (WRITES.has(endpoint.method) || endpoint.secret)) return 403;
@@ -247,7 +247,7 @@ describe('outside the matrix', () => {
     expect(JSON.stringify(res.body)).not.toMatch(/ZZ-A-|svc_(test|live)_[0-9A-Za-z]{32}/);
   });
 
-  test('when a browser sends a CORS preflight to /v1, then it gets no CORS headers (spec Authentication 7)', async () => {
+  test('when a browser sends a CORS preflight to /v1, then it gets no CORS headers (docs/guide.md "Authentication and modes")', async () => {
     const res = await fetch(`${system.apiUrl}/v1/orders`, {
       method: 'OPTIONS',
       headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },

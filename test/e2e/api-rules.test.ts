@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { MerchantClient, TestSystem, api, waitFor } from '@pmatch/testkit';
 
-/** Endpoint rules 1–4 and 11–13, key scopes, settings, the limits of DESIGN §2, and how bad input is answered. */
+/** The orders and settings endpoints, key scopes, settings, the limits of docs/guide.md, and how bad input is answered. */
 
 /** pg comes with the testkit; this suite has no @types/pg, so the little used here is typed by hand. */
 interface SqlSession {
@@ -373,7 +373,7 @@ describe('listing events', () => {
   });
 });
 
-describe('limits of DESIGN §2', () => {
+describe('limits of docs/guide.md', () => {
   const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
   let sequence = 0;
   const create = (extra: Record<string, unknown>) => {
@@ -483,7 +483,7 @@ describe('bad input stores nothing', () => {
     expect(await countOrders()).toBe(before);
   });
 
-  test('when any of the four required fields is missing, then 400 parameter_missing naming it, and nothing is stored (rule 11)', async () => {
+  test('when any of the four required fields is missing, then 400 parameter_missing naming it, and nothing is stored', async () => {
     const before = await countOrders();
     for (const field of ['payer_name', 'external_id', 'item_name', 'amount']) {
       const { [field]: _left, ...rest } = body(`missing-${field}`) as Record<string, unknown>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { MerchantClient, TestSystem, api, waitFor } from '@pmatch/testkit';
 
-/** The spec's deposit state table, endpoint rules 8 and 9, late orders and transaction reads. */
+/** The deposit state table (docs/guide.md), matching and excluding by hand, late orders and transaction reads. */
 
 const MINUTE = 60 * 1000;
 let system: TestSystem;

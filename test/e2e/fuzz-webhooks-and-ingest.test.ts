@@ -38,7 +38,7 @@ import {
 /**
  * Hostile input on the webhook-endpoint API and on bank-ingest (fuzz.test.ts has the rest of
  * orders-api), the same way: FUZZ_RUNS cases per endpoint, each answer exactly what the rules
- * below give (stated from the spec and DESIGN, not from the services' schemas), errors in DESIGN's
+ * below give (stated from docs/guide.md, not from the services' schemas), errors in the
  * body, and nothing stored by a refused request. Bank notifications are signed with a real
  * adapter secret, so their bodies get past authentication to the rules.
  */
@@ -106,14 +106,14 @@ const webhookReading = (m: Merchant) => async () =>
   );
 
 // ---------------------------------------------------------------------------------------------
-// The webhook API's rules (spec "Webhook endpoints", DESIGN §2)
+// The webhook API's rules (docs/guide.md "Webhooks")
 
 /** Spec Events table: the types an endpoint can select (webhook.test is sent only by the test action). */
 const SUBSCRIBABLE = ['order.created', 'order.updated', 'order.paid', 'order.canceled', 'order.expired', 'order.payment_reversed', 'transaction.deposited',
   'transaction.withdrawn', 'transaction.held'];
 
 /**
- * Only https, no credentials in the URL, and (spec: localhost and private addresses are refused)
+ * Only https, no credentials in the URL, and (localhost and private addresses are refused)
  * no address outside WEBHOOK_ALLOWED_CIDRS, which is loopback here; at most 2,048 characters. The
  * generated URLs name no host that needs DNS but localhost, so the verdict never hangs on a lookup.
  */
@@ -177,7 +177,7 @@ function expectEndpointAsSent(res: { body: any }, sent: Record<string, unknown>)
 const WELL_FORMED_EVENT_ID = /^evt_(test_)?[0-9A-Za-z]{12,40}$/;
 
 // ---------------------------------------------------------------------------------------------
-// Bank notifications (DESIGN "Bank notification API")
+// Bank notifications (docs/guide.md "For bank adapters")
 
 const DIRECTIONS = ['deposit', 'withdrawal'];
 
@@ -479,7 +479,7 @@ describe('bank-ingest limits', () => {
   });
 });
 
-test('the URL rule refuses what the spec refuses', () => {
+test('the URL rule refuses what the guide refuses', () => {
   expect(['http://127.0.0.1/', 'https://localhost/', 'https://10.0.0.1/', 'https://[::1]/', 'https://user:p@127.0.0.1/', 'x', `https://127.0.0.1/${'a'.repeat(2048)}`].map(isAllowedUrl)).toEqual(Array(7).fill(false));
   expect(['https://127.0.0.1:1/hooks', 'https://127.1/short'].map(isAllowedUrl)).toEqual([true, true]);
   expect(asSent([['a', '\ud800']]).params).toEqual([['a', '\ufffd']]);

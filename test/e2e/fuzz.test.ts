@@ -42,8 +42,8 @@ import {
  * Hostile input on every orders-api endpoint but the webhook endpoints (fuzz-webhooks-and-ingest
  * has those and bank-ingest): FUZZ_RUNS cases per endpoint (default 2,000), each a hostile body,
  * query string, path id or header on an otherwise good request. Every answer is exactly the one
- * DESIGN's rules give (stated in support/hostile-input.ts and here, not taken from the services'
- * schemas), every error carries DESIGN's error body, and a refused request leaves everything the
+ * the guide's rules give (stated in support/hostile-input.ts and here, not taken from the services'
+ * schemas), every error carries the error body, and a refused request leaves everything the
  * organisation has stored as it was. Where a success changes the object (cancel closes the
  * order), the next case gets a fresh one, so every case reaches the check it is meant for.
  */
@@ -179,7 +179,7 @@ function createOrderBody(m: Merchant) {
   });
 }
 
-/** POST /v1/orders (spec Endpoints, DESIGN Limits): 201 for a good order, 400 otherwise. */
+/** POST /v1/orders (docs/guide.md "Orders", "Limits"): 201 for a good order, 400 otherwise. */
 const judgeCreateOrder = (m: Merchant) => (body: unknown): Want => {
   const b = body === undefined ? {} : body;
   if (!isRecord(b) || !onlyKeys(b, ['amount', 'payer_name', 'external_id', 'item_name', 'bank_account_id', 'ordered_at', 'expires_at', 'metadata'])) return refused;
@@ -193,7 +193,7 @@ const judgeCreateOrder = (m: Merchant) => (body: unknown): Want => {
     (b.expires_at === undefined || (isTimestamp(b.expires_at) && !isPast(b.expires_at))) &&
     (b.metadata === undefined || isMetadata(b.metadata));
   if (!fieldsOk) return refused;
-  // The spec's one rule with a code: ordered_at more than 5 minutes ahead (the generated times are an hour or more away).
+  // The one rule with its own code: ordered_at more than 5 minutes ahead (the generated times are an hour or more away).
   if (typeof b.ordered_at === 'string' && !isPast(b.ordered_at)) return { status: 400, code: 'ordered_at_in_future' };
   return { status: 201 };
 };
@@ -420,7 +420,7 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
           judge: (body) => {
             const b = body === undefined ? {} : body;
             if (!isRecord(b) || !onlyKeys(b, ['order_id'])) return refused;
-            // Spec rule 8: the order must have the deposit's amount, else 409; an order the caller cannot see is no order.
+            // The order must have the deposit's amount, else 409; an order the caller cannot see is no order.
             if (b.order_id === otherAmountOrder) return { status: 409, code: 'transaction_not_matchable' };
             return b.order_id === pair.order ? { status: 200 } : refused;
           },
@@ -450,7 +450,7 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
         type: { arbitrary: fc.oneof(fc.constantFrom(...EVENT_TYPES), weirdString, fc.constantFrom('order.*', 'ORDER.CREATED')), valid: (v) => EVENT_TYPES.includes(v) },
       }, filterOf('type', 'type'));
     }),
-    // DESIGN "Objects and lists": every list takes limit and starting_after, the bank accounts' too.
+    // docs/guide.md "Objects": every list takes limit and starting_after, the bank accounts' too.
     endpoint('GET /v1/bank-accounts', (m) => listTarget('GET /v1/bank-accounts', m, 'bank_accounts', {}, () => true)),
     endpoint('GET /v1/settings', (m) => objectTarget('GET /v1/settings', m, undefined, 'settings')),
     endpoint('PATCH /v1/settings', (m) => ({

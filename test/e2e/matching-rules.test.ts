@@ -194,7 +194,7 @@ describe('holding for a person where a rule would guess', () => {
   });
 });
 
-describe('spec matching rules 3 and 4 (no rule enabled)', () => {
+describe('exact name and order date (no rule enabled)', () => {
   test('when the depositor name has leading and trailing whitespace, then it is trimmed and the order confirmed as exact', async () => {
     const { client } = await system.createMerchant();
     const order = await client.createOrder({ amount: 4901, payer_name: 'ヤマダ タロウ' });

@@ -1,6 +1,6 @@
 import { MerchantClient, TestSystem, waitFor } from '@pmatch/testkit';
 
-/** Every row of the spec's order state table, through the real services, time moved by the test clock. */
+/** Every row of the order state table (docs/guide.md "Orders"), through the real services, time moved by the test clock. */
 
 /** pg comes with the testkit; this suite has no @types/pg, so the little used here is typed by hand. */
 interface SqlSession {

@@ -104,7 +104,7 @@ describe('logs', () => {
     expect((await api(system.apiUrl, 'GET', `/v1/orders?external_id=${encodeURIComponent(liveKey)}`, { key: testKey })).status).toBe(200);
     expect((await api(system.apiUrl, 'GET', '/v1/events', { key: liveKey })).status).toBe(200);
 
-    // The CLI may show the operator the number once (DESIGN: ops prints the object it made).
+    // The CLI may show the operator the number once (ops prints the object it made).
     expect(occurrences(added, accountNumber)).toBeLessThanOrEqual(1);
     expect(occurrences(refused, accountNumber)).toBeLessThanOrEqual(1);
 

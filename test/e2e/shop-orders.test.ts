@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { MerchantClient, REPO_ROOT, TestSystem } from '@pmatch/testkit';
 
 /**
- * Orders with source shop (spec: order.created "through … a shop platform"; "the shop platform
+ * Orders with source shop (order.created "through … a shop platform"; "the shop platform
  * reports payment" → paid_outside; PATCH or cancel → 409 order_not_open), played by the ops CLI.
  */
 

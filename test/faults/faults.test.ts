@@ -49,7 +49,7 @@ beforeAll(async () => {
   system = await TestSystem.start({
     WEBHOOK_CA_FILE: ca.certFile,
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-    // The spec's answer deadline; a delivery whose dispatcher was killed mid-attempt is due again after the lease.
+    // The receivers' answer deadline; a delivery whose dispatcher was killed mid-attempt is due again after the lease.
     DELIVERY_TIMEOUT_MS: '10000',
     DELIVERY_LEASE_MS: '12000',
     DELIVERY_POLL_INTERVAL_MS: '100',
@@ -264,7 +264,7 @@ test('when services are SIGKILLed, RabbitMQ and Redis restart and database conne
   let retriedDeliveries = 0;
   const due = await retriesDue();
   if (left.undeliveredEvents! > 0 && due !== undefined) {
-    // A failed attempt is retried on the spec's schedule (the first retry a minute later): the
+    // A failed attempt is retried on the retry schedule (the first retry a minute later): the
     // test clock skips the wait instead of the suite sleeping through it.
     retriedDeliveries = left.undeliveredEvents!;
     system.advanceClock(Math.max(0, due.getTime() - system.now().getTime()) + 1_000);

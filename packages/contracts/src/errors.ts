@@ -1,6 +1,6 @@
 import { z } from './zod';
 
-/** Every error code the API can answer with (DESIGN §2 "Errors"). */
+/** Every error code the API can answer with (docs/guide.md "Requests and errors"). */
 export const ERROR_CODES = [
   'parameter_missing',
   'parameter_invalid',

@@ -1,4 +1,4 @@
-/** Bounds decided in DESIGN §2 where the spec is silent. */
+/** Bounds on input (docs/guide.md "Limits"). */
 export const LIMITS = {
   amountMin: 1,
   amountMax: 9_999_999_999,

@@ -45,7 +45,7 @@ export type DepositReceived = z.infer<typeof DepositReceived>;
 
 /**
  * A registered order, for the matcher to examine again the unmatched deposits it could explain
- * (same account and amount, not earlier than its ordered_at; spec "Late orders").
+ * (same account and amount, not earlier than its ordered_at; docs/guide.md "Deposits and decisions").
  */
 export const OrderRegistered = z.object({
   order_id: OrderId,

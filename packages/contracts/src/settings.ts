@@ -1,6 +1,6 @@
 import { z } from './zod';
 
-/** DESIGN "Matching rules a seller can enable", in catalogue order (the order rules are tried). */
+/** The matching rules a seller can enable (docs/guide.md "Matching rules"), in catalogue order (the order rules are tried). */
 export const MATCHING_RULES = ['kana_width', 'corporate_abbreviation', 'decorated', 'truncated'] as const;
 export type MatchingRule = (typeof MATCHING_RULES)[number];
 

@@ -3,11 +3,11 @@ import { EventId, Timestamp } from './api';
 import { EVENT_TYPES, Event, type EventType } from './events';
 import { idPattern } from './ids';
 
-/** Spec "Limits" and "Retries", in one place for the API and the dispatcher. */
+/** Webhook limits and retries (docs/guide.md "Webhooks"), in one place for the API and the dispatcher. */
 export const WEBHOOK_LIMITS = {
   endpointsPerMode: 5,
   urlLengthMax: 2048,
-  /** Waits before attempts 1…8 (spec "Retries"); the length is the number of attempts. */
+  /** Waits before attempts 1…8 (docs/guide.md "Webhooks"); the length is the number of attempts. */
   retryWaitsMs: [0, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000, 24 * 3600_000],
   /** Each wait may be stretched by at most this fraction, so retries of many events spread out. */
   retryJitterMax: 0.1,
@@ -28,10 +28,10 @@ export const WebhookEndpointId = z.string().regex(idPattern('webhookEndpoint'), 
 /** webhook.test is sent only by the send-test-event action, so no endpoint selects it. */
 export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t): t is Exclude<EventType, 'webhook.test'> => t !== 'webhook.test');
 
-/** `["*"]` selects every type, including types added later (spec: "default all"). */
+/** `["*"]` selects every type, including types added later (the default is all). */
 export const ALL_EVENT_TYPES = '*';
 
-/** An endpoint with no selected types receives every type (spec: "default all"). */
+/** An endpoint with no selected types receives every type (the default is all). */
 export function receivesEventType(enabledEvents: readonly string[], type: EventType): boolean {
   return enabledEvents.length === 0 || enabledEvents.includes(type);
 }
@@ -152,7 +152,7 @@ export const TEST_EVENT_ID_PREFIX = 'evt_test_';
 
 /**
  * orders-api → dispatcher requests, through the outbox. The dispatcher alone sends webhooks and
- * writes deliveries (DESIGN §1 "Ownership of writes"), so the API asks rather than acts.
+ * writes deliveries (docs/ARCHITECTURE.md "Who writes which table"), so the API asks rather than acts.
  */
 export const WebhookRequest = z.discriminatedUnion('type', [
   z.object({ type: z.literal('webhook.send_test'), endpoint_id: WebhookEndpointId, event: Event }),

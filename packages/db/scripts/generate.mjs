@@ -1,5 +1,5 @@
 // `prisma generate` needs no schema engine, but the CLI insists on finding one before it starts.
-// Any existing file satisfies that check (DESIGN "Migrations"); we point it at node itself.
+// Any existing file satisfies that check (docs/decisions/0001-sql-migrations-with-our-own-runner.md); we point it at node itself.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -21,7 +21,7 @@ import {
 } from './views';
 
 /**
- * The operator's writes (DESIGN §1 "Ownership of writes": organisations, api_keys, bank_accounts,
+ * The operator's writes (docs/ARCHITECTURE.md "Who writes which table": organisations, api_keys, bank_accounts,
  * settings, bank adapters). Inputs arrive validated by the CLI; each function returns what the CLI
  * prints.
  */

@@ -2,7 +2,7 @@ import { AppError, OrderReply, QUEUES, fromWireError, type MatcherCommand, type 
 import { Broker, createLogger, loadConfig } from '@pmatch/platform';
 import { MatcherLinkConfig } from './config';
 
-/** How the CLI asks the matcher, the only writer of payments (DESIGN §1), to change an order. */
+/** How the CLI asks the matcher, the only writer of payments (docs/ARCHITECTURE.md), to change an order. */
 export interface MatcherLink {
   orderCommand(command: MatcherCommand): Promise<Order>;
 }

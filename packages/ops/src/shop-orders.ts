@@ -5,7 +5,7 @@ import { findOrganisation } from './commands';
 import type { MatcherLink } from './matcher-link';
 
 /**
- * The operator standing in for a shop platform (spec: source `shop`): an order the platform
+ * The operator standing in for a shop platform (source `shop`): an order the platform
  * created, and the platform's report that it was paid. Creating writes like POST /v1/orders does
  * (insertOrder); paying is the matcher's write, so it is asked for, never done here.
  */
@@ -106,7 +106,7 @@ export interface PayShopOrderInput {
 }
 
 /**
- * Spec: "the shop platform reports payment" → paid_outside, payment.transaction_id null,
+ * The shop platform reports payment → paid_outside, payment.transaction_id null,
  * order.paid. The matcher decides and writes (it refuses an order that is not open); the order's
  * own organisation and mode scope the command.
  */

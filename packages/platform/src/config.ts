@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Environment shared by every service (DESIGN §2 "Ports and configuration"). Each service extends
+ * Environment shared by every service (README "Configuration"). Each service extends
  * it with its own keys; `loadConfig` fails fast with every problem listed, never with a secret.
  */
 const DEVELOPMENT_SECRETS_KEY = 'dev-only-secrets-key-change-me';

@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /**
- * Where merchants' webhook URLs may lead (DESIGN §3 "Outbound webhook HTTP"). A URL is refused
+ * Where merchants' webhook URLs may lead (docs/decisions/0018-webhook-connections-vetted-and-pinned.md). A URL is refused
  * unless it is https and every address its host stands for is public unicast: loopback, RFC 1918,
  * link-local (169.254.169.254), CGNAT, unique-local, IPv4-mapped, NAT64, 6to4, Teredo, multicast
  * and reserved ranges are all "not unicast" to ipaddr.js once `process` has unwrapped IPv4-mapped

@@ -1,7 +1,7 @@
 import { BaseConfig, ConfigError, loadConfig } from '../src';
 
 describe('loadConfig', () => {
-  test('when nothing is set, then the local defaults of DESIGN apply', () => {
+  test('when nothing is set, then the local defaults of the README apply', () => {
     const config = loadConfig(BaseConfig, {});
     expect(config).toMatchObject({
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/matching',

@@ -8,7 +8,7 @@ import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-
 import { NAME_CORPUS } from './fixtures/names-corpus';
 
 /**
- * The safety property of issue 4 over the whole use case and the REAL database: generated orders
+ * The safety property (never a wrong confirmation) over the whole use case and the REAL database: generated orders
  * are stored (two accounts, three amounts, every status, placed before and after the deposit,
  * expiring before and after the decision), a pending deposit is decided by depositDecider — the
  * candidate read in SQL, decide(), the conditional writes — and whatever it decides, it never

@@ -22,7 +22,7 @@ export const DispatcherConfig = BaseConfig.extend({
   /** Where owners' notices go out (smtp:// or smtps://). Unset: notices wait, and a warning is logged. */
   SMTP_URL: optional(z.url({ protocol: /^smtps?$/ })),
   WEBHOOK_EMAIL_FROM: z.string().min(3).default('Payment matching <no-reply@localhost>'),
-  /** Answer deadline of a receiver (spec: 10 s); tests shorten it. */
+  /** Answer deadline of a receiver (10 s); tests shorten it. */
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(50).max(WEBHOOK_LIMITS.responseTimeoutMs).default(WEBHOOK_LIMITS.responseTimeoutMs),
   /**
    * How long a claimed delivery is reserved for the process that claimed it. If that process dies

@@ -3,7 +3,7 @@ import { LEASE_MARGIN_MS, loadConfig } from '../src/config';
 const base = { NODE_ENV: 'test', SECRETS_KEY: 'config-test-secrets-key' };
 
 describe('dispatcher configuration', () => {
-  test('when nothing is set, then a receiver has the spec\'s 10 seconds to answer and the lease outlasts that and the write after it', () => {
+  test('when nothing is set, then a receiver has 10 seconds to answer and the lease outlasts that and the write after it', () => {
     const config = loadConfig(base);
 
     expect(config.DELIVERY_TIMEOUT_MS).toBe(10_000);

@@ -3,7 +3,7 @@ import { DispatcherHarness } from './support/harness';
 import { HttpsReceiver } from './support/receiver';
 import { TestCa } from './support/tls';
 
-/** The delivery log is kept 30 days (spec "Limits"), and the dispatcher, which owns it, deletes it. */
+/** The delivery log is kept 30 days (docs/guide.md "Limits"), and the dispatcher, which owns it, deletes it. */
 
 const DAY = 24 * 3600_000;
 

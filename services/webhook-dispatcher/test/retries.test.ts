@@ -161,7 +161,7 @@ test('when the SMTP server is down, then a notice stays queued and goes out on a
 });
 
 test('when an endpoint failed, then nothing was attempted for more than 72 hours, and it fails again, then it is switched off at once: a quiet spell is no success', async () => {
-  // Spec "Retries": switched off "when only failures occur for 72 hours". Only a 2xx (or switching
+  // Switched off when only failures occur for 72 hours. Only a 2xx (or switching
   // the endpoint on by hand) ends a run of failures; silence in between leaves it running.
   const endpoint = await failingEndpoint();
   const failingSince = harness.clock.now();

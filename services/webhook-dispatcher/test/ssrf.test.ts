@@ -4,7 +4,7 @@ import { DispatcherHarness } from './support/harness';
 import { Canary } from './support/receiver';
 
 /**
- * The SSRF list of issue 5. Host names never reach real DNS here: a fixed table stands in for the
+ * The SSRF list (docs/decisions/0018-webhook-connections-vetted-and-pinned.md). Host names never reach real DNS here: a fixed table stands in for the
  * resolver. The connection layer under the address check is replaced by a guard that dials only
  * loopback (where the canaries listen), so even a broken check could never send a packet to any
  * other address from this test.

@@ -7,7 +7,7 @@ import { api, type ApiResponse, type SqlSession, type TestSystem } from '@pmatch
 /**
  * The hostile inputs the fuzzers (test/e2e/fuzz*.test.ts) send, what every answer must be, and the
  * runner that gives each endpoint FUZZ_RUNS cases mixing hostile bodies, query strings, path ids
- * and headers. The expected answer of every case is stated here from DESIGN §2 and the spec, never
+ * and headers. The expected answer of every case is stated here from docs/guide.md, never
  * taken from the services' own schemas: a schema that is wrong would otherwise agree with itself.
  */
 
@@ -25,7 +25,7 @@ export interface Want {
   code?: string;
 }
 
-/** DESIGN §2 "Errors": the type every error status carries. */
+/** docs/guide.md "Requests and errors": the type every error status carries. */
 const ERROR_TYPE_BY_STATUS: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -37,7 +37,7 @@ const ERROR_TYPE_BY_STATUS: Record<number, string> = {
   431: 'invalid_request_error',
 };
 
-/** Why an error answer is not DESIGN's error body, or undefined when it is. */
+/** Why an error answer is not the error body, or undefined when it is. */
 export function errorBodyProblem(res: { status: number; headers: Headers; body: any }): string | undefined {
   const body = res.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the body is not a JSON object';
@@ -60,7 +60,7 @@ export function expectAnswer(res: ApiResponse, want: Want, what: string): void {
   if (res.status !== want.status) throw new Error(`expected ${want.status}${want.code ? ` ${want.code}` : ''}: ${shown()}`);
   if (res.status < 400) return;
   const problem = errorBodyProblem(res);
-  if (problem !== undefined) throw new Error(`not DESIGN's error body (${problem}): ${shown()}`);
+  if (problem !== undefined) throw new Error(`not the error body (${problem}): ${shown()}`);
   if (want.code !== undefined && res.body.error.code !== want.code) throw new Error(`expected code ${want.code}: ${shown()}`);
 }
 
@@ -71,7 +71,7 @@ export function shown(value: unknown): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rules for input, stated from DESIGN §2 ("Limits", "Errors") and the spec
+// Rules for input, stated from docs/guide.md ("Limits", "Requests and errors")
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -90,11 +90,11 @@ export const isName = (v: unknown, max: number, min = 0): v is string => isText(
 /** A person's name: a name that is not blank. */
 export const isPersonName = (v: unknown, max: number): v is string => isName(v, max, 1) && v.trim().length > 0;
 
-/** DESIGN: amount 1…9,999,999,999 whole units, an integer. */
+/** docs/guide.md: amount 1…9,999,999,999 whole units, an integer. */
 export const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 9_999_999_999;
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;
-/** DESIGN: timestamps are RFC 3339 and inputs must carry an offset. */
+/** docs/guide.md: timestamps are RFC 3339 and inputs must carry an offset. */
 export function isTimestamp(v: unknown): v is string {
   const m = typeof v === 'string' ? RFC3339.exec(v) : null;
   if (m === null) return false;
@@ -107,7 +107,7 @@ export function isTimestamp(v: unknown): v is string {
 export const isPast = (v: string) => Date.parse(v) < Date.now();
 
 /**
- * DESIGN "Objects and lists": metadata ≤ 50 keys, key 1…40 chars, value a string ≤ 500 chars; and
+ * docs/guide.md "Objects": metadata ≤ 50 keys, key 1…40 chars, value a string ≤ 500 chars; and
  * no key `__proto__`, which no JSON body may carry (platform http.ts: it would be lost silently).
  */
 export const isMetadata = (v: unknown): boolean =>
@@ -252,7 +252,7 @@ export function asSent(pairs: [string, string][]): { search: string; params: [st
   return { search, params: [...new URLSearchParams(search)] };
 }
 
-/** DESIGN "Objects and lists": limit is a whole number 1…100. */
+/** docs/guide.md "Objects": limit is a whole number 1…100. */
 export const limitValue = fc.oneof(
   fc.integer({ min: 1, max: 100 }).map(String),
   fc.constantFrom('0', '101', '-1', '1.5', 'abc', '', 'NaN', 'Infinity', '99999999999999999999', '1e400', '10abc'),
@@ -393,7 +393,7 @@ export const harmlessHeaders: fc.Arbitrary<Record<string, string>> = fc
   ] as [string, string][], { minLength: 1 })
   .map((pairs) => Object.fromEntries(pairs));
 
-/** Idempotency-Key values that are not keys: DESIGN takes 1…255 printable ASCII characters. */
+/** Idempotency-Key values that are not keys: the guide takes 1…255 printable ASCII characters. */
 export const badIdempotencyKey = fc.oneof(
   fc.constant(''),
   fc.integer({ min: 256, max: 8_000 }).map((n) => 'k'.repeat(n)),
@@ -521,7 +521,7 @@ export interface FuzzCounts {
 /**
  * Runs FUZZ_RUNS cases against one endpoint. Each case is a hostile body, query string, path id or
  * header on an otherwise good request; its answer must be exactly the one the rules give, an error
- * must carry DESIGN's error body, and a refused request must leave everything stored as it was.
+ * must carry the error body, and a refused request must leave everything stored as it was.
  */
 export async function fuzzEndpoint(target: FuzzTarget, stored: StoredState, runs = FUZZ_RUNS): Promise<FuzzCounts> {
   const kinds: { weight: number; arbitrary: fc.Arbitrary<Case> }[] = [];
@@ -666,7 +666,7 @@ async function runCase(target: FuzzTarget, stored: StoredState, c: Case, before:
   const what = `${target.name} ${c.kind}: ${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers).slice(0, 200)} ${shown('params' in sent ? sent.params : sent.body)}`;
   const res = request.body === undefined || typeof request.body === 'string' ? await sendChecked(target.baseUrl, { ...request, ...(request.body === undefined ? {} : { rawBody: request.body as string }) }) : await send(target.baseUrl, request);
   expectAnswer(res, want, what);
-  // No CORS on /v1 (spec Authentication 7), whatever the request carried.
+  // No CORS on /v1 (docs/guide.md "Authentication and modes"), whatever the request carried.
   const cors = [...res.headers.keys()].filter((h) => h.startsWith('access-control-'));
   if (cors.length > 0) throw new Error(`CORS headers ${cors.join(', ')}: ${what}`);
   if (res.status >= 400) return unchanged(what);

@@ -229,7 +229,7 @@ async function decidedOnceViolations(system: TestSystem, deposits: Deposit[]): P
 
 /**
  * Each scenario has amounts of its own, so without faults its decision is fixed; faults may delay
- * a decision but must never change it (the Redis lock buys good decisions, DESIGN §1 rule 4).
+ * a decision but must never change it (the Redis lock buys good decisions, docs/decisions/0006-account-lock-for-good-decisions-database-for-safety.md).
  * Every notification of a scenario must have been answered and stored: a scenario with a
  * notification missing is wrong, never passed over.
  */

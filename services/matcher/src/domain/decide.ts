@@ -65,7 +65,7 @@ export interface Explanation {
   candidates: CandidateExplanation[];
 }
 
-/** Exact fit: identical once leading and trailing whitespace is removed (spec rule 3). */
+/** Exact fit: identical once leading and trailing whitespace is removed (docs/guide.md "Matching rules"). */
 export const exactName: NameMatcher = (depositorName, payerName) =>
   depositorName.trim() === payerName.trim() ? { reason: 'exact', rank: 0, applied: [] } : undefined;
 

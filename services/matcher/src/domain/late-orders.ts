@@ -5,7 +5,7 @@ export type LateOrderOutcome<D> =
   | { deposit: D; outcome: 'held'; candidateOrderIds: string[]; explanation: Explanation };
 
 /**
- * What re-examined unmatched deposits become (spec "Late orders", DESIGN "several fitting deposits
+ * What re-examined unmatched deposits become (docs/guide.md "Deposits and decisions"; "several fitting deposits
  * for one late order are all held"). A deposit that would confirm is confirmed only with
  * auto-confirmation on and no other re-examined deposit fitting the same order; otherwise held.
  * A deposit that is still unmatched stays as it is (it is left out).

@@ -85,9 +85,9 @@ export interface MatchFacts {
 }
 
 /**
- * The match operation (spec endpoint rule 8): the order must be on the deposit's account with its
+ * The match operation (docs/guide.md "Deposits and decisions"): the order must be on the deposit's account with its
  * amount and not ordered after it, and still free. Account and amount are checked before whether
- * the order is taken, as the spec's table orders them.
+ * the order is taken, as the order state table in docs/guide.md orders them.
  */
 export function assertMatchable({ deposit, order }: MatchFacts): void {
   if (deposit.direction !== 'deposit' || (deposit.status !== 'held' && deposit.status !== 'unmatched')) {

@@ -119,7 +119,7 @@ async function reverse(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.reve
   return row;
 }
 
-/** Spec: open → paid_outside, payment.transaction_id null, order.paid. */
+/** open → paid_outside, payment.transaction_id null, order.paid. */
 async function markPaid(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.mark_paid'>, now: Date): Promise<OrderRow> {
   const order = await lockOrder(tx, command.order_id, command);
   // A shop platform reports only its own orders' payments, and only it reports theirs.
@@ -135,7 +135,7 @@ async function markPaid(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.mar
   return row;
 }
 
-/** Spec endpoint rule 8: a held or unmatched deposit confirmed for an order by a person. */
+/** A held or unmatched deposit confirmed for an order by a person. */
 async function match(tx: Tx, deps: MatcherDeps, command: CommandOf<'transaction.match'>, now: Date): Promise<TransactionRow> {
   const deposit = await lockTransaction(tx, command.transaction_id, command);
   const order = await lockOrder(tx, command.order_id, command);
@@ -157,7 +157,7 @@ async function match(tx: Tx, deps: MatcherDeps, command: CommandOf<'transaction.
   return transaction;
 }
 
-/** Spec endpoint rule 9: a deposit that is not the merchant's is taken out, unless an open order could be its. */
+/** A deposit that is not the merchant's is taken out, unless an open order could be its. */
 async function exclude(tx: Tx, command: CommandOf<'transaction.exclude'>, now: Date): Promise<TransactionRow> {
   const deposit = await lockTransaction(tx, command.transaction_id, command);
   if (deposit.status !== 'held' && deposit.status !== 'unmatched') {

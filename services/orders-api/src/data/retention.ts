@@ -3,7 +3,7 @@ import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../domain/idempotency';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Spec "Limits": events are kept 30 days. */
+/** Events are kept 30 days (docs/guide.md "Limits"). */
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 /** Published outbox rows are kept a week for inquiries. */
 const PUBLISHED_OUTBOX_RETENTION_MS = 7 * DAY_MS;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '@pmatch/contracts';
 import { MAX_JSON_DEPTH } from '@pmatch/platform';
 
-/** DESIGN: idempotency keys are remembered 24 hours. */
+/** Idempotency keys are remembered 24 hours (docs/guide.md "Requests and errors"). */
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 

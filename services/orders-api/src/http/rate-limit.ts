@@ -4,7 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { authOf } from './auth';
 
 /**
- * Per API key (DESIGN: 100/s, bursts of 200). If Redis cannot answer, the request goes through:
+ * Per API key (100/s, bursts of 200: docs/guide.md "Limits"). If Redis cannot answer, the request goes through:
  * a limiter outage must not become an API outage; it is logged.
  */
 export function rateLimit(limiter: RateLimiter, logger: Logger): RequestHandler {

@@ -2,7 +2,7 @@ import { WEBHOOK_LIMITS } from '@pmatch/contracts';
 
 const WAITS = WEBHOOK_LIMITS.retryWaitsMs;
 
-/** Attempts an automatic delivery makes: the length of the spec's retry table. */
+/** Attempts an automatic delivery makes: the length of the retry table (docs/guide.md "Webhooks"). */
 export const SCHEDULED_ATTEMPTS = WAITS.length;
 
 /**
@@ -17,7 +17,7 @@ export function nextAttemptAt(attemptsMade: number, maxAttempts: number, failedA
   return new Date(failedAt.getTime() + Math.round(wait * stretch));
 }
 
-/** Spec "Retries": an endpoint that has only failed for 72 hours is switched off. */
+/** An endpoint that has only failed for 72 hours is switched off. */
 export function failingTooLong(failingSince: Date, at: Date): boolean {
   return at.getTime() - failingSince.getTime() >= WEBHOOK_LIMITS.disableAfterFailingMs;
 }

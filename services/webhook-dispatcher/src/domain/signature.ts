@@ -33,7 +33,7 @@ export function signingSecrets(endpoint: EndpointSecrets, at: Date): string[] {
   return [endpoint.secret, ...overlapping.map((r) => r.secret)];
 }
 
-/** The headers of one delivery attempt (spec "Delivery format"); the body is signed as sent. */
+/** The headers of one delivery attempt (docs/guide.md "Webhooks"); the body is signed as sent. */
 export function deliveryHeaders(secrets: readonly string[], webhookId: string, at: Date, body: string): Record<string, string> {
   const timestamp = Math.floor(at.getTime() / 1000);
   return {

@@ -13,7 +13,7 @@ import { openSigningSecrets, sendOrExplain, type AttemptDeps } from './attempt-d
 export type TestEventDeps = Omit<AttemptDeps, 'random' | 'database' | 'acknowledged'> & { prisma: PrismaClient };
 
 /**
- * Sends webhook.test once, signed like any delivery. The spec keeps test events out of the
+ * Sends webhook.test once, signed like any delivery. Test events stay out of the
  * delivery log, so the outcome goes to the service log and metrics only, and there is no retry:
  * the merchant pressed the button and watches their receiver. It runs in a slot of the delivery
  * scheduler, bounded per endpoint and in all like a delivery attempt.

@@ -180,7 +180,7 @@ export class DispatcherHarness {
   }
 }
 
-/** An order object as events carry it (spec "Order"), for events recorded by hand. */
+/** An order object as events carry it (docs/guide.md "Orders"), for events recorded by hand. */
 export function sampleOrder(mode: Mode, at: Date): Order {
   const iso = at.toISOString();
   return {

@@ -1,5 +1,5 @@
 /**
- * The `kana_width` normalisation of DESIGN "Matching rules": the form in which a Zengin depositor
+ * The `kana_width` normalisation (docs/guide.md "Matching rules"): the form in which a Zengin depositor
  * name (half-width katakana, no small kana, upper-case Latin, a long-vowel mark that varies by bank)
  * and the payer name a buyer typed (full-width katakana, hiragana, lower case, any dash) compare
  * equal when they spell the same name.
