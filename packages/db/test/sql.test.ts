@@ -1,5 +1,5 @@
 import { Client, type PoolClient } from 'pg';
-import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { createTestDatabase, rejectionOf, type TestDatabase } from '@pmatch/testkit';
 import { createDatabase, eventFields, isTransientDatabaseError, isUniqueViolation, orderFields, sql, sqlIn, statement, transactionFields, type Database, type NoValues } from '../src';
 
 /** The plain-SQL path of the hot paths: the same pool as Prisma, typed as Prisma types, transactions that never leak. */
@@ -22,15 +22,6 @@ const insertInbox = statement<{ consumer: string; messageId: string }>('test.ins
 const countInbox = statement<{ consumer: string }>('test.count_inbox', (p) => sql`SELECT count(*) AS n FROM inbox WHERE consumer = ${p.consumer}`);
 const inbox = (consumer: string, messageId: string) => ({ consumer, messageId });
 
-const failure = async (work: () => Promise<unknown>): Promise<unknown> => {
-  try {
-    await work();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the work to fail');
-};
-
 test('when a BIGINT is read, then it is a bigint as Prisma gives it, and other types keep pg\'s parsers', async () => {
   const [row] = await database.sql.rows(
     statement<NoValues, { big: bigint; n: number; at: Date; list: string[] }>(
@@ -47,7 +38,7 @@ test('when the work of a transaction resolves, then all of it is committed; when
     await tx.count(insertInbox, inbox('committed', 'm1'));
     await tx.count(insertInbox, inbox('committed', 'm2'));
   });
-  const thrown = await failure(() =>
+  const thrown = await rejectionOf(() =>
     database.transaction(async (tx) => {
       await tx.count(insertInbox, inbox('rolled-back', 'm1'));
       throw new Error('the work failed');
@@ -75,7 +66,7 @@ test('when a named statement runs again with other values, then the connection p
 test('when a unique key is taken through plain SQL, then isUniqueViolation says so', async () => {
   await database.sql.count(insertInbox, inbox('unique', 'm'));
 
-  const error = await failure(() => database.sql.count(insertInbox, inbox('unique', 'm')));
+  const error = await rejectionOf(() => database.sql.count(insertInbox, inbox('unique', 'm')));
 
   expect(isUniqueViolation(error)).toBe(true);
   expect(isTransientDatabaseError(error)).toBe(false);
@@ -84,7 +75,7 @@ test('when a unique key is taken through plain SQL, then isUniqueViolation says 
 test('when a unique key is taken by a statement run in a Prisma transaction, then isUniqueViolation says so', async () => {
   await database.sql.count(insertInbox, inbox('unique-in-prisma', 'm'));
 
-  const error = await failure(() => database.prisma.$transaction((tx) => sqlIn(tx).count(insertInbox, inbox('unique-in-prisma', 'm'))));
+  const error = await rejectionOf(() => database.prisma.$transaction((tx) => sqlIn(tx).count(insertInbox, inbox('unique-in-prisma', 'm'))));
 
   expect(isUniqueViolation(error)).toBe(true);
   expect(isTransientDatabaseError(error)).toBe(false);
@@ -94,7 +85,7 @@ test('when the server ends a transaction\'s connection, then the error is transi
   const admin = new Client({ connectionString: db.url });
   await admin.connect();
   try {
-    const error = await failure(() =>
+    const error = await rejectionOf(() =>
       database.transaction(async (tx) => {
         const [me] = await tx.rows(statement<NoValues, { pid: number }>('test.pid', sql`SELECT pg_backend_pid() AS pid`));
         await admin.query('SELECT pg_terminate_backend($1)', [me!.pid]);
@@ -119,7 +110,7 @@ test('when no pooled connection frees up in time, then the error is transient (5
   let held: PoolClient | undefined;
   while (held === undefined) held = await pool.connect().catch((error: unknown) => (isTransientDatabaseError(error) ? undefined : Promise.reject(error)));
   try {
-    const error = await failure(() => pool.connect());
+    const error = await rejectionOf(() => pool.connect());
 
     expect(isTransientDatabaseError(error)).toBe(true);
   } finally {

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { createPrisma, isTransientDatabaseError, type PrismaClient } from '../src';
-import { createTestDatabase, freePort, type TestDatabase } from '@pmatch/testkit';
+import { createTestDatabase, freePort, rejectionOf, type TestDatabase } from '@pmatch/testkit';
 
 /**
  * isTransientDatabaseError decides between "retry later" (503) and "we failed" (500): each case is
@@ -20,15 +20,6 @@ describe('isTransientDatabaseError', () => {
     await db?.drop();
   });
 
-  const failure = async (work: () => Promise<unknown>): Promise<unknown> => {
-    try {
-      await work();
-    } catch (error) {
-      return error;
-    }
-    throw new Error('expected the work to fail');
-  };
-
   test('when every pooled connection is busy past maxWait, then the transaction error (P2028) is transient', async () => {
     const busy = createPrisma(db.url, { poolSize: 1 });
     try {
@@ -42,7 +33,7 @@ describe('isTransientDatabaseError', () => {
         await released;
       });
       await held;
-      const error = await failure(() => busy.$transaction(async (tx) => tx.$queryRaw`SELECT 1 AS one`, { maxWait: 100 }));
+      const error = await rejectionOf(() => busy.$transaction(async (tx) => tx.$queryRaw`SELECT 1 AS one`, { maxWait: 100 }));
       release();
       await holder;
       expect(error).toMatchObject({ code: 'P2028' });
@@ -56,7 +47,7 @@ describe('isTransientDatabaseError', () => {
     const admin = new Client({ connectionString: db.url });
     await admin.connect();
     try {
-      const pending = failure(() => prisma.$queryRaw`SELECT 1 AS one FROM pg_sleep(30)`);
+      const pending = rejectionOf(() => prisma.$queryRaw`SELECT 1 AS one FROM pg_sleep(30)`);
       // Ends the backend once the sleeping query is seen running.
       for (let ended = 0; ended === 0; ) {
         const result = await admin.query(
@@ -83,7 +74,7 @@ describe('isTransientDatabaseError', () => {
     const admin = new Client({ connectionString: db.url });
     await admin.connect();
     try {
-      const pending = failure(() => prisma.$transaction(async (tx) => tx.$executeRawUnsafe('INSERT INTO slow_commit VALUES (1)'), { timeout: 60_000 }));
+      const pending = rejectionOf(() => prisma.$transaction(async (tx) => tx.$executeRawUnsafe('INSERT INTO slow_commit VALUES (1)'), { timeout: 60_000 }));
       for (let ended = 0; ended === 0; ) {
         const result = await admin.query(
           `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
@@ -104,7 +95,7 @@ describe('isTransientDatabaseError', () => {
     url.port = String(await freePort());
     const unreachable = createPrisma(url.toString());
     try {
-      const error = await failure(() => unreachable.$queryRaw`SELECT 1 AS one`);
+      const error = await rejectionOf(() => unreachable.$queryRaw`SELECT 1 AS one`);
       expect(isTransientDatabaseError(error)).toBe(true);
     } finally {
       await unreachable.$disconnect();
@@ -116,8 +107,8 @@ describe('isTransientDatabaseError', () => {
     // it reused would fail these statements for that reason instead (seen once in CI).
     const own = createPrisma(db.url, { poolSize: 1 });
     try {
-      const syntax = await failure(() => own.$queryRawUnsafe('SELEC 1'));
-      const unique = await failure(async () => {
+      const syntax = await rejectionOf(() => own.$queryRawUnsafe('SELEC 1'));
+      const unique = await rejectionOf(async () => {
         const row = { id: 'org_transient', name: 'n', ownerEmail: 'o@example.com', createdAt: new Date() };
         await own.organisation.create({ data: row });
         await own.organisation.create({ data: row });

@@ -1,23 +1,20 @@
-import { createPrisma, type PrismaClient } from '@pmatch/db';
-import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { type PrismaClient } from '@pmatch/db';
+import { openPrismaTestDatabase, type PrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import { INBOX_RETENTION_MS, claimMessage, forgetProcessedMessages } from '../src';
 
 /** A consumer remembers processed messages for 30 days, then forgets only its own. */
 
 const DAY = 24 * 3600_000;
 const now = new Date('2026-11-22T12:00:00Z');
+let testDatabase: PrismaTestDatabase | undefined;
 let db: TestDatabase;
 let prisma: PrismaClient;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  ({ db, prisma } = testDatabase = await openPrismaTestDatabase());
 });
 
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.drop();
-});
+afterAll(() => testDatabase?.close());
 
 const processedDaysAgo = (consumer: string, messageId: string, days: number) =>
   prisma.inbox.create({ data: { consumer, messageId, processedAt: new Date(now.getTime() - days * DAY) } });

@@ -6,3 +6,4 @@ export * from './merchant';
 export * from './openapi-validator';
 export * from './plans';
 export * from './statements';
+export * from './prisma-database';

@@ -1,5 +1,5 @@
-import { createPrisma, type PrismaClient } from '@pmatch/db';
-import { createTestDatabase, planNodes, rowsReadInTransaction, type TestDatabase } from '@pmatch/testkit';
+import { type PrismaClient } from '@pmatch/db';
+import { openPrismaTestDatabase, planNodes, rowsReadInTransaction, type PrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import { eventsAbout, searchDeposits, searchOrders } from '../src/data/console-search';
 import type { Scope } from '../src/domain/actor';
 
@@ -9,6 +9,7 @@ import type { Scope } from '../src/domain/actor';
  * events through events_object_idx. Rows read are counted in the listing's own transaction.
  */
 
+let testDatabase: PrismaTestDatabase | undefined;
 let db: TestDatabase;
 let prisma: PrismaClient;
 const scope: Scope = { organisationId: 'org_console_search', mode: 'live', bankAccountId: null };
@@ -17,8 +18,7 @@ const HELD = 120;
 const PAGE = 50;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  ({ db, prisma } = testDatabase = await openPrismaTestDatabase());
   await prisma.organisation.create({ data: { id: scope.organisationId, name: 'n', ownerEmail: 'o@example.com' } });
   await prisma.bankAccount.create({
     data: { id: 'ba_console_search', organisationId: scope.organisationId, mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: '1234567', holderName: 'h' },
@@ -43,10 +43,7 @@ beforeAll(async () => {
   await prisma.$executeRawUnsafe('ANALYZE transactions, orders, events');
 });
 
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.drop();
-});
+afterAll(() => testDatabase?.close());
 
 test('when the held deposits are listed, then a page reads the held rows it shows, not the excluded history', async () => {
   const { page, read } = await prisma.$transaction(async (tx) => {

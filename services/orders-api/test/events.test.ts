@@ -1,22 +1,19 @@
 import type { NewEvent } from '@pmatch/contracts';
-import { createPrisma, recordEvents, type PrismaClient } from '@pmatch/db';
-import { createTestDatabase, waitFor, type TestDatabase } from '@pmatch/testkit';
+import { recordEvents, type PrismaClient } from '@pmatch/db';
+import { openPrismaTestDatabase, waitFor, type PrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import { listEvents, waitForEarlierTransactions } from '../src/data/events';
 import type { AuthContext } from '../src/domain/auth';
 
+let testDatabase: PrismaTestDatabase | undefined;
 let db: TestDatabase;
 let prisma: PrismaClient;
 const at = new Date('2026-11-22T01:02:03.456Z');
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  ({ db, prisma } = testDatabase = await openPrismaTestDatabase());
 });
 
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.drop();
-});
+afterAll(() => testDatabase?.close());
 
 let organisations = 0;
 async function organisation(): Promise<{ auth: AuthContext; record: (types: string[]) => Promise<string[]> }> {

@@ -1,5 +1,5 @@
-import { createPrisma, type PrismaClient, type Tx } from '@pmatch/db';
-import { createTestDatabase, rowsReadInTransaction, type TestDatabase } from '@pmatch/testkit';
+import { type PrismaClient, type Tx } from '@pmatch/db';
+import { openPrismaTestDatabase, rowsReadInTransaction, type PrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import { listOrders } from '../src/data/orders';
 import { listTransactions } from '../src/data/transactions';
 import { listDeliveryAttempts } from '../src/data/webhook-endpoints';
@@ -11,19 +11,16 @@ import type { AuthContext } from '../src/domain/auth';
  * read are counted in its own transaction (pg_stat_xact_user_tables).
  */
 
+let testDatabase: PrismaTestDatabase | undefined;
 let db: TestDatabase;
 let prisma: PrismaClient;
 const HISTORY = 3_000;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url);
+  ({ db, prisma } = testDatabase = await openPrismaTestDatabase());
 });
 
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.drop();
-});
+afterAll(() => testDatabase?.close());
 
 let organisations = 0;
 /** An organisation with `accounts` live bank accounts, and a live key's view of it. */

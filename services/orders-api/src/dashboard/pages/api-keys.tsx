@@ -7,7 +7,7 @@ import { KEY_NAME_MAX, getApiKeys, issueApiKey, revokeApiKey } from '../../use-c
 import { tokyoTime } from '../format';
 import { auditContextOf, contextOf, field, pathId, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { Badge, Layout, Notice, PostForm } from '../views/layout';
+import { ActionButton, Badge, Layout, Notice, PostForm, Table } from '../views/layout';
 
 /** API keys of the mode: issue (the text shown once), revoke, and when each was last used. */
 export function apiKeyPages(deps: OrdersApiDeps): Router {
@@ -63,53 +63,28 @@ function KeyList({ ctx, keys, accounts }: { ctx: ConsoleRequestContext; keys: Ap
   return (
     <Layout ctx={ctx} title={k.title} section="apiKeys">
       {new URLSearchParams(ctx.query).get('done') === 'revoked' ? <Notice kind="success">{k.revokedDone}</Notice> : null}
-      {keys.length === 0 ? (
-        <p>{t.common.none}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption>{k.title}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{k.name}</th>
-                <th scope="col">{k.hint}</th>
-                <th scope="col">{k.permission}</th>
-                <th scope="col">{k.scope}</th>
-                <th scope="col">{t.common.created}</th>
-                <th scope="col">{k.lastUsed}</th>
-                <th scope="col">{t.common.status}</th>
-                {admin ? <th scope="col">{t.common.actions}</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => (
-                <tr>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.keyHint}</code>
-                  </td>
-                  <td>{k.permissions[key.permission] ?? key.permission}</td>
-                  <td>{key.bankAccountId ?? k.allAccounts}</td>
-                  <td>{tokyoTime(key.createdAt)}</td>
-                  <td>{key.lastUsedAt ? tokyoTime(key.lastUsedAt) : k.never}</td>
-                  <td>{key.revokedAt ? <Badge kind="revoked">{`${k.revoked} ${tokyoTime(key.revokedAt)}`}</Badge> : <Badge kind="on">{t.webhooks.enabled}</Badge>}</td>
-                  {admin ? (
-                    <td>
-                      {key.revokedAt ? null : (
-                        <PostForm ctx={ctx} action={`/dashboard/api-keys/${key.id}/revoke`}>
-                          <button type="submit" class="danger" aria-label={`${k.revoke}: ${key.name}`}>
-                            {k.revoke}
-                          </button>
-                        </PostForm>
-                      )}
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        ctx={ctx}
+        caption={k.title}
+        rows={keys}
+        columns={[
+          { header: k.name, cell: (key) => key.name },
+          { header: k.hint, cell: (key) => <code>{key.keyHint}</code> },
+          { header: k.permission, cell: (key) => k.permissions[key.permission] ?? key.permission },
+          { header: k.scope, cell: (key) => key.bankAccountId ?? k.allAccounts },
+          { header: t.common.created, cell: (key) => tokyoTime(key.createdAt) },
+          { header: k.lastUsed, cell: (key) => (key.lastUsedAt ? tokyoTime(key.lastUsedAt) : k.never) },
+          {
+            header: t.common.status,
+            cell: (key) => (key.revokedAt ? <Badge kind="revoked">{`${k.revoked} ${tokyoTime(key.revokedAt)}`}</Badge> : <Badge kind="on">{t.webhooks.enabled}</Badge>),
+          },
+          admin && {
+            header: t.common.actions,
+            cell: (key) =>
+              key.revokedAt ? null : <ActionButton ctx={ctx} action={`/dashboard/api-keys/${key.id}/revoke`} kind="danger" label={k.revoke} ariaLabel={`${k.revoke}: ${key.name}`} />,
+          },
+        ]}
+      />
       {admin ? (
         <section aria-labelledby="issue">
           <h2 id="issue">{k.issue}</h2>

@@ -4,7 +4,7 @@ import type { OrdersApiDeps } from '../../use-cases/deps';
 import { tokyoTime } from '../format';
 import { contextOf, queryText, requireRole, signedInOf } from '../http';
 import { sendPage } from '../render';
-import { Layout, Pager } from '../views/layout';
+import { Layout, Pager, Table } from '../views/layout';
 
 const PAGE_SIZE = 50;
 
@@ -22,39 +22,19 @@ export function auditPages(deps: OrdersApiDeps): Router {
     sendPage(
       res,
       <Layout ctx={ctx} title={t.audit.title} section="audit">
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t.common.date}</th>
-                <th scope="col">{t.audit.user}</th>
-                <th scope="col">{t.audit.action}</th>
-                <th scope="col">{t.audit.object}</th>
-                <th scope="col">{t.modeLabel}</th>
-                <th scope="col">{t.audit.address}</th>
-                <th scope="col">{t.audit.detail}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.rows.map((row) => (
-                <tr>
-                  <td>{tokyoTime(row.createdAt)}</td>
-                  <td>{row.userEmail}</td>
-                  <td>
-                    <code>{row.action}</code>
-                  </td>
-                  <td>{row.objectId ?? ''}</td>
-                  <td>{row.mode === null ? '' : t.modes[row.mode]}</td>
-                  <td>{row.ip ?? ''}</td>
-                  <td>
-                    <code>{JSON.stringify(row.detail)}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        {page.rows.length === 0 ? <p>{t.common.none}</p> : null}
+        <Table
+          ctx={ctx}
+          rows={page.rows}
+          columns={[
+            { header: t.common.date, cell: (row) => tokyoTime(row.createdAt) },
+            { header: t.audit.user, cell: (row) => row.userEmail },
+            { header: t.audit.action, cell: (row) => <code>{row.action}</code> },
+            { header: t.audit.object, cell: (row) => row.objectId ?? '' },
+            { header: t.modeLabel, cell: (row) => (row.mode === null ? '' : t.modes[row.mode]) },
+            { header: t.audit.address, cell: (row) => row.ip ?? '' },
+            { header: t.audit.detail, cell: (row) => <code>{JSON.stringify(row.detail)}</code> },
+          ]}
+        />
         <Pager ctx={ctx} next={page.hasMore ? { after: String(page.rows.at(-1)!.id) } : undefined} />
       </Layout>,
     );

@@ -9,7 +9,7 @@ import { findVisibleTransaction } from '../../use-cases/read-transactions';
 import { tokyoDateInput, tokyoTime, yen } from '../format';
 import { auditContextOf, contextOf, field, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { Badge, Facts, Layout, Notice, Pager, PostForm } from '../views/layout';
+import { ActionButton, Badge, Facts, Layout, Notice, Pager, Table } from '../views/layout';
 
 /** Held first: they wait for a person; then unmatched, confirmed, excluded. */
 export const DEPOSIT_TABS = ['held', 'unmatched', 'confirmed', 'excluded'] as const;
@@ -119,41 +119,18 @@ function DepositList({ ctx, status, rows, next, req }: { ctx: ConsoleRequestCont
         <button type="submit">{t.common.search}</button>
         <a href={`/dashboard/deposits?status=${status}`}>{t.common.clear}</a>
       </form>
-      {rows.length === 0 ? (
-        <p>{t.common.none}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption>{d.statuses[status]}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{d.occurredAt}</th>
-                <th scope="col">{d.counterparty}</th>
-                <th scope="col" class="num">
-                  {t.common.amount}
-                </th>
-                <th scope="col">{t.common.status}</th>
-                <th scope="col">{d.decisionReason}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr>
-                  <td>{tokyoTime(row.occurredAt)}</td>
-                  <td>
-                    <a href={`/dashboard/deposits/${row.id}`}>{row.counterparty}</a>
-                  </td>
-                  <td class="num">{yen(row.amount)}</td>
-                  <td>
-                    <Badge kind={row.status}>{d.statuses[row.status] ?? row.status}</Badge>
-                  </td>
-                  <td>{reasonText(ctx, (row.decision as { reason?: string } | null)?.reason)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        ctx={ctx}
+        caption={d.statuses[status]}
+        rows={rows}
+        columns={[
+          { header: d.occurredAt, cell: (row) => tokyoTime(row.occurredAt) },
+          { header: d.counterparty, cell: (row) => <a href={`/dashboard/deposits/${row.id}`}>{row.counterparty}</a> },
+          { header: t.common.amount, class: 'num', cell: (row) => yen(row.amount) },
+          { header: t.common.status, cell: (row) => <Badge kind={row.status}>{d.statuses[row.status] ?? row.status}</Badge> },
+          { header: d.decisionReason, cell: (row) => reasonText(ctx, (row.decision as { reason?: string } | null)?.reason) },
+        ]}
+      />
       <Pager ctx={ctx} next={next === undefined ? undefined : { after: String(next) }} />
     </Layout>
   );
@@ -208,68 +185,61 @@ function DepositDetail({
         <p>
           {d.decisionReason}: <strong>{reasonText(ctx, decision.reason)}</strong>
         </p>
-        {decision.candidates.length === 0 ? (
-          <p>{decision.reason === 'no_order_with_amount' ? d.noCandidates : t.common.none}</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <caption>{d.candidates}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{d.candidateOrder}</th>
-                  <th scope="col">{d.payerName}</th>
-                  <th scope="col">{t.common.status}</th>
-                  <th scope="col">{d.fit}</th>
-                  <th scope="col">{d.rules}</th>
-                  <th scope="col">{d.whyNot}</th>
-                  {mayDecide && decidable ? <th scope="col">{t.common.actions}</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {decision.candidates.map((c) => {
+        <Table
+          ctx={ctx}
+          caption={d.candidates}
+          rows={decision.candidates}
+          empty={decision.reason === 'no_order_with_amount' ? d.noCandidates : t.common.none}
+          columns={[
+            {
+              header: d.candidateOrder,
+              cell: (c) => (
+                <>
+                  <a href={`/dashboard/orders/${c.order_id}`}>{orderById.get(c.order_id)?.externalId ?? c.order_id}</a>
+                  <br />
+                  <code class="muted">{c.order_id}</code>
+                </>
+              ),
+            },
+            { header: d.payerName, cell: (c) => orderById.get(c.order_id)?.payerName ?? '' },
+            {
+              header: t.common.status,
+              cell: (c) => {
+                const order = orderById.get(c.order_id);
+                return order ? <Badge kind={order.status}>{t.orders.statuses[order.status] ?? order.status}</Badge> : null;
+              },
+            },
+            {
+              header: d.fit,
+              cell: (c) => (
+                <>
+                  {c.fit === null ? t.fits.none : t.fits[c.fit] ?? c.fit}
+                  {c.would_fit ? (
+                    <>
+                      <br />
+                      <span class="muted">
+                        {d.wouldFit}: {t.fits[c.would_fit] ?? c.would_fit}
+                      </span>
+                    </>
+                  ) : null}
+                </>
+              ),
+            },
+            { header: d.rules, cell: (c) => (c.fit_rules ?? []).map((r) => t.settings.ruleNames[r] ?? r).join(', ') },
+            { header: d.whyNot, cell: (c) => reasonText(ctx, c.not_chosen_because ?? c.excluded_because ?? null) },
+            mayDecide &&
+              decidable && {
+                header: t.common.actions,
+                cell: (c) => {
                   const order = orderById.get(c.order_id);
                   const confirmable = order !== undefined && (order.status === 'open' || order.status === 'expired') && c.excluded_because !== 'ordered_after_deposit';
-                  return (
-                    <tr>
-                      <td>
-                        <a href={`/dashboard/orders/${c.order_id}`}>{order?.externalId ?? c.order_id}</a>
-                        <br />
-                        <code class="muted">{c.order_id}</code>
-                      </td>
-                      <td>{order?.payerName ?? ''}</td>
-                      <td>{order ? <Badge kind={order.status}>{t.orders.statuses[order.status] ?? order.status}</Badge> : null}</td>
-                      <td>
-                        {c.fit === null ? t.fits.none : t.fits[c.fit] ?? c.fit}
-                        {c.would_fit ? (
-                          <>
-                            <br />
-                            <span class="muted">
-                              {d.wouldFit}: {t.fits[c.would_fit] ?? c.would_fit}
-                            </span>
-                          </>
-                        ) : null}
-                      </td>
-                      <td>{(c.fit_rules ?? []).map((r) => t.settings.ruleNames[r] ?? r).join(', ')}</td>
-                      <td>{reasonText(ctx, c.not_chosen_because ?? c.excluded_because ?? null)}</td>
-                      {mayDecide && decidable ? (
-                        <td>
-                          {confirmable ? (
-                            <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`}>
-                              <input type="hidden" name="order_id" value={c.order_id} />
-                              <button type="submit" aria-label={d.confirmFor(order.externalId)}>
-                                {d.confirm}
-                              </button>
-                            </PostForm>
-                          ) : null}
-                        </td>
-                      ) : null}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+                  return confirmable ? (
+                    <ActionButton ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`} hidden={{ order_id: c.order_id }} label={d.confirm} ariaLabel={d.confirmFor(order.externalId)} />
+                  ) : null;
+                },
+              },
+          ]}
+        />
       </section>
       {mayDecide && decidable ? (
         <section aria-labelledby="match-other">
@@ -285,62 +255,33 @@ function DepositDetail({
               {t.common.search}
             </button>
           </form>
-          {matchable === undefined ? null : matchable.length === 0 ? (
-            <p>{t.common.none}</p>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <caption>{d.matchOther}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t.orders.externalId}</th>
-                    <th scope="col">{t.orders.payerName}</th>
-                    <th scope="col">{t.orders.orderedAt}</th>
-                    <th scope="col">{t.common.status}</th>
-                    <th scope="col">{t.common.actions}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {matchable.map((order) => (
-                    <tr>
-                      <td>
-                        <a href={`/dashboard/orders/${order.id}`}>{order.externalId}</a>
-                      </td>
-                      <td>{order.payerName}</td>
-                      <td>{tokyoTime(order.orderedAt)}</td>
-                      <td>
-                        <Badge kind={order.status}>{t.orders.statuses[order.status] ?? order.status}</Badge>
-                      </td>
-                      <td>
-                        <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`}>
-                          <input type="hidden" name="order_id" value={order.id} />
-                          <button type="submit" aria-label={`${d.matchTo}: ${order.externalId}`}>
-                            {d.matchTo}
-                          </button>
-                        </PostForm>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+          {matchable === undefined ? null : (
+            <Table
+              ctx={ctx}
+              caption={d.matchOther}
+              rows={matchable}
+              columns={[
+                { header: t.orders.externalId, cell: (order) => <a href={`/dashboard/orders/${order.id}`}>{order.externalId}</a> },
+                { header: t.orders.payerName, cell: (order) => order.payerName },
+                { header: t.orders.orderedAt, cell: (order) => tokyoTime(order.orderedAt) },
+                { header: t.common.status, cell: (order) => <Badge kind={order.status}>{t.orders.statuses[order.status] ?? order.status}</Badge> },
+                {
+                  header: t.common.actions,
+                  cell: (order) => (
+                    <ActionButton ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`} hidden={{ order_id: order.id }} label={d.matchTo} ariaLabel={`${d.matchTo}: ${order.externalId}`} />
+                  ),
+                },
+              ]}
+            />
           )}
         </section>
       ) : null}
       {mayDecide && (decidable || deposit.status === 'excluded') ? (
         <div class="actions panel">
           {decidable ? (
-            <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/exclude`}>
-              <button type="submit" class="danger">
-                {d.exclude}
-              </button>
-            </PostForm>
+            <ActionButton ctx={ctx} action={`/dashboard/deposits/${deposit.id}/exclude`} kind="danger" label={d.exclude} />
           ) : (
-            <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/restore`}>
-              <button type="submit" class="secondary">
-                {d.restore}
-              </button>
-            </PostForm>
+            <ActionButton ctx={ctx} action={`/dashboard/deposits/${deposit.id}/restore`} kind="secondary" label={d.restore} />
           )}
         </div>
       ) : null}

@@ -10,7 +10,7 @@ import { findVisibleOrder } from '../../use-cases/read-orders';
 import { tokyoDateInput, tokyoTime, yen } from '../format';
 import { auditContextOf, contextOf, field, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { Badge, Facts, Layout, Notice, Pager, PostForm } from '../views/layout';
+import { ActionButton, Badge, Facts, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
 import { reasonText } from './deposits';
 
 const PAGE_SIZE = 50;
@@ -170,43 +170,19 @@ function OrderList({ ctx, rows, next, q }: { ctx: ConsoleRequestContext; rows: O
         <button type="submit">{t.common.search}</button>
         <a href="/dashboard/orders">{t.common.clear}</a>
       </form>
-      {rows.length === 0 ? (
-        <p>{t.common.none}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption>{o.title}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{o.externalId}</th>
-                <th scope="col">{o.payerName}</th>
-                <th scope="col" class="num">
-                  {t.common.amount}
-                </th>
-                <th scope="col">{t.common.status}</th>
-                <th scope="col">{o.orderedAt}</th>
-                <th scope="col">{o.expiresAt}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr>
-                  <td>
-                    <a href={`/dashboard/orders/${row.id}`}>{row.externalId}</a>
-                  </td>
-                  <td>{row.payerName}</td>
-                  <td class="num">{yen(row.amount)}</td>
-                  <td>
-                    <Badge kind={row.status}>{o.statuses[row.status] ?? row.status}</Badge>
-                  </td>
-                  <td>{tokyoTime(row.orderedAt)}</td>
-                  <td>{tokyoTime(row.expiresAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        ctx={ctx}
+        caption={o.title}
+        rows={rows}
+        columns={[
+          { header: o.externalId, cell: (row) => <a href={`/dashboard/orders/${row.id}`}>{row.externalId}</a> },
+          { header: o.payerName, cell: (row) => row.payerName },
+          { header: t.common.amount, class: 'num', cell: (row) => yen(row.amount) },
+          { header: t.common.status, cell: (row) => <Badge kind={row.status}>{o.statuses[row.status] ?? row.status}</Badge> },
+          { header: o.orderedAt, cell: (row) => tokyoTime(row.orderedAt) },
+          { header: o.expiresAt, cell: (row) => tokyoTime(row.expiresAt) },
+        ]}
+      />
       <Pager ctx={ctx} next={next === undefined ? undefined : { after: String(next) }} />
     </Layout>
   );
@@ -269,19 +245,11 @@ function OrderDetail({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext
           {order.status === 'open' ? (
             <>
               <a href={`/dashboard/orders/${order.id}/edit`}>{o.edit}</a>
-              <PostForm ctx={ctx} action={`/dashboard/orders/${order.id}/mark-paid`}>
-                <button type="submit" class="secondary">
-                  {o.markPaid}
-                </button>
-              </PostForm>
+              <ActionButton ctx={ctx} action={`/dashboard/orders/${order.id}/mark-paid`} kind="secondary" label={o.markPaid} />
             </>
           ) : null}
           {order.status === 'open' || order.status === 'expired' ? (
-            <PostForm ctx={ctx} action={`/dashboard/orders/${order.id}/cancel`}>
-              <button type="submit" class="danger">
-                {o.cancel}
-              </button>
-            </PostForm>
+            <ActionButton ctx={ctx} action={`/dashboard/orders/${order.id}/cancel`} kind="danger" label={o.cancel} />
           ) : null}
         </div>
       ) : null}

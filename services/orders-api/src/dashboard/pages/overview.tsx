@@ -4,7 +4,7 @@ import type { OrdersApiDeps } from '../../use-cases/deps';
 import { numberText, tokyoDay, tokyoTime } from '../format';
 import { contextOf, signedInOf, type ConsoleRequestContext } from '../http';
 import { sendPage } from '../render';
-import { Layout } from '../views/layout';
+import { Layout, Table } from '../views/layout';
 
 /** Figures are counted to this many at most; past it the card says "10,000 or more". */
 const COUNT_CAP = 10_000;
@@ -52,36 +52,18 @@ export function overviewPage(deps: OrdersApiDeps): Router {
 
 export function EventTable({ ctx, events }: { ctx: ConsoleRequestContext; events: { id: string; type: string; createdAt: Date; data: unknown }[] }) {
   const { t } = ctx;
-  if (events.length === 0) return <p>{t.common.none}</p>;
+  const objectLink = (object: string) =>
+    object.startsWith('ord_') ? <a href={`/dashboard/orders/${object}`}>{object}</a> : object.startsWith('txn_') ? <a href={`/dashboard/deposits/${object}`}>{object}</a> : object;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{t.common.date}</th>
-            <th scope="col">{t.events.type}</th>
-            <th scope="col">{t.common.id}</th>
-            <th scope="col">{t.audit.object}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event) => {
-            const object = (event.data as { object?: { id?: string } }).object?.id ?? '';
-            return (
-              <tr>
-                <td>{tokyoTime(event.createdAt)}</td>
-                <td>
-                  <code>{event.type}</code>
-                </td>
-                <td>
-                  <a href={`/dashboard/events/${event.id}`}>{event.id}</a>
-                </td>
-                <td>{object.startsWith('ord_') ? <a href={`/dashboard/orders/${object}`}>{object}</a> : object.startsWith('txn_') ? <a href={`/dashboard/deposits/${object}`}>{object}</a> : object}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      ctx={ctx}
+      rows={events}
+      columns={[
+        { header: t.common.date, cell: (event) => tokyoTime(event.createdAt) },
+        { header: t.events.type, cell: (event) => <code>{event.type}</code> },
+        { header: t.common.id, cell: (event) => <a href={`/dashboard/events/${event.id}`}>{event.id}</a> },
+        { header: t.audit.object, cell: (event) => objectLink((event.data as { object?: { id?: string } }).object?.id ?? '') },
+      ]}
+    />
   );
 }

@@ -7,7 +7,7 @@ import { changeUserRole, getTeam, inviteUser, removeTeamMember } from '../../use
 import { tokyoTime } from '../format';
 import { auditContextOf, contextOf, field, pathId, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { Layout, Notice, PostForm } from '../views/layout';
+import { ActionButton, Layout, Notice, PostForm, Table } from '../views/layout';
 
 /** The organisation's people; admins invite them, change their roles and remove them. */
 export function teamPages(deps: OrdersApiDeps): Router {
@@ -68,58 +68,42 @@ function TeamPage({ ctx, users, invited }: { ctx: ConsoleRequestContext; users: 
           </p>
         </section>
       ) : null}
-      <div class="table-wrap">
-        <table>
-          <caption>{tm.title}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{tm.email}</th>
-              <th scope="col">{tm.role}</th>
-              <th scope="col">{tm.passwordSet}</th>
-              <th scope="col">{tm.totp}</th>
-              <th scope="col">{t.common.created}</th>
-              {admin ? <th scope="col">{t.common.actions}</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((user) => (
-              <tr>
-                <td>
-                  {user.email} {user.id === me.userId ? tm.you : ''}
-                </td>
-                <td>{t.roles[user.role] ?? user.role}</td>
-                <td>{user.passwordHash ? t.common.yes : tm.pending}</td>
-                <td>{user.totpEnabledAt ? t.common.yes : t.common.no}</td>
-                <td>{tokyoTime(user.createdAt)}</td>
-                {admin ? (
-                  <td class="actions">
-                    <PostForm ctx={ctx} action={`/dashboard/team/${user.id}/role`} class="form-grid">
-                      <label>
-                        {tm.changeRole}
-                        <select name="role" aria-label={`${tm.changeRole}: ${user.email}`}>
-                          {USER_ROLES.map((r) => (
-                            <option value={r} selected={user.role === r}>
-                              {t.roles[r]}
-                            </option>
-                          ))}
-                        </select>
-                      </label>
-                      <button type="submit" class="secondary">
-                        {t.common.save}
-                      </button>
-                    </PostForm>
-                    <PostForm ctx={ctx} action={`/dashboard/team/${user.id}/remove`}>
-                      <button type="submit" class="danger" aria-label={`${tm.remove}: ${user.email}`}>
-                        {tm.remove}
-                      </button>
-                    </PostForm>
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        ctx={ctx}
+        caption={tm.title}
+        rows={users}
+        columns={[
+          { header: tm.email, cell: (user) => `${user.email} ${user.id === me.userId ? tm.you : ''}` },
+          { header: tm.role, cell: (user) => t.roles[user.role] ?? user.role },
+          { header: tm.passwordSet, cell: (user) => (user.passwordHash ? t.common.yes : tm.pending) },
+          { header: tm.totp, cell: (user) => (user.totpEnabledAt ? t.common.yes : t.common.no) },
+          { header: t.common.created, cell: (user) => tokyoTime(user.createdAt) },
+          admin && {
+            header: t.common.actions,
+            class: 'actions',
+            cell: (user) => (
+              <>
+                <PostForm ctx={ctx} action={`/dashboard/team/${user.id}/role`} class="form-grid">
+                  <label>
+                    {tm.changeRole}
+                    <select name="role" aria-label={`${tm.changeRole}: ${user.email}`}>
+                      {USER_ROLES.map((r) => (
+                        <option value={r} selected={user.role === r}>
+                          {t.roles[r]}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                  <button type="submit" class="secondary">
+                    {t.common.save}
+                  </button>
+                </PostForm>
+                <ActionButton ctx={ctx} action={`/dashboard/team/${user.id}/remove`} kind="danger" label={tm.remove} ariaLabel={`${tm.remove}: ${user.email}`} />
+              </>
+            ),
+          },
+        ]}
+      />
       {admin ? (
         <section aria-labelledby="invite">
           <h2 id="invite">{tm.invite}</h2>

@@ -18,7 +18,7 @@ import { getDeliveryLog, resendWebhook, sendTestWebhook } from '../../use-cases/
 import { tokyoTime } from '../format';
 import { auditContextOf, contextOf, field, fieldList, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { Badge, Facts, Layout, Notice, Pager, PostForm } from '../views/layout';
+import { ActionButton, Badge, Facts, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
 
 const selectedEvents = (req: Request): string[] => {
   const chosen = fieldList(req, 'events').filter((e) => (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(e));
@@ -130,35 +130,16 @@ function EndpointList({ ctx, endpoints }: { ctx: ConsoleRequestContext; endpoint
   return (
     <Layout ctx={ctx} title={w.title} section="webhooks">
       {done === 'deleted' ? <Notice kind="success">{w.deleted}</Notice> : null}
-      {endpoints.length === 0 ? (
-        <p>{t.common.none}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption>{w.title}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{w.url}</th>
-                <th scope="col">{t.common.status}</th>
-                <th scope="col">{w.events}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.map((e) => (
-                <tr>
-                  <td>
-                    <a href={`/dashboard/webhooks/${e.id}`}>{e.url}</a>
-                  </td>
-                  <td>
-                    <EndpointState ctx={ctx} endpoint={e} />
-                  </td>
-                  <td>{e.enabled_events.includes(ALL_EVENT_TYPES) ? w.allEvents : e.enabled_events.join(', ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        ctx={ctx}
+        caption={w.title}
+        rows={endpoints}
+        columns={[
+          { header: w.url, cell: (e) => <a href={`/dashboard/webhooks/${e.id}`}>{e.url}</a> },
+          { header: t.common.status, cell: (e) => <EndpointState ctx={ctx} endpoint={e} /> },
+          { header: w.events, cell: (e) => (e.enabled_events.includes(ALL_EVENT_TYPES) ? w.allEvents : e.enabled_events.join(', ')) },
+        ]}
+      />
       {ctx.signedIn!.actor.role === 'admin' ? (
         <section aria-labelledby="create">
           <h2 id="create">
@@ -244,22 +225,15 @@ function EndpointDetail({
         />
         {admin ? (
           <div class="actions">
-            <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}`}>
-              <input type="hidden" name="enabled" value={endpoint.enabled ? 'false' : 'true'} />
-              <button type="submit" class="secondary">
-                {endpoint.enabled ? w.disable : w.enable}
-              </button>
-            </PostForm>
-            <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/test`}>
-              <button type="submit" class="secondary">
-                {w.sendTest}
-              </button>
-            </PostForm>
-            <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/delete`}>
-              <button type="submit" class="danger">
-                {w.delete}
-              </button>
-            </PostForm>
+            <ActionButton
+              ctx={ctx}
+              action={`/dashboard/webhooks/${endpoint.id}`}
+              hidden={{ enabled: endpoint.enabled ? 'false' : 'true' }}
+              kind="secondary"
+              label={endpoint.enabled ? w.disable : w.enable}
+            />
+            <ActionButton ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/test`} kind="secondary" label={w.sendTest} />
+            <ActionButton ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/delete`} kind="danger" label={w.delete} />
           </div>
         ) : null}
       </section>
@@ -317,62 +291,26 @@ function EndpointDetail({
             {t.common.search}
           </button>
         </form>
-        {log.length === 0 ? (
-          <p>{t.common.none}</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <caption>{w.log}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t.common.date}</th>
-                  <th scope="col">{t.events.type}</th>
-                  <th scope="col">{t.common.id}</th>
-                  <th scope="col" class="num">
-                    {w.attempt}
-                  </th>
-                  <th scope="col" class="num">
-                    {w.statusCode}
-                  </th>
-                  <th scope="col" class="num">
-                    {w.duration}
-                  </th>
-                  <th scope="col">{w.deliveryStatus}</th>
-                  {admin ? <th scope="col">{t.common.actions}</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {log.map((a) => (
-                  <tr>
-                    <td>{tokyoTime(a.attempted_at)}</td>
-                    <td>
-                      <code>{a.event_type}</code>
-                    </td>
-                    <td>
-                      <a href={`/dashboard/events/${a.event_id}`}>{a.event_id}</a>
-                    </td>
-                    <td class="num">{a.attempt}</td>
-                    <td class="num">{a.status_code ?? a.error ?? ''}</td>
-                    <td class="num">{`${a.duration_ms} ms`}</td>
-                    <td>
-                      <Badge kind={a.delivery_status}>{w.deliveryStatuses[a.delivery_status] ?? a.delivery_status}</Badge>
-                    </td>
-                    {admin ? (
-                      <td>
-                        <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/resend`}>
-                          <input type="hidden" name="event_id" value={a.event_id} />
-                          <button type="submit" class="secondary" aria-label={`${w.resend} ${a.event_id}`}>
-                            {w.resend}
-                          </button>
-                        </PostForm>
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <Table
+          ctx={ctx}
+          caption={w.log}
+          rows={log}
+          columns={[
+            { header: t.common.date, cell: (a) => tokyoTime(a.attempted_at) },
+            { header: t.events.type, cell: (a) => <code>{a.event_type}</code> },
+            { header: t.common.id, cell: (a) => <a href={`/dashboard/events/${a.event_id}`}>{a.event_id}</a> },
+            { header: w.attempt, class: 'num', cell: (a) => a.attempt },
+            { header: w.statusCode, class: 'num', cell: (a) => a.status_code ?? a.error ?? '' },
+            { header: w.duration, class: 'num', cell: (a) => `${a.duration_ms} ms` },
+            { header: w.deliveryStatus, cell: (a) => <Badge kind={a.delivery_status}>{w.deliveryStatuses[a.delivery_status] ?? a.delivery_status}</Badge> },
+            admin && {
+              header: t.common.actions,
+              cell: (a) => (
+                <ActionButton ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/resend`} hidden={{ event_id: a.event_id }} kind="secondary" label={w.resend} ariaLabel={`${w.resend} ${a.event_id}`} />
+              ),
+            },
+          ]}
+        />
         <Pager ctx={ctx} next={hasMore ? { after: log.at(-1)!.id } : undefined} />
       </section>
     </Layout>

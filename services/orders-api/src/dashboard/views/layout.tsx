@@ -162,3 +162,66 @@ export function Facts({ rows }: { rows: [string, ComponentChildren][] }) {
     </dl>
   );
 }
+
+/** One column of a `Table`: its header and how a row fills its cell; `num` right-aligns figures. */
+export interface Column<Row> {
+  header: ComponentChildren;
+  cell: (row: Row) => ComponentChildren;
+  class?: 'num' | 'actions';
+}
+
+/**
+ * A captioned table of rows, or `empty` (by default "none") when there are no rows. Columns given
+ * as `false` are left out, so a column only some roles see is written `admin && {…}`.
+ */
+export function Table<Row>(props: { ctx: ConsoleRequestContext; caption?: string; rows: Row[]; columns: (Column<Row> | false)[]; empty?: ComponentChildren }) {
+  if (props.rows.length === 0) return props.empty === null ? null : <p>{props.empty ?? props.ctx.t.common.none}</p>;
+  const columns = props.columns.filter((c): c is Column<Row> => c !== false);
+  return (
+    <div class="table-wrap">
+      <table>
+        {props.caption === undefined ? null : <caption>{props.caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th scope="col" class={c.class === 'num' ? 'num' : undefined}>
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr>
+              {columns.map((c) => (
+                <td class={c.class}>{c.cell(row)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A form of one button that POSTs to `action` (with the CSRF token and any hidden fields). */
+export function ActionButton(props: {
+  ctx: ConsoleRequestContext;
+  action: string;
+  label: string;
+  /** The accessible name where the visible label alone would be ambiguous in a list. */
+  ariaLabel?: string;
+  kind?: 'secondary' | 'danger';
+  hidden?: Record<string, string>;
+}) {
+  return (
+    <PostForm ctx={props.ctx} action={props.action}>
+      {Object.entries(props.hidden ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={props.kind} aria-label={props.ariaLabel}>
+        {props.label}
+      </button>
+    </PostForm>
+  );
+}
