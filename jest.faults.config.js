@@ -1,10 +1,8 @@
 /**
  * The fault suite (test/faults, `pnpm test:faults`): kept out of the root jest.config.js, whose
  * projects list never names test/faults, because it restarts the machine's RabbitMQ and Redis and so
- * must run alone. Same template database set-up and ts-jest transform as the root configuration.
+ * must run alone. It uses the root configuration's ts-jest transform and a template database of its own.
  */
-const root = require('./jest.config.js');
-
 module.exports = {
   rootDir: __dirname,
   displayName: 'test/faults',

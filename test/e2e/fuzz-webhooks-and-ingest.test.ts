@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
-import { MerchantClient, TestSystem, api } from '@pmatch/testkit';
+import { type MerchantClient, TestSystem, api } from '@pmatch/testkit';
 import {
   StoredState,
   apiKeyCredentials,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MerchantClient, TestSystem, api } from '@pmatch/testkit';
+import { type MerchantClient, TestSystem, api } from '@pmatch/testkit';
 import {
   FUZZ_RUNS,
   StoredState,

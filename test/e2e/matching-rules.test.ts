@@ -1,4 +1,4 @@
-import { MerchantClient, TestSystem, waitFor } from '@pmatch/testkit';
+import { type MerchantClient, TestSystem, waitFor } from '@pmatch/testkit';
 
 /** Seller-enabled rules decide end to end, and every decision explains itself. */
 

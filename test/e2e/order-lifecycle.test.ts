@@ -1,4 +1,4 @@
-import { MerchantClient, TestSystem, waitFor } from '@pmatch/testkit';
+import { type MerchantClient, TestSystem, waitFor } from '@pmatch/testkit';
 
 /** Every row of the order state table (docs/guide.md "Orders"), through the real services, time moved by the test clock. */
 

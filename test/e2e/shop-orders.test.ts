@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { MerchantClient, REPO_ROOT, TestSystem } from '@pmatch/testkit';
+import { type MerchantClient, REPO_ROOT, TestSystem } from '@pmatch/testkit';
 
 /**
  * Orders with source shop (order.created "through … a shop platform"; "the shop platform

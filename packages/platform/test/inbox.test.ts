@@ -1,5 +1,5 @@
 import { type PrismaClient } from '@pmatch/db';
-import { openPrismaTestDatabase, type PrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { openPrismaTestDatabase, type PrismaTestDatabase } from '@pmatch/testkit';
 import { INBOX_RETENTION_MS, claimMessage, forgetProcessedMessages } from '../src';
 
 /** A consumer remembers processed messages for 30 days, then forgets only its own. */
@@ -7,11 +7,10 @@ import { INBOX_RETENTION_MS, claimMessage, forgetProcessedMessages } from '../sr
 const DAY = 24 * 3600_000;
 const now = new Date('2026-11-22T12:00:00Z');
 let testDatabase: PrismaTestDatabase | undefined;
-let db: TestDatabase;
 let prisma: PrismaClient;
 
 beforeAll(async () => {
-  ({ db, prisma } = testDatabase = await openPrismaTestDatabase());
+  ({ prisma } = testDatabase = await openPrismaTestDatabase());
 });
 
 afterAll(() => testDatabase?.close());

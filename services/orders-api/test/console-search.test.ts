@@ -1,5 +1,5 @@
 import { type PrismaClient } from '@pmatch/db';
-import { openPrismaTestDatabase, planNodes, rowsReadInTransaction, type PrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { openPrismaTestDatabase, planNodes, rowsReadInTransaction, type PrismaTestDatabase } from '@pmatch/testkit';
 import { eventsAbout, searchDeposits, searchOrders } from '../src/data/console-search';
 import type { Scope } from '../src/domain/actor';
 
@@ -10,7 +10,6 @@ import type { Scope } from '../src/domain/actor';
  */
 
 let testDatabase: PrismaTestDatabase | undefined;
-let db: TestDatabase;
 let prisma: PrismaClient;
 const scope: Scope = { organisationId: 'org_console_search', mode: 'live', bankAccountId: null };
 const HISTORY = 3_000;
@@ -18,7 +17,7 @@ const HELD = 120;
 const PAGE = 50;
 
 beforeAll(async () => {
-  ({ db, prisma } = testDatabase = await openPrismaTestDatabase());
+  ({ prisma } = testDatabase = await openPrismaTestDatabase());
   await prisma.organisation.create({ data: { id: scope.organisationId, name: 'n', ownerEmail: 'o@example.com' } });
   await prisma.bankAccount.create({
     data: { id: 'ba_console_search', organisationId: scope.organisationId, mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: '1234567', holderName: 'h' },

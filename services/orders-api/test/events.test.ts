@@ -1,16 +1,15 @@
 import type { NewEvent } from '@pmatch/contracts';
 import { recordEvents, type PrismaClient } from '@pmatch/db';
-import { openPrismaTestDatabase, waitFor, type PrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { openPrismaTestDatabase, waitFor, type PrismaTestDatabase } from '@pmatch/testkit';
 import { listEvents, waitForEarlierTransactions } from '../src/data/events';
 import type { AuthContext } from '../src/domain/auth';
 
 let testDatabase: PrismaTestDatabase | undefined;
-let db: TestDatabase;
 let prisma: PrismaClient;
 const at = new Date('2026-11-22T01:02:03.456Z');
 
 beforeAll(async () => {
-  ({ db, prisma } = testDatabase = await openPrismaTestDatabase());
+  ({ prisma } = testDatabase = await openPrismaTestDatabase());
 });
 
 afterAll(() => testDatabase?.close());

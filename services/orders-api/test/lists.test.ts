@@ -1,5 +1,5 @@
 import { type PrismaClient, type Tx } from '@pmatch/db';
-import { openPrismaTestDatabase, rowsReadInTransaction, type PrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { openPrismaTestDatabase, rowsReadInTransaction, type PrismaTestDatabase } from '@pmatch/testkit';
 import { listOrders } from '../src/data/orders';
 import { listTransactions } from '../src/data/transactions';
 import { listDeliveryAttempts } from '../src/data/webhook-endpoints';
@@ -12,12 +12,11 @@ import type { AuthContext } from '../src/domain/auth';
  */
 
 let testDatabase: PrismaTestDatabase | undefined;
-let db: TestDatabase;
 let prisma: PrismaClient;
 const HISTORY = 3_000;
 
 beforeAll(async () => {
-  ({ db, prisma } = testDatabase = await openPrismaTestDatabase());
+  ({ prisma } = testDatabase = await openPrismaTestDatabase());
 });
 
 afterAll(() => testDatabase?.close());

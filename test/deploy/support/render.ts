@@ -24,9 +24,9 @@ export function render(kustomization: string): K8sObject[] {
   } catch (error) {
     const { code, stderr } = error as { code?: string; stderr?: string };
     if (code === 'ENOENT') {
-      throw new Error('kubectl is not installed: these tests render deploy/k8s with `kubectl kustomize` (install kubectl ≥ 1.27)');
+      throw new Error('kubectl is not installed: these tests render deploy/k8s with `kubectl kustomize` (install kubectl ≥ 1.27)', { cause: error });
     }
-    throw new Error(`kubectl kustomize ${kustomization} failed:\n${stderr ?? String(error)}`);
+    throw new Error(`kubectl kustomize ${kustomization} failed:\n${stderr ?? String(error)}`, { cause: error });
   }
   return parseObjects(output);
 }

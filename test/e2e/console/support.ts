@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { MerchantClient, TestSystem } from '@pmatch/testkit';
+import { type MerchantClient, TestSystem } from '@pmatch/testkit';
 import { HttpsReceiver } from '../../../services/webhook-dispatcher/test/support/receiver';
 import { TestCa } from '../../../services/webhook-dispatcher/test/support/tls';
 

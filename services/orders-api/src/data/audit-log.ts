@@ -1,5 +1,5 @@
 import type { Mode } from '@pmatch/contracts';
-import { Prisma, type AuditLogRow, type PrismaClient } from '@pmatch/db';
+import { type Prisma, type AuditLogRow, type PrismaClient } from '@pmatch/db';
 
 export interface AuditEntry {
   organisationId: string;

@@ -1,5 +1,5 @@
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { AddressPolicy, vetHost, type ResolveHost } from '@pmatch/platform';
+import { type AddressPolicy, vetHost, type ResolveHost } from '@pmatch/platform';
 import { Agent, buildConnector } from 'undici';
 
 export interface PinnedAgentOptions {

@@ -1,5 +1,5 @@
 import type { UserRow } from '@pmatch/db';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { deleteOtherSessions } from '../../data/console-sessions';
 import { enableTotp, findUserOfOrganisation, setTotpSecret } from '../../data/users';
 import { acceptedStep, newTotpSecret, totpUri } from '../../domain/totp';
@@ -13,7 +13,7 @@ import { Layout, Notice, PostForm } from '../views/layout';
 /** The person's own second factor: set up (secret, then a code to prove it), or turned off with the password. */
 export function accountPages(deps: OrdersApiDeps): Router {
   const router = Router();
-  const me = async (req: import('express').Request) => {
+  const me = async (req: Request) => {
     const { actor } = signedInOf(req);
     return (await findUserOfOrganisation(deps.database.prisma, actor.organisationId, actor.userId))!;
   };

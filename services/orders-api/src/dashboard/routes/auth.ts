@@ -1,5 +1,5 @@
 import { MODES, type Mode } from '@pmatch/contracts';
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { deleteSession, insertSession, setSessionMode } from '../../data/console-sessions';
 import type { LoginThrottle } from '../../data/login-throttle';
 import { recordAudit } from '../../use-cases/audit';
@@ -25,7 +25,7 @@ import { LoginPage, SecondFactorPage, SetupPasswordPage } from '../views/auth';
 /** Log-in, the second factor, log-out, password setup and the mode switch. */
 export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: CookiePolicy, publicOrigin: string): Router {
   const router = Router();
-  const loginToken = (res: import('express').Response) => {
+  const loginToken = (res: Response) => {
     const token = newToken();
     res.cookie(loginCsrfCookieName(policy), token, cookieOptions(policy, 'strict'));
     return token;

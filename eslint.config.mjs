@@ -1,0 +1,41 @@
+// Lint for the whole tree: typed rules on TypeScript (through tsconfig.test.json, which covers code
+// and tests), the recommended rules on the plain JavaScript of bench/ and scripts/. Formatting is
+// Prettier's business (eslint-config-prettier turns off the rules that would disagree with it).
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/', '**/dist/', '.tmp/', 'bench-results/', 'coverage/', '**/generated/', 'docs/'] },
+  js.configs.recommended,
+  {
+    files: ['**/*.{js,mjs,cjs}'],
+    languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    files: ['**/*.{ts,tsx}'],
+    extends: [tseslint.configs.recommended],
+    languageOptions: { parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      // A callback may read what is assigned once after it is created (a server and its handler).
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // Input validation matches control characters on purpose.
+      'no-control-regex': 'off',
+      'max-lines': ['warn', { max: 300, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['warn', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Tests are long by nature: a describe block holds many tests.
+    files: ['**/test/**/*.ts', 'test/**/*.ts'],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off', '@typescript-eslint/no-require-imports': 'off' },
+  },
+  prettier,
+);
