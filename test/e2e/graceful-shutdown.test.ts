@@ -77,7 +77,7 @@ async function waiting(service: ServiceName): Promise<number> {
  * in memory, where no database view sees them.
  */
 async function requestsInFlight(service: ServiceName): Promise<number> {
-  const metrics = await (await fetch(`${system.url(service)}/metrics`)).text();
+  const metrics = await system.metrics(service);
   const line = /^http_requests_in_flight (\d+)$/m.exec(metrics);
   if (line === null) throw new Error(`${service} reports no http_requests_in_flight`);
   return Number(line[1]) - 1;

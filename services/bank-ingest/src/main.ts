@@ -8,7 +8,7 @@ import { ingestRoutes } from './http/routes';
 export type BankIngest = RunningService;
 
 export async function start(config: BankIngestConfig, clock: Clock = systemClock): Promise<BankIngest> {
-  return startService({ name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, bodies: 'where mounted' }, async (runtime) => {
+  return startService({ name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, adminPort: config.BANK_INGEST_ADMIN_PORT, bodies: 'where mounted' }, async (runtime) => {
     const { database, broker, logger } = runtime;
     const relay = runtime.outboxRelay();
     const secretBox = new SecretBox(config.SECRETS_KEY);

@@ -14,7 +14,7 @@ import { redeliverPendingDeposits } from './use-cases/redeliver-pending';
 export type Matcher = RunningService;
 
 export async function start(config: MatcherConfig, clock: Clock = systemClock): Promise<Matcher> {
-  return startService({ name: 'matcher', config, port: config.MATCHER_PORT }, async (runtime) => {
+  return startService({ name: 'matcher', config, port: config.MATCHER_PORT, adminPort: config.MATCHER_ADMIN_PORT }, async (runtime) => {
     const { database, broker, logger } = runtime;
     const relay = runtime.outboxRelay();
     const deps: MatcherDeps = {

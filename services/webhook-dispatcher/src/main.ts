@@ -59,7 +59,7 @@ export interface DispatcherSeams {
 }
 
 export async function start(config: DispatcherConfig, clock: Clock = systemClock, seams: DispatcherSeams = {}): Promise<Dispatcher> {
-  return startService({ name: 'webhook-dispatcher', config, port: config.WEBHOOK_DISPATCHER_PORT }, async (runtime) => {
+  return startService({ name: 'webhook-dispatcher', config, port: config.WEBHOOK_DISPATCHER_PORT, adminPort: config.WEBHOOK_DISPATCHER_ADMIN_PORT }, async (runtime) => {
     const { database, logger } = runtime;
     const { prisma } = database;
     const extraCa = config.WEBHOOK_CA_FILE === undefined ? undefined : readFileSync(config.WEBHOOK_CA_FILE, 'utf8');
