@@ -72,6 +72,7 @@ export type Handler<T> = (delivery: Delivery<T>) => Promise<void>;
 export class Broker {
   private rpcChannel: Promise<Channel> | undefined;
   private replyChannel: Promise<ConfirmChannel> | undefined;
+  private statsChannel: Promise<Channel> | undefined;
   private readonly pendingReplies = new Map<string, (content: Buffer) => void>();
   private closing = false;
 
@@ -338,6 +339,27 @@ export class Broker {
       return channel;
     })();
     return this.rpcChannel;
+  }
+
+  /**
+   * Messages ready in a queue (its name without the prefix), by a passive check. On a channel of
+   * its own: the broker closes the channel of a check that fails, and that must never be the
+   * publisher's.
+   */
+  async messageCount(queue: string): Promise<number> {
+    const opened = (this.statsChannel ??= this.connection.createChannel().then((channel) => {
+      channel.on('error', () => undefined);
+      channel.on('close', () => {
+        if (this.statsChannel === opened) this.statsChannel = undefined;
+      });
+      return channel;
+    }));
+    try {
+      return (await (await opened).checkQueue(this.name(queue))).messageCount;
+    } catch (error) {
+      if (this.statsChannel === opened) this.statsChannel = undefined;
+      throw error;
+    }
   }
 
   async ping(): Promise<void> {

@@ -14,3 +14,4 @@ export * from './rate-limit';
 export * from './batch-writer';
 export * from './service-runtime';
 export * from './admin-server';
+export * from './pipeline-metrics';

@@ -14,6 +14,7 @@ import { exitOnLoss, runMain } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { OutboxRelay } from './outbox-relay';
 import { PeriodicTask } from './periodic-task';
+import { registerDeadLetterDepth, registerOutboxAge } from './pipeline-metrics';
 
 export interface ServiceOptions {
   /** The service's name: in every log line and in the AMQP connection name. */
@@ -65,6 +66,7 @@ export class ServiceRuntime {
   private relay: OutboxRelay | undefined;
   private redisClient: Redis | undefined;
   private readonly stopConsumers: (() => Promise<void>)[] = [];
+  private readonly consumedQueues: string[] = [];
   private readonly workers: Worker[] = [];
   private readonly closers: (() => unknown)[] = [];
   private server: Server | undefined;
@@ -78,6 +80,7 @@ export class ServiceRuntime {
     readonly broker: Broker,
   ) {
     collectDefaultMetrics({ register: this.metrics });
+    registerDeadLetterDepth(this.metrics, broker, () => this.consumedQueues);
     this.readiness = {
       database: async () => void (await database.prisma.$queryRaw`SELECT 1`),
       broker: () => broker.ping(),
@@ -105,7 +108,10 @@ export class ServiceRuntime {
   /** The service's outbox relay, made on first call; it publishes from `listen` on. */
   outboxRelay(): OutboxRelay {
     this.assertNotListening('outboxRelay');
-    this.relay ??= new OutboxRelay(this.database, this.broker, this.logger, this.options.config.OUTBOX_POLL_INTERVAL_MS);
+    if (this.relay === undefined) {
+      this.relay = new OutboxRelay(this.database, this.broker, this.logger, this.options.config.OUTBOX_POLL_INTERVAL_MS);
+      registerOutboxAge(this.metrics, this.database);
+    }
     return this.relay;
   }
 
@@ -128,6 +134,7 @@ export class ServiceRuntime {
   /** Subscribes `handler` to `queue` now (see `Broker.consume`); it stops first at `stop`. */
   async consume<S extends z.ZodType>(queue: string, schema: S, handler: Handler<z.infer<S>>, options: { prefetch: number }): Promise<void> {
     this.stopConsumers.push(await this.broker.consume(queue, schema, handler, options));
+    this.consumedQueues.push(queue);
   }
 
   /** Runs `run` every `intervalMs` from `listen` on (see `PeriodicTask`). */

@@ -21,6 +21,7 @@ import {
   EVENTS_CONSUMER,
   REQUESTS_CONSUMER,
   recordAcknowledgedAttempts,
+  readWebhookBacklog,
   recordReceivedEvents,
   type FinishedAttempt,
   type ReceivedEvent,
@@ -67,7 +68,10 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
       logger.warn({ allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE }, 'webhook address or CA exemptions for test receivers are in force');
     }
     const secretBox = new SecretBox(config.SECRETS_KEY);
-    const metrics = createMetrics(runtime.metrics);
+    const metrics = createMetrics(runtime.metrics, async () => {
+      const now = clock.now();
+      return { ...(await readWebhookBacklog(prisma, now)), now };
+    });
     const agent = createPinnedAgent({
       policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
       resolve: seams.resolveHost ?? resolveWithSystem,

@@ -25,7 +25,7 @@ export interface Repository {
   servedPaths: Set<string>;
   /** The broker's queue names, before AMQP_PREFIX (packages/contracts QUEUES). */
   queues: string[];
-  /** `pmatch_*` names the code defines (metrics among them). */
+  /** `pmatch_*` and `webhook_*` names the code defines (metrics among them). */
   definedNames: Set<string>;
   fileExists(path: string): boolean;
   /** The extra margin the dispatcher keeps after an answer's deadline to record it. */
@@ -82,7 +82,7 @@ export function readRepository(): Repository {
     services: new Map(names.map((name) => [name, serviceFacts(name)])),
     servedPaths: new Set([...adminServer.matchAll(/\.get\(\s*'(\/[\w/-]*)'/g)].map((m) => m[1] as string)),
     queues: Object.values(QUEUES),
-    definedNames: new Set([...allCode.matchAll(/'(pmatch_[a-z0-9_]+)'/g)].map((m) => m[1] as string)),
+    definedNames: new Set([...allCode.matchAll(/'((?:pmatch|webhook)_[a-z0-9_]+)'/g)].map((m) => m[1] as string)),
     fileExists: (path) => existsSync(join(REPOSITORY, path)),
     leaseMarginMs: LEASE_MARGIN_MS,
   };
