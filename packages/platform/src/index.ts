@@ -15,3 +15,4 @@ export * from './batch-writer';
 export * from './service-runtime';
 export * from './admin-server';
 export * from './pipeline-metrics';
+export * from './tracing';

@@ -15,6 +15,7 @@ import { createLogger, type Logger } from './logger';
 import { OutboxRelay } from './outbox-relay';
 import { PeriodicTask } from './periodic-task';
 import { registerDeadLetterDepth, registerOutboxAge } from './pipeline-metrics';
+import { tracedRequests } from './tracing';
 
 export interface ServiceOptions {
   /** The service's name: in every log line and in the AMQP connection name. */
@@ -86,6 +87,7 @@ export class ServiceRuntime {
       broker: () => broker.ping(),
     };
     this.http = createHttpApp({ logger, metrics: this.metrics, ...(options.bodies === undefined ? {} : { bodies: options.bodies }) });
+    this.http.use(tracedRequests(logger));
   }
 
   /** Opens the database pool and the broker connection; losing the broker ends the process. */

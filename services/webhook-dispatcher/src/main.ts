@@ -107,7 +107,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
 
     const onDue = () => scheduler.nudge();
     const received = new BatchWriter((events: ReceivedEvent[]) => recordReceivedEvents(database.sql, events, clock.now()), RECEIVED_PER_STATEMENT);
-    await runtime.consume(QUEUES.dispatcherEvents, EventRecordedMessage, eventHandler({ received, metrics, onDue }), { prefetch: config.DISPATCHER_PREFETCH });
+    await runtime.consume(QUEUES.dispatcherEvents, EventRecordedMessage, eventHandler({ received, metrics, onDue, logger }), { prefetch: config.DISPATCHER_PREFETCH });
     await runtime.consume(
       QUEUES.dispatcherRequests,
       WebhookRequest,

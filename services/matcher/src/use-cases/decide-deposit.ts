@@ -35,6 +35,7 @@ export function depositDecider(deps: DecideDepositDeps): DepositDecider {
       const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
       const written = await writeDecision({ pending, decision, claim, ctx: { publicBaseUrl: deps.publicBaseUrl, now, startedAt } });
       if (written.status === decision.outcome) {
+        deps.logger.info({ transactionId: written.id, outcome: decision.outcome, reason: decision.explanation.reason }, 'deposit decided');
         deps.metrics?.decided(decision.outcome, decision.explanation.reason, (now.getTime() - deposit.createdAt.getTime()) / 1000);
       }
       return written;
