@@ -54,7 +54,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   // What a draining instance still owes its clients, and what waits behind a slow dependency.
   const inFlight = new Gauge({
     name: 'http_requests_in_flight',
-    help: 'HTTP requests received and not yet answered or abandoned (this scrape included)',
+    help: 'HTTP requests received on the public port and not yet answered or abandoned',
     registers: [options.metrics],
   });
   app.use((req: Request, res: Response, next: NextFunction) => {
