@@ -133,6 +133,8 @@ process.on('exit', () => {
 for (const service of supervised) launch(service);
 
 const apiPort = process.env.ORDERS_API_PORT || '3000';
+// orders-api's admin port (/readyz); its default is in services/orders-api/src/config.ts.
+const apiAdminPort = process.env.ORDERS_API_ADMIN_PORT || '9100';
 const apiUrl = (process.env.PUBLIC_BASE_URL || `http://localhost:${apiPort}`).replace(/\/+$/, '');
 void announceWhenReady();
 
@@ -140,7 +142,7 @@ async function announceWhenReady() {
   const deadline = Date.now() + 60_000;
   let ready = false;
   while (!stopping && !ready && Date.now() < deadline) {
-    ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+    ready = await fetch(`http://127.0.0.1:${apiAdminPort}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
       (response) => response.ok,
       () => false,
     );

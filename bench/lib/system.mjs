@@ -19,6 +19,13 @@ const PORT_VARIABLE = {
   matcher: 'MATCHER_PORT',
   'webhook-dispatcher': 'WEBHOOK_DISPATCHER_PORT',
 };
+/** Each service's admin port (/healthz, /readyz, /metrics). */
+const ADMIN_PORT_VARIABLE = {
+  'orders-api': 'ORDERS_API_ADMIN_PORT',
+  'bank-ingest': 'BANK_INGEST_ADMIN_PORT',
+  matcher: 'MATCHER_ADMIN_PORT',
+  'webhook-dispatcher': 'WEBHOOK_DISPATCHER_ADMIN_PORT',
+};
 
 /** Built code the bench runs; it builds nothing itself. */
 const REQUIRED_DIST = [
@@ -111,6 +118,7 @@ export class BenchSystem {
     const prefix = `${uniqueName('bench')}.`;
     const ports = {};
     for (const s of SERVICES) ports[PORT_VARIABLE[s]] = String(await freePort());
+    for (const s of SERVICES) ports[ADMIN_PORT_VARIABLE[s]] = String(await freePort());
     const env = {
       // `test` as in the testkit: production refuses the test CA and loopback exemptions the
       // webhook receiver needs. Nothing else in the services depends on it.
@@ -176,7 +184,7 @@ export class BenchSystem {
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     this.services.set(name, running);
-    const url = `${this.url(name)}/readyz`;
+    const url = `http://127.0.0.1:${this.env[ADMIN_PORT_VARIABLE[name]]}/readyz`;
     await waitUntil(
       async () => {
         if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${running.output.join('')}`);

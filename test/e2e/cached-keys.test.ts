@@ -43,7 +43,7 @@ async function liveKey(name: string): Promise<{ id: string; key: string }> {
 
 /** orders-api's count of API key lookups, by where the key came from. */
 async function lookups(): Promise<{ database: number; cache: number }> {
-  const metrics = await (await fetch(`${system.url('orders-api')}/metrics`)).text();
+  const metrics = await system.metrics('orders-api');
   const count = (source: string) => Number(new RegExp(`^api_key_lookups_total\\{source="${source}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
   return { database: count('database'), cache: count('cache') };
 }

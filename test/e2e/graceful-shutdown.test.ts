@@ -72,15 +72,15 @@ async function waiting(service: ServiceName): Promise<number> {
 }
 
 /**
- * HTTP requests a service has received and not yet answered, from its metrics (less the scrape
- * itself): bank-ingest and orders-api hold the writes that arrive while one statement writes others
- * in memory, where no database view sees them.
+ * HTTP requests a service has received on its public port and not yet answered, from its metrics
+ * (read on the admin port, so the scrape is not among them): bank-ingest and orders-api hold the
+ * writes that arrive while one statement writes others in memory, where no database view sees them.
  */
 async function requestsInFlight(service: ServiceName): Promise<number> {
-  const metrics = await (await fetch(`${system.url(service)}/metrics`)).text();
+  const metrics = await system.metrics(service);
   const line = /^http_requests_in_flight (\d+)$/m.exec(metrics);
   if (line === null) throw new Error(`${service} reports no http_requests_in_flight`);
-  return Number(line[1]) - 1;
+  return Number(line[1]);
 }
 
 /** Resolves once the service's port refuses new connections: it has stopped accepting (a kept-alive connection would not tell). */

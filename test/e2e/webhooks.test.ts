@@ -315,7 +315,7 @@ describe('deliveries', () => {
 });
 
 test('when the dispatcher serves /metrics, then delivery metrics are there', async () => {
-  const res = await api(system.url('webhook-dispatcher'), 'GET', '/metrics');
+  const res = await api(system.adminUrl('webhook-dispatcher'), 'GET', '/metrics');
 
   expect(res.status).toBe(200);
   expect(res.body).toContain('webhook_delivery_attempts_total');

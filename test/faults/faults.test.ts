@@ -145,7 +145,7 @@ async function fault(name: string, act: () => Promise<string | void>): Promise<v
 async function readiness(): Promise<string> {
   const lines = await Promise.all(
     SERVICES.map(async (s) => {
-      const res = await fetch(`${system.url(s)}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch((e: unknown) => String(e));
+      const res = await fetch(`${system.adminUrl(s)}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch((e: unknown) => String(e));
       const answer = typeof res === 'string' ? res : `${res.status} ${await res.text()}`;
       return `${s}: ${answer}\n${system.logs(s).slice(-3_000)}`;
     }),

@@ -1,4 +1,5 @@
 import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, type EventsRecorded, type Mode, type NewEvent, ROUTING_KEYS, newId, randomBase62 } from '@pmatch/contracts';
+import { currentTraceparent } from './trace-context';
 import { asSql, sql, statement, type Placeholders, type Columns, type SqlOrPrisma, type SqlPart, type SqlText } from './sql';
 
 export interface OutboxMessage {
@@ -6,6 +7,8 @@ export interface OutboxMessage {
   routingKey: string;
   payload: object;
   messageId?: string;
+  /** The trace the message is part of (W3C `traceparent`); `outboxValues` stamps the current one. */
+  traceparent?: string;
 }
 
 /**
@@ -20,7 +23,7 @@ export const OUTBOX_LEASE_MS = 15_000;
 export const OUTBOX_LEASED_UNTIL = `now() + interval '${OUTBOX_LEASE_MS} milliseconds'`;
 
 /** The parameters of `outboxInsert`: its rows' columns. */
-export type OutboxValues = Columns<{ outboxMessageId: string; outboxExchange: string; outboxRoutingKey: string; outboxPayload: string }>;
+export type OutboxValues = Columns<{ outboxMessageId: string; outboxExchange: string; outboxRoutingKey: string; outboxPayload: string; outboxHeaders: string }>;
 
 /**
  * The INSERT of outbox rows, alone or as a CTE beside the write they announce, in the order given
@@ -29,9 +32,10 @@ export type OutboxValues = Columns<{ outboxMessageId: string; outboxExchange: st
  * `OutboxHandOver`): only for a statement that commits on its own.
  */
 export function outboxInsert(p: Placeholders<OutboxValues>, onlyIf?: SqlPart, { leased = false }: { leased?: boolean } = {}): SqlText {
-  return sql`INSERT INTO outbox (message_id, exchange, routing_key, payload${leased ? ', leased_until' : ''})
-  SELECT u.message_id, u.exchange, u.routing_key, u.payload${leased ? `, ${OUTBOX_LEASED_UNTIL}` : ''}
-  FROM unnest(${p.outboxMessageId}::text[], ${p.outboxExchange}::text[], ${p.outboxRoutingKey}::text[], ${p.outboxPayload}::jsonb[]) WITH ORDINALITY AS u(message_id, exchange, routing_key, payload, n)
+  return sql`INSERT INTO outbox (message_id, exchange, routing_key, payload, headers${leased ? ', leased_until' : ''})
+  SELECT u.message_id, u.exchange, u.routing_key, u.payload, u.headers${leased ? `, ${OUTBOX_LEASED_UNTIL}` : ''}
+  FROM unnest(${p.outboxMessageId}::text[], ${p.outboxExchange}::text[], ${p.outboxRoutingKey}::text[], ${p.outboxPayload}::jsonb[], ${p.outboxHeaders}::jsonb[])
+       WITH ORDINALITY AS u(message_id, exchange, routing_key, payload, headers, n)
   ${onlyIf === undefined ? '' : sql`WHERE ${onlyIf}\n  `}ORDER BY u.n`;
 }
 
@@ -44,13 +48,19 @@ export type LeasedMessage = OutboxMessage & { messageId: string };
  */
 export type OutboxHandOver = (messages: LeasedMessage[]) => void;
 
-/** The values of `outboxInsert`'s parameters for these messages. */
+/**
+ * The values of `outboxInsert`'s parameters for these messages. A message without a trace is
+ * stamped with the current one (so a message handed over later publishes with it too).
+ */
 export function outboxValues(messages: OutboxMessage[]): OutboxValues {
+  const traceparent = currentTraceparent();
+  for (const m of messages) if (m.traceparent === undefined && traceparent !== undefined) m.traceparent = traceparent;
   return {
     outboxMessageId: messages.map((m) => m.messageId ?? `msg_${randomBase62(24)}`),
     outboxExchange: messages.map((m) => m.exchange),
     outboxRoutingKey: messages.map((m) => m.routingKey),
     outboxPayload: messages.map((m) => JSON.stringify(m.payload)),
+    outboxHeaders: messages.map((m) => JSON.stringify(m.traceparent === undefined ? {} : { traceparent: m.traceparent })),
   };
 }
 

@@ -7,3 +7,4 @@ export * from './rows';
 export * from './sql';
 export * from './views';
 export * from './users';
+export * from './trace-context';

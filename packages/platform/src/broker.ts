@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import { AppError, EXCHANGES, QUEUES, ROUTING_KEYS } from '@pmatch/contracts';
+import { TRACEPARENT_HEADER, continueTrace, currentTraceparent, runInTrace } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Logger } from './logger';
 
@@ -72,6 +73,7 @@ export type Handler<T> = (delivery: Delivery<T>) => Promise<void>;
 export class Broker {
   private rpcChannel: Promise<Channel> | undefined;
   private replyChannel: Promise<ConfirmChannel> | undefined;
+  private statsChannel: Promise<Channel> | undefined;
   private readonly pendingReplies = new Map<string, (content: Buffer) => void>();
   private closing = false;
 
@@ -152,7 +154,7 @@ export class Broker {
         exchange === '' ? '' : this.name(exchange),
         routingKey,
         Buffer.from(JSON.stringify(body)),
-        { persistent: true, contentType: 'application/json', messageId: options.messageId, headers: options.headers ?? {} },
+        { persistent: true, contentType: 'application/json', messageId: options.messageId, headers: { ...traceHeaders(), ...options.headers } },
         (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
       );
     });
@@ -160,13 +162,14 @@ export class Broker {
 
   /** Publishes a batch and waits for every confirm at once: the outbox relay's fast path. */
   async publishBatch(
-    messages: { exchange: string; routingKey: string; body: unknown; messageId: string }[],
+    messages: { exchange: string; routingKey: string; body: unknown; messageId: string; traceparent?: string }[],
   ): Promise<void> {
     for (const m of messages) {
       this.publisher.publish(this.name(m.exchange), m.routingKey, Buffer.from(JSON.stringify(m.body)), {
         persistent: true,
         contentType: 'application/json',
         messageId: m.messageId,
+        ...(m.traceparent === undefined ? {} : { headers: { [TRACEPARENT_HEADER]: m.traceparent } }),
       });
     }
     await this.publisher.waitForConfirms();
@@ -191,7 +194,9 @@ export class Broker {
     const backoffMs = options.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
     const { consumerTag } = await channel.consume(this.name(queue), (msg: ConsumeMessage | null) => {
       if (msg === null) return;
-      const work = this.handle(channel, queue, msg, schema, handler, { backoffMs, stopping: stopping.signal });
+      // Each message is handled as a span of the trace its publisher sent (or of a new one).
+      const trace = continueTrace(msg.properties.headers?.[TRACEPARENT_HEADER]);
+      const work = runInTrace(trace, () => this.handle(channel, queue, msg, schema, handler, { backoffMs, stopping: stopping.signal }));
       inFlight.add(work);
       void work.finally(() => inFlight.delete(work));
     });
@@ -318,7 +323,7 @@ export class Broker {
       messageId: correlationId,
       correlationId,
       replyTo: DIRECT_REPLY_TO,
-      headers: { [DEADLINE_HEADER]: deadline },
+      headers: { [DEADLINE_HEADER]: deadline, ...traceHeaders() },
     });
     return schema.parse(JSON.parse((await reply).toString('utf8')));
   }
@@ -340,6 +345,27 @@ export class Broker {
     return this.rpcChannel;
   }
 
+  /**
+   * Messages ready in a queue (its name without the prefix), by a passive check. On a channel of
+   * its own: the broker closes the channel of a check that fails, and that must never be the
+   * publisher's.
+   */
+  async messageCount(queue: string): Promise<number> {
+    const opened = (this.statsChannel ??= this.connection.createChannel().then((channel) => {
+      channel.on('error', () => undefined);
+      channel.on('close', () => {
+        if (this.statsChannel === opened) this.statsChannel = undefined;
+      });
+      return channel;
+    }));
+    try {
+      return (await (await opened).checkQueue(this.name(queue))).messageCount;
+    } catch (error) {
+      if (this.statsChannel === opened) this.statsChannel = undefined;
+      throw error;
+    }
+  }
+
   async ping(): Promise<void> {
     await this.publisher.checkExchange(this.name(EXCHANGES.events));
   }
@@ -348,6 +374,12 @@ export class Broker {
     this.closing = true;
     await this.connection.close().catch(() => undefined);
   }
+}
+
+/** The current trace's header, for a message published as part of it. */
+function traceHeaders(): Record<string, string> {
+  const traceparent = currentTraceparent();
+  return traceparent === undefined ? {} : { [TRACEPARENT_HEADER]: traceparent };
 }
 
 /** Waits, unless the consumer is stopping: then the message goes back at once. */

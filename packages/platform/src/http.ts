@@ -21,8 +21,6 @@ declare global {
 export interface HttpAppOptions {
   logger: Logger;
   metrics: Registry;
-  /** Each check throws when its dependency is not usable; /readyz answers 503 then. */
-  readiness: Record<string, () => Promise<void>>;
   /**
    * Where JSON bodies are parsed: before every route ('all', the default), or only where the
    * service mounts `jsonBodies()` ('where mounted'), e.g. after authentication, so that a request
@@ -37,9 +35,9 @@ const newRequestId = () => `req_${randomUUID().replace(/-/g, '')}`;
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * The common front of every service: request ids, JSON bodies with size and depth limits, health
- * and metrics endpoints. Routes are mounted by the caller, then `finishHttpApp` adds the 404 and
- * the one error handler.
+ * The common front of every service: request ids, request metrics, JSON bodies with size and
+ * depth limits. Routes are mounted by the caller, then `finishHttpApp` adds the 404 and the one
+ * error handler. Health and metrics are on the admin port (`admin-server.ts`), not here.
  */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
@@ -56,7 +54,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   // What a draining instance still owes its clients, and what waits behind a slow dependency.
   const inFlight = new Gauge({
     name: 'http_requests_in_flight',
-    help: 'HTTP requests received and not yet answered or abandoned (this scrape included)',
+    help: 'HTTP requests received on the public port and not yet answered or abandoned',
     registers: [options.metrics],
   });
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -70,27 +68,6 @@ export function createHttpApp(options: HttpAppOptions): Express {
       end({ route: `${req.baseUrl}${route}`, status: String(res.statusCode) });
     });
     next();
-  });
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const results = await Promise.all(
-      Object.entries(options.readiness).map(async ([name, check]) => {
-        try {
-          await check();
-          return [name, 'ok'] as const;
-        } catch {
-          return [name, 'unavailable'] as const;
-        }
-      }),
-    );
-    const ready = results.every(([, state]) => state === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks: Object.fromEntries(results) });
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.setHeader('Content-Type', options.metrics.contentType);
-    res.send(await options.metrics.metrics());
   });
   if ((options.bodies ?? 'all') === 'all') app.use(jsonBodies());
   return app;

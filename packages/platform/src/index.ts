@@ -13,3 +13,6 @@ export * from './ssrf';
 export * from './rate-limit';
 export * from './batch-writer';
 export * from './service-runtime';
+export * from './admin-server';
+export * from './pipeline-metrics';
+export * from './tracing';

@@ -1,3 +1,4 @@
+import { currentTrace } from '@pmatch/db';
 import pino, { type Logger } from 'pino';
 
 export type { Logger };
@@ -50,6 +51,11 @@ export function createLogger(service: string, level: string): Logger {
     level,
     redact: { paths: REDACT, censor: '[redacted]' },
     base: { service },
+    // Every line written while work of a trace runs names it: one deposit's lines in every service share trace_id.
+    mixin: () => {
+      const trace = currentTrace();
+      return trace === undefined ? {} : { trace_id: trace.traceId, span_id: trace.spanId };
+    },
     hooks: { streamWrite: scrubCredentials },
   });
 }

@@ -9,6 +9,7 @@ interface OutboxRow {
   exchange: string;
   routing_key: string;
   payload: object;
+  headers: { traceparent?: unknown } | null;
 }
 
 const BATCH_SIZE = 200;
@@ -31,7 +32,7 @@ const claimBatch = statement<{ leaseMs: number }, OutboxRow>(
          WHERE published_at IS NULL AND (leased_until IS NULL OR leased_until < now())
          ORDER BY id LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED) claimed
    WHERE o.id = claimed.id
-   RETURNING o.id, o.message_id, o.exchange, o.routing_key, o.payload`,
+   RETURNING o.id, o.message_id, o.exchange, o.routing_key, o.payload, o.headers`,
 );
 /** By message id, the key both a claimed row and a handed-over one come with. */
 const markPublished = statement<{ messageIds: string[] }>(
@@ -144,7 +145,15 @@ export class OutboxRelay implements OutboxPublisher {
     // UPDATE … RETURNING gives no order: publish in the order the rows were written.
     const rows = (await this.database.sql.rows(claimBatch, { leaseMs: OUTBOX_LEASE_MS })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     if (rows.length === 0) return 0;
-    await this.publish(rows.map((r) => ({ exchange: r.exchange, routingKey: r.routing_key, payload: r.payload, messageId: r.message_id })));
+    await this.publish(
+      rows.map((r) => ({
+        exchange: r.exchange,
+        routingKey: r.routing_key,
+        payload: r.payload,
+        messageId: r.message_id,
+        ...(typeof r.headers?.traceparent === 'string' ? { traceparent: r.headers.traceparent } : {}),
+      })),
+    );
     return rows.length;
   }
 
@@ -159,7 +168,9 @@ export class OutboxRelay implements OutboxPublisher {
   private async publish(messages: LeasedMessage[]): Promise<void> {
     const messageIds = messages.map((m) => m.messageId);
     try {
-      await this.broker.publishBatch(messages.map((m) => ({ exchange: m.exchange, routingKey: m.routingKey, body: m.payload, messageId: m.messageId })));
+      await this.broker.publishBatch(
+        messages.map((m) => ({ exchange: m.exchange, routingKey: m.routingKey, body: m.payload, messageId: m.messageId, ...(m.traceparent === undefined ? {} : { traceparent: m.traceparent }) })),
+      );
     } catch (error) {
       // Unconfirmed: hand the rows back at once rather than after the lease (best effort; the lease is the fallback).
       await this.database.sql.count(releaseLease, { messageIds }).catch(() => undefined);

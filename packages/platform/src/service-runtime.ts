@@ -5,6 +5,7 @@ import type { Express } from 'express';
 import { Redis, type RedisOptions } from 'ioredis';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { z } from 'zod';
+import { createAdminApp } from './admin-server';
 import { Broker, type Handler } from './broker';
 import { clockFromEnv, type Clock } from './clock';
 import type { BaseConfig } from './config';
@@ -13,13 +14,17 @@ import { exitOnLoss, runMain } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { OutboxRelay } from './outbox-relay';
 import { PeriodicTask } from './periodic-task';
+import { registerDeadLetterDepth, registerOutboxAge } from './pipeline-metrics';
+import { tracedRequests } from './tracing';
 
 export interface ServiceOptions {
   /** The service's name: in every log line and in the AMQP connection name. */
   name: string;
   config: BaseConfig;
-  /** The HTTP port; 0 takes a free one. */
+  /** The public HTTP port; 0 takes a free one. */
   port: number;
+  /** The admin port (/healthz, /readyz, /metrics); 0 takes a free one. */
+  adminPort: number;
   /** Where JSON bodies are parsed (`HttpAppOptions.bodies`). */
   bodies?: HttpAppOptions['bodies'];
 }
@@ -45,13 +50,14 @@ const REDIS_OPTIONS: Record<RedisUse, RedisOptions> = {
 
 export interface RunningService {
   port: number;
+  adminPort: number;
   stop(): Promise<void>;
 }
 
 /**
- * What every service runs on: logger, database, broker, metrics, the HTTP front with /healthz,
- * /readyz and /metrics, and on request an outbox relay and Redis. A service adds its routes,
- * consumers and workers; `stop` ends them in dependency order (see `stop`).
+ * What every service runs on: logger, database, broker, metrics, the public HTTP front, the admin
+ * port with /healthz, /readyz and /metrics, and on request an outbox relay and Redis. A service
+ * adds its routes, consumers and workers; `stop` ends them in dependency order (see `stop`).
  */
 export class ServiceRuntime {
   readonly metrics = new Registry();
@@ -61,9 +67,11 @@ export class ServiceRuntime {
   private relay: OutboxRelay | undefined;
   private redisClient: Redis | undefined;
   private readonly stopConsumers: (() => Promise<void>)[] = [];
+  private readonly consumedQueues: string[] = [];
   private readonly workers: Worker[] = [];
   private readonly closers: (() => unknown)[] = [];
   private server: Server | undefined;
+  private adminServer: Server | undefined;
   private listening = false;
 
   private constructor(
@@ -73,11 +81,13 @@ export class ServiceRuntime {
     readonly broker: Broker,
   ) {
     collectDefaultMetrics({ register: this.metrics });
+    registerDeadLetterDepth(this.metrics, broker, () => this.consumedQueues);
     this.readiness = {
       database: async () => void (await database.prisma.$queryRaw`SELECT 1`),
       broker: () => broker.ping(),
     };
-    this.http = createHttpApp({ logger, metrics: this.metrics, readiness: this.readiness, ...(options.bodies === undefined ? {} : { bodies: options.bodies }) });
+    this.http = createHttpApp({ logger, metrics: this.metrics, ...(options.bodies === undefined ? {} : { bodies: options.bodies }) });
+    this.http.use(tracedRequests(logger));
   }
 
   /** Opens the database pool and the broker connection; losing the broker ends the process. */
@@ -100,7 +110,10 @@ export class ServiceRuntime {
   /** The service's outbox relay, made on first call; it publishes from `listen` on. */
   outboxRelay(): OutboxRelay {
     this.assertNotListening('outboxRelay');
-    this.relay ??= new OutboxRelay(this.database, this.broker, this.logger, this.options.config.OUTBOX_POLL_INTERVAL_MS);
+    if (this.relay === undefined) {
+      this.relay = new OutboxRelay(this.database, this.broker, this.logger, this.options.config.OUTBOX_POLL_INTERVAL_MS);
+      registerOutboxAge(this.metrics, this.database);
+    }
     return this.relay;
   }
 
@@ -123,6 +136,7 @@ export class ServiceRuntime {
   /** Subscribes `handler` to `queue` now (see `Broker.consume`); it stops first at `stop`. */
   async consume<S extends z.ZodType>(queue: string, schema: S, handler: Handler<z.infer<S>>, options: { prefetch: number }): Promise<void> {
     this.stopConsumers.push(await this.broker.consume(queue, schema, handler, options));
+    this.consumedQueues.push(queue);
   }
 
   /** Runs `run` every `intervalMs` from `listen` on (see `PeriodicTask`). */
@@ -143,23 +157,26 @@ export class ServiceRuntime {
     this.closers.push(close);
   }
 
-  /** Starts the relay and the workers, then takes HTTP requests. */
-  async listen(): Promise<number> {
+  /** Starts the relay and the workers, then takes HTTP requests on the public and the admin port. */
+  async listen(): Promise<{ port: number; adminPort: number }> {
     this.assertNotListening('listen');
     this.listening = true;
     this.relay?.start();
     for (const worker of this.workers) worker.start();
     finishHttpApp(this.http, this.logger);
     this.server = await listen(this.http, this.options.port);
+    this.adminServer = await listen(createAdminApp({ logger: this.logger, metrics: this.metrics, readiness: this.readiness }), this.options.adminPort);
     const { port } = this.server.address() as AddressInfo;
-    this.logger.info({ port }, `${this.options.name} listening`);
-    return port;
+    const { port: adminPort } = this.adminServer.address() as AddressInfo;
+    this.logger.info({ port, adminPort }, `${this.options.name} listening`);
+    return { port, adminPort };
   }
 
   /**
    * Stops taking work, then lets what was taken finish: the HTTP server (in-flight requests
    * answered), consumers (in-flight messages handled), workers, the service's own resources, the
-   * relay (what was handed over published), then the broker, Redis and the database.
+   * relay (what was handed over published), the admin port (scraped until then), then the broker,
+   * Redis and the database.
    */
   async stop(): Promise<void> {
     if (this.server !== undefined) await closeServer(this.server);
@@ -167,6 +184,7 @@ export class ServiceRuntime {
     for (const worker of this.workers) await worker.stop();
     for (const close of this.closers) await close();
     await this.relay?.stop();
+    if (this.adminServer !== undefined) await closeServer(this.adminServer);
     await this.broker.close();
     this.redisClient?.disconnect();
     await this.database.prisma.$disconnect();
@@ -179,7 +197,7 @@ export class ServiceRuntime {
 
 /**
  * Connects a runtime, lets `setUp` add what is particular to the service, and listens. Resolves
- * with the port, `stop`, and whatever `setUp` returned; a failed start closes what it opened.
+ * with the ports, `stop`, and whatever `setUp` returned; a failed start closes what it opened.
  */
 export async function startService<T extends object = object>(
   options: ServiceOptions,
@@ -188,8 +206,8 @@ export async function startService<T extends object = object>(
   const runtime = await ServiceRuntime.connect(options);
   try {
     const extra = await setUp(runtime);
-    const port = await runtime.listen();
-    return { ...extra, port, stop: () => runtime.stop() };
+    const ports = await runtime.listen();
+    return { ...extra, ...ports, stop: () => runtime.stop() };
   } catch (error) {
     await runtime.stop().catch(() => undefined);
     throw error;

@@ -23,7 +23,7 @@ describe('HTTP error answers', () => {
     db = await createTestDatabase();
     prisma = createPrisma(db.url, { poolSize: 1 });
     const logger = createLogger('http-errors-test', 'silent');
-    const app = createHttpApp({ logger, metrics: new Registry(), readiness: {} });
+    const app = createHttpApp({ logger, metrics: new Registry() });
     app.post('/hold', async (_req, res) => {
       held = prisma.$transaction(async (tx) => {
         await tx.$queryRaw`SELECT 1 AS one`;

@@ -14,7 +14,7 @@ const started: (() => void)[] = [];
 
 beforeEach(async () => {
   metrics = new Registry();
-  const app = createHttpApp({ logger: createLogger('test', 'silent'), metrics, readiness: {} });
+  const app = createHttpApp({ logger: createLogger('test', 'silent'), metrics });
   app.get('/now', (_req, res) => {
     res.json({ ok: true });
   });

@@ -34,8 +34,8 @@ function gate(): { opened: Promise<void>; open: () => void } {
 }
 
 describe('service runtime', () => {
-  test('when a service starts with Redis it requires, then /readyz checks the database, the broker and Redis, and its routes answer before the 404', async () => {
-    const service = await startService({ name: 'test-service', config: config(), port: 0 }, (runtime) => {
+  test('when a service starts with Redis it requires, then /readyz on the admin port checks the database, the broker and Redis, and its routes answer before the 404', async () => {
+    const service = await startService({ name: 'test-service', config: config(), port: 0, adminPort: 0 }, (runtime) => {
       runtime.redis('required');
       runtime.http.get('/hello', (_req, res) => {
         res.json({ hello: 'world' });
@@ -44,14 +44,22 @@ describe('service runtime', () => {
     });
     try {
       const base = `http://127.0.0.1:${service.port}`;
-      const ready = await fetch(`${base}/readyz`);
+      const admin = `http://127.0.0.1:${service.adminPort}`;
+      expect(service.adminPort).not.toBe(service.port);
+      const ready = await fetch(`${admin}/readyz`);
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({ status: 'ok', checks: { database: 'ok', broker: 'ok', redis: 'ok' } });
+      expect(await (await fetch(`${admin}/healthz`)).json()).toEqual({ status: 'ok' });
+      expect(await (await fetch(`${admin}/metrics`)).text()).toMatch(/^process_cpu_seconds_total /m);
       expect(await (await fetch(`${base}/hello`)).json()).toEqual({ hello: 'world' });
       const missing = await fetch(`${base}/nothing`);
       expect(missing.status).toBe(404);
       expect((await missing.json()).error.code).toBe('resource_missing');
-      expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/^process_cpu_seconds_total /m);
+      // The public port answers none of the admin paths, and the admin port none of the service's routes.
+      for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${base}${path}`)).status).toBe(404);
+      const notAdmin = await fetch(`${admin}/hello`);
+      expect(notAdmin.status).toBe(404);
+      expect((await notAdmin.json()).error.code).toBe('resource_missing');
     } finally {
       await service.stop();
     }
@@ -64,7 +72,7 @@ describe('service runtime', () => {
     const requestStarted = gate();
     const messageStarted = gate();
     let runtime!: ServiceRuntime;
-    const service = await startService({ name: 'test-service', config: config(), port: 0 }, async (r) => {
+    const service = await startService({ name: 'test-service', config: config(), port: 0, adminPort: 0 }, async (r) => {
       runtime = r;
       r.http.get('/slow', async (_req, res) => {
         requestStarted.open();
@@ -102,7 +110,7 @@ describe('service runtime', () => {
 
   test('when setting up a service fails, then starting it fails with that error and what the runtime opened is closed', async () => {
     let runtime: ServiceRuntime | undefined;
-    const started = startService({ name: 'test-service', config: config(), port: 0 }, (r) => {
+    const started = startService({ name: 'test-service', config: config(), port: 0, adminPort: 0 }, (r) => {
       runtime = r;
       throw new Error('no such setting');
     });

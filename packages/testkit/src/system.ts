@@ -24,6 +24,14 @@ const PORT_VARIABLE: Record<ServiceName, string> = {
   'webhook-dispatcher': 'WEBHOOK_DISPATCHER_PORT',
 };
 
+/** Each service's admin port (/healthz, /readyz, /metrics). */
+const ADMIN_PORT_VARIABLE: Record<ServiceName, string> = {
+  'orders-api': 'ORDERS_API_ADMIN_PORT',
+  'bank-ingest': 'BANK_INGEST_ADMIN_PORT',
+  matcher: 'MATCHER_ADMIN_PORT',
+  'webhook-dispatcher': 'WEBHOOK_DISPATCHER_ADMIN_PORT',
+};
+
 /** The database role each process connects as (migration 20261122020000_service_roles). */
 export const DATABASE_ROLE: Record<ServiceName | 'ops', string> = {
   'orders-api': 'pmatch_orders_api',
@@ -83,7 +91,8 @@ export class TestSystem {
   static async start(extraEnv: Record<string, string> = {}): Promise<TestSystem> {
     const database = await createTestDatabase();
     const prefix = `${uniqueName('t')}.`;
-    const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [PORT_VARIABLE[s], String(await freePort())])));
+    const variables = [...SERVICES.map((s) => PORT_VARIABLE[s]), ...SERVICES.map((s) => ADMIN_PORT_VARIABLE[s])];
+    const ports = Object.fromEntries(await Promise.all(variables.map(async (v) => [v, String(await freePort())])));
     const clockFile = join(mkdtempSync(join(tmpdir(), 'pmatch-clock-')), 'offset-ms');
     writeFileSync(clockFile, '0');
     const env: Record<string, string> = {
@@ -130,6 +139,16 @@ export class TestSystem {
     return `http://127.0.0.1:${this.env[PORT_VARIABLE[service]]}`;
   }
 
+  /** Where the service answers /healthz, /readyz and /metrics. */
+  adminUrl(service: ServiceName): string {
+    return `http://127.0.0.1:${this.env[ADMIN_PORT_VARIABLE[service]]}`;
+  }
+
+  /** The service's /metrics, as Prometheus reads it. */
+  async metrics(service: ServiceName): Promise<string> {
+    return (await fetch(`${this.adminUrl(service)}/metrics`)).text();
+  }
+
   get apiUrl(): string {
     return this.url('orders-api');
   }
@@ -150,7 +169,7 @@ export class TestSystem {
     child.stderr?.on('data', keep);
     this.services.set(name, running);
     child.once('exit', () => this.exited(name, running));
-    const url = `${this.url(name)}/readyz`;
+    const url = `${this.adminUrl(name)}/readyz`;
     await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${running.output.join('')}`);
@@ -185,7 +204,7 @@ export class TestSystem {
           SERVICES.map(async (s) => {
             const running = this.services.get(s);
             if (!running || running.process.exitCode !== null || running.process.signalCode !== null) return false;
-            const res = await fetch(`${this.url(s)}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+            const res = await fetch(`${this.adminUrl(s)}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
             return res?.status === 200;
           }),
         );

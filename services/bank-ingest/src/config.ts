@@ -4,6 +4,8 @@ import { ADAPTERS_MISS_REFRESH_MS, ADAPTERS_TTL_MS } from './data/adapters';
 
 export const BankIngestConfig = BaseConfig.extend({
   BANK_INGEST_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** /healthz, /readyz and /metrics; never routed from outside. */
+  BANK_INGEST_ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9101),
   /** How long the adapters (opened secrets, bound accounts) are trusted before they are read again. */
   ADAPTER_CACHE_MS: z.coerce.number().int().min(0).default(ADAPTERS_TTL_MS),
   /** How often at most a request no cached secret verifies makes them be read again. */

@@ -4,14 +4,16 @@ import { commandHandler } from './amqp/commands';
 import { loadConfig, type BankIngestConfig } from './config';
 import { AdapterCache, listActiveAdapters } from './data/adapters';
 import { ingestRoutes } from './http/routes';
+import { createIngestMetrics } from './use-cases/metrics';
 
 export type BankIngest = RunningService;
 
 export async function start(config: BankIngestConfig, clock: Clock = systemClock): Promise<BankIngest> {
-  return startService({ name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, bodies: 'where mounted' }, async (runtime) => {
+  return startService({ name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, adminPort: config.BANK_INGEST_ADMIN_PORT, bodies: 'where mounted' }, async (runtime) => {
     const { database, broker, logger } = runtime;
     const relay = runtime.outboxRelay();
     const secretBox = new SecretBox(config.SECRETS_KEY);
+    const metrics = createIngestMetrics(runtime.metrics);
     const adapters = new AdapterCache(() => listActiveAdapters(database.prisma), (sealed) => secretBox.open(sealed), {
       ttlMs: config.ADAPTER_CACHE_MS,
       missRefreshMs: config.ADAPTER_MISS_REFRESH_MS,
@@ -19,9 +21,9 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
       onUnopenable: (adapterId) => logger.error({ adapterId }, 'bank adapter secret does not open with SECRETS_KEY; that adapter is refused'),
     });
     runtime.http.use(
-      ingestRoutes({ database, clock, adapters, outbox: relay, statementMaxBytes: config.STATEMENT_MAX_BYTES, spoolDirectory: config.STATEMENT_SPOOL_DIR }),
+      ingestRoutes({ database, clock, adapters, outbox: relay, metrics, statementMaxBytes: config.STATEMENT_MAX_BYTES, spoolDirectory: config.STATEMENT_SPOOL_DIR }),
     );
-    await runtime.consume(QUEUES.bankIngestCommands, BankIngestCommand, commandHandler({ database, broker, clock, logger, outbox: relay }), { prefetch: 20 });
+    await runtime.consume(QUEUES.bankIngestCommands, BankIngestCommand, commandHandler({ database, broker, clock, logger, outbox: relay, metrics }), { prefetch: 20 });
     return {};
   });
 }

@@ -151,7 +151,7 @@ describe('POST /ingest/v1/notifications', () => {
     const counted = countingCache(() => now);
     counts = counted.counts;
     const logger = createLogger('bank-ingest-test', 'silent');
-    const app = createHttpApp({ logger, metrics: new Registry(), readiness: {}, bodies: 'where mounted' });
+    const app = createHttpApp({ logger, metrics: new Registry(), bodies: 'where mounted' });
     app.use(notificationsRouter({ database, clock: new ManualClock(), adapters: counted.cache, outbox: notPublished }));
     finishHttpApp(app, logger);
     server = await listen(app, 0, '127.0.0.1');

@@ -3,6 +3,8 @@ import { z } from 'zod';
 
 export const MatcherConfig = BaseConfig.extend({
   MATCHER_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+  /** /healthz, /readyz and /metrics; never routed from outside. */
+  MATCHER_ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9102),
   MATCHER_PREFETCH: z.coerce.number().int().min(1).max(1000).default(50),
   /** Longer than any decision takes; if a holder stalls past it, the database still guards. */
   LOCK_TTL_MS: z.coerce.number().int().min(100).default(15_000),

@@ -10,11 +10,13 @@ import { DEPOSITS_CONSUMER } from './use-cases/decide-deposit';
 import { expireDueOrders } from './use-cases/expire-orders';
 import { LATE_ORDERS_CONSUMER } from './use-cases/late-orders';
 import { redeliverPendingDeposits } from './use-cases/redeliver-pending';
+import { countWaitingDeposits } from './data/backlog';
+import { createMatcherMetrics } from './use-cases/metrics';
 
 export type Matcher = RunningService;
 
 export async function start(config: MatcherConfig, clock: Clock = systemClock): Promise<Matcher> {
-  return startService({ name: 'matcher', config, port: config.MATCHER_PORT }, async (runtime) => {
+  return startService({ name: 'matcher', config, port: config.MATCHER_PORT, adminPort: config.MATCHER_ADMIN_PORT }, async (runtime) => {
     const { database, broker, logger } = runtime;
     const relay = runtime.outboxRelay();
     const deps: MatcherDeps = {
@@ -26,6 +28,7 @@ export async function start(config: MatcherConfig, clock: Clock = systemClock): 
       publicBaseUrl: config.PUBLIC_BASE_URL,
       lockTtlMs: config.LOCK_TTL_MS,
       lockWaitMs: config.LOCK_WAIT_MS,
+      metrics: createMatcherMetrics(runtime.metrics, () => countWaitingDeposits(database.prisma)),
     };
     const onRecorded = () => relay.nudge();
     const prefetch = config.MATCHER_PREFETCH;

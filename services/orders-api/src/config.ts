@@ -3,6 +3,8 @@ import { z } from 'zod';
 
 export const OrdersApiConfig = BaseConfig.extend({
   ORDERS_API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** /healthz, /readyz and /metrics; never routed from outside. */
+  ORDERS_API_ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9100),
   /** How long a request waits for the matcher or bank-ingest before answering 503. */
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**

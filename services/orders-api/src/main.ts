@@ -26,7 +26,7 @@ import type { OrdersApiDeps } from './use-cases/deps';
 export type OrdersApi = RunningService;
 
 export async function start(config: OrdersApiConfig, clock: Clock = systemClock): Promise<OrdersApi> {
-  return startService({ name: 'orders-api', config, port: config.ORDERS_API_PORT, bodies: 'where mounted' }, (runtime) => {
+  return startService({ name: 'orders-api', config, port: config.ORDERS_API_PORT, adminPort: config.ORDERS_API_ADMIN_PORT, bodies: 'where mounted' }, (runtime) => {
     const { database, broker, logger, http } = runtime;
     const relay = runtime.outboxRelay();
     const deps: OrdersApiDeps = {

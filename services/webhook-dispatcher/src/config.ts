@@ -14,6 +14,8 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === 
 
 export const DispatcherConfig = BaseConfig.extend({
   WEBHOOK_DISPATCHER_PORT: z.coerce.number().int().min(0).max(65535).default(3003),
+  /** /healthz, /readyz and /metrics; never routed from outside. */
+  WEBHOOK_DISPATCHER_ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9103),
   DISPATCHER_PREFETCH: z.coerce.number().int().min(1).max(1000).default(50),
   /** Ranges exempt from the public-address rule: test receivers on loopback only. */
   WEBHOOK_ALLOWED_CIDRS: AllowedCidrsSetting,

@@ -21,6 +21,7 @@ import {
   EVENTS_CONSUMER,
   REQUESTS_CONSUMER,
   recordAcknowledgedAttempts,
+  readWebhookBacklog,
   recordReceivedEvents,
   type FinishedAttempt,
   type ReceivedEvent,
@@ -59,7 +60,7 @@ export interface DispatcherSeams {
 }
 
 export async function start(config: DispatcherConfig, clock: Clock = systemClock, seams: DispatcherSeams = {}): Promise<Dispatcher> {
-  return startService({ name: 'webhook-dispatcher', config, port: config.WEBHOOK_DISPATCHER_PORT }, async (runtime) => {
+  return startService({ name: 'webhook-dispatcher', config, port: config.WEBHOOK_DISPATCHER_PORT, adminPort: config.WEBHOOK_DISPATCHER_ADMIN_PORT }, async (runtime) => {
     const { database, logger } = runtime;
     const { prisma } = database;
     const extraCa = config.WEBHOOK_CA_FILE === undefined ? undefined : readFileSync(config.WEBHOOK_CA_FILE, 'utf8');
@@ -67,7 +68,10 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
       logger.warn({ allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE }, 'webhook address or CA exemptions for test receivers are in force');
     }
     const secretBox = new SecretBox(config.SECRETS_KEY);
-    const metrics = createMetrics(runtime.metrics);
+    const metrics = createMetrics(runtime.metrics, async () => {
+      const now = clock.now();
+      return { ...(await readWebhookBacklog(prisma, now)), now };
+    });
     const agent = createPinnedAgent({
       policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
       resolve: seams.resolveHost ?? resolveWithSystem,
@@ -103,7 +107,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
 
     const onDue = () => scheduler.nudge();
     const received = new BatchWriter((events: ReceivedEvent[]) => recordReceivedEvents(database.sql, events, clock.now()), RECEIVED_PER_STATEMENT);
-    await runtime.consume(QUEUES.dispatcherEvents, EventRecordedMessage, eventHandler({ received, metrics, onDue }), { prefetch: config.DISPATCHER_PREFETCH });
+    await runtime.consume(QUEUES.dispatcherEvents, EventRecordedMessage, eventHandler({ received, metrics, onDue, logger }), { prefetch: config.DISPATCHER_PREFETCH });
     await runtime.consume(
       QUEUES.dispatcherRequests,
       WebhookRequest,

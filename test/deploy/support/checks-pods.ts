@@ -5,11 +5,10 @@ import type { Repository, ServiceFacts } from './repository';
 import { asProcessEnv, environmentOf, portNumber, sampleOf, workloadsOf, type Provided, type Workload } from './workloads';
 
 /**
- * Variables the manifests set before the services read them: each service is to serve /healthz,
- * /readyz and /metrics on this port. A name leaves this list once its service reads it (a test
- * says when); until then the manifests' probes point at a port nothing serves.
+ * Variables the manifests set before the services read them. A name leaves this list once its
+ * service reads it (a test says when).
  */
-export const SET_AHEAD_OF_THE_SERVICES = ['ORDERS_API_ADMIN_PORT', 'BANK_INGEST_ADMIN_PORT', 'MATCHER_ADMIN_PORT', 'WEBHOOK_DISPATCHER_ADMIN_PORT'];
+export const SET_AHEAD_OF_THE_SERVICES: string[] = [];
 
 /** The probe each kind of check must use: liveness never asks about dependencies (/readyz does). */
 const PROBE_PATHS = { startupProbe: '/healthz', livenessProbe: '/healthz', readinessProbe: '/readyz' } as const;
@@ -86,7 +85,7 @@ function probeProblems(w: Workload, env: Map<string, Provided>, facts: ServiceFa
       continue;
     }
     const { path: probed = '', port } = probe.httpGet;
-    if (!repo.servedPaths.has(probed)) problems.push(`${w.id}: ${kind} asks for ${probed}, which the services do not serve`);
+    if (!repo.servedPaths.has(probed)) problems.push(`${w.id}: ${kind} asks for ${probed}, which the services do not serve on their admin port`);
     else if (probed !== path) problems.push(`${w.id}: ${kind} asks for ${probed}, not ${path}`);
     const probedPort = portNumber(w.main, port);
     if (probedPort !== adminPort) problems.push(`${w.id}: ${kind} probes port ${String(port)} (${probedPort}), not the admin port ${adminPort}`);

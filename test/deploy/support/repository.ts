@@ -21,11 +21,11 @@ export interface ServiceFacts {
 /** What the manifests are checked against: the repository's services, as built. */
 export interface Repository {
   services: Map<string, ServiceFacts>;
-  /** Paths the platform's HTTP code answers GET on (health and metrics among them). */
+  /** Paths every service answers GET on at its admin port (packages/platform admin-server.ts). */
   servedPaths: Set<string>;
   /** The broker's queue names, before AMQP_PREFIX (packages/contracts QUEUES). */
   queues: string[];
-  /** `pmatch_*` names the code defines (metrics among them). */
+  /** `pmatch_*` and `webhook_*` names the code defines (metrics among them). */
   definedNames: Set<string>;
   fileExists(path: string): boolean;
   /** The extra margin the dispatcher keeps after an answer's deadline to record it. */
@@ -70,7 +70,7 @@ function codeOf(...dirs: string[]): string {
 
 export function readRepository(): Repository {
   const names = readdirSync(join(REPOSITORY, 'services')).filter((dir) => existsSync(join(REPOSITORY, 'services', dir, 'package.json')));
-  const platform = codeOf(join(REPOSITORY, 'packages', 'platform', 'src'));
+  const adminServer = readFileSync(join(REPOSITORY, 'packages', 'platform', 'src', 'admin-server.ts'), 'utf8');
   const allCode = codeOf(
     ...['packages', 'services'].flatMap((top) =>
       readdirSync(join(REPOSITORY, top)).map((dir) => join(REPOSITORY, top, dir, 'src')),
@@ -80,9 +80,9 @@ export function readRepository(): Repository {
   const { LEASE_MARGIN_MS } = require(join(REPOSITORY, 'services', 'webhook-dispatcher', 'dist', 'config.js')) as { LEASE_MARGIN_MS: number };
   return {
     services: new Map(names.map((name) => [name, serviceFacts(name)])),
-    servedPaths: new Set([...platform.matchAll(/\.get\(\s*'(\/[\w/-]*)'/g)].map((m) => m[1] as string)),
+    servedPaths: new Set([...adminServer.matchAll(/\.get\(\s*'(\/[\w/-]*)'/g)].map((m) => m[1] as string)),
     queues: Object.values(QUEUES),
-    definedNames: new Set([...allCode.matchAll(/'(pmatch_[a-z0-9_]+)'/g)].map((m) => m[1] as string)),
+    definedNames: new Set([...allCode.matchAll(/'((?:pmatch|webhook)_[a-z0-9_]+)'/g)].map((m) => m[1] as string)),
     fileExists: (path) => existsSync(join(REPOSITORY, path)),
     leaseMarginMs: LEASE_MARGIN_MS,
   };

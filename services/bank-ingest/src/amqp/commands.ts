@@ -2,6 +2,7 @@ import { AppError, toWireError, type BankIngestCommand, type TransactionReply } 
 import { transactionView, type Database } from '@pmatch/db';
 import { pastDeadline, type Broker, type Clock, type Delivery, type Logger, type OutboxPublisher } from '@pmatch/platform';
 import { testDepositReference } from '../domain/transaction';
+import type { IngestMetrics } from '../use-cases/metrics';
 import { TransactionStore, findBankAccount } from '../data/transactions';
 
 export interface CommandDeps {
@@ -10,6 +11,7 @@ export interface CommandDeps {
   clock: Clock;
   logger: Logger;
   outbox: OutboxPublisher;
+  metrics?: IngestMetrics;
 }
 
 /**
@@ -49,6 +51,7 @@ export function commandHandler(deps: CommandDeps) {
       },
       deps.clock.now(),
     );
+    if (!stored.duplicate) deps.metrics?.depositsIngested('test');
     if (stored.duplicate && stored.transaction.status !== 'pending') {
       await reply({ ok: true, transaction: transactionView(stored.transaction) });
     }

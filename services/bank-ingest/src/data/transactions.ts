@@ -17,7 +17,7 @@ import {
   type Sql,
   type TransactionRow,
 } from '@pmatch/db';
-import { BatchWriter, type OutboxPublisher } from '@pmatch/platform';
+import { BatchWriter, currentTraceparent, type OutboxPublisher } from '@pmatch/platform';
 import { initialStatus, type IncomingTransaction } from '../domain/transaction';
 
 export interface StoreResult {
@@ -134,6 +134,8 @@ export interface ImportedDeposits {
 export interface StoreRequest {
   incoming: IncomingTransaction;
   at: Date;
+  /** The trace of the request or message that brought it: its `deposit.received` carries it on. */
+  traceparent?: string;
 }
 
 /** At most this many deposits stored by one statement. */
@@ -166,7 +168,9 @@ export class TransactionStore {
     }
     // A duplicate is read after its batch, not in it: the batch has committed by then, and a
     // failed read must fail only this notification, not store the batch again.
-    const transaction = await this.deposits.submit({ incoming, at });
+    // Written with others, maybe by another request's turn: the trace goes with the deposit.
+    const traceparent = currentTraceparent();
+    const transaction = await this.deposits.submit({ incoming, at, ...(traceparent === undefined ? {} : { traceparent }) });
     return transaction === null ? { transaction: await storedFirst(this.database.sql, incoming), duplicate: true } : { transaction, duplicate: false };
   }
 }
@@ -185,13 +189,19 @@ export async function insertNewDeposits(
 ): Promise<(TransactionRow | null)[]> {
   if (requests.length === 0) return [];
   const ids = requests.map(() => newId('transaction'));
-  const announcements = requests.map(({ incoming }, i): LeasedMessage => {
+  const announcements = requests.map(({ incoming, traceparent }, i): LeasedMessage => {
     const message: DepositReceived = {
       transaction_id: ids[i]!,
       bank_account_id: incoming.bankAccountId,
       ...(incoming.replyTo === undefined ? {} : { reply_to: incoming.replyTo }),
     };
-    return { exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: message, messageId: `deposit_${ids[i]}` };
+    return {
+      exchange: EXCHANGES.bank,
+      routingKey: ROUTING_KEYS.depositReceived,
+      payload: message,
+      messageId: `deposit_${ids[i]}`,
+      ...(traceparent === undefined ? {} : { traceparent }),
+    };
   });
   const deposits = requests.map(({ incoming, at }, i) => {
     const { direction: _direction, ...deposit } = newTransactionValues(ids[i]!, incoming, at);

@@ -4,6 +4,7 @@ import type { Database } from '@pmatch/db';
 import { Router } from 'express';
 import type { AdapterCache } from '../data/adapters';
 import { TransactionStore } from '../data/transactions';
+import type { IngestMetrics } from '../use-cases/metrics';
 import { accountFor, authenticateAdapter } from './adapter-auth';
 
 export interface NotificationDeps {
@@ -11,6 +12,7 @@ export interface NotificationDeps {
   clock: Clock;
   adapters: AdapterCache;
   outbox: OutboxPublisher;
+  metrics?: IngestMetrics;
 }
 
 export function notificationsRouter(deps: NotificationDeps): Router {
@@ -39,6 +41,7 @@ export function notificationsRouter(deps: NotificationDeps): Router {
       },
       deps.clock.now(),
     );
+    if (!stored.duplicate && notification.direction === 'deposit') deps.metrics?.depositsIngested('notification');
     res.status(stored.duplicate ? 200 : 202).json({ transaction_id: stored.transaction.id, duplicate: stored.duplicate });
   });
   return router;

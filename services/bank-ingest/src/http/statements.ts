@@ -7,6 +7,7 @@ import { StreamingSignatureCheck, type Adapter } from '../domain/adapter-auth';
 import { STATEMENT_FORMATS, type StatementAccount, type StatementFormat } from '../domain/statements/statement';
 import type { AdapterCache } from '../data/adapters';
 import { importStatement } from '../use-cases/import-statement';
+import type { IngestMetrics } from '../use-cases/metrics';
 import { accountFor, signatureHeaders } from './adapter-auth';
 import { spoolBody, type SpooledFile } from './statement-upload';
 
@@ -15,6 +16,7 @@ export interface StatementDeps {
   clock: Clock;
   adapters: AdapterCache;
   outbox: OutboxPublisher;
+  metrics?: IngestMetrics;
   /** Largest statement file taken (STATEMENT_MAX_BYTES). */
   statementMaxBytes: number;
   /** Where uploads are kept while they are imported (STATEMENT_SPOOL_DIR). */
@@ -37,7 +39,7 @@ export function statementsRouter(deps: StatementDeps): Router {
       const adapter = check.signer() ?? (await signerAfterMiss(deps, headers, file));
       if (adapter === undefined) throw new AppError('invalid_api_key', 'The signature is not valid.');
       const imported = await importStatement(
-        { database: deps.database, outbox: deps.outbox },
+        { database: deps.database, outbox: deps.outbox, onDepositsStored: (count) => deps.metrics?.depositsIngested('statement', count) },
         {
           read: () => file.read(),
           ...(format === undefined ? {} : { format }),

@@ -39,6 +39,8 @@ export interface ImportStatementDeps {
   database: Database;
   /** This process's outbox relay; undefined (ops): none here, the rows wait unleased for a service's. */
   outbox?: OutboxPublisher;
+  /** Told how many deposits each batch stored for the first time. */
+  onDepositsStored?: (count: number) => void;
 }
 
 /** Transactions stored by one statement (deposits, then withdrawals). */
@@ -187,6 +189,7 @@ async function storeBatch(
     withdrawals.map((e): ImportedWithdrawal => ({ incoming: incoming(e), line: e.line, raw: e.raw, ...(e.cancels === undefined ? {} : { cancels: e.cancels }) })),
     request.receivedAt,
   );
+  deps.onDepositsStored?.(storedDeposits.filter((row) => row !== null).length);
   if (storedWithdrawals > 0) deps.outbox?.nudge();
   return [storedDeposits.filter((row) => row !== null).length + storedWithdrawals, withdrawals.length];
 }

@@ -11,6 +11,8 @@ export interface DecidedDeposit {
   decision: Decision;
   claim: MessageClaim;
   ctx: DecisionContext;
+  /** The trace of the message that asked for the decision: its announcements carry it on. */
+  traceparent?: string;
 }
 
 export interface DecisionContext {
@@ -59,7 +61,8 @@ export function decisionRows(decided: DecidedDeposit): DecisionRows {
   const paidOrder = paying && { ...paying.order, status: 'paid', payment: asStored(paying.payment), closedAt: now, updatedAt: now };
   const events = decisionEvents(decidedRow, paidOrder, decision, ctx.publicBaseUrl);
   const { ids, announcements } = eventAnnouncements({ organisationId: deposit.organisationId, mode: modeOf(deposit) }, events);
-  return { decided, paying, candidateOrderIds, events, eventIds: ids, announcements };
+  const traced = decided.traceparent === undefined ? announcements : announcements.map((a) => ({ ...a, traceparent: decided.traceparent }));
+  return { decided, paying, candidateOrderIds, events, eventIds: ids, announcements: traced };
 }
 
 /** For a confirmation, the order as read and the payment written onto it. */

@@ -1,5 +1,5 @@
 import { columns, modeOf, outboxInsert, outboxValues, sql, statement, transactionFields, type Columns, type OutboxHandOver, type OutboxValues, type Sql, type Statement, type TransactionRow } from '@pmatch/db';
-import { BatchWriter, inboxClaimSql } from '@pmatch/platform';
+import { BatchWriter, currentTraceparent, inboxClaimSql } from '@pmatch/platform';
 import { StaleDecisionError } from './conditional-writes';
 import { decisionRows, type DecidedDeposit, type DecisionRows } from './decision-rows';
 
@@ -148,7 +148,9 @@ export function writeDecisionInBatches(db: Sql, handOver: OutboxHandOver): Write
     const { deposit } = decided.pending;
     const orderId = decided.decision.outcome === 'confirmed' ? decided.decision.orderId : undefined;
     const changed = () => new StaleDecisionError(`deposit ${deposit.id}${orderId === undefined ? '' : ` or order ${orderId}`} changed since the decision read it`);
-    const written = await batches.submit(decided).catch((error: unknown) => {
+    // Written with others, maybe in another message's turn: the trace goes with the decision.
+    const traceparent = currentTraceparent();
+    const written = await batches.submit(traceparent === undefined ? decided : { ...decided, traceparent }).catch((error: unknown) => {
       throw (error as { code?: unknown }).code === SERIALIZATION_FAILURE ? changed() : error;
     });
     if (written === null) throw changed();

@@ -33,7 +33,12 @@ export function depositDecider(deps: DecideDepositDeps): DepositDecider {
       const { deposit, nameMatcher, candidates } = pending;
       const now = deps.clock.now();
       const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
-      return writeDecision({ pending, decision, claim, ctx: { publicBaseUrl: deps.publicBaseUrl, now, startedAt } });
+      const written = await writeDecision({ pending, decision, claim, ctx: { publicBaseUrl: deps.publicBaseUrl, now, startedAt } });
+      if (written.status === decision.outcome) {
+        deps.logger.info({ transactionId: written.id, outcome: decision.outcome, reason: decision.explanation.reason }, 'deposit decided');
+        deps.metrics?.decided(decision.outcome, decision.explanation.reason, (now.getTime() - deposit.createdAt.getTime()) / 1000);
+      }
+      return written;
     });
   };
 }

@@ -1,6 +1,7 @@
 import { isUniqueViolation, type Database, type PrismaClient } from '@pmatch/db';
 import type { Clock, Logger, RedisLock } from '@pmatch/platform';
 import { StaleDecisionError } from '../data/conditional-writes';
+import type { MatcherMetrics } from './metrics';
 
 export interface MatcherDeps {
   /** Plain SQL for the deposit decision, the hot path; Prisma (on the same pool) for the rest. */
@@ -12,6 +13,8 @@ export interface MatcherDeps {
   publicBaseUrl: string;
   lockTtlMs: number;
   lockWaitMs: number;
+  /** Absent in tests that do not read metrics. */
+  metrics?: MatcherMetrics;
 }
 
 /** A decision made on data that changed underneath is made again, this often at most. */
@@ -22,7 +25,9 @@ const MAX_ATTEMPTS = 3;
  * decisions on one account one at a time; the conditional writes inside `work` make them safe.
  */
 export async function underAccountLock<T>(deps: MatcherDeps, bankAccountId: string, work: () => Promise<T>): Promise<T> {
+  const askedAt = performance.now();
   return deps.lock.withLock(`account:${bankAccountId}`, { ttlMs: deps.lockTtlMs, waitMs: deps.lockWaitMs }, async () => {
+    deps.metrics?.lockWaited((performance.now() - askedAt) / 1000);
     for (let attempt = 1; ; attempt++) {
       try {
         return await work();

@@ -4,3 +4,5 @@ export * from './claims';
 export * from './endpoints';
 export * from './received-events';
 export * from './resends';
+
+export * from './backlog';

@@ -1,4 +1,6 @@
+import { keepLastOnFailure } from '@pmatch/platform';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { WebhookBacklog } from '../data/backlog';
 
 export interface DispatcherMetrics {
   eventsReceived: Counter<'type'>;
@@ -12,8 +14,14 @@ export interface DispatcherMetrics {
   emails: Counter<'kind' | 'outcome'>;
 }
 
-export function createMetrics(registry: Registry): DispatcherMetrics {
+/**
+ * The dispatcher's metrics. `readBacklog` is called at each scrape for the gauges an operator is
+ * paged on and KEDA scales by (due deliveries, the oldest one's wait, endpoints switched off);
+ * every replica reports the same values.
+ */
+export function createMetrics(registry: Registry, readBacklog?: () => Promise<WebhookBacklog & { now: Date }>): DispatcherMetrics {
   const registers = [registry];
+  if (readBacklog !== undefined) backlogGauges(registers, readBacklog);
   return {
     eventsReceived: new Counter({ name: 'webhook_events_received_total', help: 'Events received from the broker', labelNames: ['type'], registers }),
     attempts: new Counter({
@@ -45,4 +53,40 @@ export function createMetrics(registry: Registry): DispatcherMetrics {
     testEventsSent: new Counter({ name: 'webhook_test_events_total', help: 'webhook.test sends by outcome (succeeded, failed, dropped: too many waiting for the endpoint)', labelNames: ['outcome'], registers }),
     emails: new Counter({ name: 'webhook_emails_total', help: 'Owner e-mails by kind and outcome (sent, failed)', labelNames: ['kind', 'outcome'], registers }),
   };
+}
+
+function backlogGauges(registers: Registry[], readBacklog: () => Promise<WebhookBacklog & { now: Date }>): void {
+  // One read serves the three gauges of a scrape: the first to be collected reads, the others reuse it.
+  let reading: Promise<WebhookBacklog & { now: Date }> | undefined;
+  const read = () => {
+    reading ??= readBacklog().finally(() => setImmediate(() => (reading = undefined)));
+    return reading;
+  };
+  new Gauge({
+    name: 'pmatch_webhook_backlog',
+    help: 'Webhook deliveries due now (first attempts and retries whose time has come)',
+    registers,
+    async collect() {
+      await keepLastOnFailure(async () => this.set((await read()).due));
+    },
+  });
+  new Gauge({
+    name: 'pmatch_webhook_oldest_due_age_seconds',
+    help: 'How long the oldest due webhook delivery has been due (0 when none is)',
+    registers,
+    async collect() {
+      await keepLastOnFailure(async () => {
+        const { oldestDueAt, now } = await read();
+        this.set(oldestDueAt === null ? 0 : Math.max(0, (now.getTime() - oldestDueAt.getTime()) / 1000));
+      });
+    },
+  });
+  new Gauge({
+    name: 'pmatch_webhook_endpoints_disabled',
+    help: 'Webhook endpoints switched off after 72 hours of failures (and not deleted)',
+    registers,
+    async collect() {
+      await keepLastOnFailure(async () => this.set((await read()).endpointsSwitchedOff));
+    },
+  });
 }

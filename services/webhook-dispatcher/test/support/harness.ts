@@ -45,6 +45,7 @@ export class DispatcherHarness {
       AMQP_PREFIX: prefix,
       SECRETS_KEY,
       WEBHOOK_DISPATCHER_PORT: '0',
+      WEBHOOK_DISPATCHER_ADMIN_PORT: '0',
       DELIVERY_POLL_INTERVAL_MS: '50',
       EMAIL_POLL_INTERVAL_MS: '3600000',
       ...options.env,
@@ -138,7 +139,7 @@ export class DispatcherHarness {
 
   /** A counter or gauge of the dispatcher's /metrics, summed over its labels. */
   async metric(name: string): Promise<number> {
-    const text = await (await fetch(`http://127.0.0.1:${this.dispatcher.port}/metrics`)).text();
+    const text = await (await fetch(`http://127.0.0.1:${this.dispatcher.adminPort}/metrics`)).text();
     return text
       .split('\n')
       .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
