@@ -128,7 +128,8 @@ apt_installable() {
 
 docker_reachable() { command -v docker >/dev/null 2>&1 && timeout 15 docker info >/dev/null 2>&1; }
 
-plan_field() { node -e 'const s = require(process.argv[1]).SERVICES[process.argv[2]]; process.stdout.write(String(s[process.argv[3]]))' "$(dirname "${BASH_SOURCE[0]}")/infra/plan.cjs" "$1" "$2"; }
+plan_script="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/infra/plan.cjs"
+plan_field() { node -e 'const s = require(process.argv[1]).SERVICES[process.argv[2]]; process.stdout.write(String(s[process.argv[3]]))' "$plan_script" "$1" "$2"; }
 
 install_service() {
   local name="$1" package
@@ -179,7 +180,7 @@ ensure() {
       [[ "$installed" == 0 && "$apt" == 0 ]] && docker_reachable && docker=1
     fi
   fi
-  decision="$(node "$(dirname "${BASH_SOURCE[0]}")/infra/plan.cjs" "$name" "$reachable" "$local_host" "$installed" "$apt" "$docker")"
+  decision="$(node "$plan_script" "$name" "$reachable" "$local_host" "$installed" "$apt" "$docker")"
   action="${decision%%$'\t'*}"
   message="${decision#*$'\t'}"
   case "$action" in
