@@ -28,6 +28,8 @@ module.exports = {
     'examples/merchant-server',
     'examples/bank-adapter',
     { ...project('test/e2e'), rootDir: '<rootDir>/test/e2e', testMatch: ['<rootDir>/**/*.test.ts'], transform: { '^.+\\.ts$': tsJest } },
+    // The set-up scripts' own logic (scripts/infra): plain Node, no services.
+    { ...project('scripts'), transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../tsconfig.test.json' }] } },
     // The Kubernetes manifests in deploy/k8s, rendered with kubectl and checked against the built services.
     { ...project('test/deploy'), testMatch: ['<rootDir>/*.test.ts'] },
   ].map((p) => (typeof p === 'string' ? project(p) : p)),

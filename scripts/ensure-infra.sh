@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Makes sure PostgreSQL, RabbitMQ and Redis answer before anything talks to them.
-# A URL that points at this machine and finds its port closed gets the server started with the
-# machine's own commands (when the server is installed here); a remote URL is only waited for.
-# INFRA_WAIT_SECONDS bounds each wait (default 60).
+# Makes sure PostgreSQL, RabbitMQ and Redis answer before anything talks to them. For each one not
+# answering, scripts/infra/plan.cjs decides from what this machine has: a remote URL is only waited
+# for; a local one is started when installed, else installed from Debian's packages (root and
+# apt-get), else run in a Docker container (pmatch-<service>) when a Docker engine answers, else
+# the script stops naming what is missing. INFRA_WAIT_SECONDS bounds each wait (default 60).
 set -euo pipefail
 
 wait_seconds="${INFRA_WAIT_SECONDS:-60}"
@@ -110,33 +111,105 @@ start_rabbitmq() {
   fi
 }
 
-# ensure NAME ENV_NAME URL DEFAULT_PORT: starts the server if it is local and down, and records
-# what to wait for as "name|host|port|how" (a "|" because IPv6 hosts contain colons).
+# Whether Debian's PACKAGE can be installed here: root, apt-get, and a candidate (after one
+# `apt-get update` if the lists have none).
+apt_updated=""
+apt_candidate() { apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'; }
+apt_installable() {
+  command -v apt-get >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] || return 1
+  apt_candidate "$1" && return 0
+  if [[ -z "$apt_updated" ]]; then
+    apt_updated=1
+    log "looking up Debian's packages (apt-get update)"
+    apt-get update -qq >/dev/null 2>&1 || true
+  fi
+  apt_candidate "$1"
+}
+
+docker_reachable() { command -v docker >/dev/null 2>&1 && timeout 15 docker info >/dev/null 2>&1; }
+
+plan_script="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/infra/plan.cjs"
+plan_field() { node -e 'const s = require(process.argv[1]).SERVICES[process.argv[2]]; process.stdout.write(String(s[process.argv[3]]))' "$plan_script" "$1" "$2"; }
+
+install_service() {
+  local name="$1" package
+  package="$(plan_field "$name" package)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$package" >/dev/null
+  if [[ "$name" == postgres ]]; then
+    # A cluster made just now, on a development machine: let local TCP logins in without a
+    # password, as DATABASE_URL's default (postgresql://postgres@127.0.0.1) expects.
+    sed -i -E 's/^(host[[:space:]]+all[[:space:]]+all[[:space:]]+(127\.0\.0\.1\/32|::1\/128)[[:space:]]+)[^[:space:]]+/\1trust/' /etc/postgresql/*/main/pg_hba.conf
+  fi
+}
+
+# The container pmatch-NAME, published on 127.0.0.1:PORT: started again if it exists, else made.
+start_container() {
+  local name="$1" port="$2" container="pmatch-$1" image inner
+  if docker container inspect "$container" >/dev/null 2>&1; then
+    docker start "$container" >/dev/null
+    return
+  fi
+  image="$(plan_field "$name" image)"
+  inner="$(plan_field "$name" containerPort)"
+  local options=()
+  case "$name" in
+    postgres) options=(-e POSTGRES_HOST_AUTH_METHOD=trust) ;;
+    # Logins arrive through Docker's port mapping, not from loopback: let the guest user in.
+    rabbitmq) options=(-e 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-rabbit loopback_users []') ;;
+    redis) options=() ;;
+  esac
+  docker run -d --name "$container" -p "127.0.0.1:$port:$inner" "${options[@]+"${options[@]}"}" "$image" >/dev/null
+}
+
+# ensure NAME ENV_NAME URL DEFAULT_PORT: does what the plan says, and records what to wait for as
+# "name|host|port|how" (a "|" because IPv6 hosts contain colons).
 pending=()
 summary=()
 ensure() {
   local name="$1" env_name="$2" url="$3" default_port="$4"
   parse_url "$url" "$default_port"
-  local host="$url_host" port="$url_port" output
+  local host="$url_host" port="$url_port" output decision action message
+  local reachable=0 local_host=0 installed=0 apt=0 docker=0
   summary+=("$name $host:$port")
-  if "${name}_ready" "$host" "$port"; then
-    return 0
+  "${name}_ready" "$host" "$port" && reachable=1
+  if [[ "$reachable" == 0 ]]; then
+    is_local "$host" && local_host=1
+    if [[ "$local_host" == 1 ]]; then
+      command -v "$(start_command "$name")" >/dev/null 2>&1 && installed=1
+      [[ "$installed" == 0 ]] && apt_installable "$(plan_field "$name" package)" && apt=1
+      [[ "$installed" == 0 && "$apt" == 0 ]] && docker_reachable && docker=1
+    fi
   fi
-  if ! is_local "$host"; then
-    log "$name at $host:$port ($env_name) is not answering yet; waiting (remote, never started here)"
-    pending+=("$name|$host|$port|remote")
-    return 0
-  fi
-  if ! command -v "$(start_command "$name")" >/dev/null 2>&1; then
-    die "$name is down on $host:$port and is not installed here. Start it yourself (e.g. 'docker compose up -d $name') or point $env_name at a running one."
-  fi
-  log "$name is not answering on $host:$port; starting it"
+  decision="$(node "$plan_script" "$name" "$reachable" "$local_host" "$installed" "$apt" "$docker")"
+  action="${decision%%$'\t'*}"
+  message="${decision#*$'\t'}"
+  case "$action" in
+    use) return 0 ;;
+    fail) die "$message" ;;
+  esac
+  log "$message"
+  case "$action" in
+    wait-remote) pending+=("$name|$host|$port|remote") ;;
+    install)
+      if ! output="$(install_service "$name" 2>&1)"; then die "installing $name failed: $output"; fi
+      start_and_record "$name" "$host" "$port" started
+      ;;
+    start) start_and_record "$name" "$host" "$port" started ;;
+    docker)
+      if ! output="$(start_container "$name" "$port" 2>&1)"; then die "running $name in Docker failed: $output"; fi
+      pending+=("$name|$host|$port|docker")
+      ;;
+  esac
+}
+
+start_and_record() {
+  local name="$1" host="$2" port="$3" how="$4" output
   # A failed start is reported but still waited on: "already running" (a server still booting)
   # is a failure to the start command and not to us.
   if ! output="$("start_${name}" "$port" 2>&1)"; then
     echo "infra: starting $name reported: $output" >&2
   fi
-  pending+=("$name|$host|$port|started")
+  pending+=("$name|$host|$port|$how")
 }
 
 start_command() {
@@ -158,6 +231,7 @@ for entry in "${pending[@]+"${pending[@]}"}"; do
     if ((SECONDS >= deadline)); then
       hint=""
       [[ "$how" == started ]] && hint=" (started here; see its log)"
+      [[ "$how" == docker ]] && hint=" (in Docker; see 'docker logs pmatch-$name')"
       die "$name on $host:$port is still not ready after ${wait_seconds}s${hint}."
     fi
     sleep 1

@@ -153,5 +153,7 @@ async function announceWhenReady() {
   say('create an organisation and a test-mode API key with:');
   say('  npm run -s ops -- org create --name "Acme" --owner-email owner@example.com');
   say('  npm run -s ops -- key issue --org org_... --mode test --name dev');
-  say('  (or `pnpm --silent ops …` where pnpm is installed); Ctrl-C stops everything');
+  say('  (or `pnpm --silent ops …` where pnpm is installed; `npm run -s ops -- --help` lists every command)');
+  if (!process.env.SMTP_URL) say(`owner e-mails are written to ${process.env.MAIL_DIR ?? '.tmp/mail'} as .eml files (SMTP_URL is not set)`);
+  say('Ctrl-C stops everything');
 }

@@ -124,26 +124,25 @@ test('when the payment is reported with paid_at, then the payment carries that t
   expect(Date.parse(paid.payment.matched_at)).toBeGreaterThan(Date.parse(paidAt));
 });
 
-test('when a paid shop order is reported paid again, then ops exits 1 with the matcher refusal order_not_open and nothing changes', async () => {
+test('when a paid shop order is reported paid again, then ops exits 4 (conflict) with the matcher refusal order_not_open and nothing changes', async () => {
   const order = await createShopOrder(3304);
   const paid = await system.ops('shop-order', 'pay', '--order', order.id);
   const eventsBefore = await eventsOf(order.id);
 
   const again = await runOps('shop-order', 'pay', '--order', order.id);
 
-  expect(again.exitCode).toBe(1);
-  expect(again.stdout).toBe('');
-  expect(again.stderr).toMatch(/^ops: the matcher refused \(order_not_open\): [^\n]+\n$/);
+  expect({ exitCode: again.exitCode, stdout: again.stdout }).toEqual({ exitCode: 4, stdout: '' });
+  expect(JSON.parse(again.stderr)).toEqual({ error: { code: 'order_not_open', message: expect.stringMatching(/^the matcher refused \(order_not_open\): /) } });
   expect(await merchant.order(order.id)).toEqual(paid);
   expect(await eventsOf(order.id)).toEqual(eventsBefore);
 });
 
-test('when an order made through the API is reported paid by the shop command, then ops refuses it and the order stays open', async () => {
+test('when an order made through the API is reported paid by the shop command, then ops refuses it (exit 2) and the order stays open', async () => {
   const order = await merchant.createOrder({ amount: 3305 });
 
   const run = await runOps('shop-order', 'pay', '--order', order.id);
 
-  expect(run.exitCode).toBe(1);
-  expect(run.stderr).toContain('did not come from a shop platform');
+  expect(run.exitCode).toBe(2);
+  expect(JSON.parse(run.stderr).error.message).toContain('did not come from a shop platform');
   expect((await merchant.order(order.id)).status).toBe('open');
 });

@@ -52,11 +52,6 @@ export async function unbindBankAdapter(prisma: PrismaClient, input: { adapterId
   });
 }
 
-export async function listBankAdapters(prisma: PrismaClient): Promise<{ object: 'list'; data: BankAdapterView[]; has_more: false }> {
-  const rows = await prisma.bankAdapter.findMany({ orderBy: { createdAt: 'asc' }, include: { accounts: { select: { bankAccountId: true } } } });
-  return { object: 'list', data: rows.map(toView), has_more: false };
-}
-
 /** Revoking twice keeps the first revocation time. */
 export async function revokeBankAdapter(prisma: PrismaClient, input: { adapterId: string }, clock: Clock = systemClock): Promise<BankAdapterView> {
   await prisma.bankAdapter.updateMany({ where: { id: input.adapterId, revokedAt: null }, data: { revokedAt: clock.now() } });
@@ -106,10 +101,10 @@ async function activeAdapter(tx: Tx, adapterId: string): Promise<void> {
 async function adapterView(db: Tx | PrismaClient, adapterId: string): Promise<BankAdapterView> {
   const row = await db.bankAdapter.findUnique({ where: { id: adapterId }, include: { accounts: { select: { bankAccountId: true } } } });
   if (row === null) throw new AppError('resource_missing', `bank adapter ${adapterId} does not exist`, { param: 'adapter' });
-  return toView(row);
+  return toBankAdapterView(row);
 }
 
-function toView(row: { id: string; name: string; createdAt: Date; revokedAt: Date | null; accounts: { bankAccountId: string }[] }): BankAdapterView {
+export function toBankAdapterView(row: { id: string; name: string; createdAt: Date; revokedAt: Date | null; accounts: { bankAccountId: string }[] }): BankAdapterView {
   return {
     id: row.id,
     object: 'bank_adapter',

@@ -4,18 +4,20 @@ import {
   newId,
   type AccountType,
   type ApiKeyPermission,
-  type BankAccount,
   type MatchingRule,
   type Mode,
   type Settings,
   type UserRole,
 } from '@pmatch/contracts';
-import { bankAccountView, insertApiKey, insertUser, passwordSetupUrl, settingsView, type Db, type OrganisationRow, type PrismaClient, type Tx } from '@pmatch/db';
+import { insertApiKey, insertUser, passwordSetupUrl, settingsView, type Db, type OrganisationRow, type PrismaClient, type Tx } from '@pmatch/db';
 import { systemClock, type Clock } from '@pmatch/platform';
+import { alreadyExists } from './failures';
 import {
   issuedApiKeyView,
+  operatorBankAccountView,
   organisationView,
   type IssuedApiKeyView,
+  type OperatorBankAccountView,
   type OrganisationView,
   type RevokedApiKeyView,
 } from './views';
@@ -101,16 +103,14 @@ export interface AddLiveBankAccountInput {
   branchName?: string;
 }
 
-export async function addLiveBankAccount(prisma: PrismaClient, input: AddLiveBankAccountInput): Promise<BankAccount> {
+export async function addLiveBankAccount(prisma: PrismaClient, input: AddLiveBankAccountInput): Promise<OperatorBankAccountView> {
   const account = await prisma.$transaction(async (tx) => {
     const organisation = await findOrganisation(tx, input.organisationId);
     const identity = { bankCode: input.bankCode, branchCode: input.branchCode, accountType: input.accountType ?? 'ordinary', accountNumber: input.accountNumber };
     // The same account twice would make every order without bank_account_id ambiguous.
     const existing = await tx.bankAccount.findFirst({ where: { organisationId: organisation.id, mode: 'live', ...identity } });
     if (existing !== null) {
-      throw new AppError('parameter_invalid', `organisation ${organisation.id} already has this account as ${existing.id}`, {
-        param: 'account-number',
-      });
+      throw alreadyExists(`organisation ${organisation.id} already has this account as ${existing.id}`, 'account-number');
     }
     return tx.bankAccount.create({
       data: {
@@ -124,7 +124,7 @@ export async function addLiveBankAccount(prisma: PrismaClient, input: AddLiveBan
       },
     });
   });
-  return bankAccountView(account);
+  return operatorBankAccountView(account);
 }
 
 export interface UpdateSettingsInput {
@@ -173,9 +173,15 @@ export async function addUser(
   publicBaseUrl: string,
   clock: Clock = systemClock,
 ): Promise<{ id: string; email: string; role: string; password_setup_url: string }> {
-  const { row, setupToken } = await prisma.$transaction(async (tx) => {
-    const organisation = await findOrganisation(tx, input.organisationId);
-    return insertUser(tx, { ...input, organisationId: organisation.id }, clock.now());
-  });
+  const { row, setupToken } = await prisma
+    .$transaction(async (tx) => {
+      const organisation = await findOrganisation(tx, input.organisationId);
+      return insertUser(tx, { ...input, organisationId: organisation.id }, clock.now());
+    })
+    .catch((error: unknown) => {
+      // insertUser's only refusal of a valid address: another user has it (e-mails are unique).
+      if (error instanceof AppError && error.param === 'email') throw alreadyExists(error.message, 'email');
+      throw error;
+    });
   return { id: row.id, email: row.email, role: row.role, password_setup_url: passwordSetupUrl(publicBaseUrl, setupToken) };
 }

@@ -1,5 +1,7 @@
 export * from './adapters';
 export * from './commands';
+export * from './failures';
+export * from './listings';
 export * from './views';
 export * from './matcher-link';
 export * from './shop-orders';

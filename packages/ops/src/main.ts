@@ -1,21 +1,29 @@
-import { AppError } from '@pmatch/contracts';
-import { Prisma, createDatabase } from '@pmatch/db';
-import { ConfigError, SecretBox, clockFromEnv, loadConfig } from '@pmatch/platform';
-import { prepareCommand } from './cli';
+#!/usr/bin/env node
+import { createDatabase } from '@pmatch/db';
+import { SecretBox, clockFromEnv, loadConfig } from '@pmatch/platform';
+import { parseCommandLine } from './cli';
 import { OpsConfig } from './config';
+import { EXIT_CODES, failureOf } from './failures';
 import { LazyMatcherLink } from './matcher-link';
 
-/** `ops <group> <action> --flag value …`: one JSON object on stdout, or one line on stderr and exit 1. */
+/**
+ * `ops <group> <action> --flag value …`: one JSON object on stdout and exit 0, or one JSON error
+ * on stderr and the exit code of its kind (failures.ts); `--help` prints help and exits 0.
+ */
 async function main(argv: readonly string[]): Promise<number> {
   try {
-    const run = prepareCommand(argv);
+    const commandLine = parseCommandLine(argv);
+    if (commandLine.kind === 'help') {
+      process.stdout.write(commandLine.text);
+      return EXIT_CODES.ok;
+    }
     const config = loadConfig(OpsConfig);
     // One operator command, one statement at a time: a single connection is enough.
     const database = createDatabase(config.DATABASE_URL, { poolSize: 1 });
     const { prisma } = database;
     const matcher = new LazyMatcherLink();
     try {
-      const output = await run({
+      const output = await commandLine.run({
         prisma,
         database,
         secretBox: new SecretBox(config.SECRETS_KEY),
@@ -28,38 +36,12 @@ async function main(argv: readonly string[]): Promise<number> {
       await matcher.close();
       await prisma.$disconnect();
     }
-    return 0;
+    return EXIT_CODES.ok;
   } catch (error) {
-    process.stderr.write(`ops: ${describe(error)}\n`);
-    return 1;
+    const { exitCode, body } = failureOf(error);
+    process.stderr.write(`${JSON.stringify(body)}\n`);
+    return exitCode;
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof AppError || error instanceof ConfigError) return oneLine(error.message);
-  // Prisma puts the call site and a code excerpt first and the cause ("Can't reach database
-  // server …", a violated constraint) last; the operator needs only the cause.
-  if (PRISMA_ERRORS.some((prismaError) => error instanceof prismaError)) {
-    return `database error: ${(error as Error).message.trim().split('\n').at(-1)?.trim() ?? ''}`;
-  }
-  // Not the operator's mistake (a bug): still one line, marked as such.
-  return `unexpected error: ${oneLine(error instanceof Error ? `${error.name}: ${error.message}` : String(error))}`;
-}
-
-const PRISMA_ERRORS = [
-  Prisma.PrismaClientKnownRequestError,
-  Prisma.PrismaClientUnknownRequestError,
-  Prisma.PrismaClientInitializationError,
-  Prisma.PrismaClientValidationError,
-];
-
-/** "invalid configuration:\n  A: …\n  B: …" -> "invalid configuration: A: …; B: …" */
-function oneLine(text: string): string {
-  const [first = '', ...rest] = text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
-  return rest.length === 0 ? first : `${first} ${rest.join('; ')}`;
 }
 
 // Exit at once: the database driver keeps timers alive for a while after disconnecting, and an

@@ -2,7 +2,7 @@ import { createPrisma, type PrismaClient } from '@pmatch/db';
 import { SecretBox, sha256Hex } from '@pmatch/platform';
 import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import * as commands from '../src/commands';
-import { TEST_SECRETS_KEY, runOps, runOpsOk } from './run-ops';
+import { TEST_SECRETS_KEY, expectFailure, runOps, runOpsOk } from './run-ops';
 
 let db: TestDatabase;
 let prisma: PrismaClient;
@@ -184,6 +184,7 @@ describe('bank-account add', () => {
       account_number_last4: '4567',
       holder_name: 'ｱｸﾒ(ｶ',
       created_at: expect.any(String),
+      organisation_id: organisationId,
     });
     expect(JSON.stringify(account)).not.toContain('1234567');
     const row = await prisma.bankAccount.findUniqueOrThrow({ where: { id: String(account.id) } });
@@ -239,8 +240,7 @@ describe('bank adapters', () => {
     expect(revoked.revoked_at).toEqual(expect.any(String));
     expect(revokedAgain).toEqual(revoked);
     const refusal = await runOps(db.url, ['adapter', 'bind', '--adapter', String(adapter.id), '--bank-account', account]);
-    expect(refusal).toMatchObject({ exitCode: 1, stdout: '' });
-    expect(refusal.stderr).toMatch(/is revoked/);
+    expect(expectFailure(refusal, 2).message).toMatch(/is revoked/);
   });
 });
 
@@ -269,6 +269,148 @@ describe('settings set', () => {
   });
 });
 
+describe('list and get', () => {
+  /** Everything a list or get printed, as one text: no secret may be in it. */
+  const printed: string[] = [];
+  const read = async (...args: string[]) => {
+    const output = await ops(...args);
+    printed.push(JSON.stringify(output));
+    return output;
+  };
+  const idsOf = (list: Record<string, unknown>) => (list.data as { id: string }[]).map((item) => item.id);
+
+  test('when an organisation is created, then org get prints what org create printed, and org list pages through it', async () => {
+    const created: Record<string, unknown>[] = [];
+    for (const name of ['一覧商店 1', '一覧商店 2', '一覧商店 3']) created.push(await ops('org', 'create', '--name', name, '--owner-email', 'a@example.com'));
+
+    const got = await read('org', 'get', '--org', String(created[0]!.id));
+    const all = await read('org', 'list', '--limit', '1000');
+    const page = await read('org', 'list', '--limit', '1', '--starting-after', String(created[0]!.id));
+    const afterLast = await read('org', 'list', '--starting-after', String(created[2]!.id));
+
+    expect(got).toEqual(created[0]);
+    expect((all.data as unknown[]).slice(-3)).toEqual(created);
+    expect(page).toEqual({ object: 'list', data: [created[1]], has_more: true });
+    expect(afterLast).toEqual({ object: 'list', data: [], has_more: false });
+  });
+
+  test('when keys are issued and one revoked, then key get and key list show them with their hint and never their text or hash', async () => {
+    const organisationId = await createOrganisation('鍵商店');
+    const testKey = await ops('key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'server');
+    const liveKey = await ops('key', 'issue', '--org', organisationId, '--mode', 'live', '--name', 'live', '--permission', 'read_only');
+    const revoked = await ops('key', 'revoke', '--key', String(liveKey.id));
+
+    const got = await read('key', 'get', '--key', String(testKey.id));
+    const list = await read('key', 'list', '--org', organisationId);
+    const liveOnly = await read('key', 'list', '--org', organisationId, '--mode', 'live');
+
+    const { key: testKeyText, ...testKeyFields } = testKey;
+    expect(got).toEqual({ ...testKeyFields, key_hint: `svc_test_...${String(testKeyText).slice(-4)}`, revoked_at: null, last_used_at: null });
+    expect(idsOf(list)).toEqual([testKey.id, liveKey.id]);
+    expect(liveOnly.data).toEqual([expect.objectContaining({ id: liveKey.id, mode: 'live', permission: 'read_only', revoked_at: revoked.revoked_at })]);
+    const hashes = (await prisma.apiKey.findMany({ where: { organisationId } })).map((row) => row.keyHash);
+    for (const text of printed) {
+      expect(text).not.toContain(String(testKeyText));
+      expect(text).not.toContain(String(liveKey.key));
+      for (const hash of hashes) expect(text).not.toContain(hash);
+    }
+  });
+
+  test('when bank accounts exist, then bank-account get prints what add printed and bank-account list filters by organisation and mode', async () => {
+    const organisationId = await createOrganisation('口座商店');
+    await ops('key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k');
+    const added = await ops(
+      'bank-account', 'add', '--org', organisationId, '--mode', 'live',
+      '--bank-code', '0001', '--branch-code', '001', '--account-number', '7777777', '--holder-name', 'ｺｳｻﾞ',
+    );
+
+    const got = await read('bank-account', 'get', '--bank-account', String(added.id));
+    const all = await read('bank-account', 'list', '--org', organisationId);
+    const live = await read('bank-account', 'list', '--org', organisationId, '--mode', 'live');
+
+    expect(got).toEqual(added);
+    expect(all.data).toEqual([expect.objectContaining({ livemode: false, organisation_id: organisationId }), added]);
+    expect(live).toEqual({ object: 'list', data: [added], has_more: false });
+    expect(printed.join('\n')).not.toContain('7777777');
+  });
+
+  test('when an adapter is created, then adapter get prints it without its secret, as adapter list does', async () => {
+    const organisationId = await createOrganisation('アダプタ商店');
+    const account = await addLiveBankAccount(organisationId, '2400001');
+    const { secret, ...created } = await ops('adapter', 'create', '--name', 'gateway', '--bank-account', account);
+
+    const got = await read('adapter', 'get', '--adapter', String(created.id));
+    const list = await read('adapter', 'list', '--limit', '1000');
+
+    expect(got).toEqual(created);
+    expect((list.data as { id: string }[]).find((adapter) => adapter.id === created.id)).toEqual(created);
+    const sealed = (await prisma.bankAdapter.findUniqueOrThrow({ where: { id: String(created.id) } })).secretEncrypted;
+    for (const text of printed) {
+      expect(text).not.toContain(String(secret).slice('whsec_'.length));
+      expect(text).not.toContain(sealed);
+    }
+  });
+
+  test('when console users are added, then user get and user list show them without the setup link or any hash', async () => {
+    const organisationId = await createOrganisation('利用者商店');
+    const admin = await ops('user', 'add', '--org', organisationId, '--email', 'Admin@Example.com', '--role', 'admin');
+    const viewer = await ops('user', 'add', '--org', organisationId, '--email', 'viewer@example.com', '--role', 'viewer');
+
+    const got = await read('user', 'get', '--user', String(admin.id));
+    const list = await read('user', 'list', '--org', organisationId);
+
+    expect(got).toEqual({
+      id: admin.id,
+      object: 'user',
+      organisation_id: organisationId,
+      email: 'admin@example.com',
+      role: 'admin',
+      password_set: false,
+      password_setup_expires_at: expect.any(String),
+      totp_enabled: false,
+      created_at: expect.any(String),
+    });
+    expect(admin.email).toBe(got.email);
+    expect(list).toEqual({ object: 'list', data: [got, expect.objectContaining({ id: viewer.id, role: 'viewer' })], has_more: false });
+    const setupTokens = [admin, viewer].map((user) => String(user.password_setup_url).split('/').at(-1) ?? '');
+    const rows = await prisma.user.findMany({ where: { organisationId } });
+    for (const text of printed) {
+      for (const token of setupTokens) expect(text).not.toContain(token);
+      for (const row of rows) expect(text).not.toContain(String(row.passwordSetupHash));
+    }
+  });
+
+  test.each([
+    ['org get', ['org', 'get', '--org', 'org_AAAAAAAAAAAAAAAAAAAAAAAA']],
+    ['key get', ['key', 'get', '--key', 'key_AAAAAAAAAAAAAAAAAAAAAAAA']],
+    ['bank-account get', ['bank-account', 'get', '--bank-account', 'ba_AAAAAAAAAAAAAAAAAAAAAAAA']],
+    ['adapter get', ['adapter', 'get', '--adapter', 'adp_AAAAAAAAAAAAAAAAAAAAAAAA']],
+    ['user get', ['user', 'get', '--user', 'usr_AAAAAAAAAAAAAAAAAAAAAAAA']],
+    ['key list of an organisation that does not exist', ['key', 'list', '--org', 'org_AAAAAAAAAAAAAAAAAAAAAAAA']],
+    ['a page after an id that names nothing', ['org', 'list', '--starting-after', 'org_AAAAAAAAAAAAAAAAAAAAAAAA']],
+  ])('when %s names nothing, then it exits 3 with resource_missing', async (_, args) => {
+    const run = await runOps(db.url, args);
+
+    expect(expectFailure(run, 3).code).toBe('resource_missing');
+  });
+
+  test('when a user is added with an e-mail another user has, then it exits 4 with already_exists', async () => {
+    const organisationId = await createOrganisation('重複商店');
+    await ops('user', 'add', '--org', organisationId, '--email', 'twice@example.com', '--role', 'viewer');
+
+    const run = await runOps(db.url, ['user', 'add', '--org', organisationId, '--email', 'TWICE@example.com', '--role', 'admin']);
+
+    expect(expectFailure(run, 4)).toMatchObject({ code: 'already_exists', param: 'email' });
+    expect(await prisma.user.count({ where: { organisationId } })).toBe(1);
+  });
+
+  test('when --limit is out of range, then it exits 2 naming the range', async () => {
+    const run = await runOps(db.url, ['org', 'list', '--limit', '1001']);
+
+    expect(expectFailure(run, 2).message).toContain('--limit must be a whole number from 1 to 1000');
+  });
+});
+
 describe('invalid input', () => {
   let organisationId: string;
   let otherOrganisationId: string;
@@ -282,47 +424,45 @@ describe('invalid input', () => {
     keyId = await issueKey(organisationId, 'live');
   });
 
-  const cases: [string, () => string[]][] = [
-    ['no command', () => []],
-    ['an unknown command', () => ['org', 'delete', '--org', organisationId]],
-    ['an unknown flag', () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--scope', 'all']],
-    ['a positional argument', () => ['adapter', 'create', 'extra', '--name', 'a']],
-    ['an adapter without a bank account', () => ['adapter', 'create', '--name', 'a']],
-    ['an adapter for a test bank account', () => ['adapter', 'create', '--name', 'a', '--bank-account', 'ba_AAAAAAAAAAAAAAAAAAAAAAAA']],
-    ['an adapter bound twice to one account', () => ['adapter', 'create', '--name', 'a', '--bank-account', otherOrganisationsLiveAccountId, '--bank-account', otherOrganisationsLiveAccountId]],
-    ['a bad account type', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-type', 'futsu', '--account-number', '1234567', '--holder-name', 'X']],
-    ['a bad mode', () => ['key', 'issue', '--org', organisationId, '--mode', 'production', '--name', 'k']],
-    ['a missing required flag', () => ['key', 'issue', '--org', organisationId, '--mode', 'test']],
-    ['a flag without its value', () => ['org', 'create', '--name', '--owner-email', 'a@example.com']],
-    ['a flag given twice', () => ['key', 'issue', '--org', organisationId, '--mode', 'live', '--mode', 'test', '--name', 'k']],
-    ['a bad permission', () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--permission', 'admin']],
-    ['an organisation that does not exist', () => ['key', 'issue', '--org', 'org_AAAAAAAAAAAAAAAAAAAAAAAA', '--mode', 'test', '--name', 'k']],
-    ['--bank-account on a test key', () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId]],
-    ["--bank-account of another organisation's account", () => ['key', 'issue', '--org', organisationId, '--mode', 'live', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId]],
-    ['a bad bank code', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '01', '--branch-code', '001', '--account-number', '1234567', '--holder-name', 'X']],
-    ['a bad account number', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '12345678', '--holder-name', 'X']],
-    ['a test bank account', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'test', '--bank-code', '0001', '--branch-code', '001', '--account-number', '1234567', '--holder-name', 'X']],
-    ['an account the organisation already has', () => ['bank-account', 'add', '--org', otherOrganisationId, '--mode', 'live', '--bank-code', '0009', '--branch-code', '100', '--account-number', '1111111', '--holder-name', 'ｱｸﾒ(ｶ']],
-    ['a malformed e-mail', () => ['org', 'create', '--name', 'n', '--owner-email', 'not-an-email']],
-    ['an unknown matching rule', () => ['settings', 'set', '--org', organisationId, '--mode', 'live', '--matching-rules', 'kana_width,fuzzy']],
-    ['a matching rule named twice', () => ['settings', 'set', '--org', organisationId, '--mode', 'live', '--matching-rules', 'decorated,decorated']],
-    ['a non-boolean auto-confirm', () => ['settings', 'set', '--org', organisationId, '--mode', 'live', '--auto-confirm-late-orders', 'yes']],
-    ['nothing to set', () => ['settings', 'set', '--org', organisationId, '--mode', 'live']],
-    ['a malformed key id', () => ['key', 'revoke', '--key', 'svc_live_x']],
-    ['a key that does not exist', () => ['key', 'revoke', '--key', 'key_AAAAAAAAAAAAAAAAAAAAAAAA']],
+  /** The case, its arguments and the exit code: 2 the input is wrong, 3 not found, 4 conflict. */
+  const cases: [string, () => string[], number][] = [
+    ['no command', () => [], 2],
+    ['an unknown command', () => ['org', 'delete', '--org', organisationId], 2],
+    ['an unknown flag', () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--scope', 'all'], 2],
+    ['a positional argument', () => ['adapter', 'create', 'extra', '--name', 'a'], 2],
+    ['an adapter without a bank account', () => ['adapter', 'create', '--name', 'a'], 2],
+    ['an adapter for a test bank account', () => ['adapter', 'create', '--name', 'a', '--bank-account', 'ba_AAAAAAAAAAAAAAAAAAAAAAAA'], 2],
+    ['an adapter bound twice to one account', () => ['adapter', 'create', '--name', 'a', '--bank-account', otherOrganisationsLiveAccountId, '--bank-account', otherOrganisationsLiveAccountId], 2],
+    ['a bad account type', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-type', 'futsu', '--account-number', '1234567', '--holder-name', 'X'], 2],
+    ['a bad mode', () => ['key', 'issue', '--org', organisationId, '--mode', 'production', '--name', 'k'], 2],
+    ['a missing required flag', () => ['key', 'issue', '--org', organisationId, '--mode', 'test'], 2],
+    ['a flag without its value', () => ['org', 'create', '--name', '--owner-email', 'a@example.com'], 2],
+    ['a flag given twice', () => ['key', 'issue', '--org', organisationId, '--mode', 'live', '--mode', 'test', '--name', 'k'], 2],
+    ['a bad permission', () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--permission', 'admin'], 2],
+    ['an organisation that does not exist', () => ['key', 'issue', '--org', 'org_AAAAAAAAAAAAAAAAAAAAAAAA', '--mode', 'test', '--name', 'k'], 3],
+    ['--bank-account on a test key', () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId], 2],
+    ["--bank-account of another organisation's account", () => ['key', 'issue', '--org', organisationId, '--mode', 'live', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId], 2],
+    ['a bad bank code', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '01', '--branch-code', '001', '--account-number', '1234567', '--holder-name', 'X'], 2],
+    ['a bad account number', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '12345678', '--holder-name', 'X'], 2],
+    ['a test bank account', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'test', '--bank-code', '0001', '--branch-code', '001', '--account-number', '1234567', '--holder-name', 'X'], 2],
+    ['an account the organisation already has', () => ['bank-account', 'add', '--org', otherOrganisationId, '--mode', 'live', '--bank-code', '0009', '--branch-code', '100', '--account-number', '1111111', '--holder-name', 'ｱｸﾒ(ｶ'], 4],
+    ['a malformed e-mail', () => ['org', 'create', '--name', 'n', '--owner-email', 'not-an-email'], 2],
+    ['an unknown matching rule', () => ['settings', 'set', '--org', organisationId, '--mode', 'live', '--matching-rules', 'kana_width,fuzzy'], 2],
+    ['a matching rule named twice', () => ['settings', 'set', '--org', organisationId, '--mode', 'live', '--matching-rules', 'decorated,decorated'], 2],
+    ['a non-boolean auto-confirm', () => ['settings', 'set', '--org', organisationId, '--mode', 'live', '--auto-confirm-late-orders', 'yes'], 2],
+    ['nothing to set', () => ['settings', 'set', '--org', organisationId, '--mode', 'live'], 2],
+    ['a malformed key id', () => ['key', 'revoke', '--key', 'svc_live_x'], 2],
+    ['a key that does not exist', () => ['key', 'revoke', '--key', 'key_AAAAAAAAAAAAAAAAAAAAAAAA'], 3],
   ];
 
-  test.each(cases)('when given %s, then it exits 1 with one line on stderr and writes nothing', async (_, args) => {
+  test.each(cases)('when given %s, then it exits with the code of its kind, one JSON error on stderr, and writes nothing', async (_, args, exitCode) => {
     const before = await writtenRows();
     const settingsBefore = await prisma.setting.findMany({ orderBy: [{ organisationId: 'asc' }, { mode: 'asc' }] });
     const keysBefore = await prisma.apiKey.findMany({ orderBy: { id: 'asc' } });
 
     const run = await runOps(db.url, args());
 
-    expect(run.exitCode).toBe(1);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^ops: [^\n]+\n$/);
-    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expectFailure(run, exitCode);
     expect(await writtenRows()).toEqual(before);
     expect(await prisma.setting.findMany({ orderBy: [{ organisationId: 'asc' }, { mode: 'asc' }] })).toEqual(settingsBefore);
     expect(await prisma.apiKey.findMany({ orderBy: { id: 'asc' } })).toEqual(keysBefore);
@@ -331,15 +471,16 @@ describe('invalid input', () => {
   test('when --bank-account is given on a test key, then the message says it is for live keys only', async () => {
     const run = await runOps(db.url, ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId]);
 
-    expect(run.stderr).toContain('--bank-account is only for live keys');
+    expect(expectFailure(run, 2)).toMatchObject({ code: 'parameter_invalid', param: 'bank-account', message: expect.stringContaining('--bank-account is only for live keys') });
   });
 
   test('when an unknown flag is given, then the message names it and shows the usage', async () => {
     const run = await runOps(db.url, ['key', 'revoke', '--key', keyId, '--force']);
 
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain("'--force'");
-    expect(run.stderr).toContain('usage: ops key revoke --key KEY_ID');
+    const error = expectFailure(run, 2);
+    expect(error.code).toBe('usage_error');
+    expect(error.message).toContain("'--force'");
+    expect(error.message).toContain('usage: ops key revoke --key KEY_ID');
     expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } })).revokedAt).toBeNull();
   });
 });

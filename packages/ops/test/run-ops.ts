@@ -43,3 +43,23 @@ export async function runOpsOk(databaseUrl: string, args: readonly string[], env
   expect(Array.isArray(output)).toBe(false);
   return output as Record<string, unknown>;
 }
+
+export interface OpsFailure {
+  code: string;
+  message: string;
+  param?: string;
+}
+
+/**
+ * Asserts the CLI's failure contract: the given exit code, nothing on stdout, and exactly one line
+ * of JSON on stderr, `{"error":{"code","message"[,"param"]}}`, with no stack trace; returns the error.
+ */
+export function expectFailure(run: OpsRun, exitCode: number): OpsFailure {
+  expect({ exitCode: run.exitCode, stdout: run.stdout }).toEqual({ exitCode, stdout: '' });
+  expect(run.stderr).toMatch(/^[^\n]+\n$/);
+  const body = JSON.parse(run.stderr) as { error: OpsFailure };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error).toEqual({ code: expect.any(String), message: expect.any(String), ...(body.error.param === undefined ? {} : { param: expect.any(String) }) });
+  expect(body.error.message).not.toMatch(/\n|\s+at \S+ \(/);
+  return body.error;
+}

@@ -6,7 +6,7 @@ import { createPrisma, insertOrder, orderView, type PrismaClient } from '@pmatch
 import { Broker, createLogger } from '@pmatch/platform';
 import { RABBITMQ_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import * as commands from '../src/commands';
-import { runOps, runOpsOk } from './run-ops';
+import { expectFailure, runOps, runOpsOk } from './run-ops';
 
 const PUBLIC_BASE_URL = 'https://pay.example.test';
 const DAY = 24 * 60 * 60 * 1000;
@@ -74,13 +74,6 @@ async function orderRows() {
   return { orders, events, outbox, inbox };
 }
 
-function expectOneLineError(run: { exitCode: number; stdout: string; stderr: string }) {
-  expect(run.exitCode).toBe(1);
-  expect(run.stdout).toBe('');
-  expect(run.stderr).toMatch(/^ops: [^\n]+\n$/);
-  expect(run.stderr).not.toMatch(/\n\s+at /);
-}
-
 describe('shop-order create', () => {
   test('when a shop order is created, then it is printed with source shop and stored with order.created and its order.registered outbox row', async () => {
     const { organisationId, testAccountId } = await merchantWithTestAccount();
@@ -132,8 +125,7 @@ describe('shop-order create', () => {
       expect(Date.parse(String(order.created_at))).toBeGreaterThan(Date.now() + 29 * DAY);
       expect(order.ordered_at).toBe(tenDaysAhead);
       expect(Date.parse(String(order.expires_at)) - Date.parse(String(order.created_at))).toBe(14 * DAY);
-      expectOneLineError(refused);
-      expect(refused.stderr).toContain('ordered_at may be at most 5 minutes in the future');
+      expect(expectFailure(refused, 2)).toMatchObject({ code: 'ordered_at_in_future', message: 'ordered_at may be at most 5 minutes in the future.' });
     } finally {
       rmSync(clockDir, { recursive: true, force: true });
     }
@@ -161,7 +153,7 @@ describe('shop-order create', () => {
     expect(order.bank_account_id).not.toBe(first);
   });
 
-  test('when the external_id is already used in the organisation and mode, then it exits 1 naming the order and writes nothing', async () => {
+  test('when the external_id is already used in the organisation and mode, then it exits 4 (conflict) naming the order and writes nothing', async () => {
     const { organisationId } = await merchantWithTestAccount();
     const args = shopOrderArgs(organisationId);
     const first = await ops(args);
@@ -169,8 +161,9 @@ describe('shop-order create', () => {
 
     const again = await opsRun(args);
 
-    expectOneLineError(again);
-    expect(again.stderr).toContain(`already has a test order with external_id "${args[args.indexOf('--external-id') + 1]}": ${String(first.id)}`);
+    const error = expectFailure(again, 4);
+    expect(error.code).toBe('external_id_conflict');
+    expect(error.message).toContain(`already has a test order with external_id "${args[args.indexOf('--external-id') + 1]}": ${String(first.id)}`);
     expect(await orderRows()).toEqual(before);
   });
 
@@ -215,7 +208,8 @@ describe('shop-order create with invalid input', () => {
   const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
   const metadataOfKeys = (count: number) => JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, n) => [`k${n}`, 'v'])));
 
-  const cases: [string, () => string[], string][] = [
+  /** The case, its arguments, a part of the message, and the exit code when not 2 (the input is wrong). */
+  const cases: [string, () => string[], string, number?][] = [
     ['amount 0', () => shopOrderArgs(organisationId, { amount: '0' }), '--amount must be a whole number from 1 to 9999999999'],
     ['amount above the limit', () => shopOrderArgs(organisationId, { amount: '10000000000' }), '--amount must be a whole number'],
     ['a fractional amount', () => shopOrderArgs(organisationId, { amount: '1.5' }), '--amount must be a whole number'],
@@ -235,7 +229,7 @@ describe('shop-order create with invalid input', () => {
     ['metadata with 51 keys', () => shopOrderArgs(organisationId, { metadata: metadataOfKeys(51) }), 'at most 50 keys'],
     ['no amount', () => shopOrderArgs(organisationId, { amount: undefined }), '--amount is required'],
     ['a bad mode', () => shopOrderArgs(organisationId, { mode: 'production' }), '--mode must be one of test, live'],
-    ['an organisation that does not exist', () => shopOrderArgs('org_AAAAAAAAAAAAAAAAAAAAAAAA'), 'organisation org_AAAAAAAAAAAAAAAAAAAAAAAA does not exist'],
+    ['an organisation that does not exist', () => shopOrderArgs('org_AAAAAAAAAAAAAAAAAAAAAAAA'), 'organisation org_AAAAAAAAAAAAAAAAAAAAAAAA does not exist', 3],
     ["another organisation's bank account", () => shopOrderArgs(organisationId, { 'bank-account': otherTestAccountId }), 'is not a test bank account of organisation'],
     ['a live account for a test order', () => shopOrderArgs(organisationId, { 'bank-account': liveAccountId }), 'is not a test bank account of organisation'],
     ['no account in the mode', () => shopOrderArgs(otherOrganisationId, { mode: 'live' }), 'has no live bank account: add one with ops bank-account add'],
@@ -243,13 +237,12 @@ describe('shop-order create with invalid input', () => {
     ['an unknown flag', () => shopOrderArgs(organisationId, { source: 'api' }), 'usage: ops shop-order create'],
   ];
 
-  test.each(cases)('when given %s, then it exits 1 with one clear line and writes nothing', async (_, args, message) => {
+  test.each(cases)('when given %s, then it exits non-zero with one clear JSON error and writes nothing', async (_, args, message, exitCode = 2) => {
     const before = await orderRows();
 
     const run = await opsRun(args());
 
-    expectOneLineError(run);
-    expect(run.stderr).toContain(message);
+    expect(expectFailure(run, exitCode).message).toContain(message);
     expect(await orderRows()).toEqual(before);
   });
 });
@@ -333,14 +326,16 @@ describe('shop-order pay', () => {
     expect(received).toEqual([{ type: 'order.mark_paid', organisation_id: row.organisationId, mode: 'test', order_id: orderId, trigger: 'shop' }]);
   });
 
-  test('when the matcher refuses, then it exits 1 with the refusal on one line', async () => {
+  test('when the matcher refuses with a conflict, then it exits 4 with the refusal as its error', async () => {
     const orderId = await shopOrder();
     answer = async () => ({ ok: false, error: { code: 'order_not_open', message: 'The order is paid_outside; only an open order can be marked paid.' } });
 
     const run = await opsRun(['shop-order', 'pay', '--order', orderId], broker);
 
-    expectOneLineError(run);
-    expect(run.stderr).toBe('ops: the matcher refused (order_not_open): The order is paid_outside; only an open order can be marked paid.\n');
+    expect(expectFailure(run, 4)).toEqual({
+      code: 'order_not_open',
+      message: 'the matcher refused (order_not_open): The order is paid_outside; only an open order can be marked paid.',
+    });
   });
 
   test('when the matcher does not answer in time, then it exits 1 saying so', async () => {
@@ -349,8 +344,9 @@ describe('shop-order pay', () => {
     try {
       const run = await opsRun(['shop-order', 'pay', '--order', orderId], { RABBITMQ_URL, AMQP_PREFIX: unattendedPrefix, COMMAND_TIMEOUT_MS: '300' });
 
-      expectOneLineError(run);
-      expect(run.stderr).toContain('the matcher did not answer within 300 ms');
+      const error = expectFailure(run, 1);
+      expect(error.code).toBe('service_unavailable');
+      expect(error.message).toContain('the matcher did not answer within 300 ms');
       expect((await prisma.order.findUniqueOrThrow({ where: { id: orderId } })).status).toBe('open');
     } finally {
       const cleanup = await Broker.connect(RABBITMQ_URL, unattendedPrefix, createLogger('cleanup', 'silent'));
@@ -364,8 +360,7 @@ describe('shop-order pay', () => {
 
     const run = await opsRun(['shop-order', 'pay', '--order', orderId]);
 
-    expectOneLineError(run);
-    expect(run.stderr).toContain('cannot reach RabbitMQ (RABBITMQ_URL): ');
+    expect(expectFailure(run, 1)).toMatchObject({ code: 'service_unavailable', message: expect.stringContaining('cannot reach RabbitMQ (RABBITMQ_URL): ') });
     expect(run.stderr).not.toContain('guest:guest');
     expect((await prisma.order.findUniqueOrThrow({ where: { id: orderId } })).status).toBe('open');
   });
@@ -393,24 +388,22 @@ describe('shop-order pay', () => {
 
     const run = await opsRun(['shop-order', 'pay', '--order', apiOrder.id]);
 
-    expectOneLineError(run);
-    expect(run.stderr).toContain(`order ${apiOrder.id} did not come from a shop platform`);
+    expect(expectFailure(run, 2).message).toContain(`order ${apiOrder.id} did not come from a shop platform`);
   });
 
-  const invalid: [string, string[], string][] = [
-    ['no order', ['shop-order', 'pay'], '--order is required'],
-    ['a malformed order id', ['shop-order', 'pay', '--order', 'txn_AAAAAAAAAAAAAAAAAAAAAAAA'], '--order must be an id like ord_…'],
-    ['an order that does not exist', ['shop-order', 'pay', '--order', 'ord_AAAAAAAAAAAAAAAAAAAAAAAA'], 'order ord_AAAAAAAAAAAAAAAAAAAAAAAA does not exist'],
-    ['paid-at without an offset', ['shop-order', 'pay', '--order', 'ord_AAAAAAAAAAAAAAAAAAAAAAAA', '--paid-at', '2026-11-22 10:00'], '--paid-at must be an RFC 3339 timestamp'],
+  const invalid: [string, string[], string, number][] = [
+    ['no order', ['shop-order', 'pay'], '--order is required', 2],
+    ['a malformed order id', ['shop-order', 'pay', '--order', 'txn_AAAAAAAAAAAAAAAAAAAAAAAA'], '--order must be an id like ord_…', 2],
+    ['an order that does not exist', ['shop-order', 'pay', '--order', 'ord_AAAAAAAAAAAAAAAAAAAAAAAA'], 'order ord_AAAAAAAAAAAAAAAAAAAAAAAA does not exist', 3],
+    ['paid-at without an offset', ['shop-order', 'pay', '--order', 'ord_AAAAAAAAAAAAAAAAAAAAAAAA', '--paid-at', '2026-11-22 10:00'], '--paid-at must be an RFC 3339 timestamp', 2],
   ];
 
-  test.each(invalid)('when given %s, then it exits 1 without asking the broker and writes nothing', async (_, args, message) => {
+  test.each(invalid)('when given %s, then it exits non-zero with a JSON error, without asking the broker, and writes nothing', async (_, args, message, exitCode) => {
     const before = await orderRows();
 
     const run = await opsRun(args);
 
-    expectOneLineError(run);
-    expect(run.stderr).toContain(message);
+    expect(expectFailure(run, exitCode).message).toContain(message);
     expect(await orderRows()).toEqual(before);
   });
 });

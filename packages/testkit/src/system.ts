@@ -98,6 +98,8 @@ export class TestSystem {
     const env: Record<string, string> = {
       NODE_ENV: 'test',
       TEST_CLOCK_FILE: clockFile,
+      // E-mails of a system without SMTP_URL land beside its clock, removed with it.
+      MAIL_DIR: join(clockFile, '..', 'mail'),
       EXPIRY_SWEEP_INTERVAL_MS: '100',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
       DATABASE_URL: database.url,

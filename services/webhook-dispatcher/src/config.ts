@@ -21,8 +21,10 @@ export const DispatcherConfig = BaseConfig.extend({
   WEBHOOK_ALLOWED_CIDRS: AllowedCidrsSetting,
   /** A PEM file of one more CA to trust, for test receivers whose certificate a test CA issued. */
   WEBHOOK_CA_FILE: optional(z.string()),
-  /** Where owners' notices go out (smtp:// or smtps://). Unset: notices wait, and a warning is logged. */
+  /** Where owners' notices go out (smtp:// or smtps://). Required in production. */
   SMTP_URL: optional(z.url({ protocol: /^smtps?$/ })),
+  /** Without SMTP_URL (development and tests), each notice is written here as an .eml file; relative to the working directory. */
+  MAIL_DIR: z.string().min(1).default('.tmp/mail'),
   WEBHOOK_EMAIL_FROM: z.string().min(3).default('Payment matching <no-reply@localhost>'),
   /** Answer deadline of a receiver (10 s); tests shorten it. */
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(50).max(WEBHOOK_LIMITS.responseTimeoutMs).default(WEBHOOK_LIMITS.responseTimeoutMs),
@@ -47,6 +49,10 @@ export const DispatcherConfig = BaseConfig.extend({
   .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOK_ALLOWED_CIDRS.length === 0, {
     message: 'is for test receivers only and must be unset in production',
     path: ['WEBHOOK_ALLOWED_CIDRS'],
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || c.SMTP_URL !== undefined, {
+    message: "must be set in production (smtp:// or smtps://): owners' e-mails go out through it; without it they would only be written to MAIL_DIR",
+    path: ['SMTP_URL'],
   })
   .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOK_CA_FILE === undefined, {
     message: 'is for test receivers only and must be unset in production',

@@ -27,7 +27,7 @@ import {
   type ReceivedEvent,
 } from './data/deliveries';
 import { deleteExpiredDeliveryLog } from './data/retention';
-import { createSmtpMailer } from './outbound/mailer';
+import { createFileMailer, createSmtpMailer } from './outbound/mailer';
 import { createPinnedAgent } from './outbound/pinned-agent';
 import { WebhookClient } from './outbound/webhook-client';
 import { attemptDelivery } from './use-cases/attempt-delivery';
@@ -80,7 +80,11 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
       ...(seams.connectVetted === undefined ? {} : { connectVetted: seams.connectVetted }),
     });
     const client = new WebhookClient(agent, config.DELIVERY_TIMEOUT_MS);
-    const mailer = config.SMTP_URL === undefined ? undefined : createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
+    const mailer =
+      config.SMTP_URL === undefined
+        ? await createFileMailer({ dir: config.MAIL_DIR, from: config.WEBHOOK_EMAIL_FROM, clock, logger })
+        : createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
+    if ('dir' in mailer) logger.warn({ mailDir: mailer.dir }, 'SMTP_URL is not set: e-mails are written to files in MAIL_DIR, not sent');
     const acknowledged = new BatchWriter((attempts: FinishedAttempt[]) => recordAcknowledgedAttempts(database.sql, attempts), ACKNOWLEDGED_PER_STATEMENT);
     const attemptDeps = { database, acknowledged, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
 
@@ -103,7 +107,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
       async () => (await deleteExpiredDeliveryLog(prisma, clock.now())) + (await forgetProcessedMessages(prisma, [EVENTS_CONSUMER, REQUESTS_CONSUMER], clock.now())),
     );
     runtime.onStop(() => agent.close());
-    runtime.onStop(() => mailer?.close());
+    runtime.onStop(() => mailer.close());
 
     const onDue = () => scheduler.nudge();
     const received = new BatchWriter((events: ReceivedEvent[]) => recordReceivedEvents(database.sql, events, clock.now()), RECEIVED_PER_STATEMENT);

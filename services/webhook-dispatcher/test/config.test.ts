@@ -23,11 +23,27 @@ describe('dispatcher configuration', () => {
   });
 
   test('when NODE_ENV is production, then WEBHOOK_ALLOWED_CIDRS and WEBHOOK_CA_FILE are each refused, and without them it starts', () => {
-    const production = { NODE_ENV: 'production', SECRETS_KEY: 'a-production-secrets-key-of-our-own' };
+    const production = { NODE_ENV: 'production', SECRETS_KEY: 'a-production-secrets-key-of-our-own', SMTP_URL: 'smtps://mail.example.com:465' };
 
     expect(() => loadConfig({ ...production, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' })).toThrow(/WEBHOOK_ALLOWED_CIDRS: is for test receivers only/);
     expect(() => loadConfig({ ...production, WEBHOOK_CA_FILE: '/etc/test-ca.pem' })).toThrow(/WEBHOOK_CA_FILE: is for test receivers only/);
     expect(loadConfig({ ...production, WEBHOOK_ALLOWED_CIDRS: '', WEBHOOK_CA_FILE: '' })).toMatchObject({ WEBHOOK_ALLOWED_CIDRS: [], NODE_ENV: 'production' });
     expect(loadConfig({ ...base, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_CA_FILE: '/tmp/ca.pem' }).WEBHOOK_ALLOWED_CIDRS).toEqual(['127.0.0.0/8']);
+  });
+
+  test('when NODE_ENV is production and SMTP_URL is not set, then the configuration is refused saying why; set, it is accepted', () => {
+    const production = { NODE_ENV: 'production', SECRETS_KEY: 'a-production-secrets-key-of-our-own' };
+
+    expect(() => loadConfig(production)).toThrow(/SMTP_URL: must be set in production \(smtp:\/\/ or smtps:\/\/\)/);
+    expect(() => loadConfig({ ...production, SMTP_URL: '' })).toThrow(/SMTP_URL: must be set in production/);
+    expect(() => loadConfig({ ...production, SMTP_URL: 'http://mail.example.com' })).toThrow(/SMTP_URL/);
+    expect(loadConfig({ ...production, SMTP_URL: 'smtp://mail.example.com:587' }).SMTP_URL).toBe('smtp://mail.example.com:587');
+  });
+
+  test('when SMTP_URL is not set outside production, then e-mails go to MAIL_DIR, .tmp/mail unless set', () => {
+    const config = loadConfig(base);
+
+    expect({ smtpUrl: config.SMTP_URL, mailDir: config.MAIL_DIR }).toEqual({ smtpUrl: undefined, mailDir: '.tmp/mail' });
+    expect(loadConfig({ ...base, MAIL_DIR: '/var/tmp/pmatch-mail' }).MAIL_DIR).toBe('/var/tmp/pmatch-mail');
   });
 });

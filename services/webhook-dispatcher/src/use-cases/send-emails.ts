@@ -19,8 +19,8 @@ export interface EmailDeps {
   clock: Clock;
   logger: Logger;
   metrics: DispatcherMetrics;
-  /** Undefined when SMTP_URL is not set: notices then wait in the table until it is. */
-  mailer: Mailer | undefined;
+  /** Over SMTP_URL; without it (development only), to files under MAIL_DIR. */
+  mailer: Mailer;
 }
 
 /** Sends the owner e-mails that are due, one claim each; a failed send is retried later, backing off to hourly. */
@@ -31,11 +31,6 @@ export async function sendDueEmails(deps: EmailDeps): Promise<number> {
     const email = await claimDueEmail(deps.prisma, now, SEND_LEASE_MS);
     if (email === null) break;
     const retryAt = new Date(now.getTime() + Math.min(MAX_RETRY_WAIT_MS, 60_000 * 2 ** email.attempt_count));
-    if (deps.mailer === undefined) {
-      deps.logger.warn({ emailId: email.id }, 'SMTP_URL is not set; an owner e-mail waits unsent');
-      await markEmailNotSent(deps.prisma, email.id, 'SMTP_URL is not set', retryAt);
-      continue;
-    }
     try {
       await deps.mailer.send({ to: email.recipient, subject: email.subject, text: email.body });
       await markEmailSent(deps.prisma, email.id, deps.clock.now());

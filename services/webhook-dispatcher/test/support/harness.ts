@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { newId, type EventType, type Mode, type NewEvent, type Order } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { Broker, ManualClock, OutboxRelay, SecretBox, createLogger, newSigningSecret } from '@pmatch/platform';
@@ -27,6 +30,8 @@ export class DispatcherHarness {
     readonly clock: ManualClock,
     private readonly broker: Broker,
     private readonly db: TestDatabase,
+    /** Where e-mails go without SMTP_URL: a folder of this harness, removed at stop. */
+    readonly mailDir: string,
   ) {
     this.prisma = database.prisma;
     this.relay = new OutboxRelay(database, broker, createLogger('test-relay', 'silent'), 60_000);
@@ -36,6 +41,7 @@ export class DispatcherHarness {
     const db = await createTestDatabase();
     const prefix = `${uniqueName('t')}.`;
     const clock = options.clock ?? new ManualClock();
+    const mailDir = mkdtempSync(join(tmpdir(), 'dispatcher-mail-'));
     const config = loadConfig({
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -48,12 +54,13 @@ export class DispatcherHarness {
       WEBHOOK_DISPATCHER_ADMIN_PORT: '0',
       DELIVERY_POLL_INTERVAL_MS: '50',
       EMAIL_POLL_INTERVAL_MS: '3600000',
+      MAIL_DIR: mailDir,
       ...options.env,
     });
     const dispatcher = await start(config, clock, options.seams);
     const database = createDatabase(db.url, { poolSize: 3 });
     const broker = await Broker.connect(RABBITMQ_URL, prefix, createLogger('test-broker', 'silent'));
-    return new DispatcherHarness(dispatcher, database, clock, broker, db);
+    return new DispatcherHarness(dispatcher, database, clock, broker, db, mailDir);
   }
 
   async stop(): Promise<void> {
@@ -62,6 +69,7 @@ export class DispatcherHarness {
     await this.broker.close();
     await this.prisma.$disconnect();
     await this.db.drop();
+    rmSync(this.mailDir, { recursive: true, force: true });
   }
 
   async createOrganisation(): Promise<string> {
