@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { bindBankAdapter, createBankAdapter, listBankAdapters, revokeBankAdapter, unbindBankAdapter } from './adapters';
 import { addLiveBankAccount, addUser, createOrganisation, issueApiKey, revokeApiKey, updateSettings } from './commands';
 import type { MatcherLink } from './matcher-link';
+import { resealSecrets } from './secrets';
 import { createShopOrder, payShopOrder } from './shop-orders';
 import { API_KEY_PERMISSIONS, MATCHING_RULES, USER_ROLES, type MatchingRule } from '@pmatch/contracts';
 
@@ -234,6 +235,7 @@ const COMMANDS: Record<string, Command> = {
     z.strictObject({ adapter: adapterId }),
     ({ prisma, clock }, flags) => revokeBankAdapter(prisma, { adapterId: flags.adapter }, clock),
   ),
+  'secrets reseal': command('ops secrets reseal', z.strictObject({}), ({ prisma, secretBox }) => resealSecrets(prisma, secretBox)),
   'statement import': command(
     'ops statement import --bank-account BA [--bank-account BA …] --file F [--format zengin|camt.054|camt.053]',
     z.strictObject({ 'bank-account': bankAccountIds, file: text(4096), format: oneOf(STATEMENT_FORMATS).optional() }),

@@ -1,6 +1,6 @@
 import { AppError } from '@pmatch/contracts';
 import { Prisma, createDatabase } from '@pmatch/db';
-import { ConfigError, SecretBox, clockFromEnv, loadConfig } from '@pmatch/platform';
+import { ConfigError, SecretBox, WrongDatabaseRole, checkDatabaseRole, clockFromEnv, loadConfig } from '@pmatch/platform';
 import { prepareCommand } from './cli';
 import { OpsConfig } from './config';
 import { LazyMatcherLink } from './matcher-link';
@@ -15,10 +15,11 @@ async function main(argv: readonly string[]): Promise<number> {
     const { prisma } = database;
     const matcher = new LazyMatcherLink();
     try {
+      if (config.NODE_ENV === 'production') await checkDatabaseRole(prisma, 'ops');
       const output = await run({
         prisma,
         database,
-        secretBox: new SecretBox(config.SECRETS_KEY),
+        secretBox: new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD),
         clock: clockFromEnv(),
         publicBaseUrl: config.PUBLIC_BASE_URL,
         matcher,
@@ -36,7 +37,7 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof AppError || error instanceof ConfigError) return oneLine(error.message);
+  if (error instanceof AppError || error instanceof ConfigError || error instanceof WrongDatabaseRole) return oneLine(error.message);
   // Prisma puts the call site and a code excerpt first and the cause ("Can't reach database
   // server …", a violated constraint) last; the operator needs only the cause.
   if (PRISMA_ERRORS.some((prismaError) => error instanceof prismaError)) {

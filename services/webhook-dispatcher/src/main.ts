@@ -66,7 +66,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
     if (config.WEBHOOK_ALLOWED_CIDRS.length > 0 || extraCa !== undefined) {
       logger.warn({ allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE }, 'webhook address or CA exemptions for test receivers are in force');
     }
-    const secretBox = new SecretBox(config.SECRETS_KEY);
+    const secretBox = new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD);
     const metrics = createMetrics(runtime.metrics);
     const agent = createPinnedAgent({
       policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),

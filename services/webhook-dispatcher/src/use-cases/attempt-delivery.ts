@@ -89,14 +89,14 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
  * The secrets to sign with at `at`, opened: the current one and each replaced one still inside
  * its overlap. Expired ones are not even opened.
  */
-export function openSigningSecrets(secretBox: SecretBox, endpoint: Pick<ClaimedEndpoint, 'secretEncrypted' | 'replacedSecrets'>, at: Date): string[] {
+export function openSigningSecrets(secretBox: SecretBox, endpoint: Pick<ClaimedEndpoint, 'id' | 'secretEncrypted' | 'replacedSecrets'>, at: Date): string[] {
   const sealed = signingSecrets(
     { secret: endpoint.secretEncrypted, replaced: endpoint.replacedSecrets.map((r) => ({ secret: r.secretEncrypted, expiresAt: r.expiresAt })) },
     at,
   );
   return sealed.map((s) => {
     try {
-      return secretBox.open(s);
+      return secretBox.open(s, { kind: 'webhook_endpoint', id: endpoint.id });
     } catch (error) {
       throw new UnsendableError('the endpoint\'s signing secret could not be decrypted', error);
     }
