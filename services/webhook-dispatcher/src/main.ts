@@ -4,8 +4,8 @@ import {
   AddressPolicy,
   BatchWriter,
   SecretBox,
+  createCancellableResolver,
   forgetProcessedMessages,
-  resolveWithSystem,
   runService,
   startService,
   systemClock,
@@ -27,7 +27,7 @@ import {
 } from './data/deliveries';
 import { deleteExpiredDeliveryLog } from './data/retention';
 import { createSmtpMailer } from './outbound/mailer';
-import { createPinnedAgent } from './outbound/pinned-agent';
+import { AgentsByOrganisation } from './outbound/pinned-agent';
 import { WebhookClient } from './outbound/webhook-client';
 import { attemptDelivery } from './use-cases/attempt-delivery';
 import { DeliveryScheduler, slowAfterMs } from './use-cases/delivery-scheduler';
@@ -68,14 +68,16 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
     }
     const secretBox = new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD);
     const metrics = createMetrics(runtime.metrics);
-    const agent = createPinnedAgent({
+    const agents = new AgentsByOrganisation({
       policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
-      resolve: seams.resolveHost ?? resolveWithSystem,
+      resolve: seams.resolveHost ?? createCancellableResolver({ servers: config.WEBHOOK_DNS_SERVERS, timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS }),
+      lookupTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
+      lookupsPerOrganisation: config.WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION,
       connectTimeoutMs: config.DELIVERY_TIMEOUT_MS,
       ...(extraCa === undefined ? {} : { extraCa }),
       ...(seams.connectVetted === undefined ? {} : { connectVetted: seams.connectVetted }),
     });
-    const client = new WebhookClient(agent, config.DELIVERY_TIMEOUT_MS);
+    const client = new WebhookClient((organisationId) => agents.for(organisationId), config.DELIVERY_TIMEOUT_MS);
     const mailer = config.SMTP_URL === undefined ? undefined : createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
     const acknowledged = new BatchWriter((attempts: FinishedAttempt[]) => recordAcknowledgedAttempts(database.sql, attempts), ACKNOWLEDGED_PER_STATEMENT);
     const attemptDeps = { database, acknowledged, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
@@ -98,7 +100,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
       config.RETENTION_INTERVAL_MS,
       async () => (await deleteExpiredDeliveryLog(prisma, clock.now())) + (await forgetProcessedMessages(prisma, [EVENTS_CONSUMER, REQUESTS_CONSUMER], clock.now())),
     );
-    runtime.onStop(() => agent.close());
+    runtime.onStop(() => agents.close());
     runtime.onStop(() => mailer?.close());
 
     const onDue = () => scheduler.nudge();

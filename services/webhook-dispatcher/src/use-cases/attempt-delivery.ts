@@ -39,7 +39,7 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
   const attemptedAt = deps.clock.now();
   const outcome = await sendOrExplain(deps, { endpointId: endpoint.id, eventId: event.id }, async () => {
     const body = JSON.stringify(eventView(event));
-    return deps.client.post(endpoint.url, deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, attemptedAt), event.id, attemptedAt, body), body);
+    return deps.client.post(endpoint.organisationId, endpoint.url, deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, attemptedAt), event.id, attemptedAt, body), body);
   });
 
   const attempt = delivery.attemptCount + 1;
