@@ -90,12 +90,14 @@ describe('Idempotency-Key', () => {
   });
 
   test('when two keys of one organisation scoped to different accounts send the same Idempotency-Key, then each gets an order on its own account and never the other key\'s answer', async () => {
+    // An organisation of its own: its live orders stay out of the other tests' lists.
+    const org = String((await system.ops('org', 'create', '--name', '二口座商店', '--owner-email', 'owner@example.com')).id);
     const addAccount = async (number: string) =>
-      String((await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
+      String((await system.ops('bank-account', 'add', '--org', org, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
         '--account-number', number, '--holder-name', 'ｽｽﾞｷｼﾖｳﾃﾝ')).id);
     const scopedKey = async (account: string) =>
-      new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', account, '--bank-account', account)).key));
-    const [accountA, accountB] = [await addAccount('3000001'), await addAccount('3000002')];
+      new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', account, '--bank-account', account)).key));
+    const [accountA, accountB] = [await addAccount('4170001'), await addAccount('4170002')];
     const [keyA, keyB] = [await scopedKey(accountA), await scopedKey(accountB)];
 
     // The same Idempotency-Key, each key with its own order.
