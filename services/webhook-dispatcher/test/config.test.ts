@@ -30,4 +30,14 @@ describe('dispatcher configuration', () => {
     expect(loadConfig({ ...production, WEBHOOK_ALLOWED_CIDRS: '', WEBHOOK_CA_FILE: '' })).toMatchObject({ WEBHOOK_ALLOWED_CIDRS: [], NODE_ENV: 'production' });
     expect(loadConfig({ ...base, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_CA_FILE: '/tmp/ca.pem' }).WEBHOOK_ALLOWED_CIDRS).toEqual(['127.0.0.0/8']);
   });
+
+  test('when name servers for webhook hosts are set, then IP addresses with optional ports are taken and anything else is refused', () => {
+    expect(loadConfig({ ...base, WEBHOOK_DNS_SERVERS: '9.9.9.9, 127.0.0.1:5353,[2001:db8::1]:53,2001:db8::2' }).WEBHOOK_DNS_SERVERS).toEqual([
+      '9.9.9.9', '127.0.0.1:5353', '[2001:db8::1]:53', '2001:db8::2',
+    ]);
+    expect(loadConfig(base)).toMatchObject({ WEBHOOK_DNS_SERVERS: [], WEBHOOK_DNS_TIMEOUT_MS: 5000, WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION: 4 });
+    for (const bad of ['dns.example', '1.2.3.4:99999', '[not-v6]:53']) {
+      expect(() => loadConfig({ ...base, WEBHOOK_DNS_SERVERS: bad })).toThrow(/WEBHOOK_DNS_SERVERS: must be IP addresses/);
+    }
+  });
 });
