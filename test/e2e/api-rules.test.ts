@@ -89,6 +89,42 @@ describe('Idempotency-Key', () => {
     expect(theirs.body.id).not.toBe(mine.body.id);
   });
 
+  test('when two keys of one organisation scoped to different accounts send the same Idempotency-Key, then each gets an order on its own account and never the other key\'s answer', async () => {
+    // An organisation of its own: its live orders stay out of the other tests' lists.
+    const org = String((await system.ops('org', 'create', '--name', '二口座商店', '--owner-email', 'owner@example.com')).id);
+    const addAccount = async (number: string) =>
+      String((await system.ops('bank-account', 'add', '--org', org, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
+        '--account-number', number, '--holder-name', 'ｽｽﾞｷｼﾖｳﾃﾝ')).id);
+    const scopedKey = async (account: string) =>
+      new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', account, '--bank-account', account)).key));
+    const [accountA, accountB] = [await addAccount('4170001'), await addAccount('4170002')];
+    const [keyA, keyB] = [await scopedKey(accountA), await scopedKey(accountB)];
+
+    // The same Idempotency-Key, each key with its own order.
+    const a = await keyA.request('POST', '/v1/orders', body('scoped-a'), { 'idempotency-key': 'scoped-shared' });
+    const b = await keyB.request('POST', '/v1/orders', body('scoped-b'), { 'idempotency-key': 'scoped-shared' });
+    // The very same key and body as A's request: B is not answered with A's stored order (its
+    // external_id is A's, on another account, so B's order conflicts).
+    const sameBody = await keyB.request('POST', '/v1/orders', body('scoped-a'), { 'idempotency-key': 'scoped-shared-2' });
+    const aAgain = await keyA.request('POST', '/v1/orders', body('scoped-a'), { 'idempotency-key': 'scoped-shared-2' });
+    const bRepeat = await keyB.request('POST', '/v1/orders', body('scoped-a'), { 'idempotency-key': 'scoped-shared' });
+
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect([a.body.bank_account_id, b.body.bank_account_id]).toEqual([accountA, accountB]);
+    expect(b.body.id).not.toBe(a.body.id);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    expectError(sameBody, 409, 'external_id_conflict', 'external_id');
+    expect(aAgain.status).toBe(200);
+    expect(aAgain.body.id).toBe(a.body.id);
+    expectError(bRepeat, 400, 'idempotency_key_reused');
+    expect(JSON.stringify([sameBody.body, bRepeat.body])).not.toContain(a.body.id);
+    const stored = await system.sql<{ api_key_id: string; account: string }>(
+      `SELECT k.api_key_id, o.bank_account_id AS account FROM idempotency_keys k JOIN orders o ON o.id = k.response_body->>'id'
+       WHERE k.key IN ('scoped-shared', 'scoped-shared-2') ORDER BY o.bank_account_id, k.key`,
+    );
+    expect(new Set(stored.map((r) => r.api_key_id)).size).toBe(2);
+  });
+
   test('when a request holds its key while a repeat arrives, then the repeat is 409 idempotency_key_in_use, and once it ends the answer replays', async () => {
     const [account] = (await merchant.request('GET', '/v1/bank-accounts')).body.data;
     // Holding the account's row makes the first request wait inside its DB transaction, key held.

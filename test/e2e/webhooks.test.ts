@@ -145,6 +145,32 @@ describe('endpoint management', () => {
     expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 201, 201, 400]);
   });
 
+  test('when a sealed secret is copied from an adapter row or another endpoint into an endpoint, then reading its secret is a clean 409 secret_unavailable, and restored it is readable again', async () => {
+    const endpoint = await createEndpoint(merchant, { url: receiver.url(freshPath()) });
+    const other = await createEndpoint(merchant, { url: receiver.url(freshPath()) });
+    const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '002',
+      '--account-number', '5550001', '--holder-name', 'ﾃｽﾄｼﾖｳﾃﾝ');
+    const adapter = await system.ops('adapter', 'create', '--name', 'copied', '--bank-account', String(account.id));
+    const sealedOf = async (table: string, id: string) => String((await system.sql(`SELECT secret_encrypted FROM ${table} WHERE id = $1`, [id]))[0]!.secret_encrypted);
+    const own = await sealedOf('webhook_endpoints', endpoint.id);
+    const setSealed = (sealed: string) => system.sql('UPDATE webhook_endpoints SET secret_encrypted = $1 WHERE id = $2', [sealed, endpoint.id]);
+
+    await setSealed(await sealedOf('bank_adapters', String(adapter.id)));
+    const fromAdapter = await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`);
+    await setSealed(await sealedOf('webhook_endpoints', other.id));
+    const fromOtherEndpoint = await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`);
+    await setSealed(own);
+    const restored = await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`);
+
+    for (const refused of [fromAdapter, fromOtherEndpoint]) {
+      expectError(refused, 409, 'secret_unavailable');
+      expect(refused.body.error.type).toBe('conflict_error');
+      expect(JSON.stringify(refused.body)).not.toMatch(/whsec_|v[12]\.|stack|Error:/);
+    }
+    expect(restored.status).toBe(200);
+    expect(restored.body.secret).toBe(endpoint.secret);
+  });
+
   test('when a read-only key is used, then it can list endpoints but neither change them nor read a secret', async () => {
     const endpoint = await createEndpoint(merchant, { url: receiver.url(freshPath()) });
     const readOnly = String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'test', '--name', 'ro', '--permission', 'read_only')).key);

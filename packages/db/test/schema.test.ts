@@ -52,7 +52,7 @@ describe('schema.prisma and the migrations agree', () => {
     await prisma.event.create({ data: { id: 'evt_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', type: 'order.paid', data: { object: {} }, createdAt: now } });
     await prisma.outbox.create({ data: { messageId: 'm', exchange: 'x', routingKey: 'r', payload: { a: 1 }, headers: { h: 1 }, createdAt: now, publishedAt: now } });
     await prisma.inbox.create({ data: { consumer: 'c', messageId: 'm', processedAt: now } });
-    await prisma.idempotencyKey.create({ data: { organisationId: 'org_schema', mode: 'live', key: 'k', requestHash: 'h', responseStatus: 201, responseBody: { id: 'x' }, createdAt: now } });
+    await prisma.idempotencyKey.create({ data: { apiKeyId: 'key_schema', organisationId: 'org_schema', mode: 'live', key: 'k', requestHash: 'h', responseStatus: 201, responseBody: { id: 'x' }, createdAt: now } });
     await prisma.webhookEndpoint.create({
       data: {
         id: 'we_schema', organisationId: 'org_schema', mode: 'live', url: 'https://example.com/h', secretEncrypted: 's', previousSecretEncrypted: 'p',

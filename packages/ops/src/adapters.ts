@@ -27,7 +27,7 @@ export async function createBankAdapter(
   const secret = newSigningSecret();
   const id = newId('adapter');
   const view = await prisma.$transaction(async (tx) => {
-    await tx.bankAdapter.create({ data: { id, name: input.name, secretEncrypted: secretBox.seal(secret) } });
+    await tx.bankAdapter.create({ data: { id, name: input.name, secretEncrypted: secretBox.seal(secret, { kind: 'bank_adapter', id }) } });
     await bind(tx, id, input.bankAccountIds);
     return adapterView(tx, id);
   });

@@ -38,6 +38,7 @@ import {
   type Page,
 } from './listings';
 import type { MatcherLink } from './matcher-link';
+import { resealSecrets } from './secrets';
 import { createShopOrder, payShopOrder } from './shop-orders';
 import { importStatementFile } from './statements';
 
@@ -438,6 +439,12 @@ const COMMAND_LIST: readonly CommandDefinition[] = [
     flags: z.strictObject({ adapter: adapterId }),
     help: { adapter: { value: 'ADP', description: "the adapter's id (adp_…)" } },
     run: ({ prisma, clock }, flags) => revokeBankAdapter(prisma, { adapterId: flags.adapter }, clock),
+  }),
+  command('secrets reseal', {
+    summary: 'Seals every stored secret again under SECRETS_KEY (after a rotation; the old key stays in SECRETS_KEYS_OLD until this has run).',
+    flags: z.strictObject({}),
+    help: {},
+    run: ({ prisma, secretBox }) => resealSecrets(prisma, secretBox),
   }),
   command('statement import', {
     summary: "Imports a bank statement file with bank-ingest's checks; a failed check stores nothing.",

@@ -1,6 +1,6 @@
 import { AppError } from '@pmatch/contracts';
 import { Prisma } from '@pmatch/db';
-import { ConfigError } from '@pmatch/platform';
+import { ConfigError, WrongDatabaseRole } from '@pmatch/platform';
 
 /** The CLI's exit codes; `ops --help` and the README list them. */
 export const EXIT_CODES = {
@@ -50,6 +50,7 @@ export function failureOf(error: unknown): { exitCode: number; body: FailureBody
   if (error instanceof OpsError) return failure(error.exitCode, error.code, error.message, error.param);
   if (error instanceof AppError) return failure(exitCodeOfStatus(error.status), error.code, error.message, error.param);
   if (error instanceof ConfigError) return failure(EXIT_CODES.failed, 'configuration_invalid', error.message);
+  if (error instanceof WrongDatabaseRole) return failure(EXIT_CODES.failed, 'database_role_refused', error.message);
   if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
     return failure(EXIT_CODES.conflict, 'already_exists', `database error: ${lastLine(error.message)}`);
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { createDatabase } from '@pmatch/db';
-import { SecretBox, clockFromEnv, loadConfig } from '@pmatch/platform';
+import { SecretBox, checkDatabaseRole, clockFromEnv, loadConfig } from '@pmatch/platform';
 import { parseCommandLine } from './cli';
 import { OpsConfig } from './config';
 import { EXIT_CODES, failureOf } from './failures';
@@ -23,10 +23,11 @@ async function main(argv: readonly string[]): Promise<number> {
     const { prisma } = database;
     const matcher = new LazyMatcherLink();
     try {
+      if (config.NODE_ENV === 'production') await checkDatabaseRole(prisma, 'ops');
       const output = await commandLine.run({
         prisma,
         database,
-        secretBox: new SecretBox(config.SECRETS_KEY),
+        secretBox: new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD),
         clock: clockFromEnv(),
         publicBaseUrl: config.PUBLIC_BASE_URL,
         matcher,

@@ -208,7 +208,7 @@ describe('bank adapters', () => {
     expect(row.accounts.map((a) => a.bankAccountId).sort()).toEqual([...accounts].sort());
     expect(row.secretEncrypted).not.toContain(String(adapter.secret));
     expect(row.secretEncrypted).not.toContain(String(adapter.secret).slice('whsec_'.length));
-    expect(new SecretBox(TEST_SECRETS_KEY).open(row.secretEncrypted)).toBe(adapter.secret);
+    expect(new SecretBox(TEST_SECRETS_KEY).open(row.secretEncrypted, { kind: 'bank_adapter', id: row.id })).toBe(adapter.secret);
   });
 
   test('when accounts are bound and unbound, then the adapter lists exactly the bound ones, and binding or unbinding again changes nothing', async () => {

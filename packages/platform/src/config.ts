@@ -17,8 +17,17 @@ export const BaseConfig = z.object({
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z.string().default('pmatch:'),
   PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
-  /** Seals webhook and adapter secrets at rest. The default is for development and tests only. */
+  /**
+   * Seals secrets at rest (webhook, adapter and console TOTP secrets). Outside production a
+   * development key stands in when it is unset; production refuses to start without one of its own.
+   */
   SECRETS_KEY: z.string().min(16).default(DEVELOPMENT_SECRETS_KEY),
+  /** Earlier keys, comma-separated: they still open what they sealed, never seal (key rotation). */
+  SECRETS_KEYS_OLD: z
+    .string()
+    .default('')
+    .transform((text) => text.split(',').map((key) => key.trim()).filter((key) => key !== ''))
+    .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(200),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
@@ -35,7 +44,10 @@ export function loadConfig<T extends z.ZodObject>(schema: T, env: NodeJS.Process
   }
   const config = result.data as { NODE_ENV?: string; SECRETS_KEY?: string };
   if (config.NODE_ENV === 'production' && (config.SECRETS_KEY === undefined || config.SECRETS_KEY === DEVELOPMENT_SECRETS_KEY)) {
-    throw new ConfigError('invalid configuration:\n  SECRETS_KEY: must be set to a secret of your own in production');
+    throw new ConfigError(
+      'invalid configuration:\n  SECRETS_KEY: is required in production and has no default (16 characters or more, random, ' +
+        'the same for every service and the ops CLI); it seals the secrets stored in the database',
+    );
   }
   return result.data;
 }

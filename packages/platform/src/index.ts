@@ -1,6 +1,7 @@
 export * from './broker';
 export * from './clock';
 export * from './config';
+export * from './database-role';
 export * from './http';
 export * from './inbox';
 export * from './lifecycle';

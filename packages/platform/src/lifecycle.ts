@@ -1,3 +1,4 @@
+import { WrongDatabaseRole } from './database-role';
 import type { Logger } from './logger';
 
 export interface Running {
@@ -30,7 +31,9 @@ export function runMain(name: string, logger: Logger, start: () => Promise<Runni
       running = r;
     },
     (error: unknown) => {
-      logger.fatal({ err: error }, `${name} failed to start`);
+      // A refusal by design is one clear line; anything else is a fault, logged with its stack.
+      if (error instanceof WrongDatabaseRole) logger.fatal(`${name} failed to start: ${error.message}`);
+      else logger.fatal({ err: error }, `${name} failed to start`);
       process.exit(1);
     },
   );

@@ -8,7 +8,8 @@ import type { z } from 'zod';
 import { createAdminApp } from './admin-server';
 import { Broker, type Handler } from './broker';
 import { clockFromEnv, type Clock } from './clock';
-import type { BaseConfig } from './config';
+import { ConfigError, type BaseConfig } from './config';
+import { SERVICE_DATABASE_ROLES, checkDatabaseRole, type DatabaseRoleOwner } from './database-role';
 import { closeServer, createHttpApp, finishHttpApp, listen, type HttpAppOptions } from './http';
 import { exitOnLoss, runMain } from './lifecycle';
 import { createLogger, type Logger } from './logger';
@@ -90,7 +91,10 @@ export class ServiceRuntime {
     this.http.use(tracedRequests(logger));
   }
 
-  /** Opens the database pool and the broker connection; losing the broker ends the process. */
+  /**
+   * Opens the database pool and the broker connection; losing the broker ends the process. In
+   * production the database user must be the service's own role (`checkDatabaseRole`).
+   */
   static async connect(options: ServiceOptions): Promise<ServiceRuntime> {
     const { config } = options;
     const logger = createLogger(options.name, config.LOG_LEVEL);
@@ -99,6 +103,9 @@ export class ServiceRuntime {
       onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle database connection lost; the pool replaces it'),
     });
     try {
+      if (config.NODE_ENV === 'production' && options.name in SERVICE_DATABASE_ROLES) {
+        await checkDatabaseRole(database.prisma, options.name as DatabaseRoleOwner);
+      }
       const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
       return new ServiceRuntime(options, logger, database, broker);
     } catch (error) {
@@ -216,6 +223,14 @@ export async function startService<T extends object = object>(
 
 /** A service's process entry: loads its configuration and runs it until SIGTERM or SIGINT (`runMain`). */
 export function runService<C extends BaseConfig>(name: string, loadConfig: () => C, start: (config: C, clock: Clock) => Promise<RunningService>): void {
-  const config = loadConfig();
+  let config: C;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // One clear line for whoever reads the container's log: which variables, and why.
+    process.stderr.write(`${name} refuses its configuration: ${error.message}\n`);
+    process.exit(1);
+  }
   runMain(name, createLogger(name, config.LOG_LEVEL), () => start(config, clockFromEnv()));
 }

@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { Resolver, lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { AppError } from '@pmatch/contracts';
 import ipaddr from 'ipaddr.js';
@@ -17,6 +17,57 @@ export type ResolveHost = (hostname: string) => Promise<string[]>;
 
 export const resolveWithSystem: ResolveHost = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((answer) => answer.address);
+
+export interface CancellableResolverOptions {
+  /** Name servers (`1.2.3.4`, `1.2.3.4:53`, `[2001:db8::1]:53`); none: the system's (resolv.conf). */
+  servers?: readonly string[];
+  /** When the lookup's queries are cancelled, both families and every try. */
+  timeoutMs: number;
+}
+
+/** How long the other family may still answer once one has (A before AAAA, or the other way round). */
+const SECOND_FAMILY_GRACE_MS = 250;
+
+/**
+ * A and AAAA through node:dns `Resolver` (c-ares), not `dns.lookup` (getaddrinfo on one of libuv's
+ * four worker threads, held until the system resolver gives up, whatever the caller's deadline):
+ * a name server that never answers holds no thread, and at `timeoutMs` the lookup's queries are
+ * cancelled. Each lookup has a resolver of its own, so cancelling it touches no other. It reads no
+ * hosts file: webhook hosts are public names. docs/decisions/0066-webhook-dns-lookups-cancellable-and-capped.md
+ */
+export function createCancellableResolver(options: CancellableResolverOptions): ResolveHost {
+  // c-ares waits `timeout` for the first try and longer for the next: two tries fit in the deadline.
+  const resolverOptions = { timeout: Math.max(50, Math.floor(options.timeoutMs / 3)), tries: 2 };
+  return async (hostname) => {
+    const resolver = new Resolver(resolverOptions);
+    if (options.servers !== undefined && options.servers.length > 0) resolver.setServers([...options.servers]);
+    const deadline = setTimeout(() => resolver.cancel(), options.timeoutMs);
+    let grace: NodeJS.Timeout | undefined;
+    const oneAnswered = () => {
+      grace ??= setTimeout(() => resolver.cancel(), SECOND_FAMILY_GRACE_MS);
+    };
+    try {
+      const families = [resolver.resolve4(hostname), resolver.resolve6(hostname)];
+      for (const family of families) family.then(oneAnswered, () => undefined);
+      const [v4, v6] = await Promise.allSettled(families);
+      const addresses = [v4, v6].flatMap((answer) => (answer!.status === 'fulfilled' ? answer!.value : []));
+      if (addresses.length === 0 && v4!.status === 'rejected') throw v4!.reason;
+      return addresses;
+    } finally {
+      clearTimeout(deadline);
+      clearTimeout(grace);
+    }
+  };
+}
+
+/** `ip`, `ip:port` or `[ipv6]:port`, as `Resolver.setServers` takes them. */
+export function isNameServer(text: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+  if (bracketed !== null) return isIP(bracketed[1]!) === 6 && (bracketed[2] === undefined || Number(bracketed[2]) <= 65535);
+  if (isIP(text) !== 0) return true;
+  const withPort = /^([^:]+):(\d{1,5})$/.exec(text);
+  return withPort !== null && isIP(withPort[1]!) === 4 && Number(withPort[2]) <= 65535;
+}
 
 /** IPv6 global unicast is 2000::/3; anything outside it (e.g. IPv4-compatible ::a.b.c.d) is not public. */
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');

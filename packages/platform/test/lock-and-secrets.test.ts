@@ -1,6 +1,7 @@
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { REDIS_URL, uniqueName } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
-import { LockTimeoutError, RateLimiter, RedisLock, SecretBox, newSigningSecret } from '../src';
+import { LockTimeoutError, RateLimiter, RedisLock, SecretBox, SecretNotOpened, newSigningSecret } from '../src';
 
 describe('RedisLock', () => {
   let redis: Redis;
@@ -198,24 +199,82 @@ describe('RateLimiter', () => {
 });
 
 describe('SecretBox', () => {
-  test('when a secret is sealed, then the stored text does not contain it and opens back to it', () => {
+  const endpoint = { kind: 'webhook_endpoint', id: 'we_1' } as const;
+
+  test('when a secret is sealed, then the stored text does not contain it and opens back to it for its row', () => {
     const box = new SecretBox('a-key-of-sixteen-chars');
     const secret = newSigningSecret();
 
-    const sealed = box.seal(secret);
+    const sealed = box.seal(secret, endpoint);
 
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(sealed).toMatch(/^v2\.[A-Za-z0-9_-]{8}\./);
     expect(sealed).not.toContain(secret.slice(6));
-    expect(box.open(sealed)).toBe(secret);
-    expect(box.seal(secret)).not.toBe(sealed);
+    expect(box.open(sealed, endpoint)).toBe(secret);
+    expect(box.seal(secret, endpoint)).not.toBe(sealed);
   });
 
-  test('when sealed text is tampered with or opened with another key, then opening fails', () => {
-    const sealed = new SecretBox('a-key-of-sixteen-chars').seal('whsec_x');
+  test('when sealed text is tampered with, opened with another key, or its tag is cut short, then opening fails with SecretNotOpened', () => {
+    const sealed = new SecretBox('a-key-of-sixteen-chars').seal('whsec_x', endpoint);
     const parts = sealed.split('.');
-    const tampered = [...parts.slice(0, 3), Buffer.from('other').toString('base64url')].join('.');
+    const tampered = [...parts.slice(0, 4), Buffer.from('other').toString('base64url')].join('.');
+    const shortTag = [...parts.slice(0, 3), parts[3]!.slice(0, 6), parts[4]].join('.');
 
-    expect(() => new SecretBox('a-key-of-sixteen-chars').open(tampered)).toThrow();
-    expect(() => new SecretBox('another-key-sixteen').open(sealed)).toThrow();
+    expect(() => new SecretBox('a-key-of-sixteen-chars').open(tampered, endpoint)).toThrow(SecretNotOpened);
+    expect(() => new SecretBox('a-key-of-sixteen-chars').open(shortTag, endpoint)).toThrow(SecretNotOpened);
+    expect(() => new SecretBox('another-key-sixteen').open(sealed, endpoint)).toThrow(SecretNotOpened);
+  });
+
+  test('when a sealed secret is opened for another row or another kind of row, then it does not open, and the error names no secret', () => {
+    const box = new SecretBox('a-key-of-sixteen-chars');
+    const sealed = box.seal('whsec_the-secret', { kind: 'bank_adapter', id: 'adp_1' });
+
+    const attempts = [
+      { kind: 'bank_adapter', id: 'adp_2' },
+      { kind: 'webhook_endpoint', id: 'adp_1' },
+      { kind: 'user_totp', id: 'adp_1' },
+    ] as const;
+
+    for (const owner of attempts) {
+      expect(() => box.open(sealed, owner)).toThrow(SecretNotOpened);
+      try {
+        box.open(sealed, owner);
+      } catch (error) {
+        expect(String((error as Error).message)).not.toContain('the-secret');
+      }
+    }
+    expect(box.open(sealed, { kind: 'bank_adapter', id: 'adp_1' })).toBe('whsec_the-secret');
+  });
+
+  test('when SECRETS_KEY changes and the old key is kept in SECRETS_KEYS_OLD, then old secrets open, new ones are sealed under the new key only', () => {
+    const before = new SecretBox('the-old-key-0123456789');
+    const after = new SecretBox('the-new-key-0123456789', ['the-old-key-0123456789']);
+    const sealedBefore = before.seal('whsec_old', endpoint);
+
+    const sealedAfter = after.seal('whsec_new', endpoint);
+
+    expect(after.open(sealedBefore, endpoint)).toBe('whsec_old');
+    expect([after.isCurrent(sealedBefore), after.isCurrent(sealedAfter)]).toEqual([false, true]);
+    expect(() => before.open(sealedAfter, endpoint)).toThrow(SecretNotOpened);
+    expect(() => new SecretBox('the-new-key-0123456789').open(sealedBefore, endpoint)).toThrow(SecretNotOpened);
+  });
+
+  test('when a secret was sealed the old way (v1: SHA-256 of the key, no row), then it still opens, under the key or an old one, and is not current', () => {
+    const legacySeal = (key: string, plaintext: string) => {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', createHash('sha256').update(key).digest(), iv);
+      const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+    };
+    const v1 = legacySeal('the-old-key-0123456789', 'whsec_legacy');
+
+    expect(new SecretBox('the-old-key-0123456789').open(v1, endpoint)).toBe('whsec_legacy');
+    expect(new SecretBox('the-new-key-0123456789', ['the-old-key-0123456789']).open(v1, { kind: 'bank_adapter', id: 'adp_9' })).toBe('whsec_legacy');
+    expect(new SecretBox('the-old-key-0123456789').isCurrent(v1)).toBe(false);
+    expect(() => new SecretBox('the-new-key-0123456789').open(v1, endpoint)).toThrow(SecretNotOpened);
+  });
+
+  test('when a key of the ring is shorter than 16 characters, then the box refuses it', () => {
+    expect(() => new SecretBox('a-key-of-sixteen-chars', ['short'])).toThrow(/at least 16/);
   });
 });

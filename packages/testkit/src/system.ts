@@ -364,7 +364,8 @@ export class TestSystem {
   }
 }
 
-async function cleanUpBroker(prefix: string): Promise<void> {
+/** Deletes the exchanges and queues declared under an AMQP name prefix. */
+export async function cleanUpBroker(prefix: string): Promise<void> {
   const broker = await Broker.connect(RABBITMQ_URL, prefix, createLogger('test-cleanup', 'silent'));
   try {
     await broker.deleteTopology();

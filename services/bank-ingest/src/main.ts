@@ -12,13 +12,13 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
   return startService({ name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, adminPort: config.BANK_INGEST_ADMIN_PORT, bodies: 'where mounted' }, async (runtime) => {
     const { database, broker, logger } = runtime;
     const relay = runtime.outboxRelay();
-    const secretBox = new SecretBox(config.SECRETS_KEY);
+    const secretBox = new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD);
     const metrics = createIngestMetrics(runtime.metrics);
-    const adapters = new AdapterCache(() => listActiveAdapters(database.prisma), (sealed) => secretBox.open(sealed), {
+    const adapters = new AdapterCache(() => listActiveAdapters(database.prisma), (sealed, id) => secretBox.open(sealed, { kind: 'bank_adapter', id }), {
       ttlMs: config.ADAPTER_CACHE_MS,
       missRefreshMs: config.ADAPTER_MISS_REFRESH_MS,
       now: () => clock.now().getTime(),
-      onUnopenable: (adapterId) => logger.error({ adapterId }, 'bank adapter secret does not open with SECRETS_KEY; that adapter is refused'),
+      onUnopenable: (adapterId) => logger.error({ adapterId }, 'bank adapter secret does not open (another row\'s secret, or a key not in SECRETS_KEY or SECRETS_KEYS_OLD); that adapter is refused'),
     });
     runtime.http.use(
       ingestRoutes({ database, clock, adapters, outbox: relay, metrics, statementMaxBytes: config.STATEMENT_MAX_BYTES, spoolDirectory: config.STATEMENT_SPOOL_DIR }),

@@ -33,7 +33,7 @@ beforeEach(async () => {
 async function createAdapter(): Promise<{ id: string; secret: string }> {
   const secret = newSigningSecret();
   const id = newId('adapter');
-  await prisma.bankAdapter.create({ data: { id, name: 'bank', secretEncrypted: secretBox.seal(secret) } });
+  await prisma.bankAdapter.create({ data: { id, name: 'bank', secretEncrypted: secretBox.seal(secret, { kind: 'bank_adapter', id }) } });
   return { id, secret };
 }
 
@@ -46,9 +46,9 @@ function countingCache(now: () => number, options = { ttlMs: 30_000, missRefresh
       counts.reads += 1;
       return listActiveAdapters(prisma);
     },
-    (sealed) => {
+    (sealed, id) => {
       counts.opens += 1;
-      return secretBox.open(sealed);
+      return secretBox.open(sealed, { kind: 'bank_adapter', id });
     },
     { ...options, now, onUnopenable: (id) => unopenable.push(id) },
   );

@@ -37,7 +37,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       writeNewOrder: newOrderWriter(database.sql, config.PUBLIC_BASE_URL, (messages) => relay.publishLeased(messages), config.ORDER_WRITE_GATHER_MS),
       matcher: new MatcherClient(broker, config.COMMAND_TIMEOUT_MS),
       bankIngest: new BankIngestClient(broker, config.COMMAND_TIMEOUT_MS),
-      secretBox: new SecretBox(config.SECRETS_KEY),
+      secretBox: new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD),
       addressPolicy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
     };
 

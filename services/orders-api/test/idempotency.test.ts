@@ -26,7 +26,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const key = (name: string) => ({ organisationId: 'org_idem', mode: 'test' as const, key: name });
+const key = (name: string) => ({ apiKeyId: 'key_idem', organisationId: 'org_idem', mode: 'test' as const, key: name });
 const created = { status: 201, body: { id: 'ord_1', metadata: { b: "it's", a: '"ü"' }, closed_at: null } };
 
 /** Holds a key, stores an answer under it and commits. */
@@ -77,7 +77,7 @@ describe('idempotency keys', () => {
     await answered('c', 'hash-1', t0);
 
     expect(await look('c', 'hash-1', later(1000))).toEqual({ state: 'completed', ...created });
-    expect(await prisma.idempotencyKey.findUnique({ where: { organisationId_mode_key: key('c') } })).toEqual({
+    expect(await prisma.idempotencyKey.findUnique({ where: { apiKeyId_key: { apiKeyId: 'key_idem', key: 'c' } } })).toEqual({
       ...key('c'),
       requestHash: 'hash-1',
       responseStatus: 201,
@@ -97,12 +97,13 @@ describe('idempotency keys', () => {
     expect(await look('d', 'hash-1', later(IDEMPOTENCY_KEY_LIFETIME_MS + 2))).toEqual({ state: 'reused' });
   });
 
-  test('when keys of other organisations or modes have the same text, then they are other keys', async () => {
+  test('when keys of other API keys (of the same organisation or another) have the same text, then they are other keys', async () => {
     await prisma.organisation.create({ data: { id: 'org_other', name: 'n', ownerEmail: 'o@example.com' } });
     await answered('e', 'hash-1', t0);
 
-    expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), organisationId: 'org_other' }, 'hash-2', t0))).toEqual({ state: 'new' });
-    expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), mode: 'live' }, 'hash-2', t0))).toEqual({ state: 'new' });
+    expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), apiKeyId: 'key_same_org' }, 'hash-1', t0))).toEqual({ state: 'new' });
+    expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), apiKeyId: 'key_other', organisationId: 'org_other' }, 'hash-2', t0))).toEqual({ state: 'new' });
+    expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), apiKeyId: 'key_live', mode: 'live' }, 'hash-2', t0))).toEqual({ state: 'new' });
   });
 });
 
@@ -130,8 +131,8 @@ describe('request fingerprints', () => {
 describe('retention of idempotency keys', () => {
   test('when more keys expired than one batch, then a sweep deletes one batch and the next the rest, and a key still alive stays', async () => {
     await prisma.$executeRaw`
-      INSERT INTO idempotency_keys (organisation_id, mode, key, request_hash, response_status, response_body, created_at)
-      SELECT 'org_idem', 'test', 'bulk-' || g, 'hash', 201, '{}'::jsonb, ${t0}
+      INSERT INTO idempotency_keys (api_key_id, organisation_id, mode, key, request_hash, response_status, response_body, created_at)
+      SELECT 'key_idem', 'org_idem', 'test', 'bulk-' || g, 'hash', 201, '{}'::jsonb, ${t0}
       FROM generate_series(1, ${RETENTION_BATCH + 1}) g`;
     const now = later(IDEMPOTENCY_KEY_LIFETIME_MS + 1);
     await answered('alive', 'hash-alive', later(IDEMPOTENCY_KEY_LIFETIME_MS));

@@ -1,5 +1,5 @@
 import { WEBHOOK_LIMITS } from '@pmatch/contracts';
-import { AllowedCidrsSetting, BaseConfig, loadConfig as load } from '@pmatch/platform';
+import { AllowedCidrsSetting, BaseConfig, DNS_LOOKUP_TIMEOUT_MS, isNameServer, loadConfig as load } from '@pmatch/platform';
 import { z } from 'zod';
 
 /**
@@ -19,6 +19,16 @@ export const DispatcherConfig = BaseConfig.extend({
   DISPATCHER_PREFETCH: z.coerce.number().int().min(1).max(1000).default(50),
   /** Ranges exempt from the public-address rule: test receivers on loopback only. */
   WEBHOOK_ALLOWED_CIDRS: AllowedCidrsSetting,
+  /** Name servers for webhook hosts (`ip`, `ip:port`, `[ipv6]:port`, comma-separated); unset: the system's. */
+  WEBHOOK_DNS_SERVERS: z
+    .string()
+    .default('')
+    .transform((text) => text.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    .refine((servers) => servers.every(isNameServer), 'must be IP addresses, each with an optional port (1.2.3.4:53, [2001:db8::1]:53)'),
+  /** A webhook host's lookup is cancelled, and the attempt fails, after this. */
+  WEBHOOK_DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(DNS_LOOKUP_TIMEOUT_MS),
+  /** Host lookups one organisation may have in flight; more wait for a free one within the lookup deadline. */
+  WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION: z.coerce.number().int().min(1).max(100).default(4),
   /** A PEM file of one more CA to trust, for test receivers whose certificate a test CA issued. */
   WEBHOOK_CA_FILE: optional(z.string()),
   /** Where owners' notices go out (smtp:// or smtps://). Required in production. */

@@ -4,8 +4,8 @@ import {
   AddressPolicy,
   BatchWriter,
   SecretBox,
+  createCancellableResolver,
   forgetProcessedMessages,
-  resolveWithSystem,
   runService,
   startService,
   systemClock,
@@ -28,7 +28,7 @@ import {
 } from './data/deliveries';
 import { deleteExpiredDeliveryLog } from './data/retention';
 import { createFileMailer, createSmtpMailer } from './outbound/mailer';
-import { createPinnedAgent } from './outbound/pinned-agent';
+import { AgentsByOrganisation } from './outbound/pinned-agent';
 import { WebhookClient } from './outbound/webhook-client';
 import { attemptDelivery } from './use-cases/attempt-delivery';
 import { DeliveryScheduler, slowAfterMs } from './use-cases/delivery-scheduler';
@@ -67,19 +67,21 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
     if (config.WEBHOOK_ALLOWED_CIDRS.length > 0 || extraCa !== undefined) {
       logger.warn({ allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE }, 'webhook address or CA exemptions for test receivers are in force');
     }
-    const secretBox = new SecretBox(config.SECRETS_KEY);
+    const secretBox = new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD);
     const metrics = createMetrics(runtime.metrics, async () => {
       const now = clock.now();
       return { ...(await readWebhookBacklog(prisma, now)), now };
     });
-    const agent = createPinnedAgent({
+    const agents = new AgentsByOrganisation({
       policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
-      resolve: seams.resolveHost ?? resolveWithSystem,
+      resolve: seams.resolveHost ?? createCancellableResolver({ servers: config.WEBHOOK_DNS_SERVERS, timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS }),
+      lookupTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
+      lookupsPerOrganisation: config.WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION,
       connectTimeoutMs: config.DELIVERY_TIMEOUT_MS,
       ...(extraCa === undefined ? {} : { extraCa }),
       ...(seams.connectVetted === undefined ? {} : { connectVetted: seams.connectVetted }),
     });
-    const client = new WebhookClient(agent, config.DELIVERY_TIMEOUT_MS);
+    const client = new WebhookClient((organisationId) => agents.for(organisationId), config.DELIVERY_TIMEOUT_MS);
     const mailer =
       config.SMTP_URL === undefined
         ? await createFileMailer({ dir: config.MAIL_DIR, from: config.WEBHOOK_EMAIL_FROM, clock, logger })
@@ -106,7 +108,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
       config.RETENTION_INTERVAL_MS,
       async () => (await deleteExpiredDeliveryLog(prisma, clock.now())) + (await forgetProcessedMessages(prisma, [EVENTS_CONSUMER, REQUESTS_CONSUMER], clock.now())),
     );
-    runtime.onStop(() => agent.close());
+    runtime.onStop(() => agents.close());
     runtime.onStop(() => mailer.close());
 
     const onDue = () => scheduler.nudge();

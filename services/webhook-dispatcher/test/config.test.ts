@@ -46,4 +46,14 @@ describe('dispatcher configuration', () => {
     expect({ smtpUrl: config.SMTP_URL, mailDir: config.MAIL_DIR }).toEqual({ smtpUrl: undefined, mailDir: '.tmp/mail' });
     expect(loadConfig({ ...base, MAIL_DIR: '/var/tmp/pmatch-mail' }).MAIL_DIR).toBe('/var/tmp/pmatch-mail');
   });
+
+  test('when name servers for webhook hosts are set, then IP addresses with optional ports are taken and anything else is refused', () => {
+    expect(loadConfig({ ...base, WEBHOOK_DNS_SERVERS: '9.9.9.9, 127.0.0.1:5353,[2001:db8::1]:53,2001:db8::2' }).WEBHOOK_DNS_SERVERS).toEqual([
+      '9.9.9.9', '127.0.0.1:5353', '[2001:db8::1]:53', '2001:db8::2',
+    ]);
+    expect(loadConfig(base)).toMatchObject({ WEBHOOK_DNS_SERVERS: [], WEBHOOK_DNS_TIMEOUT_MS: 5000, WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION: 4 });
+    for (const bad of ['dns.example', '1.2.3.4:99999', '[not-v6]:53']) {
+      expect(() => loadConfig({ ...base, WEBHOOK_DNS_SERVERS: bad })).toThrow(/WEBHOOK_DNS_SERVERS: must be IP addresses/);
+    }
+  });
 });

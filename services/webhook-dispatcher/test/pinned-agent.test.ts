@@ -32,10 +32,10 @@ test('when the agent trusts one more CA, then it builds its TLS context once, an
     extraCa: readFileSync(ca.certFile, 'utf8'),
     connectTimeoutMs: 2000,
   });
-  const client = new WebhookClient(agent, 2000);
+  const client = new WebhookClient(() => agent, 2000);
   try {
     const outcomes = [];
-    for (const target of [...receivers, selfSigned]) outcomes.push(await client.post(target.url('/hooks'), {}, '{}'));
+    for (const target of [...receivers, selfSigned]) outcomes.push(await client.post('org_test', target.url('/hooks'), {}, '{}'));
 
     expect(outcomes.map((o) => [o.statusCode, o.error])).toEqual([
       [200, null],

@@ -186,7 +186,7 @@ test('when an attempt cannot even be signed (its secret no longer decrypts), the
   const path = `/unsendable/${++pathCounter}`;
   const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
   // As after SECRETS_KEY was changed without re-sealing the secrets.
-  const sealedWithOldKey = new SecretBox('the-secrets-key-before-the-change').seal(endpoint.secret);
+  const sealedWithOldKey = new SecretBox('the-secrets-key-before-the-change').seal(endpoint.secret, { kind: 'webhook_endpoint', id: endpoint.id });
   await harness.prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: sealedWithOldKey } });
 
   const eventId = await recordAndAttemptOnce(orgId, endpoint.id);

@@ -30,7 +30,7 @@ export function registerIdempotencyComponents(registry: OpenAPIRegistry): void {
     in: 'header',
     required: false,
     description:
-      'Makes a retry safe: a repeat with the same key and the same body within 24 hours gets the first answer ' +
+      'Makes a retry safe: a repeat with the same key and the same body within 24 hours, sent with the same API key, gets the first answer ' +
       '(with `Idempotent-Replayed: true`) and creates nothing. The same key with another body is ' +
       '`idempotency_key_reused`; a repeat while the first is still running is `idempotency_key_in_use`. ' +
       'Use a random value (a UUID) per order you mean to create.',

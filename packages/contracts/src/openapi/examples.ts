@@ -215,6 +215,7 @@ const ERROR_EXAMPLES: Record<ErrorCode, { message: string; param?: string }> = {
   idempotency_key_in_use: { message: 'A request with this Idempotency-Key is still being processed; retry shortly.' },
   endpoint_limit_reached: { message: 'At most 5 webhook endpoints per mode; delete one before adding another.' },
   url_not_allowed: { message: 'Only https URLs are accepted.', param: 'url' },
+  secret_unavailable: { message: "This endpoint's signing secret cannot be read; rotate it (POST …/rotate-secret) to get a new one." },
   rate_limited: { message: 'Too many requests for this API key; retry after the time in Retry-After.' },
   service_unavailable: { message: 'The service is briefly unable to reach its database; retry later.' },
   internal_error: { message: 'An internal error occurred. It has been logged; retry later.' },

@@ -111,10 +111,13 @@ document({
   operationId: 'retrieveWebhookEndpointSecret',
   tag,
   summary: 'Retrieve the signing secret',
-  description: 'The secret deliveries are signed with. A read-only key may not read it: it forges deliveries.',
+  description:
+    'The secret deliveries are signed with. A read-only key may not read it: it forges deliveries. A stored secret that ' +
+    'does not open for this endpoint (it was altered or copied from another record) is never shown: the answer is ' +
+    '`409 secret_unavailable`, and a rotation issues a new secret.',
   pathId,
   responses: { 200: { description: 'The signing secret.', schema: WebhookEndpointSecret, example: secretAnswer } },
-  errors: scoped(),
+  errors: scoped(['secret_unavailable']),
 });
 
 document({

@@ -85,15 +85,17 @@ export interface AdapterCacheOptions {
  */
 export class AdapterCache {
   private adapters: Adapter[] = [];
+  /** Opened secrets by row and sealed text (`openedKey`): a secret copied into another row is opened there anew. */
   private opened = new Map<string, string>();
-  /** Sealed secrets that did not open: reported once, not tried again. */
+  /** Sealed secrets that did not open for their row: reported once, not tried again. */
   private readonly unopenable = new Set<string>();
   private readStartedAt: number | undefined;
   private loading: Promise<Adapter[]> | undefined;
 
   constructor(
     private readonly list: () => Promise<SealedAdapter[]>,
-    private readonly open: (sealed: string) => string,
+    /** Opens an adapter's sealed secret: it opens only for the row it was sealed for. */
+    private readonly open: (sealed: string, adapterId: string) => string,
     private readonly options: AdapterCacheOptions,
   ) {}
 
@@ -126,9 +128,9 @@ export class AdapterCache {
     const opened = new Map<string, string>();
     const adapters: Adapter[] = [];
     for (const row of rows) {
-      const secret = this.opened.get(row.secretEncrypted) ?? this.tryOpen(row);
+      const secret = this.opened.get(openedKey(row)) ?? this.tryOpen(row);
       if (secret === undefined) continue;
-      opened.set(row.secretEncrypted, secret);
+      opened.set(openedKey(row), secret);
       adapters.push({ id: row.id, secret, accounts: row.accounts });
     }
     this.opened = opened;
@@ -138,13 +140,18 @@ export class AdapterCache {
   }
 
   private tryOpen(row: SealedAdapter): string | undefined {
-    if (this.unopenable.has(row.secretEncrypted)) return undefined;
+    if (this.unopenable.has(openedKey(row))) return undefined;
     try {
-      return this.open(row.secretEncrypted);
+      return this.open(row.secretEncrypted, row.id);
     } catch (error) {
-      this.unopenable.add(row.secretEncrypted);
+      this.unopenable.add(openedKey(row));
       this.options.onUnopenable?.(row.id, error);
       return undefined;
     }
   }
+}
+
+/** A sealed secret opens only for its own row, so what was opened is remembered per row. */
+function openedKey(row: SealedAdapter): string {
+  return `${row.id}\n${row.secretEncrypted}`;
 }

@@ -8,7 +8,9 @@ export type KeyState =
   | { state: 'reused' }
   | { state: 'completed'; status: number; body: unknown };
 
+/** An Idempotency-Key as remembered: per API key (the organisation and mode are the key's). */
 export interface KeyId {
+  apiKeyId: string;
   organisationId: string;
   mode: Mode;
   key: string;
@@ -19,18 +21,18 @@ const lockKey = statement<{ lockName: string }, { held: boolean }>(
   (p) => sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${p.lockName}, 0)) AS held`,
 );
 
-const readKey = statement<KeyId, { request_hash: string; response_status: number; response_body: unknown; created_at: Date }>(
+const readKey = statement<Pick<KeyId, 'apiKeyId' | 'key'>, { request_hash: string; response_status: number; response_body: unknown; created_at: Date }>(
   'orders_api.read_idempotency_key',
   (p) => sql`SELECT request_hash, response_status, response_body, created_at
-   FROM idempotency_keys WHERE organisation_id = ${p.organisationId} AND mode = ${p.mode} AND key = ${p.key}`,
+   FROM idempotency_keys WHERE api_key_id = ${p.apiKeyId} AND key = ${p.key}`,
 );
 
 // A row still there is one past its 24 hours (holdKey found it forgotten): it is replaced.
 const writeKey = statement<KeyId & { fingerprint: string; status: number; body: string; now: Date }>(
   'orders_api.store_idempotency_answer',
-  (p) => sql`INSERT INTO idempotency_keys (organisation_id, mode, key, request_hash, response_status, response_body, created_at)
-   VALUES (${p.organisationId}, ${p.mode}, ${p.key}, ${p.fingerprint}, ${p.status}, ${p.body}::jsonb, ${p.now})
-   ON CONFLICT (organisation_id, mode, key) DO UPDATE
+  (p) => sql`INSERT INTO idempotency_keys (api_key_id, organisation_id, mode, key, request_hash, response_status, response_body, created_at)
+   VALUES (${p.apiKeyId}, ${p.organisationId}, ${p.mode}, ${p.key}, ${p.fingerprint}, ${p.status}, ${p.body}::jsonb, ${p.now})
+   ON CONFLICT (api_key_id, key) DO UPDATE
    SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
        response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at`,
 );
@@ -42,9 +44,9 @@ const writeKey = statement<KeyId & { fingerprint: string; status: number; body: 
  * that it sees the answer of the request that held it before.
  */
 export async function holdKey(tx: Sql, id: KeyId, fingerprint: string, now: Date): Promise<KeyState> {
-  const [lock] = await tx.rows(lockKey, { lockName: `idempotency ${id.organisationId} ${id.mode} ${id.key}` });
+  const [lock] = await tx.rows(lockKey, { lockName: `idempotency ${id.apiKeyId} ${id.key}` });
   if (lock?.held !== true) return { state: 'in_use' };
-  const [stored] = await tx.rows(readKey, { organisationId: id.organisationId, mode: id.mode, key: id.key });
+  const [stored] = await tx.rows(readKey, { apiKeyId: id.apiKeyId, key: id.key });
   if (stored === undefined || stored.created_at.getTime() < now.getTime() - IDEMPOTENCY_KEY_LIFETIME_MS) return { state: 'new' };
   if (stored.request_hash !== fingerprint) return { state: 'reused' };
   return { state: 'completed', status: stored.response_status, body: stored.response_body };

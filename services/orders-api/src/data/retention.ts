@@ -33,8 +33,8 @@ export async function deleteExpiredRecords(prisma: PrismaClient, now: Date): Pro
       SELECT id FROM events e WHERE e.created_at < ${at(EVENT_RETENTION_MS)}
         AND NOT EXISTS (SELECT FROM webhook_deliveries d WHERE d.event_id = e.id)
       LIMIT ${RETENTION_BATCH})`,
-    prisma.$executeRaw`DELETE FROM idempotency_keys WHERE (organisation_id, mode, key) IN (
-      SELECT organisation_id, mode, key FROM idempotency_keys WHERE created_at < ${at(IDEMPOTENCY_KEY_LIFETIME_MS)} LIMIT ${RETENTION_BATCH})`,
+    prisma.$executeRaw`DELETE FROM idempotency_keys WHERE (api_key_id, key) IN (
+      SELECT api_key_id, key FROM idempotency_keys WHERE created_at < ${at(IDEMPOTENCY_KEY_LIFETIME_MS)} LIMIT ${RETENTION_BATCH})`,
     asSql(prisma).count(deletePublishedOutbox, { publishedBefore: at(PUBLISHED_OUTBOX_RETENTION_MS) }),
   ]);
   return counts.reduce((a, b) => a + b, 0);

@@ -3,7 +3,6 @@ import {
   EXCHANGES,
   ROUTING_KEYS,
   WEBHOOK_LIMITS,
-  newId,
   randomBase62,
   type Mode,
   type WebhookRequest,
@@ -14,6 +13,8 @@ import type { DeliveryAttemptRow } from '../domain/webhook-endpoints';
 import { scopeOf } from './scope';
 
 export interface NewWebhookEndpoint {
+  /** Chosen by the caller: the endpoint's secret is sealed for this id. */
+  id: string;
   organisationId: string;
   mode: Mode;
   url: string;
@@ -41,7 +42,7 @@ export async function insertWebhookEndpoint(prisma: PrismaClient, endpoint: NewW
     }
     return tx.webhookEndpoint.create({
       data: {
-        id: newId('webhookEndpoint'),
+        id: endpoint.id,
         organisationId: endpoint.organisationId,
         mode: endpoint.mode,
         url: endpoint.url,

@@ -12,7 +12,7 @@ export function idempotencyKeyOf(req: Request): string | undefined {
   return key;
 }
 
-/** The key with what makes a repeat the same request: its method, path and JSON body. */
-export function idempotentRequest(req: Request, key: string | undefined): IdempotentRequest | undefined {
-  return key === undefined ? undefined : { key, fingerprint: requestFingerprint(req.method, req.path, req.body) };
+/** The key, remembered per API key, with what makes a repeat the same request: its method, path and JSON body. */
+export function idempotentRequest(req: Request, apiKeyId: string, key: string | undefined): IdempotentRequest | undefined {
+  return key === undefined ? undefined : { apiKeyId, key, fingerprint: requestFingerprint(req.method, req.path, req.body) };
 }

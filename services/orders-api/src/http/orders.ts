@@ -38,7 +38,7 @@ export function ordersRouter(deps: OrdersApiDeps & { keys: ApiKeys }): Router {
     const key = idempotencyKeyOf(req);
     const request = parseInput(CreateOrderRequest, req.body);
     return createOrder(deps, apiKeyActor(auth), request, {
-      idempotency: idempotentRequest(req, key),
+      idempotency: idempotentRequest(req, auth.keyId, key),
       cachedKey: auth.cached ? { id: auth.keyId, accountIds: auth.accountIds } : undefined,
     });
   }

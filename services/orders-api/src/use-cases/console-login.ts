@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Mode } from '@pmatch/contracts';
 import type { UserRow } from '@pmatch/db';
+import { SecretNotOpened } from '@pmatch/platform';
 import type { LoginThrottle } from '../data/login-throttle';
 import { deleteOtherSessions, insertSession } from '../data/console-sessions';
 import { findOrganisation, findUserByEmail, findUserBySetupToken, setPasswordWithToken, spendTotpStep } from '../data/users';
@@ -46,10 +47,11 @@ export async function logIn(deps: ConsoleDeps, throttle: LoginThrottle, request:
   return { outcome: 'logged_in', token, secondFactorPending, user };
 }
 
-/** Whether the code proves the second factor; a code is good once. */
+/** Whether the code proves the second factor; a code is good once, and none is for a TOTP secret that does not open for this user. */
 export async function proveSecondFactor(deps: ConsoleDeps, user: UserRow, code: string, ip: string): Promise<boolean> {
   if (user.totpSecretEncrypted === null || user.totpEnabledAt === null) return false;
-  const step = acceptedStep(deps.secretBox.open(user.totpSecretEncrypted), code.trim(), deps.clock.now(), user.totpLastStep);
+  const secret = openTotpSecret(deps, user.id, user.totpSecretEncrypted);
+  const step = secret === undefined ? undefined : acceptedStep(secret, code.trim(), deps.clock.now(), user.totpLastStep);
   const proven = step !== undefined && (await spendTotpStep(deps.database.prisma, user.id, step));
   await recordAudit(deps, auditOf(user, ip), proven ? 'second_factor' : 'second_factor_failed', user.id, {});
   return proven;
@@ -83,4 +85,13 @@ export async function owesSecondFactorSetup(deps: ConsoleDeps, user: UserRow): P
 
 function auditOf(user: UserRow, ip: string): AuditContext {
   return { organisationId: user.organisationId, mode: null, userId: user.id, email: user.email, ip };
+}
+
+function openTotpSecret(deps: ConsoleDeps, userId: string, sealed: string): string | undefined {
+  try {
+    return deps.secretBox.open(sealed, { kind: 'user_totp', id: userId });
+  } catch (error) {
+    if (error instanceof SecretNotOpened) return undefined;
+    throw error;
+  }
 }

@@ -9,14 +9,19 @@ export interface StoredAnswer {
   body: unknown;
 }
 
-/** A request's Idempotency-Key and what makes it the same request (`requestFingerprint`). */
+/**
+ * A request's Idempotency-Key, the API key that sent it (a key is remembered per API key, so one
+ * scoped to another bank account never gets this one's answer) and what makes it the same request
+ * (`requestFingerprint`).
+ */
 export interface IdempotentRequest {
+  apiKeyId: string;
   key: string;
   fingerprint: string;
 }
 
 /**
- * Answers at most once per idempotency key (24 hours per organisation and mode): `answer` runs in
+ * Answers at most once per idempotency key (24 hours per API key): `answer` runs in
  * one DB transaction with the key and its answer is stored in it. A repeat gets the stored answer
  * (`replayed`), another request under the key 400, a concurrent one 409; an error stores nothing.
  * Without a key, `answer` runs on the pool with no transaction, so it must write in one statement.
@@ -28,7 +33,7 @@ export async function answerOnce(
 ): Promise<StoredAnswer & { replayed: boolean }> {
   const { scope, idempotency, now } = request;
   if (idempotency === undefined) return { ...(await answer(database.sql, false)), replayed: false };
-  const id = { organisationId: scope.organisationId, mode: scope.mode, key: idempotency.key };
+  const id = { apiKeyId: idempotency.apiKeyId, organisationId: scope.organisationId, mode: scope.mode, key: idempotency.key };
   return database.transaction(async (tx) => {
     const held = await holdKey(tx, id, idempotency.fingerprint, now);
     if (held.state === 'in_use') {

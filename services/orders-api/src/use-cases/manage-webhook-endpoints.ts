@@ -1,6 +1,7 @@
 import {
   AppError,
   WebhookEndpointId,
+  newId,
   type CreateWebhookEndpointRequest,
   type ListQuery,
   type UpdateWebhookEndpointRequest,
@@ -47,9 +48,17 @@ export async function createWebhookEndpoint(
   assertMayManageWebhookEndpoints(actor);
   const url = await vettedUrl(deps, request.url);
   const secret = newSigningSecret();
+  const id = newId('webhookEndpoint');
   const row = await insertWebhookEndpoint(
     deps.database.prisma,
-    { organisationId: actor.organisationId, mode: actor.mode, url, enabledEvents: storedEnabledEvents(request.enabled_events), secretEncrypted: deps.secretBox.seal(secret) },
+    {
+      id,
+      organisationId: actor.organisationId,
+      mode: actor.mode,
+      url,
+      enabledEvents: storedEnabledEvents(request.enabled_events),
+      secretEncrypted: deps.secretBox.seal(secret, { kind: 'webhook_endpoint', id }),
+    },
     deps.clock.now(),
   );
   return { ...webhookEndpointView(row), secret };

@@ -1,6 +1,6 @@
 import { AppError, WEBHOOK_LIMITS, type WebhookEndpointSecret } from '@pmatch/contracts';
 import type { WebhookEndpointRow } from '@pmatch/db';
-import { newSigningSecret } from '@pmatch/platform';
+import { SecretNotOpened, newSigningSecret, type SecretOwner } from '@pmatch/platform';
 import type { Actor } from '../domain/actor';
 import { lastReplacedSecretExpiry, nextRotationPossibleAt, previousSecretExpiry } from '../domain/webhook-endpoints';
 import { replaceWebhookSecret } from '../data/webhook-endpoints';
@@ -21,7 +21,11 @@ export class RotationLimitReached extends AppError {
   }
 }
 
-/** The endpoint's signing secret. It forges deliveries, so an actor who may only read cannot see it. */
+/**
+ * The endpoint's signing secret. It forges deliveries, so an actor who may only read cannot see it.
+ * A sealed secret that does not open for this endpoint (copied from another row, or sealed under a
+ * key no longer configured) is 409 `secret_unavailable`, naming nothing of it; a rotation mends it.
+ */
 export async function revealWebhookSecret(
   deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'>,
   actor: Actor,
@@ -31,7 +35,7 @@ export async function revealWebhookSecret(
   const endpoint = await findVisibleWebhookEndpoint(deps, actor, rawId);
   return {
     object: 'webhook_endpoint_secret',
-    secret: deps.secretBox.open(endpoint.secretEncrypted),
+    secret: openForEndpoint(deps, endpoint),
     previous_secret_expires_at: lastReplacedSecretExpiry(endpoint, deps.clock.now())?.toISOString() ?? null,
   };
 }
@@ -40,10 +44,25 @@ export async function revealWebhookSecret(
 export async function rotateWebhookSecret(deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'>, endpoint: WebhookEndpointRow): Promise<WebhookEndpointSecret> {
   const secret = newSigningSecret();
   const now = deps.clock.now();
-  const rotated = await replaceWebhookSecret(deps.database.prisma, endpoint.id, deps.secretBox.seal(secret), now, previousSecretExpiry(now));
+  const rotated = await replaceWebhookSecret(deps.database.prisma, endpoint.id, deps.secretBox.seal(secret, ownerOf(endpoint)), now, previousSecretExpiry(now));
   if (rotated === null) {
     const possibleAt = nextRotationPossibleAt(endpoint, now) ?? now;
     throw new RotationLimitReached(Math.max(1, Math.ceil((possibleAt.getTime() - now.getTime()) / 1000)), possibleAt);
   }
   return { object: 'webhook_endpoint_secret', secret, previous_secret_expires_at: lastReplacedSecretExpiry(rotated, now)?.toISOString() ?? null };
+}
+
+const ownerOf = (endpoint: Pick<WebhookEndpointRow, 'id'>): SecretOwner => ({ kind: 'webhook_endpoint', id: endpoint.id });
+
+function openForEndpoint(deps: Pick<OrdersApiDeps, 'secretBox'>, endpoint: WebhookEndpointRow): string {
+  try {
+    return deps.secretBox.open(endpoint.secretEncrypted, ownerOf(endpoint));
+  } catch (error) {
+    if (!(error instanceof SecretNotOpened)) throw error;
+    throw new AppError(
+      'secret_unavailable',
+      "This endpoint's signing secret cannot be read; rotate it (POST …/rotate-secret) to get a new one.",
+      { cause: error },
+    );
+  }
 }

@@ -14,14 +14,17 @@ export interface HttpOutcome {
   durationMs: number;
 }
 
-/** POSTs a webhook through the pinned agent: no redirects followed, one deadline for the whole exchange. */
+/**
+ * POSTs a webhook through the organisation's pinned agent (`AgentsByOrganisation`): no redirects
+ * followed, one deadline for the whole exchange.
+ */
 export class WebhookClient {
   constructor(
-    private readonly agent: Dispatcher,
+    private readonly agentFor: (organisationId: string) => Dispatcher,
     private readonly timeoutMs: number,
   ) {}
 
-  async post(url: string, headers: Record<string, string>, body: string): Promise<HttpOutcome> {
+  async post(organisationId: string, url: string, headers: Record<string, string>, body: string): Promise<HttpOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const deadline = AbortSignal.timeout(this.timeoutMs);
@@ -30,7 +33,7 @@ export class WebhookClient {
         method: 'POST',
         headers,
         body,
-        dispatcher: this.agent,
+        dispatcher: this.agentFor(organisationId),
         signal: deadline,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,

@@ -39,7 +39,7 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
   const attemptedAt = deps.clock.now();
   const outcome = await sendOrExplain(deps, { endpointId: endpoint.id, eventId: event.id }, async () => {
     const body = JSON.stringify(eventView(event));
-    return deps.client.post(endpoint.url, deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, attemptedAt), event.id, attemptedAt, body), body);
+    return deps.client.post(endpoint.organisationId, endpoint.url, deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, attemptedAt), event.id, attemptedAt, body), body);
   });
 
   const attempt = delivery.attemptCount + 1;
@@ -89,14 +89,14 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
  * The secrets to sign with at `at`, opened: the current one and each replaced one still inside
  * its overlap. Expired ones are not even opened.
  */
-export function openSigningSecrets(secretBox: SecretBox, endpoint: Pick<ClaimedEndpoint, 'secretEncrypted' | 'replacedSecrets'>, at: Date): string[] {
+export function openSigningSecrets(secretBox: SecretBox, endpoint: Pick<ClaimedEndpoint, 'id' | 'secretEncrypted' | 'replacedSecrets'>, at: Date): string[] {
   const sealed = signingSecrets(
     { secret: endpoint.secretEncrypted, replaced: endpoint.replacedSecrets.map((r) => ({ secret: r.secretEncrypted, expiresAt: r.expiresAt })) },
     at,
   );
   return sealed.map((s) => {
     try {
-      return secretBox.open(s);
+      return secretBox.open(s, { kind: 'webhook_endpoint', id: endpoint.id });
     } catch (error) {
       throw new UnsendableError('the endpoint\'s signing secret could not be decrypted', error);
     }

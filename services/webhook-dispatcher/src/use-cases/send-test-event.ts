@@ -24,7 +24,7 @@ export async function sendTestEvent(deps: TestEventDeps, endpointId: string, eve
   const at = deps.clock.now();
   const outcome = await sendOrExplain(deps, { endpointId, eventId: event.id }, async () => {
     const body = JSON.stringify(event);
-    return deps.client.post(endpoint.url, deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, at), event.id, at, body), body);
+    return deps.client.post(endpoint.organisationId, endpoint.url, deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, at), event.id, at, body), body);
   });
   const acknowledged = outcome.statusCode !== null && isAcknowledged(outcome.statusCode);
   deps.metrics.testEventsSent.inc({ outcome: acknowledged ? 'succeeded' : 'failed' });

@@ -84,13 +84,14 @@ export class DispatcherHarness {
    */
   async createEndpoint(organisationId: string, url: string, options: { mode?: Mode; enabledEvents?: EventType[] } = {}) {
     const secret = newSigningSecret();
+    const id = newId('webhookEndpoint');
     const row = await this.prisma.webhookEndpoint.create({
       data: {
-        id: newId('webhookEndpoint'),
+        id,
         organisationId,
         mode: options.mode ?? 'test',
         url,
-        secretEncrypted: this.secretBox.seal(secret),
+        secretEncrypted: this.secretBox.seal(secret, { kind: 'webhook_endpoint', id }),
         enabledEvents: options.enabledEvents ?? [],
         createdAt: this.clock.now(),
       },
@@ -106,8 +107,8 @@ export class DispatcherHarness {
     await this.prisma.webhookEndpoint.update({
       where: { id: endpointId },
       data: {
-        secretEncrypted: this.secretBox.seal(secret),
-        previousSecrets: replaced.map((r) => ({ secret_encrypted: this.secretBox.seal(r.secret), expires_at: r.expiresAt.toISOString() })),
+        secretEncrypted: this.secretBox.seal(secret, { kind: 'webhook_endpoint', id: endpointId }),
+        previousSecrets: replaced.map((r) => ({ secret_encrypted: this.secretBox.seal(r.secret, { kind: 'webhook_endpoint', id: endpointId }), expires_at: r.expiresAt.toISOString() })),
       },
     });
   }

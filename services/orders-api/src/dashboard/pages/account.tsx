@@ -26,7 +26,7 @@ export function accountPages(deps: OrdersApiDeps): Router {
     const user = await me(req);
     if (user.totpEnabledAt !== null) return res.redirect(303, '/dashboard/account');
     const secret = newTotpSecret();
-    await setTotpSecret(deps.database.prisma, user.id, deps.secretBox.seal(secret), deps.clock.now());
+    await setTotpSecret(deps.database.prisma, user.id, deps.secretBox.seal(secret, { kind: 'user_totp', id: user.id }), deps.clock.now());
     sendPage(res, <AccountPage ctx={contextOf(req)} user={user} enrolling={{ secret, uri: totpUri(secret, user.email) }} />);
   });
 
@@ -34,7 +34,7 @@ export function accountPages(deps: OrdersApiDeps): Router {
     const ctx = contextOf(req);
     const user = await me(req);
     if (user.totpSecretEncrypted === null || user.totpEnabledAt !== null) return res.redirect(303, '/dashboard/account');
-    const secret = deps.secretBox.open(user.totpSecretEncrypted);
+    const secret = deps.secretBox.open(user.totpSecretEncrypted, { kind: 'user_totp', id: user.id });
     const step = acceptedStep(secret, (field(req, 'code') ?? '').trim(), deps.clock.now(), user.totpLastStep);
     if (step === undefined) {
       return sendPage(res, <AccountPage ctx={ctx} user={user} enrolling={{ secret, uri: totpUri(secret, user.email) }} problem={ctx.t.login.codeWrong} />, 400);
