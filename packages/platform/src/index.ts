@@ -13,3 +13,4 @@ export * from './ssrf';
 export * from './rate-limit';
 export * from './batch-writer';
 export * from './service-runtime';
+export * from './address-limit';

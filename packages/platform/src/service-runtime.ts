@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { Broker, type Handler } from './broker';
 import { clockFromEnv, type Clock } from './clock';
 import type { BaseConfig } from './config';
-import { closeServer, createHttpApp, finishHttpApp, listen, type HttpAppOptions } from './http';
+import { closeServer, createHttpApp, finishHttpApp, httpServerLimits, listen, type HttpAppOptions } from './http';
 import { exitOnLoss, runMain } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { OutboxRelay } from './outbox-relay';
@@ -77,7 +77,13 @@ export class ServiceRuntime {
       database: async () => void (await database.prisma.$queryRaw`SELECT 1`),
       broker: () => broker.ping(),
     };
-    this.http = createHttpApp({ logger, metrics: this.metrics, readiness: this.readiness, ...(options.bodies === undefined ? {} : { bodies: options.bodies }) });
+    this.http = createHttpApp({
+      logger,
+      metrics: this.metrics,
+      readiness: this.readiness,
+      trustProxy: options.config.TRUST_PROXY,
+      ...(options.bodies === undefined ? {} : { bodies: options.bodies }),
+    });
   }
 
   /** Opens the database pool and the broker connection; losing the broker ends the process. */
@@ -150,7 +156,7 @@ export class ServiceRuntime {
     this.relay?.start();
     for (const worker of this.workers) worker.start();
     finishHttpApp(this.http, this.logger);
-    this.server = await listen(this.http, this.options.port);
+    this.server = await listen(this.http, this.options.port, undefined, httpServerLimits(this.options.config));
     const { port } = this.server.address() as AddressInfo;
     this.logger.info({ port }, `${this.options.name} listening`);
     return port;
