@@ -46,8 +46,9 @@ export interface AddressLimitOptions {
 /**
  * A limit per client address, meant in front of everything a route does: a refused request is
  * answered 429 `rate_limited` with Retry-After before its body is read, and its connection closed.
- * When only refusals count, an address within its allowance costs nothing (no Redis call), and one
- * past it is refused from this process's memory (docs/decisions/0070-limits-before-authentication.md).
+ * When only refusals count, a request costs nothing before its answer; a counted answer is spent
+ * after it (`RateLimiter.spend`), and an address past its allowance is refused from this process's
+ * memory (docs/decisions/0070-limits-before-authentication.md).
  */
 export function addressLimit(options: AddressLimitOptions): RequestHandler {
   const { name, limiter, counts, limited } = options;
@@ -70,7 +71,7 @@ export function addressLimit(options: AddressLimitOptions): RequestHandler {
     const refusedForMs = limiter.refusedForMs(key);
     if (refusedForMs > 0) return refuse(res, next, refusedForMs, 'process');
     res.once('finish', () => {
-      if (counted.has(res.statusCode)) void limiter.take(key);
+      if (counted.has(res.statusCode)) limiter.spend(key);
     });
     next();
   };

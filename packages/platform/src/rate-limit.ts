@@ -106,6 +106,25 @@ export class RateLimiter {
     return decision;
   }
 
+  /**
+   * Spends a token of `key` for something already answered (a refusal), without waiting: in the
+   * process at once, so that this process refuses the key from its next request on once its own
+   * bucket is empty, and in Redis, so that every replica's count adds up.
+   */
+  spend(key: string): void {
+    const now = this.nowMs();
+    this.takeLocally(key, now);
+    const left = this.localBuckets.get(key)!.tokens;
+    if (left < 1) this.refusedUntil.set(key, now + Math.ceil(((1 - left) * 1000) / this.ratePerSecond));
+    this.redis.pmatchTakeToken(`${this.prefix}rate:${key}`, this.ratePerSecond, this.burst).then(
+      ([allowed, waitMs]) => {
+        this.redisAnswered(true);
+        if (allowed !== 1) this.refusedUntil.set(key, Math.max(this.refusedUntil.get(key) ?? 0, this.nowMs() + waitMs));
+      },
+      (error: unknown) => this.redisAnswered(false, error),
+    );
+  }
+
   private takeLocally(key: string, now: number): RateDecision {
     const bucket = this.localBuckets.get(key) ?? { tokens: this.burst, atMs: now };
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.atMs) * this.ratePerSecond) / 1000);
@@ -121,7 +140,6 @@ export class RateLimiter {
   private redisAnswered(answering: boolean, error?: unknown): void {
     if (answering === this.redisAnswering) return;
     this.redisAnswering = answering;
-    if (answering) this.localBuckets.clear();
     this.options.onRedisChange?.(answering, error);
   }
 }

@@ -65,6 +65,25 @@ describe('RateLimiter in the process', () => {
     }
   });
 
+  test('when answers already sent are spent, then the process refuses the key from the next request on, without waiting for Redis, and counts each once while Redis is away', async () => {
+    const redis = bestEffort(`redis://127.0.0.1:${await freePort()}`);
+    try {
+      const limiter = new RateLimiter(redis, uniqueName('pmatch-test:'), 1, 2, { nowMs: clock });
+      limiter.spend('a');
+      expect(limiter.refusedForMs('a')).toBe(0);
+      // The bucket of 2 is empty: the next request would find no token.
+      limiter.spend('a');
+      expect(limiter.refusedForMs('a')).toBe(1_000);
+      // Redis's failures come later: they must not spend the process's bucket a second time.
+      await new Promise((resolve) => setImmediate(resolve));
+      nowMs += 1_000;
+      expect(limiter.refusedForMs('a')).toBe(0);
+      expect((await limiter.take('a')).allowed).toBe(true);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   test('when Redis answers again, then the limit is shared through it again and the change is told', async () => {
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     const changes: boolean[] = [];
