@@ -108,6 +108,8 @@ async function measure(config, runId, serverChanged) {
       extraEnv: {
         RATE_LIMIT_PER_SECOND: RAISED_RATE_LIMIT,
         RATE_LIMIT_BURST: RAISED_RATE_LIMIT,
+        CONSOLE_LIMIT_PER_SECOND: RAISED_RATE_LIMIT,
+        CONSOLE_LIMIT_BURST: RAISED_RATE_LIMIT,
         WEBHOOK_CA_FILE: ca.certFile,
         WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
       },
@@ -115,7 +117,7 @@ async function measure(config, runId, serverChanged) {
     if (config.external) {
       result.notes.push('Services were already running (BENCH_API_URL etc.): their rate limit, pool sizes and webhook trust are whatever they were started with.');
     } else {
-      result.notes.push(`The bench started the services with RATE_LIMIT_PER_SECOND=RATE_LIMIT_BURST=${RAISED_RATE_LIMIT} (the limiter still runs, one Redis call per request), WEBHOOK_CA_FILE (the bench's test CA) and WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8; every other setting at its default (DATABASE_POOL_SIZE 10 per service, ORDER_WRITE_GATHER_MS 2, MATCHER_PREFETCH 50, DELIVERY_CONCURRENCY 64, 4 per endpoint).`);
+      result.notes.push(`The bench started the services with RATE_LIMIT_PER_SECOND=RATE_LIMIT_BURST=${RAISED_RATE_LIMIT} and the console's CONSOLE_LIMIT_PER_SECOND=CONSOLE_LIMIT_BURST the same (the limiters still run, one Redis call per request each), WEBHOOK_CA_FILE (the bench's test CA) and WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8; every other setting at its default (DATABASE_POOL_SIZE 10 per service, ORDER_WRITE_GATHER_MS 2, MATCHER_PREFETCH 50, DELIVERY_CONCURRENCY 64, 4 per endpoint).`);
     }
     if (profileDir) result.notes.push(`CPU profiles (--cpu-prof) in ${profileDir}; profiling slows the services, so these figures are not comparable with an unprofiled run.`);
     cpu = new CpuMeter(system.pids(), postgresPidsOf(INFRA.adminDatabaseUrl, [system.database.name]));

@@ -462,10 +462,11 @@ describe('bank-ingest limits', () => {
 
   const push = (text: string, headers: Record<string, string>) => api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', { rawBody: text, headers: { 'content-type': 'application/json', ...headers } });
 
-  test('when a notification exceeds 1 MiB, signed or not, then 413 body_too_large with the error body and nothing stored', async () => {
+  test('when a notification exceeds 1 MiB, then 413 body_too_large with the error body (401 before its body is read when unsigned) and nothing stored', async () => {
     const before = await transactions();
     const text = JSON.stringify({ bank_account_id: liveAccount, bank_reference: randomUUID(), direction: 'deposit', amount: 1, counterparty: 'x'.repeat(1024 * 1024), occurred_at: new Date().toISOString() });
-    for (const headers of [signed(secret, text), {}]) expectAnswer(await push(text, headers), { status: 413, code: 'body_too_large' }, 'a notification over 1 MiB');
+    expectAnswer(await push(text, signed(secret, text)), { status: 413, code: 'body_too_large' }, 'a signed notification over 1 MiB');
+    expectAnswer(await push(text, {}), { status: 401, code: 'invalid_api_key' }, 'an unsigned notification over 1 MiB');
     expect(await transactions()).toBe(before);
   });
 

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /**
@@ -5,6 +6,43 @@ import { z } from 'zod';
  * it with its own keys; `loadConfig` fails fast with every problem listed, never with a secret.
  */
 const DEVELOPMENT_SECRETS_KEY = 'dev-only-secrets-key-change-me';
+
+/** Names Express's `trust proxy` knows for address ranges. */
+const RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: whose X-Forwarded-For is believed for the client's address (rate limits per
+ * address, the console's session and audit addresses). Empty (the default): nobody's, the address
+ * is the connection's. A number N: the N nearest proxies (1 behind the Kubernetes ingress).
+ * Otherwise a comma-separated list of proxy addresses, CIDR ranges or loopback, linklocal,
+ * uniquelocal. `true` (everyone's) is refused: any client could then choose its own address.
+ */
+export const TrustProxySetting = z
+  .string()
+  .default('')
+  .transform((value, ctx): false | number | string[] => {
+    const text = value.trim();
+    if (text === '' || text === '0' || text === 'false') return false;
+    if (/^\d+$/.test(text)) return Number(text);
+    const entries = text.split(',').map((entry) => entry.trim());
+    const bad = entries.find((entry) => !RANGE_NAMES.includes(entry) && !ipaddr.isValid(entry) && !isCidr(entry));
+    if (bad !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(bad)} is not a number of proxies, an address, a CIDR range or ${RANGE_NAMES.join('/')}` });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
+function isCidr(text: string): boolean {
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const milliseconds = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 
 export const BaseConfig = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -29,6 +67,15 @@ export const BaseConfig = z.object({
     .transform((text) => text.split(',').map((key) => key.trim()).filter((key) => key !== ''))
     .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(200),
+  TRUST_PROXY: TrustProxySetting,
+  /** How long a client may take to send a request's headers (slow clients are cut off; at most HTTP_REQUEST_TIMEOUT_MS). */
+  HTTP_HEADERS_TIMEOUT_MS: milliseconds(100, 10_000),
+  /** How long a client may take to send a whole request, body included. */
+  HTTP_REQUEST_TIMEOUT_MS: milliseconds(100, 60_000),
+  /** Open connections a process takes at most; more are closed at once. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
+  /** Open connections one peer address may hold at once (0: no bound per address). */
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(1_000),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
 

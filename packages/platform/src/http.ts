@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, LIMITS, typeOfStatus } from '@pmatch/contracts';
@@ -27,6 +28,8 @@ export interface HttpAppOptions {
    * without a valid key is refused without its body being read.
    */
   bodies?: 'all' | 'where mounted';
+  /** Whose X-Forwarded-For gives `req.ip` (TRUST_PROXY, see `TrustProxySetting`); by default nobody's. */
+  trustProxy?: false | number | string[];
 }
 
 const newRequestId = () => `req_${randomUUID().replace(/-/g, '')}`;
@@ -44,6 +47,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', options.trustProxy ?? false);
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration',
@@ -212,26 +216,105 @@ function fail(code: 'parameter_missing' | 'parameter_invalid' | 'parameter_unkno
  * balancers and client pools in front of us (60 s is the common one), so the client side always
  * closes an idle connection first: with Node's 5 s, a client or balancer reusing a connection just
  * as the server closed it got a reset instead of an answer (the likely cause of a few requests
- * left with no answer in a bench run). The headers' timeout is kept above it, so that no shorter
- * timer can end an idle connection first.
+ * left with no answer in a bench run). Node (18 and later) starts the headers' timeout when a
+ * request begins, not when the connection falls idle, so it may be far shorter than this.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** What a server allows its clients (HTTP_* settings; `httpServerLimits` reads them). */
+export interface HttpServerLimits {
+  /** A request's headers must arrive within this; else 408 and the connection is closed. */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this; else 408 and the connection is closed. */
+  requestTimeoutMs: number;
+  /** Open connections at most; a connection beyond is closed unanswered. */
+  maxConnections: number;
+  /** Open connections one peer address may hold (0: unbounded); a connection beyond is closed unanswered. */
+  maxConnectionsPerAddress: number;
+}
+
+export const DEFAULT_HTTP_SERVER_LIMITS: HttpServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  maxConnections: 10_000,
+  maxConnectionsPerAddress: 1_000,
+};
+
+export function httpServerLimits(config: {
+  HTTP_HEADERS_TIMEOUT_MS: number;
+  HTTP_REQUEST_TIMEOUT_MS: number;
+  HTTP_MAX_CONNECTIONS: number;
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: number;
+}): HttpServerLimits {
+  return {
+    headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    maxConnections: config.HTTP_MAX_CONNECTIONS,
+    maxConnectionsPerAddress: config.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+  };
+}
 
 /** Servers `closeServer` is closing. */
 const closing = new WeakSet<Server>();
 
-export async function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
-    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
-    server.on('clientError', answerMalformedRequest);
-    // Closing ends only the connections idle at that moment: one whose request was still running
-    // would stay open for the whole keep-alive timeout after its answer, and hold up the shutdown.
-    server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-      res.on('finish', () => {
-        if (closing.has(server)) setImmediate(() => server.closeIdleConnections());
-      });
+/**
+ * Serves `app` with Node's strict parser (malformed requests never reach it: see
+ * `answerMalformedRequest`), the timeouts and connection bounds of `limits`, and idle connections
+ * kept `KEEP_ALIVE_TIMEOUT_MS` (docs/decisions/0071-http-servers-against-slow-and-malformed-clients.md).
+ */
+export async function listen(app: Express, port: number, host = '0.0.0.0', limits: HttpServerLimits = DEFAULT_HTTP_SERVER_LIMITS): Promise<Server> {
+  const requestTimeout = limits.requestTimeoutMs;
+  const headersTimeout = Math.min(limits.headersTimeoutMs, requestTimeout);
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      // Node looks for overdue requests this often (30 s by default, which would stretch a 10 s timeout to 40 s).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4))),
+      insecureHTTPParser: false,
+      requireHostHeader: true,
+    },
+    app,
+  );
+  server.maxConnections = limits.maxConnections;
+  if (limits.maxConnectionsPerAddress > 0) boundConnectionsPerAddress(server, limits.maxConnectionsPerAddress);
+  server.on('clientError', answerMalformedRequest);
+  // Closing ends only the connections idle at that moment: one whose request was still running
+  // would stay open for the whole keep-alive timeout after its answer, and hold up the shutdown.
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    res.on('finish', () => {
+      if (closing.has(server)) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+/**
+ * Closes a connection from a peer that already holds `max`. The peer is the connection's own
+ * address (a proxy's, behind one): X-Forwarded-For is not known before a request is read.
+ */
+function boundConnectionsPerAddress(server: Server, max: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? 'unknown';
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
     });
   });
 }

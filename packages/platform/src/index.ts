@@ -17,3 +17,4 @@ export * from './service-runtime';
 export * from './admin-server';
 export * from './pipeline-metrics';
 export * from './tracing';
+export * from './address-limit';

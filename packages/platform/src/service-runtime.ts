@@ -10,7 +10,7 @@ import { Broker, type Handler } from './broker';
 import { clockFromEnv, type Clock } from './clock';
 import { ConfigError, type BaseConfig } from './config';
 import { SERVICE_DATABASE_ROLES, checkDatabaseRole, type DatabaseRoleOwner } from './database-role';
-import { closeServer, createHttpApp, finishHttpApp, listen, type HttpAppOptions } from './http';
+import { closeServer, createHttpApp, finishHttpApp, httpServerLimits, listen, type HttpAppOptions } from './http';
 import { exitOnLoss, runMain } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { OutboxRelay } from './outbox-relay';
@@ -87,7 +87,12 @@ export class ServiceRuntime {
       database: async () => void (await database.prisma.$queryRaw`SELECT 1`),
       broker: () => broker.ping(),
     };
-    this.http = createHttpApp({ logger, metrics: this.metrics, ...(options.bodies === undefined ? {} : { bodies: options.bodies }) });
+    this.http = createHttpApp({
+      logger,
+      metrics: this.metrics,
+      trustProxy: options.config.TRUST_PROXY,
+      ...(options.bodies === undefined ? {} : { bodies: options.bodies }),
+    });
     this.http.use(tracedRequests(logger));
   }
 
@@ -171,8 +176,9 @@ export class ServiceRuntime {
     this.relay?.start();
     for (const worker of this.workers) worker.start();
     finishHttpApp(this.http, this.logger);
-    this.server = await listen(this.http, this.options.port);
-    this.adminServer = await listen(createAdminApp({ logger: this.logger, metrics: this.metrics, readiness: this.readiness }), this.options.adminPort);
+    const limits = httpServerLimits(this.options.config);
+    this.server = await listen(this.http, this.options.port, undefined, limits);
+    this.adminServer = await listen(createAdminApp({ logger: this.logger, metrics: this.metrics, readiness: this.readiness }), this.options.adminPort, undefined, limits);
     const { port } = this.server.address() as AddressInfo;
     const { port: adminPort } = this.adminServer.address() as AddressInfo;
     this.logger.info({ port, adminPort }, `${this.options.name} listening`);

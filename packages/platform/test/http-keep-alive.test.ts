@@ -51,7 +51,8 @@ test("when a client keeps its connection open, then the server keeps it idle lon
     // Clients such as undici size their pools' idle timeout from this hint.
     expect(await getKeepingAlive(agent, '/now')).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
     expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
-    expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
+    // The headers' timeout may be far shorter: it runs only while a request arrives (http-hardening.test.ts).
+    expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_TIMEOUT_MS);
   } finally {
     agent.destroy();
   }

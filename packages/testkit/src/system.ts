@@ -111,6 +111,12 @@ export class TestSystem {
       PUBLIC_BASE_URL: `http://127.0.0.1:${ports.ORDERS_API_PORT}`,
       SECRETS_KEY: 'test-secrets-key-0123456789',
       OUTBOX_POLL_INTERVAL_MS: '50',
+      // Tests send many requests, refused ones among them, from one address; the limits per
+      // address are tested with lower ones.
+      REFUSAL_LIMIT_PER_SECOND: '1000000',
+      REFUSAL_LIMIT_BURST: '1000000',
+      CONSOLE_LIMIT_PER_SECOND: '1000000',
+      CONSOLE_LIMIT_BURST: '1000000',
       ...ports,
       ...extraEnv,
     };

@@ -14,6 +14,9 @@ export const BankIngestConfig = BaseConfig.extend({
   STATEMENT_MAX_BYTES: z.coerce.number().int().min(1).default(64 * 1024 * 1024),
   /** Where statement uploads are kept while they are imported; the system's temporary folder by default. */
   STATEMENT_SPOOL_DIR: z.string().min(1).optional(),
+  /** Per client address: requests refused before a signature is verified (400, 401, 413). */
+  REFUSAL_LIMIT_PER_SECOND: z.coerce.number().positive().default(5),
+  REFUSAL_LIMIT_BURST: z.coerce.number().int().min(1).default(50),
 });
 export type BankIngestConfig = z.infer<typeof BankIngestConfig>;
 

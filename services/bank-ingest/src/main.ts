@@ -1,5 +1,16 @@
 import { BankIngestCommand, QUEUES } from '@pmatch/contracts';
-import { SecretBox, runService, startService, systemClock, type Clock, type RunningService } from '@pmatch/platform';
+import {
+  RateLimiter,
+  SecretBox,
+  addressLimit,
+  limitedRequestsCounter,
+  logRedisChanges,
+  runService,
+  startService,
+  systemClock,
+  type Clock,
+  type RunningService,
+} from '@pmatch/platform';
 import { commandHandler } from './amqp/commands';
 import { loadConfig, type BankIngestConfig } from './config';
 import { AdapterCache, listActiveAdapters } from './data/adapters';
@@ -20,6 +31,20 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
       now: () => clock.now().getTime(),
       onUnopenable: (adapterId) => logger.error({ adapterId }, 'bank adapter secret does not open (another row\'s secret, or a key not in SECRETS_KEY or SECRETS_KEYS_OLD); that adapter is refused'),
     });
+    // Per client address, before a body is read or a signature checked: docs/decisions/0070-limits-before-authentication.md.
+    const refusals = new RateLimiter(runtime.redis('best-effort'), config.REDIS_PREFIX, config.REFUSAL_LIMIT_PER_SECOND, config.REFUSAL_LIMIT_BURST, {
+      onRedisChange: logRedisChanges(logger),
+    });
+    runtime.http.use(
+      '/ingest',
+      addressLimit({
+        name: 'ingest',
+        limiter: refusals,
+        counts: [400, 401, 413],
+        message: 'Too many refused requests from this address; retry after the time in Retry-After.',
+        limited: limitedRequestsCounter(runtime.metrics),
+      }),
+    );
     runtime.http.use(
       ingestRoutes({ database, clock, adapters, outbox: relay, metrics, statementMaxBytes: config.STATEMENT_MAX_BYTES, spoolDirectory: config.STATEMENT_SPOOL_DIR }),
     );

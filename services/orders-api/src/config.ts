@@ -14,6 +14,12 @@ export const OrdersApiConfig = BaseConfig.extend({
   ORDER_WRITE_GATHER_MS: z.coerce.number().int().min(0).max(50).default(2),
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  /** Per client address: requests refused as unauthenticated on /v1 (401) or for an unknown payment page (404). */
+  REFUSAL_LIMIT_PER_SECOND: z.coerce.number().positive().default(5),
+  REFUSAL_LIMIT_BURST: z.coerce.number().int().min(1).default(50),
+  /** Per client address: every request under /dashboard. */
+  CONSOLE_LIMIT_PER_SECOND: z.coerce.number().positive().default(20),
+  CONSOLE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   /** How often records past their retention (events 30 days, idempotency keys 24 h) are deleted. */
   RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).default(60 * 60 * 1000),
   /** Ranges exempt from the public-address rule for webhook URLs: test receivers only. */

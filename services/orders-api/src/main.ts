@@ -1,5 +1,18 @@
 import { buildOpenApiDocument } from '@pmatch/contracts';
-import { AddressPolicy, RateLimiter, SecretBox, jsonBodies, runService, startService, systemClock, type Clock, type RunningService } from '@pmatch/platform';
+import {
+  AddressPolicy,
+  RateLimiter,
+  SecretBox,
+  addressLimit,
+  jsonBodies,
+  limitedRequestsCounter,
+  logRedisChanges,
+  runService,
+  startService,
+  systemClock,
+  type Clock,
+  type RunningService,
+} from '@pmatch/platform';
 import { loadConfig, type OrdersApiConfig } from './config';
 import { dashboardRouter } from './dashboard/router';
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from './dashboard/http';
@@ -41,8 +54,17 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       addressPolicy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
     };
 
-    http.use(paymentPageRouter(deps));
     const redis = runtime.redis('best-effort');
+    const limiter = (ratePerSecond: number, burst: number) =>
+      new RateLimiter(redis, config.REDIS_PREFIX, ratePerSecond, burst, { onRedisChange: logRedisChanges(logger) });
+    const limited = limitedRequestsCounter(runtime.metrics);
+    // Per client address, in front of everything that answers without an API key: docs/decisions/0070-limits-before-authentication.md.
+    const refusals = limiter(config.REFUSAL_LIMIT_PER_SECOND, config.REFUSAL_LIMIT_BURST);
+    const tooManyRefusals = 'Too many refused requests from this address; retry after the time in Retry-After.';
+    http.use('/pay', addressLimit({ name: 'payment-page', limiter: refusals, counts: [404], message: tooManyRefusals, limited }));
+    http.use(paymentPageRouter(deps));
+    const consoleLimiter = limiter(config.CONSOLE_LIMIT_PER_SECOND, config.CONSOLE_LIMIT_BURST);
+    http.use('/dashboard', addressLimit({ name: 'console', limiter: consoleLimiter, counts: 'every request', message: 'Too many requests from this address; retry after the time in Retry-After.', limited }));
     http.use(
       dashboardRouter(deps, {
         throttle: new LoginThrottle(redis, config.REDIS_PREFIX),
@@ -57,10 +79,16 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       res.json(openApiDocument);
     });
     http.use(referenceDocsRouter());
-    const limiter = new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+    const perKey = limiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
     const keys = new ApiKeys(database.sql, runtime.metrics, (keyId, at) => markKeyUsed(database.prisma, keyId, at), clock, logger);
-    // The key first: a request without one is refused before its body is read or parsed.
-    http.use('/v1', authenticate(keys, createsOrderWithoutIdempotencyKey), rateLimit(limiter, logger), jsonBodies());
+    // The address and the key first: a request without a valid key is refused before its body is read or parsed.
+    http.use(
+      '/v1',
+      addressLimit({ name: 'api', limiter: refusals, counts: [401], message: tooManyRefusals, limited }),
+      authenticate(keys, createsOrderWithoutIdempotencyKey),
+      rateLimit(perKey, limited),
+      jsonBodies(),
+    );
     http.use(ordersRouter({ ...deps, keys }));
     http.use(transactionsRouter(deps));
     http.use(settingsRouter(deps));

@@ -15,6 +15,10 @@ withdrawal on a live bank account, signed the Standard Webhooks way with the ada
 A notification is stored once per bank account and \`bank_reference\`: send it again until you get
 an answer (a repeat is answered \`200\` with \`duplicate: true\` and stores nothing). Test bank
 accounts take no notifications; their deposits come from \`POST /v1/test/deposits\` of the orders API.
+
+An address whose requests are refused (\`400\`, \`401\`, \`413\`) more than 5 times a second, after a
+burst of 50, is answered \`429 rate_limited\` with \`Retry-After\` for a while, whatever it sends: a
+correctly signing adapter never comes near it.
 `.trim();
 
 const ERRORS: ErrorCode[] = [
@@ -25,10 +29,20 @@ const ERRORS: ErrorCode[] = [
   'invalid_api_key',
   'account_not_allowed',
   'body_too_large',
+  'rate_limited',
   'internal_error',
   'service_unavailable',
 ];
-const STATEMENT_ERRORS: ErrorCode[] = ['parameter_invalid', 'invalid_api_key', 'account_not_allowed', 'body_too_large', 'statement_invalid', 'internal_error', 'service_unavailable'];
+const STATEMENT_ERRORS: ErrorCode[] = [
+  'parameter_invalid',
+  'invalid_api_key',
+  'account_not_allowed',
+  'body_too_large',
+  'statement_invalid',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+];
 
 /** The OpenAPI 3.1 document of bank-ingest's API for bank adapters. */
 export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {

@@ -27,8 +27,10 @@ A refused request stores nothing.
 first answer and creates no second order (keys are remembered 24 hours). An \`external_id\` you
 already used with the same content is answered with the existing order (200), so an order is never
 registered twice either way.
-\`429 rate_limited\` (by default a key may make 100 requests a second, in bursts of up to 200) and
-\`503 service_unavailable\` carry \`Retry-After\`: wait that long, then send the request again.
+\`429 rate_limited\` (by default a key may make 100 requests a second, in bursts of up to 200; an
+address whose requests are refused \`401\` more than 5 times a second, after a burst of 50, is refused
+whatever key it sends) and \`503 service_unavailable\` carry \`Retry-After\`: wait that long, then
+send the request again.
 
 ## Lists
 Lists answer \`{"object": "list", "data": [...], "has_more": bool}\`. Ask for the next page with

@@ -1,22 +1,18 @@
 import { AppError } from '@pmatch/contracts';
-import type { Logger, RateLimiter } from '@pmatch/platform';
+import type { RateLimiter } from '@pmatch/platform';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Counter } from 'prom-client';
 import { authOf } from './auth';
 
 /**
- * Per API key (100/s, bursts of 200: docs/guide.md "Limits"). If Redis cannot answer, the request goes through:
- * a limiter outage must not become an API outage; it is logged.
+ * Per API key (100/s, bursts of 200 by default: docs/guide.md "Limits"). While Redis cannot answer,
+ * each process keeps the limit by itself (`RateLimiter`).
  */
-export function rateLimit(limiter: RateLimiter, logger: Logger): RequestHandler {
+export function rateLimit(limiter: RateLimiter, limited: Counter<'limit' | 'decided_by'>): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
-    let decision;
-    try {
-      decision = await limiter.take(authOf(req).keyId);
-    } catch (error) {
-      logger.warn({ err: error }, 'rate limiter unavailable; request allowed');
-      return next();
-    }
+    const decision = await limiter.take(authOf(req).keyId);
     if (!decision.allowed) {
+      limited.inc({ limit: 'api-key', decided_by: decision.decidedBy });
       res.setHeader('Retry-After', String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
       throw new AppError('rate_limited', 'Too many requests for this API key; retry after the time in Retry-After.');
     }
