@@ -12,6 +12,8 @@ import { ApiKeys, authenticate, recheckCachedKey } from './http/auth';
 import { bankAccountsRouter } from './http/bank-accounts';
 import { eventsRouter } from './http/events';
 import { createsOrderWithoutIdempotencyKey, ordersRouter } from './http/orders';
+import { paymentLinkPageRouter } from './http/payment-link-page';
+import { paymentLinksRouter } from './http/payment-links';
 import { paymentPageRouter } from './http/payment-page';
 import { rateLimit } from './http/rate-limit';
 import { referenceDocsRouter } from './http/reference-docs';
@@ -43,6 +45,9 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
 
     http.use(paymentPageRouter(deps));
     const redis = runtime.redis('best-effort');
+    // Per buyer address: a burst of PAYMENT_LINK_ORDERS_PER_HOUR orders, refilled over the hour.
+    const linkOrders = new RateLimiter(redis, config.REDIS_PREFIX, config.PAYMENT_LINK_ORDERS_PER_HOUR / 3600, config.PAYMENT_LINK_ORDERS_PER_HOUR);
+    http.use(paymentLinkPageRouter(deps, { limiter: linkOrders, logger }));
     http.use(
       dashboardRouter(deps, {
         throttle: new LoginThrottle(redis, config.REDIS_PREFIX),
@@ -62,6 +67,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
     // The key first: a request without one is refused before its body is read or parsed.
     http.use('/v1', authenticate(keys, createsOrderWithoutIdempotencyKey), rateLimit(limiter, logger), jsonBodies());
     http.use(ordersRouter({ ...deps, keys }));
+    http.use(paymentLinksRouter(deps));
     http.use(transactionsRouter(deps));
     http.use(settingsRouter(deps));
     http.use(bankAccountsRouter(deps));
