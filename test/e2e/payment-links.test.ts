@@ -272,6 +272,21 @@ describe('the payment link page', () => {
 });
 
 describe('the payment links API', () => {
+  test('when a merchant uses @pmatch/client, then it creates, reads, lists every page of and deactivates links', async () => {
+    const links = merchant.client.paymentLinks;
+    const created = await links.create({ amount: amount(), item_name: 'クライアント経由', use_limit: 3 });
+
+    const read = await links.retrieve(created.id);
+    const all: string[] = [];
+    for await (const link of links.listAll()) all.push(link.id);
+    const deactivated = await links.deactivate(created.id);
+
+    expect(read).toEqual(created);
+    expect(all[0]).toBe(created.id);
+    expect(new Set(all).size).toBe(all.length);
+    expect(deactivated).toMatchObject({ id: created.id, status: 'deactivated' });
+  });
+
   test('when a link is created, then it is answered, read and listed newest first with a cursor', async () => {
     const first = await createLink({ use_limit: 10 });
     const second = await createLink();
