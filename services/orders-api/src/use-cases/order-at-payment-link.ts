@@ -43,11 +43,10 @@ export async function submitPaymentLinkForm(
   const now = deps.clock.now();
   const status = paymentLinkStatus(link, now);
   if (status !== 'active') return page(link, 410, { kind: 'closed', status }, language);
-  const name = judgeBuyerName(form.payer_name);
-  if (form.step === 'edit') return page(link, 200, { kind: 'form', typed: typeof form.payer_name === 'string' ? form.payer_name : '' }, language);
-  if (name.kind !== 'printable') {
-    return page(link, 400, { kind: 'form', typed: typeof form.payer_name === 'string' ? form.payer_name : '', refused: name }, language);
-  }
+  const typed = typeof form.payer_name === 'string' ? form.payer_name : '';
+  if (form.step === 'edit') return page(link, 200, { kind: 'form', typed }, language);
+  const name = judgeBuyerName(typed);
+  if (name.kind !== 'printable') return page(link, 400, { kind: 'form', typed, refused: name }, language);
   const attempt = typeof form.attempt === 'string' && ATTEMPT_PATTERN.test(form.attempt) ? form.attempt : undefined;
   if (form.step !== 'create' || attempt === undefined) {
     return page(link, 200, { kind: 'preview', typed: name.typed, bankForm: name.bankForm, attempt: randomBase62(24) }, language);
@@ -77,8 +76,9 @@ export async function submitPaymentLinkForm(
     deps.publicBaseUrl,
   );
   if (result.kind === 'refused') {
-    const now = paymentLinkStatus(result.link, deps.clock.now());
-    return page(result.link, 410, { kind: 'closed', status: now === 'active' ? 'used_up' : now }, language);
+    // The link changed since it was read: deactivated, used up or ended meanwhile.
+    const closed = paymentLinkStatus(result.link, deps.clock.now());
+    return page(result.link, 410, { kind: 'closed', status: closed === 'active' ? 'used_up' : closed }, language);
   }
   if (result.kind === 'created') deps.outbox.nudge();
   return { redirectTo: `/pay/${result.order.paymentToken}?lang=${language}` };
