@@ -34,6 +34,8 @@ interface Objects {
   endpoint: string;
   deletedEndpoint: string;
   event: string;
+  link: string;
+  deactivatedLink: string;
 }
 const objects = {} as Record<Mode, Objects>;
 let accountA1: string;
@@ -102,6 +104,10 @@ beforeAll(async () => {
     const deletedEndpoint = await client.request('POST', '/v1/webhook-endpoints', { url: `https://127.0.0.1:9/${marker}/deleted` });
     expect([endpoint.status, deletedEndpoint.status]).toEqual([201, 201]);
     const first = await order();
+    const link = () =>
+      client.request('POST', '/v1/payment-links', { amount: amount(), item_name: marker, ...(mode === 'live' ? { bank_account_id: accountA1 } : {}) });
+    const [paymentLink, deactivatedLink] = [await link(), await link()];
+    expect([paymentLink.status, deactivatedLink.status]).toEqual([201, 201]);
     objects[mode] = {
       order: first.id,
       canceledOrder: (await order()).id,
@@ -114,6 +120,8 @@ beforeAll(async () => {
       endpoint: endpoint.body.id,
       deletedEndpoint: deletedEndpoint.body.id,
       event: (await client.events('order.created')).find((e) => e.data.object.id === first.id).id,
+      link: paymentLink.body.id,
+      deactivatedLink: deactivatedLink.body.id,
     };
   }
   await b.client.createOrder();
@@ -168,6 +176,9 @@ const ENDPOINTS: Endpoint[] = (['test', 'live'] as const).flatMap((mode): Endpoi
   { method: 'GET', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/deliveries`, object: mode, allowed: 200, webhooks: true },
   { method: 'POST', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/deliveries/resend`, body: (o) => ({ event_id: o.event }), object: mode, allowed: 202, webhooks: true },
   { method: 'DELETE', path: (o) => `/v1/webhook-endpoints/${o.deletedEndpoint}`, object: mode, allowed: 200, webhooks: true },
+  { method: 'GET', path: (o) => `/v1/payment-links/${o.link}`, object: mode, allowed: 200 },
+  { method: 'POST', path: (o) => `/v1/payment-links/${o.deactivatedLink}/deactivate`, object: mode, allowed: 200 },
+  { method: 'GET', path: (o) => `/v1/payment-links?starting_after=${o.link}`, object: mode, allowed: 200, unseen: 400 },
 ]).concat([
   { method: 'GET', path: () => '/v1/orders', object: 'none', allowed: 200 },
   { method: 'GET', path: () => '/v1/transactions', object: 'none', allowed: 200 },
@@ -176,6 +187,8 @@ const ENDPOINTS: Endpoint[] = (['test', 'live'] as const).flatMap((mode): Endpoi
   { method: 'GET', path: () => '/v1/settings', object: 'none', allowed: 200 },
   { method: 'PATCH', path: () => '/v1/settings', body: () => ({ auto_confirm_late_orders: false }), object: 'none', allowed: 200, settingsWrite: true },
   { method: 'POST', path: () => '/v1/orders', body: newOrder, object: 'none', allowed: 201 },
+  { method: 'GET', path: () => '/v1/payment-links', object: 'none', allowed: 200 },
+  { method: 'POST', path: () => '/v1/payment-links', body: (_o, who) => ({ amount: 7, item_name: 'x', ...(who === 'live key' ? { bank_account_id: accountA1 } : {}) }), object: 'none', allowed: 201 },
   // Test deposits are for test keys; a live key gets 404.
   { method: 'POST', path: () => '/v1/test/deposits', body: () => ({ amount: 6999, counterparty: 'x' }), object: 'none', allowed: (who) => (who.startsWith('live') ? 404 : 201) },
   { method: 'GET', path: () => '/v1/webhook-endpoints', object: 'none', allowed: 200, webhooks: true },
@@ -212,7 +225,7 @@ function mayRead(who: Who): string[] {
 
 const ERROR_TYPE: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error' };
 const describePath = (e: Endpoint) => e.path({ order: '{order}', canceledOrder: '{open order}', markedOrder: '{open order}', paidOrder: '{paid order}', matchOrder: '{order}',
-  heldDeposit: '{held deposit}', unmatchedDeposit: '{unmatched deposit}', excludedDeposit: '{excluded deposit}', endpoint: '{endpoint}', deletedEndpoint: '{endpoint}', event: '{event}' })
+  heldDeposit: '{held deposit}', unmatchedDeposit: '{unmatched deposit}', excludedDeposit: '{excluded deposit}', endpoint: '{endpoint}', deletedEndpoint: '{endpoint}', event: '{event}', link: '{link}', deactivatedLink: '{link}' })
   .replace(/starting_after=undefined/, 'starting_after={other organisation\'s event}');
 
 describe('access matrix', () => {

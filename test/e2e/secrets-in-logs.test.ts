@@ -74,6 +74,15 @@ describe('logs', () => {
     const page = await fetch(order.payment_url);
     expect(await page.text()).toContain(accountNumber);
     expect((await fetch(`${system.apiUrl}/pay/${token}x`)).status).toBe(404);
+    // A payment link's token through its page, its form and the order it makes.
+    const link = await live.request('POST', '/v1/payment-links', { amount: 5300, item_name: 'log', bank_account_id: accountId });
+    const linkToken = String(link.body.url).split('/link/')[1]!;
+    expect((await fetch(link.body.url)).status).toBe(200);
+    const preview = await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ step: 'preview', payer_name: 'ﾛｸﾞ ﾊﾅｺ' }) }).then((r) => r.text());
+    const attempt = /name="attempt" value="([0-9A-Za-z]+)"/.exec(preview)![1]!;
+    const ordered = await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ step: 'create', payer_name: 'ﾛｸﾞ ﾊﾅｺ', attempt }), redirect: 'manual' });
+    expect(ordered.status).toBe(303);
+    expect((await fetch(`${system.apiUrl}/link/${linkToken}x`)).status).toBe(404);
 
     const body = JSON.stringify({ bank_account_id: accountId, bank_reference: randomUUID(), direction: 'deposit', amount: 5200, counterparty: 'ﾛｸﾞ ﾀﾛｳ', occurred_at: new Date().toISOString() });
     const at = new Date();
@@ -123,6 +132,7 @@ describe('logs', () => {
       'rotated webhook secret': rotatedSecret,
       "rotated secret's key": whsecBody(rotatedSecret),
       'payment page token': token,
+      'payment link token': linkToken,
       'account number': accountNumber,
       'SECRETS_KEY': system.env.SECRETS_KEY!,
     };
@@ -139,12 +149,13 @@ describe('logs', () => {
       const { createLogger } = require(${JSON.stringify(join(REPO_ROOT, 'packages', 'platform', 'dist', 'logger.js'))});
       const logger = createLogger('leak-check', 'trace');
       logger.info({ url: '/pay/${token}?x=1', account: { accountNumber: '7654321', secretEncrypted: 'v1.sealed' }, keyHash: 'abc' }, 'request for ${key}');
-      logger.error({ err: new Error('bad signature with ${secret} for /pay/${token}') }, 'failed');
+      logger.error({ err: new Error('bad signature with ${secret} for /pay/${token} and /link/${token}') }, 'failed');
       logger.warn('key %s near miss', '${key.slice(0, -1)}Z');
     `;
     const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     expect(out.split('\n').filter(Boolean)).toHaveLength(3);
     for (const leak of [key, key.slice(0, -1), secret, whsecBody(secret), token, '7654321', 'v1.sealed']) expect(out).not.toContain(leak);
     expect(out).toContain('/pay/[token]');
+    expect(out).toContain('/link/[token]');
   });
 });

@@ -1,5 +1,5 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
-import { BankAccounts, Events, Orders, SettingsResource, TestDeposits, Transactions, WebhookEndpoints } from './resources';
+import { BankAccounts, Events, Orders, PaymentLinks, SettingsResource, TestDeposits, Transactions, WebhookEndpoints } from './resources';
 import { retryingFetch, type Fetch, type RetryOptions } from './retry';
 import type { paths } from './types';
 
@@ -21,6 +21,7 @@ export class PaymentsClient {
   /** The typed openapi-fetch client underneath, for anything the resources do not cover. */
   readonly raw: Client<paths>;
   readonly orders: Orders;
+  readonly paymentLinks: PaymentLinks;
   readonly transactions: Transactions;
   readonly events: Events;
   readonly bankAccounts: BankAccounts;
@@ -36,6 +37,7 @@ export class PaymentsClient {
       headers: { authorization: `Bearer ${options.apiKey}` },
     });
     this.orders = new Orders(this.raw);
+    this.paymentLinks = new PaymentLinks(this.raw);
     this.transactions = new Transactions(this.raw);
     this.events = new Events(this.raw);
     this.bankAccounts = new BankAccounts(this.raw);

@@ -3,6 +3,7 @@ import { ApiError } from './errors';
 import type {
   BankAccount,
   CreateOrderRequest,
+  CreatePaymentLinkRequest,
   CreateTestDepositRequest,
   CreateWebhookEndpointRequest,
   DeliveryAttemptListQuery,
@@ -13,6 +14,7 @@ import type {
   MarkPaidRequest,
   Order,
   OrderListQuery,
+  PaymentLink,
   Transaction,
   TransactionListQuery,
   UpdateOrderRequest,
@@ -87,6 +89,33 @@ export class Orders {
   /** Every order the query finds, across pages. */
   listAll(query: Omit<OrderListQuery, 'starting_after'> = {}): AsyncGenerator<Order> {
     return everyPage((after) => this.list(after === undefined ? query : { ...query, starting_after: after }));
+  }
+}
+
+export class PaymentLinks {
+  constructor(private readonly api: Api) {}
+
+  /** A link buyers order at; its `url` is the page to share. Not retried on a lost answer: list to find it. */
+  create(body: CreatePaymentLinkRequest): Promise<PaymentLink> {
+    return unwrap(this.api.POST('/v1/payment-links', { body }));
+  }
+
+  retrieve(id: string): Promise<PaymentLink> {
+    return unwrap(this.api.GET('/v1/payment-links/{id}', { params: { path: { id } } }));
+  }
+
+  /** Stops the link taking orders; orders made at it stay as they are. */
+  deactivate(id: string): Promise<PaymentLink> {
+    return unwrap(this.api.POST('/v1/payment-links/{id}/deactivate', { params: { path: { id } } }));
+  }
+
+  /** One page, newest first. */
+  list(query: ListQuery = {}): Promise<List<PaymentLink>> {
+    return unwrap(this.api.GET('/v1/payment-links', { params: { query } }));
+  }
+
+  listAll(): AsyncGenerator<PaymentLink> {
+    return everyPage((after) => this.list(after === undefined ? {} : { starting_after: after }));
   }
 }
 

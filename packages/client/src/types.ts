@@ -4,6 +4,7 @@ type Schemas = components['schemas'];
 
 export type Order = Schemas['Order'];
 export type Payment = Schemas['Payment'];
+export type PaymentLink = Schemas['PaymentLink'];
 export type Transaction = Schemas['Transaction'];
 export type Decision = Schemas['Decision'];
 export type BankAccount = Schemas['BankAccount'];
@@ -21,6 +22,7 @@ export type ResendAccepted = Schemas['ResendAccepted'];
 export type CreateOrderRequest = Schemas['CreateOrderRequest'];
 export type UpdateOrderRequest = Schemas['UpdateOrderRequest'];
 export type MarkPaidRequest = Schemas['MarkPaidRequest'];
+export type CreatePaymentLinkRequest = Schemas['CreatePaymentLinkRequest'];
 export type UpdateSettingsRequest = Schemas['UpdateSettingsRequest'];
 export type CreateTestDepositRequest = Schemas['CreateTestDepositRequest'];
 export type CreateWebhookEndpointRequest = Schemas['CreateWebhookEndpointRequest'];

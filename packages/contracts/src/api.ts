@@ -16,6 +16,7 @@ export const Amount = z.int().min(LIMITS.amountMin).max(LIMITS.amountMax);
 export const OrderId = z.string().regex(idPattern('order'), 'must be an order id (ord_…)');
 export const TransactionId = z.string().regex(idPattern('transaction'), 'must be a transaction id (txn_…)');
 export const BankAccountId = z.string().regex(idPattern('bankAccount'), 'must be a bank account id (ba_…)');
+export const PaymentLinkId = z.string().regex(idPattern('paymentLink'), 'must be a payment link id (plink_…)');
 export const EventId = z.string().regex(/^evt_(test_)?[0-9A-Za-z]{12,40}$/, 'must be an event id (evt_…)');
 
 export const ORDER_STATUSES = ['open', 'paid', 'paid_outside', 'canceled', 'expired'] as const;
@@ -76,6 +77,16 @@ export const Order = z.object({
   status: z.enum(ORDER_STATUSES),
   amount: z.int(),
   payer_name: z.string(),
+  payer_name_bank_form: z.string().nullable().openapi({
+    description:
+      'The payer name as a bank prints a transfer\'s sender (Zengin: half-width katakana, upper-case Latin, digits, a few signs): ' +
+      'what to expect on deposits that pay this order. Null when a bank cannot print the name.',
+  }),
+  payer_name_printable: z.boolean().openapi({
+    description:
+      'False when the payer name holds characters no bank prints (kanji, most symbols): no deposit can then carry the name, ' +
+      'so none is matched to the order automatically. Its deposit is held for a person to confirm.',
+  }),
   external_id: z.string(),
   item_name: z.string(),
   bank_account_id: BankAccountId,
@@ -84,7 +95,10 @@ export const Order = z.object({
   closed_at: Timestamp.nullable(),
   metadata: z.record(z.string(), z.string()),
   payment_url: z.url(),
-  source: orNull(z.literal('shop')),
+  source: orNull(z.enum(['shop', 'payment_link'])).openapi({
+    description: 'null for an order registered through the API; `shop` from a shop platform; `payment_link` made by the buyer at a payment link.',
+  }),
+  payment_link_id: PaymentLinkId.nullable().openapi({ description: 'The payment link the buyer made the order at, when `source` is `payment_link`.' }),
   payment: Payment.nullable(),
   created_at: Timestamp,
 }).openapi('Order');
@@ -207,6 +221,39 @@ export const UpdateOrderRequest = z
   .refine((r) => Object.keys(r).length > 0, { message: 'give at least one of amount, payer_name, metadata' })
   .openapi('UpdateOrderRequest');
 export type UpdateOrderRequest = z.infer<typeof UpdateOrderRequest>;
+
+export const PAYMENT_LINK_STATUSES = ['active', 'deactivated', 'expired', 'used_up'] as const;
+export type PaymentLinkStatus = (typeof PAYMENT_LINK_STATUSES)[number];
+
+export const PaymentLink = z.object({
+  id: PaymentLinkId,
+  object: z.literal('payment_link'),
+  livemode: z.boolean(),
+  status: z.enum(PAYMENT_LINK_STATUSES).openapi({
+    description: 'Whether buyers can order at the link now: `active`, or why not (`deactivated` first, then `used_up`, then `expired`).',
+  }),
+  url: z.url().openapi({ description: 'The page to give buyers: they enter the name they will transfer under and get a payment page.' }),
+  amount: z.int(),
+  item_name: z.string(),
+  bank_account_id: BankAccountId,
+  metadata: z.record(z.string(), z.string()).openapi({ description: 'Copied to every order made at the link.' }),
+  expires_at: Timestamp.nullable().openapi({ description: 'After this, the link takes no more orders; null: it does not expire.' }),
+  use_limit: z.int().nullable().openapi({ description: 'How many orders the link takes at most; null: no limit.' }),
+  use_count: z.int().openapi({ description: 'Orders made at the link so far.' }),
+  deactivated_at: Timestamp.nullable(),
+  created_at: Timestamp,
+}).openapi('PaymentLink');
+export type PaymentLink = z.infer<typeof PaymentLink>;
+
+export const CreatePaymentLinkRequest = z.strictObject({
+  amount: Amount,
+  item_name: NameText(LIMITS.itemNameMax, 1),
+  bank_account_id: BankAccountId.optional(),
+  expires_at: Timestamp.optional(),
+  metadata: Metadata.optional(),
+  use_limit: z.int().min(1).max(LIMITS.paymentLinkUseLimitMax).optional(),
+}).openapi('CreatePaymentLinkRequest');
+export type CreatePaymentLinkRequest = z.infer<typeof CreatePaymentLinkRequest>;
 
 export const MarkPaidRequest = z.strictObject({ paid_at: Timestamp.optional() }).openapi('MarkPaidRequest');
 export type MarkPaidRequest = z.infer<typeof MarkPaidRequest>;

@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   statementImport: 'imp',
   delivery: 'dlv',
   user: 'usr',
+  paymentLink: 'plink',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

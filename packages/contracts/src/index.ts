@@ -3,6 +3,7 @@ export * from './errors';
 export * from './events';
 export * from './ids';
 export * from './limits';
+export * from './names';
 export * from './messages';
 export * from './settings';
 export * from './webhooks';

@@ -17,4 +17,5 @@ export const LIMITS = {
   defaultOrderLifetimeMs: 14 * 24 * 60 * 60 * 1000,
   reversalWindowMs: 24 * 60 * 60 * 1000,
   maxHeldCandidates: 100,
+  paymentLinkUseLimitMax: 1_000_000,
 } as const;

@@ -11,6 +11,7 @@ export type {
   Event as EventRow,
   Order as OrderRow,
   Organisation as OrganisationRow,
+  PaymentLink as PaymentLinkRow,
   User as UserRow,
   ConsoleSession as ConsoleSessionRow,
   AuditLog as AuditLogRow,

@@ -54,8 +54,10 @@ export interface NewOrder {
   orderedAt: Date;
   expiresAt: Date;
   metadata: Record<string, string>;
-  /** `shop` for an order that came from a shop platform; null for one made through the API. */
-  source: 'shop' | null;
+  /** `shop` for an order that came from a shop platform, `payment_link` for one a buyer made at a link; null for one made through the API. */
+  source: 'shop' | 'payment_link' | null;
+  /** The link of an order with source `payment_link`. */
+  paymentLinkId?: string | null;
 }
 
 /** A new order's row as the INSERT writes it, but for `seq` (the database's). */
@@ -75,6 +77,7 @@ interface NewOrderValues {
   expiresAt: Date;
   metadata: string;
   source: string | null;
+  paymentLinkId: string | null;
   paymentToken: string;
   createdAt: Date;
 }
@@ -93,6 +96,7 @@ function newOrderValues(row: NewOrderRow): NewOrderValues {
     expiresAt: row.expiresAt,
     metadata: JSON.stringify(row.metadata),
     source: row.source,
+    paymentLinkId: row.paymentLinkId,
     paymentToken: row.paymentToken,
     createdAt: row.createdAt,
   };
@@ -103,9 +107,9 @@ const insertOrderStatement = statement<NewOrderValues, OrderRow>(
   'db.insert_order',
   (p) => sql`INSERT INTO orders
       (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
-       ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at)
+       ordered_at, expires_at, metadata, source, payment_link_id, payment_token, created_at, updated_at)
     VALUES (${p.id}, ${p.organisationId}, ${p.mode}, ${p.bankAccountId}, 'open', ${p.amount}, ${p.payerName}, ${p.externalId}, ${p.itemName},
-            ${p.orderedAt}, ${p.expiresAt}, ${p.metadata}::jsonb, ${p.source}, ${p.paymentToken}, ${p.createdAt}, ${p.createdAt})
+            ${p.orderedAt}, ${p.expiresAt}, ${p.metadata}::jsonb, ${p.source}, ${p.paymentLinkId}, ${p.paymentToken}, ${p.createdAt}, ${p.createdAt})
     RETURNING ${orderFields()}`,
 );
 
@@ -185,12 +189,18 @@ const insertOrdersStatements = { unleased: insertOrdersStatement(false), leased:
  * external_id already used fails as a unique violation (`isUniqueViolation`).
  */
 export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow> {
-  return prisma.$transaction(async (tx) => {
-    const [row] = await asSql(tx).rows(insertOrderStatement, newOrderValues(newOrderRow(order, now)));
-    if (row === undefined) throw new Error('an order INSERT returned no row');
-    await announceNewOrder(tx, row, now, publicBaseUrl);
-    return row;
-  });
+  return prisma.$transaction((tx) => insertOrderAnnounced(tx, order, now, publicBaseUrl));
+}
+
+/**
+ * `insertOrder` inside the caller's transaction (its other writes commit with the order or not at
+ * all); its outbox rows are for the relay to claim once that transaction committed.
+ */
+export async function insertOrderAnnounced(tx: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow> {
+  const [row] = await asSql(tx).rows(insertOrderStatement, newOrderValues(newOrderRow(order, now)));
+  if (row === undefined) throw new Error('an order INSERT returned no row');
+  await announceNewOrder(tx, row, now, publicBaseUrl);
+  return row;
 }
 
 /**
@@ -272,6 +282,7 @@ function newOrderRow(order: NewOrder, now: Date): NewOrderRow {
     closedAt: null,
     metadata: order.metadata,
     source: order.source,
+    paymentLinkId: order.paymentLinkId ?? null,
     // The payment page's address: unguessable, and unrelated to the order id merchants share.
     paymentToken: randomBase62(PAYMENT_TOKEN_LENGTH),
     payment: null,

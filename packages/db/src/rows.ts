@@ -41,6 +41,7 @@ const ORDER_COLUMNS = {
   closedAt: 'closed_at',
   metadata: 'metadata',
   source: 'source',
+  paymentLinkId: 'payment_link_id',
   paymentToken: 'payment_token',
   payment: 'payment',
   createdAt: 'created_at',

@@ -1,5 +1,5 @@
-import type { BankAccount, Event, MatchingRule, Mode, Order, Payment, Settings, Transaction } from '@pmatch/contracts';
-import type { BankAccountRow, EventRow, OrderRow, SettingRow, TransactionRow } from './client';
+import { bankForm, type BankAccount, type Event, type MatchingRule, type Mode, type Order, type Payment, type PaymentLink, type Settings, type Transaction } from '@pmatch/contracts';
+import type { BankAccountRow, EventRow, OrderRow, PaymentLinkRow, SettingRow, TransactionRow } from './client';
 
 /** API objects from rows: the one place where columns become the API's snake_case shapes. */
 
@@ -19,6 +19,7 @@ export function paymentUrl(publicBaseUrl: string, paymentToken: string): string 
 
 /** The API's order object; `seq` is internal, so a row not yet inserted can be shown too. */
 export function orderView(row: Omit<OrderRow, 'seq'>, publicBaseUrl: string): Order {
+  const payerNameBankForm = bankForm(row.payerName) ?? null;
   return {
     id: row.id,
     object: 'order',
@@ -26,6 +27,8 @@ export function orderView(row: Omit<OrderRow, 'seq'>, publicBaseUrl: string): Or
     status: row.status as Order['status'],
     amount: amountOf(row.amount),
     payer_name: row.payerName,
+    payer_name_bank_form: payerNameBankForm,
+    payer_name_printable: payerNameBankForm !== null,
     external_id: row.externalId,
     item_name: row.itemName,
     bank_account_id: row.bankAccountId,
@@ -35,7 +38,39 @@ export function orderView(row: Omit<OrderRow, 'seq'>, publicBaseUrl: string): Or
     metadata: row.metadata as Record<string, string>,
     payment_url: paymentUrl(publicBaseUrl, row.paymentToken),
     source: row.source as Order['source'],
+    payment_link_id: row.paymentLinkId,
     payment: (row.payment ?? null) as Payment | null,
+    created_at: iso(row.createdAt),
+  };
+}
+
+export function paymentLinkUrl(publicBaseUrl: string, token: string): string {
+  return `${publicBaseUrl.replace(/\/$/, '')}/link/${token}`;
+}
+
+/** Whether buyers can order at a link at `now`, or why not; a deactivation outranks the rest. */
+export function paymentLinkStatus(row: Pick<PaymentLinkRow, 'deactivatedAt' | 'useLimit' | 'useCount' | 'expiresAt'>, now: Date): PaymentLink['status'] {
+  if (row.deactivatedAt !== null) return 'deactivated';
+  if (row.useLimit !== null && row.useCount >= row.useLimit) return 'used_up';
+  if (row.expiresAt !== null && now.getTime() >= row.expiresAt.getTime()) return 'expired';
+  return 'active';
+}
+
+export function paymentLinkView(row: PaymentLinkRow, publicBaseUrl: string, now: Date): PaymentLink {
+  return {
+    id: row.id,
+    object: 'payment_link',
+    livemode: row.mode === 'live',
+    status: paymentLinkStatus(row, now),
+    url: paymentLinkUrl(publicBaseUrl, row.token),
+    amount: amountOf(row.amount),
+    item_name: row.itemName,
+    bank_account_id: row.bankAccountId,
+    metadata: row.metadata as Record<string, string>,
+    expires_at: isoOrNull(row.expiresAt),
+    use_limit: row.useLimit,
+    use_count: row.useCount,
+    deactivated_at: isoOrNull(row.deactivatedAt),
     created_at: iso(row.createdAt),
   };
 }

@@ -31,6 +31,18 @@ describe('schema.prisma and the migrations agree', () => {
     await prisma.setting.create({ data: { organisationId: 'org_schema', mode: 'live', autoConfirmLateOrders: true, matchingRules: ['kana_width'], updatedAt: now } });
     await prisma.bankAdapter.create({ data: { id: 'adp_schema', name: 'a', secretEncrypted: 's', createdAt: now, revokedAt: now } });
     await prisma.bankAdapterAccount.create({ data: { adapterId: 'adp_schema', bankAccountId: 'ba_schema', createdAt: now } });
+    await prisma.paymentLink.create({
+      data: {
+        id: 'plink_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', amount: 9_999_999_999n, itemName: 'i', metadata: { k: 'v' },
+        expiresAt: now, useLimit: 5, useCount: 1, token: 'lt', deactivatedAt: now, createdAt: now, updatedAt: now,
+      },
+    });
+    await prisma.order.create({
+      data: {
+        id: 'ord_schema_link', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', status: 'open', amount: 1n, payerName: 'p',
+        externalId: 'link', itemName: 'i', orderedAt: now, expiresAt: now, source: 'payment_link', paymentLinkId: 'plink_schema', paymentToken: 'lt', createdAt: now, updatedAt: now,
+      },
+    });
     const order = await prisma.order.create({
       data: {
         id: 'ord_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', status: 'paid', amount: 9_999_999_999n,
@@ -79,9 +91,9 @@ describe('schema.prisma and the migrations agree', () => {
       prisma.order.count(), prisma.transaction.count(), prisma.event.count(), prisma.outbox.count(), prisma.inbox.count(),
       prisma.idempotencyKey.count(), prisma.webhookEndpoint.count(), prisma.webhookDelivery.count(), prisma.webhookDeliveryAttempt.count(),
       prisma.webhookEmail.count(), prisma.bankAdapterAccount.count(), prisma.statementImport.count(), prisma.statementRecord.count(),
-      prisma.user.count(), prisma.consoleSession.count(), prisma.auditLog.count(),
+      prisma.user.count(), prisma.consoleSession.count(), prisma.auditLog.count(), prisma.paymentLink.count(),
     ]);
-    expect(counts).toEqual(Array(21).fill(1));
+    expect(counts).toEqual([1, 1, 1, 1, 1, 2, ...Array(16).fill(1)]);
     expect((await prisma.statementRecord.findUniqueOrThrow({ where: { transactionId: 'txn_schema' } })).raw).toEqual(new Uint8Array([0xb6, 0xde]));
     const read = await prisma.transaction.findUniqueOrThrow({ where: { id: 'txn_schema' } });
     expect(read).toMatchObject({ occurredAt: now, candidateOrderIds: ['ord_schema'], decision: { reason: 'exact' } });
@@ -105,6 +117,23 @@ describe('schema.prisma and the migrations agree', () => {
       }),
     ).rejects.toThrow(); // negative money
     await expect(prisma.order.count({ where: { id: { in: ['ord_bad', 'ord_neg'] } } })).resolves.toBe(0);
+  });
+
+  test('when a payment link would sell more than its use limit, or an order claims a link it has not, then the database refuses it', async () => {
+    const now = new Date();
+    await prisma.paymentLink.create({
+      data: { id: 'plink_full', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', amount: 1n, itemName: 'i', useLimit: 1, useCount: 1, token: 'full', createdAt: now, updatedAt: now },
+    });
+    const linkOrder = (id: string, data: { source: string | null; paymentLinkId: string | null }) =>
+      prisma.order.create({
+        data: { id, organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', status: 'open', amount: 1n, payerName: 'p', externalId: id, itemName: 'i', orderedAt: now, expiresAt: now, paymentToken: id, ...data },
+      });
+
+    await expect(prisma.paymentLink.update({ where: { id: 'plink_full' }, data: { useCount: 2 } })).rejects.toThrow();
+    await expect(linkOrder('ord_no_link', { source: 'payment_link', paymentLinkId: null })).rejects.toThrow();
+    await expect(linkOrder('ord_link_no_source', { source: null, paymentLinkId: 'plink_full' })).rejects.toThrow();
+    await expect(linkOrder('ord_other_source', { source: 'market', paymentLinkId: null })).rejects.toThrow();
+    expect(await prisma.paymentLink.findUniqueOrThrow({ where: { id: 'plink_full' } })).toMatchObject({ useCount: 1 });
   });
 
   test.each([
@@ -202,6 +231,7 @@ describe('schema.prisma and the migrations agree', () => {
       'outbox.headers',
       'outbox.message_id',
       'outbox.payload',
+      'payment_links.metadata',
       'transactions.decision',
       'transactions.id',
     ]);
@@ -276,7 +306,7 @@ describe('migration runner', () => {
     const keys = async () =>
       (
         await client.query<{ conname: string; convalidated: boolean }>(
-          `SELECT conname, convalidated FROM pg_constraint WHERE contype = 'f' AND conrelid IN ('orders'::regclass, 'transactions'::regclass) AND conname NOT IN ('transactions_order_id_fkey', 'transactions_statement_import_id_fkey') ORDER BY conname`,
+          `SELECT conname, convalidated FROM pg_constraint WHERE contype = 'f' AND conrelid IN ('orders'::regclass, 'transactions'::regclass) AND conname NOT IN ('transactions_order_id_fkey', 'transactions_statement_import_id_fkey', 'orders_payment_link_fkey') ORDER BY conname`,
         )
       ).rows;
     try {
@@ -328,12 +358,12 @@ describe('least privilege', () => {
   const TABLES = [
     'organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'orders', 'transactions', 'events', 'outbox', 'inbox',
     'idempotency_keys', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails', 'bank_adapter_accounts',
-    'statement_imports', 'statement_records', 'users', 'console_sessions', 'audit_log',
+    'statement_imports', 'statement_records', 'users', 'console_sessions', 'audit_log', 'payment_links',
   ];
   /** What each service's data code reads; every other table is refused. */
   const READS: Record<string, string[]> = {
     pmatch_orders_api: ['bank_accounts', 'api_keys', 'settings', 'orders', 'transactions', 'events', 'outbox', 'idempotency_keys',
-      'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'users', 'console_sessions', 'audit_log'],
+      'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'users', 'console_sessions', 'audit_log', 'payment_links'],
     pmatch_bank_ingest: ['bank_accounts', 'bank_adapters', 'bank_adapter_accounts', 'transactions', 'outbox', 'statement_imports'],
     pmatch_matcher: ['settings', 'orders', 'transactions', 'outbox', 'inbox'],
     pmatch_webhook_dispatcher: ['organisations', 'events', 'inbox', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails'],
@@ -356,6 +386,8 @@ describe('least privilege', () => {
     await admin.query(order('ord_expired2', 'expired', `, '2026-11-22T00:00:00Z', NULL`));
     await admin.query(order('ord_paid', 'paid', `, now(), '{"reason": "exact"}'`));
     await admin.query(`${order('ord_shop', 'open')}; UPDATE orders SET source = 'shop' WHERE id = 'ord_shop'`);
+    await admin.query(`INSERT INTO payment_links (id, organisation_id, mode, bank_account_id, amount, item_name, token, created_at, updated_at)
+                       VALUES ('plink_p', 'org_p', 'test', 'ba_p', 100, 'i', 'plink_p', now(), now())`);
     await admin.query(`INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
                        VALUES ('txn_p', 'org_p', 'test', 'ba_p', 'r', 'deposit', 'pending', 100, 'p', now())`);
     await admin.query(`INSERT INTO events (id, organisation_id, mode, type, data) VALUES ('evt_delivered', 'org_p', 'test', 'order.paid', '{}'),
@@ -406,6 +438,10 @@ describe('least privilege', () => {
     ['pmatch_orders_api', `UPDATE orders SET source = NULL WHERE id = 'ord_shop'`],
     ['pmatch_orders_api', order('ord_new_paid', 'paid', `, now(), '{"reason": "exact"}'`)],
     ['pmatch_orders_api', `${order('ord_new_shop', 'open').replace('payment_token)', 'payment_token, source)').replace(`'ord_new_shop')`, `'ord_new_shop', 'shop')`)}`],
+    // A payment link's terms never change once it is made; only its count and its deactivation do.
+    ['pmatch_orders_api', `UPDATE payment_links SET amount = 1 WHERE id = 'plink_p'`],
+    ['pmatch_orders_api', `DELETE FROM payment_links`],
+    ['pmatch_matcher', `UPDATE payment_links SET use_count = 0`],
     // The delivery log is the dispatcher's.
     ['pmatch_orders_api', `DELETE FROM inbox`],
     ['pmatch_orders_api', `DELETE FROM webhook_deliveries`],
@@ -454,6 +490,19 @@ describe('least privilege', () => {
     expect(await orderRow('ord_open')).toMatchObject({ status: 'open', amount: '200' });
     expect(await orderRow('ord_api')).toMatchObject({ status: 'canceled', closed_at: expect.any(Date) });
     expect(await orderRow('ord_expired2')).toEqual({ status: 'canceled', closed_at: new Date('2026-11-22T00:00:00Z'), amount: '100' });
+  });
+
+  test('when orders-api makes a payment link, an order at it, raises its count and deactivates it, then the database allows it, and the order is changed and canceled as its own', async () => {
+    await as('pmatch_orders_api', `INSERT INTO payment_links (id, organisation_id, mode, bank_account_id, amount, item_name, use_limit, token, created_at, updated_at)
+                                   VALUES ('plink_api', 'org_p', 'test', 'ba_p', 100, 'i', 2, 'plink_api', now(), now())`);
+    await as('pmatch_orders_api', `UPDATE payment_links SET use_count = use_count + 1, updated_at = now() WHERE id = 'plink_api'`);
+    await as('pmatch_orders_api', order('ord_link', 'open').replace('payment_token)', 'payment_token, source, payment_link_id)').replace(`'ord_link')`, `'ord_link', 'payment_link', 'plink_api')`));
+    await as('pmatch_orders_api', `UPDATE orders SET payer_name = 'q' WHERE id = 'ord_link'`);
+    await as('pmatch_orders_api', `UPDATE orders SET status = 'canceled', closed_at = now() WHERE id = 'ord_link'`);
+    await as('pmatch_orders_api', `UPDATE payment_links SET deactivated_at = now(), updated_at = now() WHERE id = 'plink_api'`);
+
+    expect(await orderRow('ord_link')).toMatchObject({ status: 'canceled' });
+    expect(await as('postgres', `SELECT use_count, deactivated_at IS NOT NULL AS deactivated FROM payment_links WHERE id = 'plink_api'`)).toEqual([{ use_count: 1, deactivated: true }]);
   });
 
   test('when each service does the other writes it owns, then the database allows them', async () => {

@@ -144,9 +144,9 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** A payment page token is the key to that page: it never goes into a log. */
+/** A payment page's or payment link's token is the key to that page: it never goes into a log. */
 function loggablePath(path: string): string {
-  return path.replace(/^\/pay\/[^/]+/, '/pay/[token]');
+  return path.replace(/^\/(pay|link)\/[^/]+/, '/$1/[token]');
 }
 
 /** Body-parser errors carry a `type`; everything unknown is an internal error, told as nothing more. */

@@ -32,13 +32,13 @@ const REDACT = [
 /**
  * Credentials known by their form, replaced wherever they stand in a line, a message or an error's
  * text included, where no field name gives them away: API keys (a near miss too: a key one
- * character off is still most of a key), signing secrets, and payment page tokens (the token in
- * /pay/{token} is all that keeps a stranger from the page).
+ * character off is still most of a key), signing secrets, and the tokens of payment pages and payment
+ * links (the token in /pay/{token} or /link/{token} is all that keeps a stranger from the page).
  */
 const CREDENTIALS: [RegExp, string][] = [
   [/svc_(test|live)_[0-9A-Za-z]+/g, 'svc_$1_[redacted]'],
   [/whsec_[A-Za-z0-9+/=]+/g, 'whsec_[redacted]'],
-  [/\/pay\/[^/?#"\s\\]+/g, '/pay/[token]'],
+  [/\/(pay|link)\/[^/?#"\s\\]+/g, '/$1/[token]'],
 ];
 
 export function scrubCredentials(line: string): string {

@@ -1,8 +1,7 @@
-import { MATCHING_RULES, type MatchingRule } from '@pmatch/contracts';
+import { MATCHING_RULES, normaliseName, type MatchingRule } from '@pmatch/contracts';
 import fc from 'fast-check';
 import { decide, type CandidateOrder, type DepositFacts } from '../src/domain/decide';
 import { nameMatcher } from '../src/domain/names/matcher';
-import { normaliseName } from '../src/domain/names/normalise';
 import { kana_width } from '../src/domain/names/rules';
 import { NAME_CORPUS } from './fixtures/names-corpus';
 

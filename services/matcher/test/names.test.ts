@@ -1,8 +1,5 @@
-import { MATCHING_RULES } from '@pmatch/contracts';
-import { bankForm } from '../src/domain/names/bank-form';
-import { corporateForms, withoutCorporateForms } from '../src/domain/names/corporate';
+import { LONG_VOWEL, MATCHING_RULES, bankForm, corporateForms, normaliseName, withoutCorporateForms } from '@pmatch/contracts';
 import { nameMatcher } from '../src/domain/names/matcher';
-import { LONG_VOWEL, normaliseName } from '../src/domain/names/normalise';
 import { corporate_abbreviation, decorated, depositorName, halfWidthLength, isCutFrom, kana_width, truncated, withoutDecoration } from '../src/domain/names/rules';
 import { NAME_CORPUS, RULE_SETS, type RuleSetName } from './fixtures/names-corpus';
 

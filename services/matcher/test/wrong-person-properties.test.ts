@@ -1,10 +1,7 @@
-import { MATCHING_RULES } from '@pmatch/contracts';
+import { MATCHING_RULES, bankForm, normaliseName, withoutCorporateForms } from '@pmatch/contracts';
 import fc from 'fast-check';
 import { decide, type CandidateOrder } from '../src/domain/decide';
-import { bankForm } from '../src/domain/names/bank-form';
-import { withoutCorporateForms } from '../src/domain/names/corporate';
 import { nameMatcher } from '../src/domain/names/matcher';
-import { normaliseName } from '../src/domain/names/normalise';
 import { BANK_NAME_FIELD_LENGTHS, halfWidthLength, withoutDecoration } from '../src/domain/names/rules';
 import { loadCorpus } from '../src/quality/corpus';
 

@@ -20,6 +20,11 @@ export const OrdersApiConfig = BaseConfig.extend({
   /** Per client address: every request under /dashboard. */
   CONSOLE_LIMIT_PER_SECOND: z.coerce.number().positive().default(20),
   CONSOLE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  /**
+   * Orders one address may make at payment links in a burst, and again per hour after it: the
+   * links are public, so this keeps a stranger from filling a link's use limit or its merchant's orders.
+   */
+  PAYMENT_LINK_ORDERS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   /** How often records past their retention (events 30 days, idempotency keys 24 h) are deleted. */
   RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).default(60 * 60 * 1000),
   /** Ranges exempt from the public-address rule for webhook URLs: test receivers only. */

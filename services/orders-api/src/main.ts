@@ -25,6 +25,8 @@ import { ApiKeys, authenticate, recheckCachedKey } from './http/auth';
 import { bankAccountsRouter } from './http/bank-accounts';
 import { eventsRouter } from './http/events';
 import { createsOrderWithoutIdempotencyKey, ordersRouter } from './http/orders';
+import { paymentLinkPageRouter } from './http/payment-link-page';
+import { paymentLinksRouter } from './http/payment-links';
 import { paymentPageRouter } from './http/payment-page';
 import { rateLimit } from './http/rate-limit';
 import { referenceDocsRouter } from './http/reference-docs';
@@ -65,6 +67,10 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
     http.use(paymentPageRouter(deps));
     const consoleLimiter = limiter(config.CONSOLE_LIMIT_PER_SECOND, config.CONSOLE_LIMIT_BURST);
     http.use('/dashboard', addressLimit({ name: 'console', limiter: consoleLimiter, counts: 'every request', message: 'Too many requests from this address; retry after the time in Retry-After.', limited }));
+    http.use('/link', addressLimit({ name: 'payment-link', limiter: refusals, counts: [404], message: tooManyRefusals, limited }));
+    // Per buyer address: a burst of PAYMENT_LINK_ORDERS_PER_HOUR orders, refilled over the hour.
+    const linkOrders = limiter(config.PAYMENT_LINK_ORDERS_PER_HOUR / 3600, config.PAYMENT_LINK_ORDERS_PER_HOUR);
+    http.use(paymentLinkPageRouter(deps, { limiter: linkOrders, logger }));
     http.use(
       dashboardRouter(deps, {
         throttle: new LoginThrottle(redis, config.REDIS_PREFIX),
@@ -90,6 +96,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       jsonBodies(),
     );
     http.use(ordersRouter({ ...deps, keys }));
+    http.use(paymentLinksRouter(deps));
     http.use(transactionsRouter(deps));
     http.use(settingsRouter(deps));
     http.use(bankAccountsRouter(deps));

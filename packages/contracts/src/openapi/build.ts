@@ -5,6 +5,7 @@ import { OPERATIONS, TAGS, errorCodesOf, type Operation } from './operations';
 import { API_DESCRIPTION } from './overview';
 import { registerWebhooks } from './webhooks';
 import './orders';
+import './payment-links';
 import './transactions';
 import './account';
 import './webhook-endpoints';

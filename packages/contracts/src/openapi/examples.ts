@@ -1,4 +1,4 @@
-import type { BankAccount, BankNotification, CreateOrderRequest, Order, Transaction } from '../api';
+import type { BankAccount, BankNotification, CreateOrderRequest, CreatePaymentLinkRequest, Order, PaymentLink, Transaction } from '../api';
 import { statusOfCode, typeOfStatus, type ErrorBody, type ErrorCode } from '../errors';
 import type { Event, EventType } from '../events';
 import type { Settings } from '../settings';
@@ -17,6 +17,8 @@ export const EXAMPLE_IDS = {
   webhookEndpoint: 'we_5Tg7Yh9Uj2Ik4Ol6Pm8Nb1Vc',
   deliveryAttempt: 'dla_1024',
   request: 'req_6f1c2b9a0d3e4f5a8b7c6d5e4f3a2b1c',
+  paymentLink: 'plink_3Vb8Nm1Qw4Er7Ty0Ui3Op6As',
+  linkOrder: 'ord_6Gh1Jk4Lz7Xc0Vb3Nm6Qw9Er',
 } as const;
 
 const ORDERED_AT = '2026-11-24T03:15:27.412Z';
@@ -38,6 +40,8 @@ export const exampleOrder: Order = {
   status: 'open',
   amount: 5000,
   payer_name: 'ヤマダ タロウ',
+  payer_name_bank_form: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+  payer_name_printable: true,
   external_id: 'shop-order-10293',
   item_name: 'お米 5kg',
   bank_account_id: EXAMPLE_IDS.bankAccount,
@@ -47,8 +51,49 @@ export const exampleOrder: Order = {
   metadata: { customer_id: 'c_4411' },
   payment_url: 'https://pay.example.com/pay/Xk3vP9qLmT2wRz8nB5cY7dF4gH6jK1sA',
   source: null,
+  payment_link_id: null,
   payment: null,
   created_at: ORDERED_AT,
+};
+
+export const exampleCreatePaymentLink: CreatePaymentLinkRequest = {
+  amount: 3000,
+  item_name: '新米 2kg（数量限定）',
+  use_limit: 50,
+  expires_at: '2026-12-31T14:59:59.000Z',
+  metadata: { campaign: 'winter' },
+};
+
+export const examplePaymentLink: PaymentLink = {
+  id: EXAMPLE_IDS.paymentLink,
+  object: 'payment_link',
+  livemode: false,
+  status: 'active',
+  url: 'https://pay.example.com/link/Qm7Ks2Vd9Lp4Xw1Tz8Rb5Nc3Hf6Gj0Ya',
+  amount: 3000,
+  item_name: '新米 2kg（数量限定）',
+  bank_account_id: EXAMPLE_IDS.bankAccount,
+  metadata: { campaign: 'winter' },
+  expires_at: '2026-12-31T14:59:59.000Z',
+  use_limit: 50,
+  use_count: 12,
+  deactivated_at: null,
+  created_at: '2026-11-20T09:00:00.000Z',
+};
+
+/** An order a buyer made at the example link, under a name in hiragana. */
+export const exampleLinkOrder: Order = {
+  ...exampleOrder,
+  id: EXAMPLE_IDS.linkOrder,
+  amount: 3000,
+  item_name: '新米 2kg（数量限定）',
+  payer_name: 'ｽｽﾞｷ ﾊﾅｺ',
+  payer_name_bank_form: 'ｽｽﾞｷ ﾊﾅｺ',
+  external_id: `${EXAMPLE_IDS.paymentLink}:Hx4Kq8Wm2Tz6Lp0Rv3Nc7Bd`,
+  metadata: { campaign: 'winter' },
+  payment_url: 'https://pay.example.com/pay/Wd5Rt8Yp1Kx4Mz7Qc0Vb3Nh6Lj9Fs2G',
+  source: 'payment_link',
+  payment_link_id: EXAMPLE_IDS.paymentLink,
 };
 
 export const examplePayment: NonNullable<Order['payment']> = {

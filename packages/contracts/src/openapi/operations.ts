@@ -6,6 +6,7 @@ export type Method = 'get' | 'post' | 'patch' | 'delete';
 /** The groups of the reference, in the order it shows them. */
 export const TAGS = {
   Orders: 'What a buyer pays for: register one, send the buyer to its `payment_url`, and hear when it is paid.',
+  'Payment links': 'Pages for a fixed amount and item at which buyers create orders themselves: share one link instead of registering each order.',
   Transactions: 'Movements on the bank account. A deposit is matched to an order automatically, held for a person to choose, or left unmatched.',
   Events: 'Every state change, kept 30 days, in the order it was recorded. The same objects are delivered as webhooks.',
   'Bank accounts': 'The accounts buyers transfer to. They are set up by the operator; the API lists them.',

@@ -35,7 +35,7 @@ send the request again.
 ## Lists
 Lists answer \`{"object": "list", "data": [...], "has_more": bool}\`. Ask for the next page with
 \`starting_after=<id of the last object>\` while \`has_more\` is true; \`limit\` is 1–${LIMITS.listLimitMax}
-(default ${LIMITS.listLimitDefault}). Orders and transactions come newest first, events in the order they were recorded.
+(default ${LIMITS.listLimitDefault}). Orders, payment links and transactions come newest first, events in the order they were recorded.
 
 ## Webhook deliveries
 Each webhook endpoint receives the events of its mode as \`POST\` requests signed the Standard

@@ -87,7 +87,7 @@ export async function changeOpenOrder(
     ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
   };
   return prisma.$transaction(async (tx) => {
-    const updated = await tx.order.updateMany({ where: { id: orderId, status: 'open', source: null }, data: { ...data, updatedAt: now } });
+    const updated = await tx.order.updateMany({ where: { id: orderId, status: 'open', OR: [{ source: null }, { source: { not: 'shop' } }] }, data: { ...data, updatedAt: now } });
     if (updated.count !== 1) return null;
     return recordChange(tx, orderId, 'order.updated', now, publicBaseUrl);
   });
@@ -103,7 +103,7 @@ export async function cancelOpenOrExpiredOrder(prisma: PrismaClient, orderId: st
   return prisma.$transaction(async (tx) => {
     const updated = await tx.$executeRaw`
       UPDATE orders SET status = 'canceled', closed_at = COALESCE(closed_at, ${now}), updated_at = ${now}
-      WHERE id = ${orderId} AND status IN ('open', 'expired') AND source IS NULL`;
+      WHERE id = ${orderId} AND status IN ('open', 'expired') AND source IS DISTINCT FROM 'shop'`;
     if (updated !== 1) return null;
     return recordChange(tx, orderId, 'order.canceled', now, publicBaseUrl);
   });

@@ -29,6 +29,10 @@ export interface PaymentPageTexts {
   holderLabel: string;
   payerNameHeading: string;
   payerNameInstruction: string;
+  /** Under the bank's form of the name, when the merchant wrote it otherwise. */
+  payerNameAsGiven: (payerName: string) => string;
+  /** What to do when no bank can print the name the order gives (kanji, symbols). */
+  unprintablePayerName: string;
   exactAmountNote: (amount: string) => string;
   statusUpdateNote: string;
   deadline: (jst: TokyoDateTime) => string;
@@ -81,7 +85,12 @@ export const PAGE_TEXTS: Record<PageLanguage, PaymentPageTexts> = {
     accountNumberLabel: '口座番号',
     holderLabel: '口座名義',
     payerNameHeading: 'ご依頼人名',
-    payerNameInstruction: 'お振り込みの際は、ご依頼人名を必ず次のとおりにしてください。',
+    payerNameInstruction: 'お振り込みの際は、ご依頼人名を必ず次のとおりにしてください（銀行の明細に表示されるとおりの半角カナです）。',
+    payerNameAsGiven: (payerName) => `ご注文時のお名前「${payerName}」を、銀行での表示に合わせたものです。`,
+    unprintablePayerName:
+      'このお名前には銀行の振込名義に使えない文字（漢字など）が含まれているため、お振込みを自動では確認できません。' +
+      'ご自身の口座名義（カタカナ）のままお振り込みください。お振込みはお店が確認するまで保留され、確認されるとこのページの状態が「お支払い済み」に変わります。' +
+      '確認を早めるため、お振り込みの後にご注文のお店へお振込みの日時と名義をお知らせください。',
     exactAmountNote: (amount) =>
       `${amount} ちょうどをお振り込みください。金額の異なるお振込み、分割や複数のご注文をまとめたお振込みは自動では確認できません。`,
     statusUpdateNote: '入金が確認されると、このページの状態が「お支払い済み」に変わります。',
@@ -116,7 +125,12 @@ export const PAGE_TEXTS: Record<PageLanguage, PaymentPageTexts> = {
     accountNumberLabel: 'Account number',
     holderLabel: 'Account holder',
     payerNameHeading: 'Name to pay under',
-    payerNameInstruction: 'When you transfer, enter exactly this as the sender (ご依頼人) name.',
+    payerNameInstruction: 'When you transfer, enter exactly this as the sender (ご依頼人) name: it is how banks print it, in half-width katakana.',
+    payerNameAsGiven: (payerName) => `The name given with your order, “${payerName}”, as a bank prints it.`,
+    unprintablePayerName:
+      'This name has characters banks cannot print in a transfer (such as kanji), so your payment cannot be confirmed automatically. ' +
+      'Transfer under your own account name (in katakana) as usual: the payment is held until the shop confirms it, and this page then shows it as received. ' +
+      'To speed this up, tell the shop the date of your transfer and the name it was sent under.',
     exactAmountNote: (amount) =>
       `Transfer exactly ${amount}. A different amount, a partial payment, or one transfer for several orders cannot be confirmed automatically.`,
     statusUpdateNote: 'Once your payment arrives, the status on this page changes to “Payment received”.',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ORDER_STATUSES, type OrderStatus } from '@pmatch/contracts';
-import { PAGE_LANGUAGES, PAGE_TEXTS, type BuyerStatus, type PageLanguage, type TokyoDateTime } from './payment-page-texts';
+import { ORDER_STATUSES, bankForm, type OrderStatus } from '@pmatch/contracts';
+import { PAGE_LANGUAGES, PAGE_TEXTS, type BuyerStatus, type PageLanguage, type PaymentPageTexts, type TokyoDateTime } from './payment-page-texts';
 
 /** The page's address carries the order's payment token: 32 base62 characters from a CSPRNG. */
 
@@ -73,11 +73,11 @@ export function tokyoDateTimeOf(at: Date): TokyoDateTime {
 }
 
 /** Markup that is already safe: every value that went into it was escaped. */
-class Html {
+export class Html {
   constructor(readonly markup: string) {}
 }
 
-type HtmlValue = string | Html | readonly Html[] | null;
+export type HtmlValue = string | Html | readonly Html[] | null;
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -89,7 +89,7 @@ export function escapeHtml(text: string): string {
  * The only way markup is built here: every interpolated string is escaped, so a payer or item
  * name such as `<script>` can only ever appear as text. null renders nothing.
  */
-function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
   let markup = strings[0]!;
   values.forEach((value, i) => {
     markup += toMarkup(value) + strings[i + 1]!;
@@ -134,6 +134,16 @@ dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 .notice-payment_received { background: #dcfce7; color: #14532d; }
 .notice-expired, .notice-canceled { background: #fee2e2; color: #7f1d1d; }
 .notes { color: var(--muted); font-size: .9rem; padding-left: 1.2rem; }
+.hint { color: var(--muted); font-size: .9rem; }
+.notice-unprintable { background: #fef3c7; color: #78350f; font-weight: 400; }
+label { display: block; font-weight: 700; margin-bottom: .25rem; }
+input[type=text] { width: 100%; font: inherit; font-size: 1.1rem; padding: .6rem .75rem; border: 2px solid var(--muted); border-radius: .5rem; }
+input[type=text]:focus, button:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
+input[aria-invalid=true] { border-color: #b91c1c; }
+.field-error { color: #991b1b; font-weight: 600; }
+.actions { display: flex; gap: .75rem; flex-wrap: wrap; margin-top: 1rem; }
+button { font: inherit; font-weight: 700; padding: .7rem 1.2rem; border-radius: .5rem; border: 2px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
+button.secondary { background: #fff; color: var(--accent); }
 @media (max-width: 26rem) { dl { grid-template-columns: 1fr; gap: 0; } dd { margin-bottom: .5rem; } }
 `;
 
@@ -167,17 +177,13 @@ export function renderPaymentPage({ order, bankAccount, language, now }: Payment
 <dt>${t.holderLabel}</dt><dd>${bankAccount.holderName}</dd>
 </dl>
 </section>
-<section aria-labelledby="payer-name">
-<h2 id="payer-name">${t.payerNameHeading}</h2>
-<p>${t.payerNameInstruction}</p>
-<p class="payer-name">${order.payerName}</p>
-</section>
+${payerNameSection(order.payerName, t)}
 <ul class="notes">
 <li>${t.exactAmountNote(amount)}</li>
 <li>${t.statusUpdateNote}</li>
 </ul>`
       : html`<p class="notice notice-${status}" role="status">${t.closedNotice[status]}</p>`;
-  return page(
+  return buyerPage(
     language,
     t.title,
     order.mode === 'test',
@@ -194,17 +200,37 @@ ${instructions}`,
   );
 }
 
+/**
+ * The name to transfer under: as the bank will print it, which is what the deposit will carry;
+ * or, when no bank can print the name the merchant gave (kanji), what the buyer should do instead.
+ */
+function payerNameSection(payerName: string, t: PaymentPageTexts): Html {
+  const printed = bankForm(payerName);
+  const body =
+    printed === undefined
+      ? html`<p class="payer-name">${payerName}</p>
+<p class="notice notice-unprintable">${t.unprintablePayerName}</p>`
+      : html`<p>${t.payerNameInstruction}</p>
+<p class="payer-name">${printed}</p>
+${printed === payerName ? null : html`<p class="hint">${t.payerNameAsGiven(payerName)}</p>`}`;
+  return html`<section aria-labelledby="payer-name">
+<h2 id="payer-name">${t.payerNameHeading}</h2>
+${body}
+</section>`;
+}
+
 /** One page for every address that leads to no order, so none of them tells anything apart. */
 export function renderNotFoundPage(language: PageLanguage): string {
   const t = PAGE_TEXTS[language];
-  return page(language, t.notFoundTitle, false, html`<section><p>${t.notFoundMessage}</p></section>`);
+  return buyerPage(language, t.notFoundTitle, false, html`<section><p>${t.notFoundMessage}</p></section>`);
 }
 
 function nameWithCode(name: string | null, code: string): Html {
   return name === null ? html`${code}` : html`${name} <span class="code">(${code})</span>`;
 }
 
-function page(language: PageLanguage, title: string, testMode: boolean, content: Html): string {
+/** A whole page for the buyer: its language switch, the test banner in test mode, and `content`. */
+export function buyerPage(language: PageLanguage, title: string, testMode: boolean, content: Html): string {
   const other = PAGE_LANGUAGES.find((l) => l !== language)!;
   // A relative link keeps the secret token out of the markup; the page's own path is reused.
   const languageSwitch = html`<a href="?lang=${other}" hreflang="${other}" lang="${other}">${PAGE_TEXTS[other].languageName}</a>`;

@@ -11,25 +11,29 @@ import { showPaymentPage } from '../use-cases/show-payment-page';
  * browsers heed it only over HTTPS (where the service runs behind TLS) and ignore it over plain
  * HTTP; it is not extended to subdomains, which this service does not own.
  */
-const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': [
-    "default-src 'none'",
-    `style-src '${PAGE_STYLE_HASH}'`,
-    "img-src 'self' data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; '),
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-  'X-Robots-Tag': 'noindex, nofollow',
-  'Strict-Transport-Security': 'max-age=31536000',
-  Vary: 'Accept-Language',
-};
+export function buyerPageHeaders(options: { formAction: string } = { formAction: "'none'" }): Record<string, string> {
+  return {
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      `style-src '${PAGE_STYLE_HASH}'`,
+      "img-src 'self' data:",
+      "base-uri 'none'",
+      `form-action ${options.formAction}`,
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    'X-Robots-Tag': 'noindex, nofollow',
+    'Strict-Transport-Security': 'max-age=31536000',
+    Vary: 'Accept-Language',
+  };
+}
+
+const SECURITY_HEADERS = buyerPageHeaders();
 
 /** The buyer's payment page at /pay/{token}: public, found only by its unguessable token. */
 export function paymentPageRouter(deps: OrdersApiDeps): Router {

@@ -200,6 +200,8 @@ export function sampleOrder(mode: Mode, at: Date): Order {
     status: 'paid',
     amount: 12800,
     payer_name: 'ヤマダ タロウ',
+    payer_name_bank_form: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+    payer_name_printable: true,
     external_id: uniqueName('ext-'),
     item_name: 'お米 5kg',
     bank_account_id: newId('bankAccount'),
@@ -209,6 +211,7 @@ export function sampleOrder(mode: Mode, at: Date): Order {
     metadata: {},
     payment_url: 'https://pay.example/pay/x',
     source: null,
+    payment_link_id: null,
     payment: null,
     created_at: iso,
   };

@@ -1,6 +1,5 @@
-import { MATCHING_RULES, type MatchingRule } from '@pmatch/contracts';
+import { MATCHING_RULES, normaliseName, type MatchingRule } from '@pmatch/contracts';
 import { exactName, type NameFit } from '../decide';
-import { normaliseName } from './normalise';
 import { depositorName, fitsAfter, type DepositorName, type NameChange } from './rules';
 
 /** A fit and the rules whose changes it needed, for the decision's explanation. */

@@ -1,6 +1,4 @@
-import type { MatchingRule } from '@pmatch/contracts';
-import { corporateForms, sameCorporateTypes } from './corporate';
-import { isLongVowelVariant, normaliseName } from './normalise';
+import { corporateForms, isLongVowelVariant, normaliseName, sameCorporateTypes, type MatchingRule } from '@pmatch/contracts';
 
 /**
  * The matching rules a seller can enable (docs/guide.md, "Matching rules"). Each includes

@@ -196,7 +196,7 @@ function OrderDetail({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext
   const payment = Payment.safeParse(order.payment);
   const done = DONE.find((d) => new URLSearchParams(ctx.query).get('done') === d);
   const mayDecide = ctx.signedIn!.actor.role !== 'viewer';
-  const fromShop = order.source !== null;
+  const fromShop = order.source === 'shop';
   return (
     <Layout ctx={ctx} title={o.detailTitle(order.externalId)} section="orders">
       {done ? <Notice kind="success">{o[done]}</Notice> : null}
@@ -213,7 +213,7 @@ function OrderDetail({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext
             [o.orderedAt, tokyoTime(order.orderedAt)],
             [o.expiresAt, tokyoTime(order.expiresAt)],
             [o.closedAt, order.closedAt ? tokyoTime(order.closedAt) : ''],
-            [o.source, fromShop ? o.shop : 'API'],
+            [o.source, fromShop ? o.shop : order.source === 'payment_link' ? `${o.paymentLink} (${order.paymentLinkId ?? ''})` : 'API'],
             [o.metadata, <code>{JSON.stringify(order.metadata)}</code>],
           ]}
         />

@@ -1,7 +1,7 @@
 import { normaliseName } from './normalise';
 
 /**
- * One corporate type of the Zengin table (REFERENCES "Japanese bank transfers (Zengin)"): the words
+ * One corporate type of the Zengin table (docs/bank-formats.md): the words
  * a buyer types for it and the abbreviation a bank notification carries. Spelled naturally here
  * (カブシキガイシャ); the table is normalised once, so ャ and ャ's large form ヤ both match.
  */

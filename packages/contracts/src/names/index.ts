@@ -1,0 +1,3 @@
+export * from './bank-form';
+export * from './corporate';
+export * from './normalise';
