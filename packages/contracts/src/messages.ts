@@ -73,9 +73,6 @@ export const OrdersRegistered = z.object({
 });
 export type OrdersRegistered = z.infer<typeof OrdersRegistered>;
 
-/** What the matcher parses `order.registered` with: `OrdersRegistered` (the name its entry point imports). */
-export const OrderRegisteredMessage = OrdersRegistered;
-
 /** At most this many events in one `event.recorded` message; a state change with more sends several. */
 export const EVENTS_PER_ANNOUNCEMENT = 100;
 
@@ -93,9 +90,6 @@ export const EventsRecorded = z.object({
     .max(EVENTS_PER_ANNOUNCEMENT),
 });
 export type EventsRecorded = z.infer<typeof EventsRecorded>;
-
-/** What the dispatcher parses `event.recorded` with: `EventsRecorded` (the name its entry point imports). */
-export const EventRecordedMessage = EventsRecorded;
 
 /** orders-api → bank-ingest request: store a test deposit exactly as a bank notification. */
 export const CreateTestDepositCommand = z.object({

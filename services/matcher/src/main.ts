@@ -1,4 +1,4 @@
-import { DepositReceived, MatcherCommand, OrderRegisteredMessage, QUEUES } from '@pmatch/contracts';
+import { DepositReceived, MatcherCommand, OrdersRegistered, QUEUES } from '@pmatch/contracts';
 import { RedisLock, forgetProcessedMessages, runService, startService, systemClock, type Clock, type RunningService } from '@pmatch/platform';
 import { commandHandler } from './amqp/commands';
 import { depositHandler } from './amqp/deposits';
@@ -33,7 +33,7 @@ export async function start(config: MatcherConfig, clock: Clock = systemClock): 
     const onRecorded = () => relay.nudge();
     const prefetch = config.MATCHER_PREFETCH;
     await runtime.consume(QUEUES.matcherDeposits, DepositReceived, depositHandler({ ...deps, broker, handOver: (messages) => relay.publishLeased(messages) }), { prefetch });
-    await runtime.consume(QUEUES.matcherLateOrders, OrderRegisteredMessage, lateOrderHandler({ ...deps, onRecorded }), { prefetch });
+    await runtime.consume(QUEUES.matcherLateOrders, OrdersRegistered, lateOrderHandler({ ...deps, onRecorded }), { prefetch });
     await runtime.consume(QUEUES.matcherCommands, MatcherCommand, commandHandler({ ...deps, broker, onRecorded }), { prefetch });
 
     runtime.every('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, async () => {

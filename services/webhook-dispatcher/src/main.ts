@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { EventRecordedMessage, QUEUES, WebhookRequest } from '@pmatch/contracts';
+import { EventsRecorded, QUEUES, WebhookRequest } from '@pmatch/contracts';
 import {
   AddressPolicy,
   BatchWriter,
@@ -17,15 +17,10 @@ import type { buildConnector } from 'undici';
 import { eventHandler } from './amqp/events';
 import { requestHandler } from './amqp/requests';
 import { loadConfig, type DispatcherConfig } from './config';
-import {
-  EVENTS_CONSUMER,
-  REQUESTS_CONSUMER,
-  recordAcknowledgedAttempts,
-  readWebhookBacklog,
-  recordReceivedEvents,
-  type FinishedAttempt,
-  type ReceivedEvent,
-} from './data/deliveries';
+import { recordAcknowledgedAttempts, type FinishedAttempt } from './data/attempts';
+import { readWebhookBacklog } from './data/backlog';
+import { EVENTS_CONSUMER, recordReceivedEvents, type ReceivedEvent } from './data/received-events';
+import { REQUESTS_CONSUMER } from './data/resends';
 import { deleteExpiredDeliveryLog } from './data/retention';
 import { createFileMailer, createSmtpMailer } from './outbound/mailer';
 import { AgentsByOrganisation } from './outbound/pinned-agent';
@@ -113,7 +108,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
 
     const onDue = () => scheduler.nudge();
     const received = new BatchWriter((events: ReceivedEvent[]) => recordReceivedEvents(database.sql, events, clock.now()), RECEIVED_PER_STATEMENT);
-    await runtime.consume(QUEUES.dispatcherEvents, EventRecordedMessage, eventHandler({ received, metrics, onDue, logger }), { prefetch: config.DISPATCHER_PREFETCH });
+    await runtime.consume(QUEUES.dispatcherEvents, EventsRecorded, eventHandler({ received, metrics, onDue, logger }), { prefetch: config.DISPATCHER_PREFETCH });
     await runtime.consume(
       QUEUES.dispatcherRequests,
       WebhookRequest,

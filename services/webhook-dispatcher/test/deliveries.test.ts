@@ -2,17 +2,10 @@ import { WEBHOOK_LIMITS, newId, type EventType, type Mode } from '@pmatch/contra
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, rowsReadInTransaction, type TestDatabase } from '@pmatch/testkit';
 import { sampleOrder } from './support/harness';
-import {
-  EVENTS_CONSUMER,
-  claimDueDeliveries,
-  recordAcknowledgedAttempts,
-  recordFailedAttempt,
-  recordReceivedEvents,
-  skipDeliveriesOfSwitchedOffEndpoints,
-  type ReceivedEvent,
-  type ClaimedDelivery,
-  type FinishedAttempt,
-} from '../src/data/deliveries';
+import { recordAcknowledgedAttempts, recordFailedAttempt, type FinishedAttempt } from '../src/data/attempts';
+import { claimDueDeliveries, type ClaimedDelivery } from '../src/data/claims';
+import { skipDeliveriesOfSwitchedOffEndpoints } from '../src/data/endpoints';
+import { EVENTS_CONSUMER, recordReceivedEvents, type ReceivedEvent } from '../src/data/received-events';
 
 /**
  * The dispatcher's statements on their own, as its role runs them: received events recorded
