@@ -140,11 +140,13 @@ async function main() {
     system = await BenchSystem.start({
       extraEnv: { WEBHOOK_CA_FILE: ca.certFile, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' },
       serviceEnv: (database) =>
-        Object.fromEntries(SERVICES.map((s) => {
-          const url = new URL(database.url);
-          url.host = `127.0.0.1:${proxies[s].port}`;
-          return [s, { DATABASE_URL: url.toString() }];
-        })),
+        Object.fromEntries(
+          SERVICES.map((s) => {
+            const url = new URL(database.url);
+            url.host = `127.0.0.1:${proxies[s].port}`;
+            return [s, { DATABASE_URL: url.toString() }];
+          }),
+        ),
     });
     const config = {
       orders: PER_OUTCOME * 3 + 1000,
@@ -179,7 +181,11 @@ async function main() {
         const already = (await receiver.counts()).unique;
         const sent = await sender.send(n);
         if (sent.status !== 202) throw new Error(`notification refused: ${sent.status}`);
-        await waitUntil(async () => ((await receiver.counts()).unique >= already + expectedEvents ? true : undefined), { timeoutMs: 30_000, intervalMs: 10, what: 'the webhooks of one deposit' });
+        await waitUntil(async () => ((await receiver.counts()).unique >= already + expectedEvents ? true : undefined), {
+          timeoutMs: 30_000,
+          intervalMs: 10,
+          what: 'the webhooks of one deposit',
+        });
         // Let the delivery's own bookkeeping (attempt record) finish before the next deposit.
         await sleep(150);
       }
@@ -247,22 +253,36 @@ async function main() {
 function print(result) {
   console.log(`SQL statements executed per deposit (idle rate subtracted; ${result.perOutcome} deposits per outcome, one at a time):\n`);
   console.log(`| service | ${Object.keys(result.outcomes).join(' | ')} | idle statements/s |`);
-  console.log(`|---|${Object.keys(result.outcomes).map(() => '---:').join('|')}|---:|`);
+  console.log(
+    `|---|${Object.keys(result.outcomes)
+      .map(() => '---:')
+      .join('|')}|---:|`,
+  );
   for (const s of SERVICES) {
-    console.log(`| ${s} | ${Object.values(result.outcomes).map((o) => o.perService[s].statementsPerDeposit).join(' | ')} | ${round(result.idleStatementsPerSecond[s], 1)} |`);
+    console.log(
+      `| ${s} | ${Object.values(result.outcomes)
+        .map((o) => o.perService[s].statementsPerDeposit)
+        .join(' | ')} | ${round(result.idleStatementsPerSecond[s], 1)} |`,
+    );
   }
   for (const s of ['bank-ingest', 'matcher', 'webhook-dispatcher']) {
     console.log(`\n${s}, confirmed deposit:`);
-    for (const st of result.outcomes.confirmed.perService[s].statements.filter((x) => x.perDeposit >= 0.2)) console.log(`  ${String(st.perDeposit).padStart(5)} × ${st.sql}`);
+    for (const st of result.outcomes.confirmed.perService[s].statements.filter((x) => x.perDeposit >= 0.2))
+      console.log(`  ${String(st.perDeposit).padStart(5)} × ${st.sql}`);
   }
-  console.log(`\nPOST /v1/orders, statements per request (idle rate subtracted): ${SERVICES.map((s) => `${s} ${result.postOrders.perService[s].statementsPerRequest}`).join(', ')}`);
+  console.log(
+    `\nPOST /v1/orders, statements per request (idle rate subtracted): ${SERVICES.map((s) => `${s} ${result.postOrders.perService[s].statementsPerRequest}`).join(', ')}`,
+  );
   for (const s of ['orders-api', 'matcher']) {
     console.log(`\n${s}, per POST /v1/orders:`);
-    for (const st of result.postOrders.perService[s].statements.filter((x) => x.perRequest >= 0.2)) console.log(`  ${String(st.perRequest).padStart(5)} × ${st.sql}`);
+    for (const st of result.postOrders.perService[s].statements.filter((x) => x.perRequest >= 0.2))
+      console.log(`  ${String(st.perRequest).padStart(5)} × ${st.sql}`);
   }
 }
 
-main().catch((error) => {
-  console.error(`census failed: ${error.stack ?? error.message}`);
-  process.exitCode = 1;
-}).finally(() => setTimeout(() => process.exit(process.exitCode ?? 0), 2000).unref());
+main()
+  .catch((error) => {
+    console.error(`census failed: ${error.stack ?? error.message}`);
+    process.exitCode = 1;
+  })
+  .finally(() => setTimeout(() => process.exit(process.exitCode ?? 0), 2000).unref());

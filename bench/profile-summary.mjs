@@ -17,7 +17,13 @@ if (args.length === 0) {
   process.exit(2);
 }
 
-const files = args.flatMap((a) => (statSync(a).isDirectory() ? readdirSync(a).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(a, f)) : [a]));
+const files = args.flatMap((a) =>
+  statSync(a).isDirectory()
+    ? readdirSync(a)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => join(a, f))
+    : [a],
+);
 for (const file of files) summarise(file);
 
 function area(url) {
@@ -56,7 +62,9 @@ function summarise(file) {
     busyUs += us;
     const k = keyOf(n);
     selfByFunction.set(k, (selfByFunction.get(k) ?? 0) + us);
-    const a = ['(garbage collector)', '(program)'].includes(n.callFrame.functionName) ? n.callFrame.functionName : area(n.callFrame.url.replace(/^file:\/\//, ''));
+    const a = ['(garbage collector)', '(program)'].includes(n.callFrame.functionName)
+      ? n.callFrame.functionName
+      : area(n.callFrame.url.replace(/^file:\/\//, ''));
     selfByArea.set(a, (selfByArea.get(a) ?? 0) + us);
   }
   // Total time per function: self time of its subtree, counted once however deep it recurses.
@@ -79,7 +87,9 @@ function summarise(file) {
   const ms = (us) => `${(us / 1000).toFixed(0).padStart(7)} ms`;
   const rows = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
   console.log(`\n## ${relative(process.cwd(), file)}`);
-  console.log(`profile ${(totalUs / 1e6).toFixed(1)} s, busy ${(busyUs / 1e6).toFixed(1)} s (${((100 * busyUs) / totalUs).toFixed(0)} % of the process's wall time)\n`);
+  console.log(
+    `profile ${(totalUs / 1e6).toFixed(1)} s, busy ${(busyUs / 1e6).toFixed(1)} s (${((100 * busyUs) / totalUs).toFixed(0)} % of the process's wall time)\n`,
+  );
   console.log('### busy time by area (self time)');
   for (const [k, us] of rows(selfByArea, top)) console.log(`${pct(us)} ${ms(us)}  ${k}`);
   console.log('\n### functions by self time');

@@ -82,12 +82,18 @@ async function measure(config, runId, serverChanged) {
     notes: [],
     failures,
   };
-  log(`scale ${config.scale}: ${config.orders} orders, ${config.notifications} notifications, fixed rate ${config.fixedRate}/s for ${config.fixedRateSeconds} s (and ${config.afterBurstSeconds} s after the burst) and ${config.lowRate}/s for ${config.lowRateSeconds} s, API ${config.apiSeconds} s × [${config.apiConnections}] connections; phases ${config.phases.join(', ')}`);
-  log(`machine: ${result.machine.nproc} cores ${result.machine.cpuModel}, ${result.machine.memoryGiB} GiB, load ${result.machine.loadAverageAtStart.join(' ')}`);
+  log(
+    `scale ${config.scale}: ${config.orders} orders, ${config.notifications} notifications, fixed rate ${config.fixedRate}/s for ${config.fixedRateSeconds} s (and ${config.afterBurstSeconds} s after the burst) and ${config.lowRate}/s for ${config.lowRateSeconds} s, API ${config.apiSeconds} s × [${config.apiConnections}] connections; phases ${config.phases.join(', ')}`,
+  );
+  log(
+    `machine: ${result.machine.nproc} cores ${result.machine.cpuModel}, ${result.machine.memoryGiB} GiB, load ${result.machine.loadAverageAtStart.join(' ')}`,
+  );
   const changes = Object.entries(serverChanged).map(([name, { from, to }]) => `${name} ${from} → ${to}`);
   if (changes.length > 0) {
     log(`PostgreSQL set as deployed for this run (put back afterwards): ${changes.join(', ')}`);
-    result.notes.push(`PostgreSQL ran as README "Configuration" asks for this run only (ALTER SYSTEM, put back afterwards): ${changes.join(', ')}. BENCH_PG_SETTINGS=as-is leaves the server alone.`);
+    result.notes.push(
+      `PostgreSQL ran as README "Configuration" asks for this run only (ALTER SYSTEM, put back afterwards): ${changes.join(', ')}. BENCH_PG_SETTINGS=as-is leaves the server alone.`,
+    );
   }
 
   const ca = TestCa.create();
@@ -115,11 +121,18 @@ async function measure(config, runId, serverChanged) {
       },
     });
     if (config.external) {
-      result.notes.push('Services were already running (BENCH_API_URL etc.): their rate limit, pool sizes and webhook trust are whatever they were started with.');
+      result.notes.push(
+        'Services were already running (BENCH_API_URL etc.): their rate limit, pool sizes and webhook trust are whatever they were started with.',
+      );
     } else {
-      result.notes.push(`The bench started the services with RATE_LIMIT_PER_SECOND=RATE_LIMIT_BURST=${RAISED_RATE_LIMIT} and the console's CONSOLE_LIMIT_PER_SECOND=CONSOLE_LIMIT_BURST the same (the limiters still run, one Redis call per request each), WEBHOOK_CA_FILE (the bench's test CA) and WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8; every other setting at its default (DATABASE_POOL_SIZE 10 per service, ORDER_WRITE_GATHER_MS 2, MATCHER_PREFETCH 50, DELIVERY_CONCURRENCY 64, 4 per endpoint).`);
+      result.notes.push(
+        `The bench started the services with RATE_LIMIT_PER_SECOND=RATE_LIMIT_BURST=${RAISED_RATE_LIMIT} and the console's CONSOLE_LIMIT_PER_SECOND=CONSOLE_LIMIT_BURST the same (the limiters still run, one Redis call per request each), WEBHOOK_CA_FILE (the bench's test CA) and WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8; every other setting at its default (DATABASE_POOL_SIZE 10 per service, ORDER_WRITE_GATHER_MS 2, MATCHER_PREFETCH 50, DELIVERY_CONCURRENCY 64, 4 per endpoint).`,
+      );
     }
-    if (profileDir) result.notes.push(`CPU profiles (--cpu-prof) in ${profileDir}; profiling slows the services, so these figures are not comparable with an unprofiled run.`);
+    if (profileDir)
+      result.notes.push(
+        `CPU profiles (--cpu-prof) in ${profileDir}; profiling slows the services, so these figures are not comparable with an unprofiled run.`,
+      );
     cpu = new CpuMeter(system.pids(), postgresPidsOf(INFRA.adminDatabaseUrl, [system.database.name]));
 
     if (config.phases.includes('pipeline')) {
@@ -129,7 +142,7 @@ async function measure(config, runId, serverChanged) {
       result.phases.api = await runApi(config, system, cpu);
     }
     if (config.phases.includes('statements')) {
-      if (config.external) result.notes.push('The statements step needs the services the bench starts (it reads bank-ingest\'s memory); skipped.');
+      if (config.external) result.notes.push("The statements step needs the services the bench starts (it reads bank-ingest's memory); skipped.");
       else result.phases.statements = await withTimeout(runStatementsPhase(config, system, log, failures), 30 * 60_000, 'the statements step');
     }
     if (config.phases.includes('console') && !config.external) {
@@ -148,7 +161,9 @@ async function measure(config, runId, serverChanged) {
 
   result.ratios = ratios(result);
   result.durationSeconds = (Date.now() - startedAt) / 1000;
-  result.notes.push('The machine is shared: other test runs may have used CPU at the same time; the load average at start and the machine-busy share per phase are recorded in the JSON.');
+  result.notes.push(
+    'The machine is shared: other test runs may have used CPU at the same time; the load average at start and the machine-busy share per phase are recorded in the JSON.',
+  );
   const { markdown, written } = writeResults(REPO_ROOT, result, config.updateDocs);
   console.log(`\n${markdown}`);
   log(`wrote ${written.join(', ')}`);
@@ -192,7 +207,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
     mix: `${config.mix.confirmed * 100} % exact match → confirmed, ${config.mix.held * 100} % two candidates → held, ${config.mix.unmatched * 100} % no order → unmatched`,
     checks: {},
   };
-  if (!receiver) out.webhooksNotMeasured = 'the running dispatcher was not started by the bench, so it does not trust the bench receiver\'s test CA';
+  if (!receiver) out.webhooksNotMeasured = "the running dispatcher was not started by the bench, so it does not trust the bench receiver's test CA";
   log(`pipeline: setting up ${config.organisations} merchants, ${config.accounts} live accounts${receiver ? ', webhook endpoints' : ''}`);
   const merchants = await setUpMerchants(system, config, receiver);
   const plan = planPipeline(config, merchants.accounts, runId);
@@ -225,7 +240,10 @@ async function runPipeline(config, system, receiver, cpu, runId) {
       fixedRate: [`fixed rate ${config.fixedRate}/s`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
       // A rate the system can keep up with, for the latency of an unsaturated pipeline.
       lowRate: [`fixed rate ${config.lowRate}/s`, (list) => pushAtFixedRate(sender, list, config.lowRate)],
-      throughput: ['as fast as accepted', async (list) => ({ results: await pushAsFastAsAccepted(sender, list, config.pushConcurrency, Date.now() + 30 * 60_000) })],
+      throughput: [
+        'as fast as accepted',
+        async (list) => ({ results: await pushAsFastAsAccepted(sender, list, config.pushConcurrency, Date.now() + 30 * 60_000) }),
+      ],
       afterBurst: [`fixed rate ${config.fixedRate}/s right after the burst`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
     };
     for (const [key, run] of Object.entries(plan.runs)) {
@@ -263,8 +281,10 @@ async function runPipeline(config, system, receiver, cpu, runId) {
         analysed.openLoop = { heldBack, offeredSeconds: round(offeredSeconds, 1) };
       }
       out[key] = analysed;
-      log(`  ${analysed.rates.decisionsPerSecondSteady} decisions/s steady, 202→decision p50 ${analysed.latencyMs.decisionFromAccepted.p50} ms p99 ${analysed.latencyMs.decisionFromAccepted.p99} ms` +
-        (analysed.rates.webhooksPerSecondSteady !== undefined ? `, ${analysed.rates.webhooksPerSecondSteady} webhooks/s steady` : ''));
+      log(
+        `  ${analysed.rates.decisionsPerSecondSteady} decisions/s steady, 202→decision p50 ${analysed.latencyMs.decisionFromAccepted.p50} ms p99 ${analysed.latencyMs.decisionFromAccepted.p99} ms` +
+          (analysed.rates.webhooksPerSecondSteady !== undefined ? `, ${analysed.rates.webhooksPerSecondSteady} webhooks/s steady` : ''),
+      );
     }
     if (receiver) {
       // Every event the receiver got, by type: anything beyond the deposits' own shows up here.
@@ -298,7 +318,8 @@ function recordCheck(out, label, notifications, results, decisions, sent) {
     out.failed = true;
     failures.push(
       `${label}: sent ${JSON.stringify(sent)}, decided ${JSON.stringify(counts)}, ${rejected} not accepted, ${mismatches.length} mismatch(es)` +
-        (mismatches.length ? `, e.g. ${JSON.stringify(mismatches[0])}` : '') + (decisions.timedOut ? ' (timed out waiting for decisions)' : ''),
+        (mismatches.length ? `, e.g. ${JSON.stringify(mismatches[0])}` : '') +
+        (decisions.timedOut ? ' (timed out waiting for decisions)' : ''),
     );
   }
   return rowsByReference;
@@ -314,7 +335,12 @@ async function waitForWebhooks(receiver, expected, out, label) {
   out.checks[label].webhooks = `${expected - expectedBefore} / ${counts.unique - receivedBefore}`;
   receivedBefore = counts.unique;
   expectedBefore = expected;
-  out.checks[label].webhookSignatures = { verified: counts.verified, failed: counts.verifyFailures, repeats: counts.repeats, tlsConnectionsSoFar: counts.connections };
+  out.checks[label].webhookSignatures = {
+    verified: counts.verified,
+    failed: counts.verifyFailures,
+    repeats: counts.repeats,
+    tlsConnectionsSoFar: counts.connections,
+  };
   if (counts.unique < expected) failures.push(`${label}: ${expected} webhook events expected by now, ${counts.unique} received`);
   if (counts.verifyFailures > 0) failures.push(`${label}: ${counts.verifyFailures} webhook signature(s) did not verify`);
 }
@@ -325,22 +351,39 @@ async function runApi(config, system, cpu) {
   const api = await runApiPhase(system, config, log, cpu, () => drainBacklog(system));
   const cpuAfter = await cpu.snapshot();
   // A 5xx, or (the open-loop step's code 0) no answer at all.
-  const failedAnswers = (s) => Object.entries(s.statusCodes).filter(([code]) => code.startsWith('5') || code === '0').reduce((n, [, c]) => n + c, 0);
+  const failedAnswers = (s) =>
+    Object.entries(s.statusCodes)
+      .filter(([code]) => code.startsWith('5') || code === '0')
+      .reduce((n, [, c]) => n + c, 0);
   for (const s of api.steps) {
-    log(`  ${s.name} ×${s.connections}: ${s.requestsPerSecond} req/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, errors ${s.errors}, non-2xx ${s.non2xx}`);
+    log(
+      `  ${s.name} ×${s.connections}: ${s.requestsPerSecond} req/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, errors ${s.errors}, non-2xx ${s.non2xx}`,
+    );
     if (failedAnswers(s) > 0) failures.push(`${s.name} ×${s.connections}: ${failedAnswers(s)} responses with a 5xx status`);
   }
   const fr = api.fixedRate;
   if (fr) {
-    log(`  ${fr.name} at ${fr.offeredRate}/s offered: ${fr.requestsPerSecond} req/s steady, p50 ${fr.latencyMs.p50} ms, p99 ${fr.latencyMs.p99} ms, ${fr.created} of ${fr.offeredRate * fr.seconds} created, held back ${fr.heldBack}`);
+    log(
+      `  ${fr.name} at ${fr.offeredRate}/s offered: ${fr.requestsPerSecond} req/s steady, p50 ${fr.latencyMs.p50} ms, p99 ${fr.latencyMs.p99} ms, ${fr.created} of ${fr.offeredRate * fr.seconds} created, held back ${fr.heldBack}`,
+    );
     for (const part of [fr, fr.warmUp]) {
-      if (failedAnswers(part) > 0) failures.push(`${fr.name} at ${fr.offeredRate}/s offered${part === fr ? '' : ', warm-up'}: ${failedAnswers(part)} requests answered with a 5xx status or not at all`);
+      if (failedAnswers(part) > 0)
+        failures.push(
+          `${fr.name} at ${fr.offeredRate}/s offered${part === fr ? '' : ', warm-up'}: ${failedAnswers(part)} requests answered with a 5xx status or not at all`,
+        );
     }
   }
   const best = bestSteps(api.steps, 'POST /v1/orders', TARGETS.postOrdersP99Ms);
   log('api: waiting for the asynchronous work behind the new orders to drain');
   const drain = await drainBacklog(system);
-  return { ...api, seconds: config.apiSeconds, rateLimit: config.external ? 'as configured' : RAISED_RATE_LIMIT, best, cpu: CpuMeter.diff(cpuBefore, cpuAfter), drain };
+  return {
+    ...api,
+    seconds: config.apiSeconds,
+    rateLimit: config.external ? 'as configured' : RAISED_RATE_LIMIT,
+    best,
+    cpu: CpuMeter.diff(cpuBefore, cpuAfter),
+    drain,
+  };
 }
 
 /** Waits (bounded) until the outbox is published and the queues behind order creation are empty. */
@@ -351,12 +394,16 @@ async function drainBacklog(system) {
   const channel = await connection.createChannel();
   let timedOut = false;
   try {
-    await waitUntil(async () => {
-      const [{ unpublished }] = await system.sql('SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL');
-      let queued = 0;
-      for (const q of ['matcher.late-orders', 'webhook-dispatcher.events']) queued += (await channel.checkQueue(`${system.env.AMQP_PREFIX}${q}`)).messageCount;
-      return unpublished === 0 && queued === 0 ? true : undefined;
-    }, { timeoutMs: 300_000, intervalMs: 500, what: 'the order backlog' });
+    await waitUntil(
+      async () => {
+        const [{ unpublished }] = await system.sql('SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL');
+        let queued = 0;
+        for (const q of ['matcher.late-orders', 'webhook-dispatcher.events'])
+          queued += (await channel.checkQueue(`${system.env.AMQP_PREFIX}${q}`)).messageCount;
+        return unpublished === 0 && queued === 0 ? true : undefined;
+      },
+      { timeoutMs: 300_000, intervalMs: 500, what: 'the order backlog' },
+    );
   } catch {
     timedOut = true;
   } finally {

@@ -25,7 +25,7 @@ try {
     console.log(`migrate: ${target} applied ${applied.length} (${applied.join(', ')}); ${alreadyApplied.length} already applied`);
   }
 } catch (error) {
-  const message = error?.code === 'MODULE_NOT_FOUND' ? `${error.message}\n(build first: npm run build)` : error?.message ?? String(error);
+  const message = error?.code === 'MODULE_NOT_FOUND' ? `${error.message}\n(build first: npm run build)` : (error?.message ?? String(error));
   console.error(`migrate: FAILED on ${describe(databaseUrl)}: ${message}`);
   process.exit(1);
 }

@@ -48,7 +48,11 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
   try {
     await redis.connect();
     const accounts = await seedAccounts(database.url, config.accounts);
-    const plan = planPipeline({ ...config, notifications: config.baselineDeposits, fixedRateSeconds: 0, lowRateSeconds: 0, afterBurstSeconds: 0 }, accounts, 'base');
+    const plan = planPipeline(
+      { ...config, notifications: config.baselineDeposits, fixedRateSeconds: 0, lowRateSeconds: 0, afterBurstSeconds: 0 },
+      accounts,
+      'base',
+    );
     const seeded = await seedOrders(database.url, plan.orders);
     const deposits = plan.runs.throughput.notifications;
     const byAccount = new Map(accounts.map((a) => [a.id, []]));
@@ -212,17 +216,42 @@ async function decide(db, decisionWrites, transactionId, deposit) {
   const fitting = candidates.filter((c) => c.payerName === PAYER_NAME);
   const outcome = candidates.length === 0 ? 'unmatched' : fitting.length === 1 ? 'confirmed' : 'held';
   const now = new Date();
-  const explanation = { reason: outcome === 'confirmed' ? 'exact' : outcome, candidates: candidates.map((c) => ({ order_id: c.id, fit: 'exact', fit_rules: null, excluded_because: null })) };
+  const explanation = {
+    reason: outcome === 'confirmed' ? 'exact' : outcome,
+    candidates: candidates.map((c) => ({ order_id: c.id, fit: 'exact', fit_rules: null, excluded_because: null })),
+  };
   const paying = outcome === 'confirmed' ? fitting[0] : undefined;
-  const payment = paying && { transaction_id: transactionId, amount: Number(txn.amount), counterparty: txn.counterparty, occurred_at: txn.occurred_at, matched_at: now, decided_by: 'auto', trigger: 'auto', reason: 'exact' };
+  const payment = paying && {
+    transaction_id: transactionId,
+    amount: Number(txn.amount),
+    counterparty: txn.counterparty,
+    occurred_at: txn.occurred_at,
+    matched_at: now,
+    decided_by: 'auto',
+    trigger: 'auto',
+    reason: 'exact',
+  };
   const candidateOrderIds = outcome === 'held' ? fitting.map((c) => c.id) : [];
   // The events' objects: the rows as read with what the decision changes, as the matcher makes them.
-  const decided = { ...unprefixed(read[0], 'transaction.'), status: outcome, orderId: paying?.id ?? null, candidateOrderIds, decision: explanation, decidedAt: now, updatedAt: now };
+  const decided = {
+    ...unprefixed(read[0], 'transaction.'),
+    status: outcome,
+    orderId: paying?.id ?? null,
+    candidateOrderIds,
+    decision: explanation,
+    decidedAt: now,
+    updatedAt: now,
+  };
   const events = [{ type: 'transaction.deposited', data: { object: decided } }];
-  if (paying) events.push({ type: 'order.paid', data: { object: { ...unprefixed(paying.row, 'candidate.'), status: 'paid', payment, closedAt: now, updatedAt: now } } });
+  if (paying)
+    events.push({ type: 'order.paid', data: { object: { ...unprefixed(paying.row, 'candidate.'), status: 'paid', payment, closedAt: now, updatedAt: now } } });
   if (outcome === 'held') events.push({ type: 'transaction.held', data: { object: decided, candidate_order_ids: candidateOrderIds } });
   const eventIds = events.map(() => nextId('evt'));
-  const announcement = { organisation_id: deposit.account.organisationId, mode: 'live', events: events.map((e, i) => ({ event_id: eventIds[i], type: e.type })) };
+  const announcement = {
+    organisation_id: deposit.account.organisationId,
+    mode: 'live',
+    events: events.map((e, i) => ({ event_id: eventIds[i], type: e.type })),
+  };
   const written = await decisionWrites.submit({
     depositId: [transactionId],
     depositVersion: [read[0].version],
@@ -292,7 +321,9 @@ export async function amqpBaseline(config) {
       publishedCount += n;
     }
     const published = Date.now();
-    await waitUntil(() => (consumed >= publishedCount ? true : undefined), { timeoutMs: 60_000, intervalMs: 20, what: 'the baseline consumer' }).catch(() => undefined);
+    await waitUntil(() => (consumed >= publishedCount ? true : undefined), { timeoutMs: 60_000, intervalMs: 20, what: 'the baseline consumer' }).catch(
+      () => undefined,
+    );
     await publisher.deleteQueue(queue).catch(() => undefined);
     return {
       what: 'amqplib: quorum queue, persistent messages, confirm channel batches of 200, consumer prefetch 50 acking each',
@@ -318,20 +349,40 @@ export async function httpsBaseline(config, receiver, caPem, concurrency) {
   const latencies = [];
   let errors = 0;
   const started = Date.now();
-  const done = await pool(config.httpsRequests, concurrency, async () => {
-    const t0 = performance.now();
-    const ok = await new Promise((resolve) => {
-      const req = https.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'webhook-id': 'msg_x', 'webhook-timestamp': '0', 'webhook-signature': 'v1,x' }, timeout: 10_000 }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode === 200));
+  const done = await pool(
+    config.httpsRequests,
+    concurrency,
+    async () => {
+      const t0 = performance.now();
+      const ok = await new Promise((resolve) => {
+        const req = https.request(
+          url,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              'webhook-id': 'msg_x',
+              'webhook-timestamp': '0',
+              'webhook-signature': 'v1,x',
+            },
+            timeout: 10_000,
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode === 200));
+          },
+        );
+        req.on('timeout', () => req.destroy(new Error('timeout')));
+        req.on('error', () => resolve(false));
+        req.end(body);
       });
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', () => resolve(false));
-      req.end(body);
-    });
-    if (!ok) errors += 1;
-    latencies.push(performance.now() - t0);
-  }, started + 60_000);
+      if (!ok) errors += 1;
+      latencies.push(performance.now() - t0);
+    },
+    started + 60_000,
+  );
   const finished = Date.now();
   agent.destroy();
   return {

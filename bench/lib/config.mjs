@@ -64,7 +64,10 @@ function int(env, name, fallback) {
 function list(env, name, fallback) {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function loadBenchConfig(env = process.env) {

@@ -55,7 +55,11 @@ async function seed(databaseUrl, orders, held) {
   const { hashPassword } = require(join(REPO_ROOT, 'services/orders-api/dist/domain/passwords.js'));
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const keyText = `svc_live_${randomBytes(24).toString('base64url').replace(/[^0-9A-Za-z]/g, '').padEnd(32, '0').slice(0, 32)}`;
+  const keyText = `svc_live_${randomBytes(24)
+    .toString('base64url')
+    .replace(/[^0-9A-Za-z]/g, '')
+    .padEnd(32, '0')
+    .slice(0, 32)}`;
   try {
     await client.query(`INSERT INTO organisations (id, name, owner_email) VALUES ($1, 'ベンチ商店', $2)`, [ORG, EMAIL]);
     await client.query(`INSERT INTO settings (organisation_id, mode) VALUES ($1, 'live'), ($1, 'test')`, [ORG]);
@@ -63,11 +67,15 @@ async function seed(databaseUrl, orders, held) {
       `INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name) VALUES ($1, $2, 'live', '0001', '001', '7777777', 'ﾍﾞﾝﾁ')`,
       [ACCOUNT, ORG],
     );
-    await client.query(`INSERT INTO api_keys (id, organisation_id, mode, name, permission, key_hash, key_hint) VALUES ('key_benchconsole00001', $1, 'live', 'bench', 'read_write', $2, 'svc_live_...')`, [
+    await client.query(
+      `INSERT INTO api_keys (id, organisation_id, mode, name, permission, key_hash, key_hint) VALUES ('key_benchconsole00001', $1, 'live', 'bench', 'read_write', $2, 'svc_live_...')`,
+      [ORG, createHash('sha256').update(keyText).digest('hex')],
+    );
+    await client.query(`INSERT INTO users (id, organisation_id, email, role, password_hash) VALUES ('usr_benchconsole00001', $1, $2, 'viewer', $3)`, [
       ORG,
-      createHash('sha256').update(keyText).digest('hex'),
+      EMAIL,
+      await hashPassword(PASSWORD),
     ]);
-    await client.query(`INSERT INTO users (id, organisation_id, email, role, password_hash) VALUES ('usr_benchconsole00001', $1, $2, 'viewer', $3)`, [ORG, EMAIL, await hashPassword(PASSWORD)]);
     await client.query(
       `INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token)
        SELECT 'ord_benchconsole' || lpad(n::text, 10, '0'), $1, 'live', $2, 'open', 1000 + n % 5000, 'カイイン ' || lpad(n::text, 6, '0'),
@@ -99,7 +107,10 @@ async function logIn(baseUrl) {
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.join('; ') },
     body: new URLSearchParams({ _csrf: csrf, email: EMAIL, password: PASSWORD }),
   });
-  const session = res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.includes('pmatch_session='));
+  const session = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .find((c) => c.includes('pmatch_session='));
   if (res.status !== 303 || session === undefined) throw new Error(`console phase: log-in failed (${res.status})`);
   return session;
 }

@@ -23,7 +23,8 @@ export async function statementProfiler(databaseUrl) {
     return undefined;
   }
   return {
-    reset: () => withClient(databaseUrl, (c) => c.query('SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)')),
+    reset: () =>
+      withClient(databaseUrl, (c) => c.query('SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)')),
     /**
      * The `limit` statements with the most execution (and, when tracked, planning) time, per
      * deposit, with their share of all. Planning is counted only where the server has

@@ -26,9 +26,7 @@ export async function pgSnapshot(databaseUrl) {
               autovacuum_count::float8, autoanalyze_count::float8
        FROM pg_stat_user_tables`,
     );
-    const indexes = await client.query(
-      'SELECT indexrelname, idx_scan::float8 FROM pg_stat_user_indexes',
-    );
+    const indexes = await client.query('SELECT indexrelname, idx_scan::float8 FROM pg_stat_user_indexes');
     // The server's, not the database's: the WAL has no per-database counters.
     const wal = await client.query('SELECT wal_records::float8 AS records, wal_fpi::float8 AS fpi, wal_bytes::float8 AS bytes FROM pg_stat_wal');
     return {

@@ -66,7 +66,10 @@ export async function setUpMerchants(system, config, receiver) {
     });
     accounts[a] = { id: account.id, organisationId: org.id };
   });
-  const adapter = await ops.createBankAdapter('bench-bank', accounts.map((a) => a.id));
+  const adapter = await ops.createBankAdapter(
+    'bench-bank',
+    accounts.map((a) => a.id),
+  );
   const endpoints = [];
   if (receiver) {
     for (const [o, org] of organisations.entries()) {
@@ -296,9 +299,14 @@ export class NotificationSender {
 /** As fast as bank-ingest accepts, with at most `concurrency` notifications in flight. */
 export async function pushAsFastAsAccepted(sender, notifications, concurrency, deadlineMs) {
   const results = new Array(notifications.length);
-  await pool(notifications.length, concurrency, async (i) => {
-    results[i] = await sender.send(notifications[i]);
-  }, deadlineMs);
+  await pool(
+    notifications.length,
+    concurrency,
+    async (i) => {
+      results[i] = await sender.send(notifications[i]);
+    },
+    deadlineMs,
+  );
   return results;
 }
 
@@ -357,10 +365,9 @@ export async function collectDecisions(databaseUrl, referencePrefix, expected) {
   const client = await observerClient(databaseUrl);
   try {
     const { reached } = await waitForProgress(async () => {
-      const { rows } = await client.query(
-        "SELECT count(*)::int AS pending FROM transactions WHERE status = 'pending' AND bank_reference LIKE $1",
-        [`${referencePrefix}%`],
-      );
+      const { rows } = await client.query("SELECT count(*)::int AS pending FROM transactions WHERE status = 'pending' AND bank_reference LIKE $1", [
+        `${referencePrefix}%`,
+      ]);
       return expected - rows[0].pending;
     }, expected);
     // The run's every row, read once: no index helps, and with seq scans priced out the planner
@@ -613,7 +620,12 @@ export function stages(notifications, results, rowsByReference) {
     tail: {
       deposits: slowest.length,
       fromMs: round(slowest.at(-1).total),
-      meanMs: { total: mean('total'), sendToStored: mean('sendToStored'), storedToClaimed: mean('storedToClaimed'), claimedToDecided: mean('claimedToDecided') },
+      meanMs: {
+        total: mean('total'),
+        sendToStored: mean('sendToStored'),
+        storedToClaimed: mean('storedToClaimed'),
+        claimedToDecided: mean('claimedToDecided'),
+      },
       seconds: new Set(slowest.map((t) => Math.floor((t.sent - firstSent) / 1000))).size,
     },
   };

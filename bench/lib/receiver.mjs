@@ -17,8 +17,21 @@ export class TestCa {
 
   static create() {
     const ca = new TestCa(mkdtempSync(join(tmpdir(), 'pmatch-bench-ca-')));
-    openssl(['req', '-x509', ...ecKey(join(ca.dir, 'ca.key')), '-out', ca.certFile, '-days', '3', '-subj', '/CN=pmatch bench CA',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+    openssl([
+      'req',
+      '-x509',
+      ...ecKey(join(ca.dir, 'ca.key')),
+      '-out',
+      ca.certFile,
+      '-days',
+      '3',
+      '-subj',
+      '/CN=pmatch bench CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ]);
     return ca;
   }
 
@@ -29,7 +42,23 @@ export class TestCa {
     const ext = join(this.dir, 'server.ext');
     writeFileSync(ext, 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
     openssl(['req', ...ecKey(key), '-out', csr, '-subj', '/CN=127.0.0.1']);
-    openssl(['x509', '-req', '-in', csr, '-CA', this.certFile, '-CAkey', join(this.dir, 'ca.key'), '-CAcreateserial', '-out', cert, '-days', '3', '-extfile', ext]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      this.certFile,
+      '-CAkey',
+      join(this.dir, 'ca.key'),
+      '-CAcreateserial',
+      '-out',
+      cert,
+      '-days',
+      '3',
+      '-extfile',
+      ext,
+    ]);
     return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
   }
 

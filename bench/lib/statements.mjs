@@ -41,13 +41,40 @@ export function statementFile(accounts, count, day, first = 0) {
     const n = Math.min(perAccount, count - a * perAccount);
     if (n <= 0) break;
     groups += 1;
-    parts.push(record([[1, '1030'], [5, wareki(day)], [11, wareki(day)], [17, wareki(day)], [23, '0001'], [42, '001'], [60, '0001'], [64, digits(account.number, 10)], [114, '1'], [115, '1'], [116, digits(0, 14)]]));
-    let credits = 0, creditSum = 0, debits = 0, debitSum = 0;
+    parts.push(
+      record([
+        [1, '1030'],
+        [5, wareki(day)],
+        [11, wareki(day)],
+        [17, wareki(day)],
+        [23, '0001'],
+        [42, '001'],
+        [60, '0001'],
+        [64, digits(account.number, 10)],
+        [114, '1'],
+        [115, '1'],
+        [116, digits(0, 14)],
+      ]),
+    );
+    let credits = 0,
+      creditSum = 0,
+      debits = 0,
+      debitSum = 0;
     for (let i = 0; i < n; i++) {
       const reference = first + records + i + 1;
       const amount = 1_000 + (reference % 90_000);
       const out = reference % 20 === 0;
-      const bytes = record([[1, '2'], [2, digits(reference, 8)], [10, wareki(day)], [16, wareki(day)], [22, out ? '2' : '1'], [23, '11'], [25, digits(amount, 12)], [37, digits(0, 12)], [82, NAME]]);
+      const bytes = record([
+        [1, '2'],
+        [2, digits(reference, 8)],
+        [10, wareki(day)],
+        [16, wareki(day)],
+        [22, out ? '2' : '1'],
+        [23, '11'],
+        [25, digits(amount, 12)],
+        [37, digits(0, 12)],
+        [82, NAME],
+      ]);
       parts.push(bytes);
       rows.push({ account, reference: `zengin:${day.replace(/-/g, '')}:${reference}:${amount}${out ? ':out' : ''}`, amount, out, raw: bytes });
       if (out) {
@@ -59,9 +86,26 @@ export function statementFile(accounts, count, day, first = 0) {
       }
     }
     records += n;
-    parts.push(record([[1, '8'], [2, digits(credits, 6)], [8, digits(creditSum, 13)], [21, digits(debits, 6)], [27, digits(debitSum, 13)], [40, '1'], [41, digits(creditSum - debitSum, 14)], [55, digits(n, 7)]]));
+    parts.push(
+      record([
+        [1, '8'],
+        [2, digits(credits, 6)],
+        [8, digits(creditSum, 13)],
+        [21, digits(debits, 6)],
+        [27, digits(debitSum, 13)],
+        [40, '1'],
+        [41, digits(creditSum - debitSum, 14)],
+        [55, digits(n, 7)],
+      ]),
+    );
   }
-  parts.push(record([[1, '9'], [2, digits(parts.length + 1, 10)], [12, digits(groups, 5)]]));
+  parts.push(
+    record([
+      [1, '9'],
+      [2, digits(parts.length + 1, 10)],
+      [12, digits(groups, 5)],
+    ]),
+  );
   const crlf = Buffer.from('\r\n');
   return { file: Buffer.concat(parts.flatMap((p) => [p, crlf])), rows };
 }
@@ -75,14 +119,33 @@ async function storeBare(databaseUrl, rows, at) {
   try {
     const started = process.hrtime.bigint();
     const imported = await beginImport(database.prisma, { format: 'zengin', sha256: 'bare', bytes: 0, accounts: 0, records: rows.length, at });
-    const incoming = (row) => ({ organisationId: row.account.organisationId, mode: 'live', bankAccountId: row.account.id, bankReference: row.reference, direction: row.out ? 'withdrawal' : 'deposit', amount: row.amount, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ', occurredAt: at });
+    const incoming = (row) => ({
+      organisationId: row.account.organisationId,
+      mode: 'live',
+      bankAccountId: row.account.id,
+      bankReference: row.reference,
+      direction: row.out ? 'withdrawal' : 'deposit',
+      amount: row.amount,
+      counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      occurredAt: at,
+    });
     for (let i = 0; i < rows.length; i += BATCH) {
       const batch = rows.slice(i, i + BATCH);
       const deposits = batch.filter((r) => !r.out);
       // Unleased: this process has no relay, and the services' relays publish them at once, as they do an import's.
-      await insertNewDeposits(database.sql, deposits.map((r) => ({ incoming: incoming(r), at })), () => undefined, { importId: imported.id, records: deposits.map((r, k) => ({ line: i + k + 2, raw: r.raw })), leased: false });
+      await insertNewDeposits(
+        database.sql,
+        deposits.map((r) => ({ incoming: incoming(r), at })),
+        () => undefined,
+        { importId: imported.id, records: deposits.map((r, k) => ({ line: i + k + 2, raw: r.raw })), leased: false },
+      );
       const withdrawals = batch.filter((r) => r.out);
-      await storeImportedWithdrawals(database.prisma, imported.id, withdrawals.map((r, k) => ({ incoming: incoming(r), line: i + k + 2, raw: r.raw })), at);
+      await storeImportedWithdrawals(
+        database.prisma,
+        imported.id,
+        withdrawals.map((r, k) => ({ incoming: incoming(r), line: i + k + 2, raw: r.raw })),
+        at,
+      );
     }
     await finishImport(database.prisma, imported.id, { stored: rows.length, duplicates: 0, withdrawals: rows.filter((r) => r.out).length }, at);
     return Number(process.hrtime.bigint() - started) / 1e9;
@@ -105,12 +168,19 @@ async function importFile(system, secret, file) {
   const sampler = pid ? setInterval(() => (peak = Math.max(peak, rssKiB(pid))), 20) : undefined;
   const id = `msg_${randomUUID()}`;
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const hmac = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${timestamp}.`).update(file);
+  const hmac = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    .update(`${id}.${timestamp}.`)
+    .update(file);
   const started = process.hrtime.bigint();
   try {
     const res = await fetch(`${system.ingestUrl}/ingest/v1/statements`, {
       method: 'POST',
-      headers: { 'content-type': 'application/octet-stream', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${hmac.digest('base64')}` },
+      headers: {
+        'content-type': 'application/octet-stream',
+        'webhook-id': id,
+        'webhook-timestamp': timestamp,
+        'webhook-signature': `v1,${hmac.digest('base64')}`,
+      },
       body: file,
     });
     const body = await res.json();
@@ -135,10 +205,20 @@ export async function runStatementsPhase(config, system, log, failures) {
   const accounts = [];
   for (let a = 0; a < config.accounts; a++) {
     const number = 5_000_000 + a;
-    const account = await ops.addLiveBankAccount({ organisationId: organisation.id, bankCode: '0001', branchCode: '001', accountType: 'ordinary', accountNumber: String(number), holderName: 'ﾒｲｻｲ' });
+    const account = await ops.addLiveBankAccount({
+      organisationId: organisation.id,
+      bankCode: '0001',
+      branchCode: '001',
+      accountType: 'ordinary',
+      accountNumber: String(number),
+      holderName: 'ﾒｲｻｲ',
+    });
     accounts.push({ id: account.id, organisationId: organisation.id, number });
   }
-  const adapter = await ops.createBankAdapter('bench-statements', accounts.map((a) => a.id));
+  const adapter = await ops.createBankAdapter(
+    'bench-statements',
+    accounts.map((a) => a.id),
+  );
   const day = new Date(Date.now() + 9 * 3_600_000 - 86_400_000).toISOString().slice(0, 10);
   const n = config.statementRecords;
   const out = { records: n, accounts: accounts.length, withdrawalsShare: '1 in 20', batch: BATCH, sizes: [] };
@@ -156,8 +236,15 @@ export async function runStatementsPhase(config, system, log, failures) {
     first += size;
     log(`statements: importing a Zengin 03 file of ${size} records (${round(file.length / 1024 / 1024, 1)} MiB) over ${accounts.length} accounts`);
     const answer = await importFile(system, adapter.secret, file);
-    if (answer.status !== 200 || answer.body.stored !== size) failures.push(`statement import of ${size} records answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
-    out.sizes.push({ records: size, mebibytes: round(file.length / 1024 / 1024, 1), seconds: round(answer.seconds, 2), recordsPerSecond: round(size / answer.seconds), peakRssGrowthMiB: answer.peakRssGrowthMiB });
+    if (answer.status !== 200 || answer.body.stored !== size)
+      failures.push(`statement import of ${size} records answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+    out.sizes.push({
+      records: size,
+      mebibytes: round(file.length / 1024 / 1024, 1),
+      seconds: round(answer.seconds, 2),
+      recordsPerSecond: round(size / answer.seconds),
+      peakRssGrowthMiB: answer.peakRssGrowthMiB,
+    });
     log(`  ${round(size / answer.seconds)} records/s, bank-ingest RSS +${answer.peakRssGrowthMiB} MiB at its peak`);
     await drained(system);
   }

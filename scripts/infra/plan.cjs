@@ -30,7 +30,8 @@ function decide(service, facts) {
   if (!facts.local) return { action: 'wait-remote', message: `${service} (${spec.variable}) is on another machine: waiting for it, never started here` };
   if (facts.installed) return { action: 'start', message: `${service} is installed here but not answering: starting it` };
   if (facts.aptInstallable) return { action: 'install', message: `${service} is not installed: installing Debian's ${spec.package}, then starting it` };
-  if (facts.dockerReachable) return { action: 'docker', message: `${service} is not installed and ${spec.package} cannot be installed here: running ${spec.image} in Docker` };
+  if (facts.dockerReachable)
+    return { action: 'docker', message: `${service} is not installed and ${spec.package} cannot be installed here: running ${spec.image} in Docker` };
   return {
     action: 'fail',
     message:

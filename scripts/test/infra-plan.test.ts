@@ -13,7 +13,7 @@ interface Facts {
 type Decide = (service: string, facts: Facts) => { action: string; message: string };
 
 const PLAN = join(__dirname, '..', 'infra', 'plan.cjs');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { decide, SERVICES } = require(PLAN) as { decide: Decide; SERVICES: Record<string, { package: string; image: string; variable: string }> };
 
 const nothing: Facts = { reachable: false, local: true, installed: false, aptInstallable: false, dockerReachable: false };
@@ -28,7 +28,10 @@ describe.each(Object.keys(SERVICES))('%s', (service) => {
   });
 
   test('when it does not answer and its URL names another machine, then it is only waited for, never started or installed here', () => {
-    expect(decide(service, { ...everything, reachable: false, local: false })).toEqual({ action: 'wait-remote', message: expect.stringContaining(spec.variable) });
+    expect(decide(service, { ...everything, reachable: false, local: false })).toEqual({
+      action: 'wait-remote',
+      message: expect.stringContaining(spec.variable),
+    });
   });
 
   test('when it is installed here but down, then it is started, before any install or container', () => {
@@ -61,6 +64,8 @@ test('when an unknown service is asked for, then it throws rather than guess', (
 });
 
 test('when run as the shell script runs it, then it prints the action and the message, and refuses malformed arguments with exit 2', () => {
-  expect(execFileSync(process.execPath, [PLAN, 'redis', '0', '1', '0', '0', '1'], { encoding: 'utf8' })).toMatch(/^docker\tredis is not installed .*redis:7 in Docker\n$/);
+  expect(execFileSync(process.execPath, [PLAN, 'redis', '0', '1', '0', '0', '1'], { encoding: 'utf8' })).toMatch(
+    /^docker\tredis is not installed .*redis:7 in Docker\n$/,
+  );
   expect(() => execFileSync(process.execPath, [PLAN, 'redis', 'yes'], { stdio: 'pipe' })).toThrow(expect.objectContaining({ status: 2 }));
 });

@@ -24,7 +24,12 @@ beforeAll(() => {
 const brokenProduction = (mutate: (objects: K8sObject[]) => void) => broken(all.production, mutate);
 
 describe('the network check', () => {
-  const policy = (o: K8sObject[], name: string) => find<{ spec: { podSelector: { matchLabels?: Record<string, string> }; ingress?: unknown[]; egress?: { to?: unknown[]; ports?: { port: unknown }[] }[] } }>(o, 'NetworkPolicy', name);
+  const policy = (o: K8sObject[], name: string) =>
+    find<{ spec: { podSelector: { matchLabels?: Record<string, string> }; ingress?: unknown[]; egress?: { to?: unknown[]; ports?: { port: unknown }[] }[] } }>(
+      o,
+      'NetworkPolicy',
+      name,
+    );
 
   test('when a NetworkPolicy selects pods that do not exist, then it is named', () => {
     const objects = brokenProduction((o) => void (policy(o, 'matcher').spec.podSelector.matchLabels = { 'app.kubernetes.io/name': 'matchr' }));
@@ -37,7 +42,12 @@ describe('the network check', () => {
   });
 
   test('when a policy opens a port the pod does not have, then it is named', () => {
-    const objects = brokenProduction((o) => void (policy(o, 'matcher').spec.ingress = [{ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 'metrics' }] }]));
+    const objects = brokenProduction(
+      (o) =>
+        void (policy(o, 'matcher').spec.ingress = [
+          { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 'metrics' }] },
+        ]),
+    );
     expect(networkPolicyProblems(objects)).toEqual(mentioning('NetworkPolicy/matcher: opens port metrics, which matcher does not have'));
   });
 
@@ -58,13 +68,19 @@ describe('the network check', () => {
   });
 
   test('when a Service targets a port its pods do not have, then it is named', () => {
-    const objects = brokenProduction((o) => void ((find(o, 'Service', 'matcher-admin') as { spec: { ports: { targetPort: string }[] } }).spec.ports[0]!.targetPort = 'metrics'));
+    const objects = brokenProduction(
+      (o) => void ((find(o, 'Service', 'matcher-admin') as { spec: { ports: { targetPort: string }[] } }).spec.ports[0]!.targetPort = 'metrics'),
+    );
     expect(serviceProblems(objects)).toEqual(['Service/matcher-admin: targets port metrics, which matcher does not have']);
   });
 
   test('when /ingest goes to orders-api, a host has no TLS and PUBLIC_BASE_URL names another host, then each is named', () => {
     const objects = brokenProduction((o) => {
-      const ingress = find<{ spec: { tls?: unknown; rules: { http: { paths: { path: string; backend: { service: { name: string } } }[] } }[] } }>(o, 'Ingress', 'pmatch');
+      const ingress = find<{ spec: { tls?: unknown; rules: { http: { paths: { path: string; backend: { service: { name: string } } }[] } }[] } }>(
+        o,
+        'Ingress',
+        'pmatch',
+      );
       ingress.spec.rules[0]!.http.paths.find((p) => p.path === '/ingest')!.backend.service.name = 'orders-api';
       delete ingress.spec.tls;
       (find(o, 'ConfigMap', 'pmatch-config') as { data: Record<string, string> }).data.PUBLIC_BASE_URL = 'https://pay.example.invalid';
@@ -73,7 +89,7 @@ describe('the network check', () => {
       expect.arrayContaining([
         'Ingress: /ingest does not go to bank-ingest',
         'Ingress/pmatch: payments.example.invalid has no TLS',
-        'Ingress/pmatch: host payments.example.invalid is not PUBLIC_BASE_URL\'s (https://pay.example.invalid)',
+        "Ingress/pmatch: host payments.example.invalid is not PUBLIC_BASE_URL's (https://pay.example.invalid)",
       ]),
     );
   });
@@ -100,13 +116,16 @@ describe('the scaling, alerting and metric checks', () => {
 
   test('when KEDA watches a misspelt queue, or AMQP_PREFIX changes without the queues, then each queue is named', () => {
     const misspelt = brokenProduction((o) => {
-      (find(o, 'ScaledObject', 'matcher') as { spec: { triggers: { metadata: { queueName: string } }[] } }).spec.triggers[0]!.metadata.queueName = 'matcher.deposit';
+      (find(o, 'ScaledObject', 'matcher') as { spec: { triggers: { metadata: { queueName: string } }[] } }).spec.triggers[0]!.metadata.queueName =
+        'matcher.deposit';
     });
     expect(queueScalingProblems(misspelt, all.secrets, all.repo.queues)).toEqual(
       expect.arrayContaining([expect.stringContaining('watches queue matcher.deposit,'), 'ScaledObject/matcher: does not watch matcher.deposits']),
     );
     const prefixed = brokenProduction((o) => void ((find(o, 'ConfigMap', 'pmatch-config') as { data: Record<string, string> }).data.AMQP_PREFIX = 'eu.'));
-    expect(queueScalingProblems(prefixed, all.secrets, all.repo.queues)).toEqual(mentioning('ScaledObject/webhook-dispatcher: does not watch eu.webhook-dispatcher.events'));
+    expect(queueScalingProblems(prefixed, all.secrets, all.repo.queues)).toEqual(
+      mentioning('ScaledObject/webhook-dispatcher: does not watch eu.webhook-dispatcher.events'),
+    );
   });
 
   test('when a disruption budget allows no eviction, then it is named', () => {
@@ -126,6 +145,8 @@ describe('the scaling, alerting and metric checks', () => {
 
   test('when an alert has no section in the operations guide, then it is named', () => {
     const guide = all.guide.replace(/^### PmatchDeadLetters$/m, '### Dead letters');
-    expect(alertDocumentationProblems(all.production, guide)).toEqual(['PrometheusRule/pmatch: alert PmatchDeadLetters has no "### PmatchDeadLetters" section in docs/OPERATIONS.md']);
+    expect(alertDocumentationProblems(all.production, guide)).toEqual([
+      'PrometheusRule/pmatch: alert PmatchDeadLetters has no "### PmatchDeadLetters" section in docs/OPERATIONS.md',
+    ]);
   });
 });

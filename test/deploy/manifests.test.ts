@@ -72,8 +72,12 @@ describe.each(OVERLAYS)('deploy/k8s/overlays/$overlay', ({ overlay, minReplicas,
 
 describe('deploy/k8s/overlays/production monitoring and autoscaling', () => {
   test('when rendered, then the HTTP services scale on CPU and the matcher and dispatcher on their queues', () => {
-    const hpaTargets = ofKind<IHorizontalPodAutoscaler>(all.production, 'HorizontalPodAutoscaler').map((h) => h.spec?.scaleTargetRef.name).sort();
-    const kedaTargets = ofKind<IScaledObject>(all.production, 'ScaledObject').map((s) => s.spec?.scaleTargetRef.name).sort();
+    const hpaTargets = ofKind<IHorizontalPodAutoscaler>(all.production, 'HorizontalPodAutoscaler')
+      .map((h) => h.spec?.scaleTargetRef.name)
+      .sort();
+    const kedaTargets = ofKind<IScaledObject>(all.production, 'ScaledObject')
+      .map((s) => s.spec?.scaleTargetRef.name)
+      .sort();
     expect(hpaTargets).toEqual(['bank-ingest', 'orders-api']);
     expect(kedaTargets).toEqual(['matcher', 'webhook-dispatcher']);
     expect(queueScalingProblems(all.production, all.secrets, all.repo.queues)).toEqual([]);
@@ -100,7 +104,9 @@ describe('every rendered object', () => {
 describe('deploy/k8s/secret-templates', () => {
   test('when rendered, then every template validates and none holds a value a service would accept', () => {
     expect(all.secrets.flatMap(schemaProblems)).toEqual([]);
-    expect(all.secrets.every((s) => Object.values((s as { stringData?: Record<string, string> }).stringData ?? {}).every((v) => v.startsWith('REPLACE-ME')))).toBe(true);
+    expect(
+      all.secrets.every((s) => Object.values((s as { stringData?: Record<string, string> }).stringData ?? {}).every((v) => v.startsWith('REPLACE-ME'))),
+    ).toBe(true);
   });
 });
 

@@ -84,9 +84,14 @@ describe('the probe and configuration check', () => {
     const facts = all.repo.services.get('bank-ingest')!;
     const repo = {
       ...all.repo,
-      services: new Map([...all.repo.services, ['bank-ingest', { ...facts, schema: { shape: { ...facts.schema.shape, BANK_CODE: { safeParse: () => ({ success: false }) } } } }]]),
+      services: new Map([
+        ...all.repo.services,
+        ['bank-ingest', { ...facts, schema: { shape: { ...facts.schema.shape, BANK_CODE: { safeParse: () => ({ success: false }) } } } }],
+      ]),
     };
-    expect(podProblems(all.production, all.secrets, repo)).toEqual(mentioning('Deployment/bank-ingest', 'BANK_CODE is required by bank-ingest and not provided'));
+    expect(podProblems(all.production, all.secrets, repo)).toEqual(
+      mentioning('Deployment/bank-ingest', 'BANK_CODE is required by bank-ingest and not provided'),
+    );
   });
 
   test('when a variable is misspelt, then it is named as one the service does not read', () => {
@@ -107,7 +112,9 @@ describe('the probe and configuration check', () => {
   });
 
   test('when two services share a broker login, then both the sharing and the wrong user are named', () => {
-    const objects = brokenProduction((o) => void (container(o, 'matcher').env!.find((e) => e.name === 'RABBITMQ_URL')!.valueFrom!.secretKeyRef!.name = 'pmatch-orders-api'));
+    const objects = brokenProduction(
+      (o) => void (container(o, 'matcher').env!.find((e) => e.name === 'RABBITMQ_URL')!.valueFrom!.secretKeyRef!.name = 'pmatch-orders-api'),
+    );
     expect(pods(objects)).toEqual(mentioning('RABBITMQ_URL comes from pmatch-orders-api/RABBITMQ_URL, which', 'reads too'));
     expect(pods(objects)).toEqual(mentioning('Deployment/matcher', "RABBITMQ_URL's template does not log in as pmatch_matcher"));
   });
@@ -135,7 +142,11 @@ describe('the image and command check', () => {
   });
 
   test('when the migrations run from another release than the service, then it is named', () => {
-    const objects = brokenProduction((o) => void (find<IDeployment>(o, 'Deployment', 'orders-api').spec!.template.spec!.initContainers![0]!.image = 'registry.example.invalid/pmatch/orders-api:old'));
+    const objects = brokenProduction(
+      (o) =>
+        void (find<IDeployment>(o, 'Deployment', 'orders-api').spec!.template.spec!.initContainers![0]!.image =
+          'registry.example.invalid/pmatch/orders-api:old'),
+    );
     expect(imageProblems(objects, all.repo)).toEqual(mentioning('Deployment/orders-api', 'container migrate', 'another release'));
   });
 
@@ -169,4 +180,3 @@ describe('the security check', () => {
     expect(securityProblems(objects)).toEqual(['Deployment/bank-ingest: runAsNonRoot is not true']);
   });
 });
-

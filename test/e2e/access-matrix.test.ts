@@ -16,7 +16,16 @@ const TEST_MARKER = 'ZZ-A-TEST-PRIVATE';
 /** In every live object of organisation A on account A1: what only A's unscoped live key may see. */
 const LIVE_MARKER = 'ZZ-A-LIVE-PRIVATE';
 
-const CALLERS = ['no key', 'garbage key', 'revoked key', 'read-only key', 'test key', 'live key', 'live key scoped to another account', 'key of another organisation'] as const;
+const CALLERS = [
+  'no key',
+  'garbage key',
+  'revoked key',
+  'read-only key',
+  'test key',
+  'live key',
+  'live key scoped to another account',
+  'key of another organisation',
+] as const;
 type Who = (typeof CALLERS)[number];
 const keys: Partial<Record<Who, string>> = {};
 
@@ -48,7 +57,22 @@ beforeAll(async () => {
   system = await TestSystem.start({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '150', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
   const a = await system.createMerchant({ name: 'Tenant A' });
   const add = (number: string, holder: string) =>
-    system.ops('bank-account', 'add', '--org', a.orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', number, '--holder-name', holder);
+    system.ops(
+      'bank-account',
+      'add',
+      '--org',
+      a.orgId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '001',
+      '--account-number',
+      number,
+      '--holder-name',
+      holder,
+    );
   accountA1 = String((await add('4000001', LIVE_MARKER)).id);
   const accountA2 = String((await add('4000002', 'ｴｰﾂｰ')).id);
   const issue = async (...args: string[]) => String((await system.ops('key', 'issue', '--org', a.orgId, '--name', 'k', ...args)).key);
@@ -67,12 +91,24 @@ beforeAll(async () => {
   const adapterSecret = String((await system.ops('adapter', 'create', '--name', 'matrix-bank', '--bank-account', accountA1)).secret);
   /** A live deposit as a bank reports it: a signed notification to bank-ingest, then the matcher's decision. */
   const notify = async (value: number, counterparty: string): Promise<string> => {
-    const body = JSON.stringify({ bank_account_id: accountA1, bank_reference: randomUUID(), direction: 'deposit', amount: value, counterparty, occurred_at: new Date().toISOString() });
+    const body = JSON.stringify({
+      bank_account_id: accountA1,
+      bank_reference: randomUUID(),
+      direction: 'deposit',
+      amount: value,
+      counterparty,
+      occurred_at: new Date().toISOString(),
+    });
     const id = `msg_${randomUUID()}`;
     const at = new Date();
     const res = await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
       rawBody: body,
-      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(adapterSecret).sign(id, at, body) },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(adapterSecret).sign(id, at, body),
+      },
     });
     if (res.status !== 202) throw new Error(`notification not stored: ${res.status} ${JSON.stringify(res.body)}`);
     const transactionId = res.body.transaction_id as string;
@@ -85,7 +121,8 @@ beforeAll(async () => {
     const marker = mode === 'test' ? TEST_MARKER : LIVE_MARKER;
     const order = (overrides: Record<string, unknown> = {}) =>
       client.createOrder({ amount: amount(), payer_name: marker, item_name: marker, ...(mode === 'live' ? { bank_account_id: accountA1 } : {}), ...overrides });
-    const deposit = async (value: number, counterparty: string): Promise<string> => (mode === 'test' ? (await client.deposit(value, counterparty)).id : notify(value, counterparty));
+    const deposit = async (value: number, counterparty: string): Promise<string> =>
+      mode === 'test' ? (await client.deposit(value, counterparty)).id : notify(value, counterparty);
     const expectStatus = async (id: string, status: string) => {
       const t = await client.transaction(id);
       if (t.status !== status) throw new Error(`${mode} fixture ${id} is ${t.status}, not ${status}`);
@@ -153,49 +190,81 @@ interface Endpoint {
 const WRITES = new Set(['POST', 'PATCH', 'DELETE']);
 
 /** Creations of a caller's own: a live key names its account (it has two), a scoped key may leave it out (it has one). */
-const newOrder = (_o: Objects, who: Who) => ({ amount: 7, payer_name: 'x', external_id: randomUUID(), item_name: 'x', ...(who === 'live key' ? { bank_account_id: accountA1 } : {}) });
+const newOrder = (_o: Objects, who: Who) => ({
+  amount: 7,
+  payer_name: 'x',
+  external_id: randomUUID(),
+  item_name: 'x',
+  ...(who === 'live key' ? { bank_account_id: accountA1 } : {}),
+});
 
-const ENDPOINTS: Endpoint[] = (['test', 'live'] as const).flatMap((mode): Endpoint[] => [
-  { method: 'GET', path: (o) => `/v1/orders/${o.order}`, object: mode, allowed: 200 },
-  { method: 'PATCH', path: (o) => `/v1/orders/${o.order}`, body: () => ({ metadata: { k: 'v' } }), object: mode, allowed: 200 },
-  { method: 'POST', path: (o) => `/v1/orders/${o.canceledOrder}/cancel`, object: mode, allowed: 200 },
-  { method: 'POST', path: (o) => `/v1/orders/${o.markedOrder}/mark-paid`, body: () => ({}), object: mode, allowed: 200 },
-  { method: 'POST', path: (o) => `/v1/orders/${o.paidOrder}/reverse`, object: mode, allowed: 200 },
-  { method: 'GET', path: (o) => `/v1/transactions/${o.heldDeposit}`, object: mode, allowed: 200 },
-  { method: 'POST', path: (o) => `/v1/transactions/${o.heldDeposit}/match`, body: (o) => ({ order_id: o.matchOrder }), object: mode, allowed: 200 },
-  { method: 'POST', path: (o) => `/v1/transactions/${o.unmatchedDeposit}/exclude`, object: mode, allowed: 200 },
-  { method: 'POST', path: (o) => `/v1/transactions/${o.excludedDeposit}/restore`, object: mode, allowed: 200 },
-  { method: 'GET', path: (o) => `/v1/events?starting_after=${o.event}`, object: mode, allowed: 200, unseen: 400 },
-  { method: 'GET', path: (o) => `/v1/orders?starting_after=${o.order}`, object: mode, allowed: 200, unseen: 400 },
-  { method: 'GET', path: (o) => `/v1/transactions?starting_after=${o.heldDeposit}`, object: mode, allowed: 200, unseen: 400 },
-  { method: 'GET', path: (o) => `/v1/webhook-endpoints/${o.endpoint}`, object: mode, allowed: 200, webhooks: true },
-  { method: 'PATCH', path: (o) => `/v1/webhook-endpoints/${o.endpoint}`, body: () => ({ enabled: true }), object: mode, allowed: 200, webhooks: true },
-  { method: 'GET', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/secret`, object: mode, allowed: 200, webhooks: true, secret: true },
-  { method: 'POST', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/rotate-secret`, object: mode, allowed: 200, webhooks: true },
-  { method: 'POST', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/test`, object: mode, allowed: 202, webhooks: true },
-  { method: 'GET', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/deliveries`, object: mode, allowed: 200, webhooks: true },
-  { method: 'POST', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/deliveries/resend`, body: (o) => ({ event_id: o.event }), object: mode, allowed: 202, webhooks: true },
-  { method: 'DELETE', path: (o) => `/v1/webhook-endpoints/${o.deletedEndpoint}`, object: mode, allowed: 200, webhooks: true },
-  { method: 'GET', path: (o) => `/v1/payment-links/${o.link}`, object: mode, allowed: 200 },
-  { method: 'POST', path: (o) => `/v1/payment-links/${o.deactivatedLink}/deactivate`, object: mode, allowed: 200 },
-  { method: 'GET', path: (o) => `/v1/payment-links?starting_after=${o.link}`, object: mode, allowed: 200, unseen: 400 },
-]).concat([
-  { method: 'GET', path: () => '/v1/orders', object: 'none', allowed: 200 },
-  { method: 'GET', path: () => '/v1/transactions', object: 'none', allowed: 200 },
-  { method: 'GET', path: () => '/v1/events', object: 'none', allowed: 200 },
-  { method: 'GET', path: () => '/v1/bank-accounts', object: 'none', allowed: 200 },
-  { method: 'GET', path: () => '/v1/settings', object: 'none', allowed: 200 },
-  { method: 'PATCH', path: () => '/v1/settings', body: () => ({ auto_confirm_late_orders: false }), object: 'none', allowed: 200, settingsWrite: true },
-  { method: 'POST', path: () => '/v1/orders', body: newOrder, object: 'none', allowed: 201 },
-  { method: 'GET', path: () => '/v1/payment-links', object: 'none', allowed: 200 },
-  { method: 'POST', path: () => '/v1/payment-links', body: (_o, who) => ({ amount: 7, item_name: 'x', ...(who === 'live key' ? { bank_account_id: accountA1 } : {}) }), object: 'none', allowed: 201 },
-  // Test deposits are for test keys; a live key gets 404.
-  { method: 'POST', path: () => '/v1/test/deposits', body: () => ({ amount: 6999, counterparty: 'x' }), object: 'none', allowed: (who) => (who.startsWith('live') ? 404 : 201) },
-  { method: 'GET', path: () => '/v1/webhook-endpoints', object: 'none', allowed: 200, webhooks: true },
-  { method: 'POST', path: () => '/v1/webhook-endpoints', body: () => ({ url: 'https://127.0.0.1:9/other' }), object: 'none', allowed: 201, webhooks: true },
-  // An event of another organisation is no event of the caller's.
-  { method: 'GET', path: () => `/v1/events?starting_after=${otherOrgEvent}`, object: 'none', allowed: (who) => (who === 'key of another organisation' ? 200 : 400) },
-]);
+const ENDPOINTS: Endpoint[] = (['test', 'live'] as const)
+  .flatMap((mode): Endpoint[] => [
+    { method: 'GET', path: (o) => `/v1/orders/${o.order}`, object: mode, allowed: 200 },
+    { method: 'PATCH', path: (o) => `/v1/orders/${o.order}`, body: () => ({ metadata: { k: 'v' } }), object: mode, allowed: 200 },
+    { method: 'POST', path: (o) => `/v1/orders/${o.canceledOrder}/cancel`, object: mode, allowed: 200 },
+    { method: 'POST', path: (o) => `/v1/orders/${o.markedOrder}/mark-paid`, body: () => ({}), object: mode, allowed: 200 },
+    { method: 'POST', path: (o) => `/v1/orders/${o.paidOrder}/reverse`, object: mode, allowed: 200 },
+    { method: 'GET', path: (o) => `/v1/transactions/${o.heldDeposit}`, object: mode, allowed: 200 },
+    { method: 'POST', path: (o) => `/v1/transactions/${o.heldDeposit}/match`, body: (o) => ({ order_id: o.matchOrder }), object: mode, allowed: 200 },
+    { method: 'POST', path: (o) => `/v1/transactions/${o.unmatchedDeposit}/exclude`, object: mode, allowed: 200 },
+    { method: 'POST', path: (o) => `/v1/transactions/${o.excludedDeposit}/restore`, object: mode, allowed: 200 },
+    { method: 'GET', path: (o) => `/v1/events?starting_after=${o.event}`, object: mode, allowed: 200, unseen: 400 },
+    { method: 'GET', path: (o) => `/v1/orders?starting_after=${o.order}`, object: mode, allowed: 200, unseen: 400 },
+    { method: 'GET', path: (o) => `/v1/transactions?starting_after=${o.heldDeposit}`, object: mode, allowed: 200, unseen: 400 },
+    { method: 'GET', path: (o) => `/v1/webhook-endpoints/${o.endpoint}`, object: mode, allowed: 200, webhooks: true },
+    { method: 'PATCH', path: (o) => `/v1/webhook-endpoints/${o.endpoint}`, body: () => ({ enabled: true }), object: mode, allowed: 200, webhooks: true },
+    { method: 'GET', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/secret`, object: mode, allowed: 200, webhooks: true, secret: true },
+    { method: 'POST', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/rotate-secret`, object: mode, allowed: 200, webhooks: true },
+    { method: 'POST', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/test`, object: mode, allowed: 202, webhooks: true },
+    { method: 'GET', path: (o) => `/v1/webhook-endpoints/${o.endpoint}/deliveries`, object: mode, allowed: 200, webhooks: true },
+    {
+      method: 'POST',
+      path: (o) => `/v1/webhook-endpoints/${o.endpoint}/deliveries/resend`,
+      body: (o) => ({ event_id: o.event }),
+      object: mode,
+      allowed: 202,
+      webhooks: true,
+    },
+    { method: 'DELETE', path: (o) => `/v1/webhook-endpoints/${o.deletedEndpoint}`, object: mode, allowed: 200, webhooks: true },
+    { method: 'GET', path: (o) => `/v1/payment-links/${o.link}`, object: mode, allowed: 200 },
+    { method: 'POST', path: (o) => `/v1/payment-links/${o.deactivatedLink}/deactivate`, object: mode, allowed: 200 },
+    { method: 'GET', path: (o) => `/v1/payment-links?starting_after=${o.link}`, object: mode, allowed: 200, unseen: 400 },
+  ])
+  .concat([
+    { method: 'GET', path: () => '/v1/orders', object: 'none', allowed: 200 },
+    { method: 'GET', path: () => '/v1/transactions', object: 'none', allowed: 200 },
+    { method: 'GET', path: () => '/v1/events', object: 'none', allowed: 200 },
+    { method: 'GET', path: () => '/v1/bank-accounts', object: 'none', allowed: 200 },
+    { method: 'GET', path: () => '/v1/settings', object: 'none', allowed: 200 },
+    { method: 'PATCH', path: () => '/v1/settings', body: () => ({ auto_confirm_late_orders: false }), object: 'none', allowed: 200, settingsWrite: true },
+    { method: 'POST', path: () => '/v1/orders', body: newOrder, object: 'none', allowed: 201 },
+    { method: 'GET', path: () => '/v1/payment-links', object: 'none', allowed: 200 },
+    {
+      method: 'POST',
+      path: () => '/v1/payment-links',
+      body: (_o, who) => ({ amount: 7, item_name: 'x', ...(who === 'live key' ? { bank_account_id: accountA1 } : {}) }),
+      object: 'none',
+      allowed: 201,
+    },
+    // Test deposits are for test keys; a live key gets 404.
+    {
+      method: 'POST',
+      path: () => '/v1/test/deposits',
+      body: () => ({ amount: 6999, counterparty: 'x' }),
+      object: 'none',
+      allowed: (who) => (who.startsWith('live') ? 404 : 201),
+    },
+    { method: 'GET', path: () => '/v1/webhook-endpoints', object: 'none', allowed: 200, webhooks: true },
+    { method: 'POST', path: () => '/v1/webhook-endpoints', body: () => ({ url: 'https://127.0.0.1:9/other' }), object: 'none', allowed: 201, webhooks: true },
+    // An event of another organisation is no event of the caller's.
+    {
+      method: 'GET',
+      path: () => `/v1/events?starting_after=${otherOrgEvent}`,
+      object: 'none',
+      allowed: (who) => (who === 'key of another organisation' ? 200 : 400),
+    },
+  ]);
 
 /** The answer of docs/guide.md "Authentication and modes", scoped keys included, for one caller. */
 function expected(endpoint: Endpoint, who: Who): number {
@@ -224,9 +293,24 @@ function mayRead(who: Who): string[] {
 }
 
 const ERROR_TYPE: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error' };
-const describePath = (e: Endpoint) => e.path({ order: '{order}', canceledOrder: '{open order}', markedOrder: '{open order}', paidOrder: '{paid order}', matchOrder: '{order}',
-  heldDeposit: '{held deposit}', unmatchedDeposit: '{unmatched deposit}', excludedDeposit: '{excluded deposit}', endpoint: '{endpoint}', deletedEndpoint: '{endpoint}', event: '{event}', link: '{link}', deactivatedLink: '{link}' })
-  .replace(/starting_after=undefined/, 'starting_after={other organisation\'s event}');
+const describePath = (e: Endpoint) =>
+  e
+    .path({
+      order: '{order}',
+      canceledOrder: '{open order}',
+      markedOrder: '{open order}',
+      paidOrder: '{paid order}',
+      matchOrder: '{order}',
+      heldDeposit: '{held deposit}',
+      unmatchedDeposit: '{unmatched deposit}',
+      excludedDeposit: '{excluded deposit}',
+      endpoint: '{endpoint}',
+      deletedEndpoint: '{endpoint}',
+      event: '{event}',
+      link: '{link}',
+      deactivatedLink: '{link}',
+    })
+    .replace(/starting_after=undefined/, "starting_after={other organisation's event}");
 
 describe('access matrix', () => {
   // Allowed calls change state, so every refused call runs first, against untouched objects; each
@@ -234,21 +318,27 @@ describe('access matrix', () => {
   const cells = ENDPOINTS.flatMap((endpoint) => CALLERS.map((who) => ({ endpoint, who, want: expected(endpoint, who) })));
   const refusedFirst = [...cells.filter((c) => c.want >= 400), ...cells.filter((c) => c.want < 400)];
 
-  test.each(refusedFirst.map((c) => [`${c.endpoint.method} ${describePath(c.endpoint)} (${c.endpoint.object}) as ${c.who} → ${c.want}`, c] as const))('%s', async (_name, { endpoint, who, want }) => {
-    const o = objects[endpoint.object === 'live' ? 'live' : 'test'];
-    const key = keys[who];
-    const body = endpoint.body?.(o, who);
-    const res = await api(system.apiUrl, endpoint.method, endpoint.path(o), { ...(key === undefined ? {} : { key }), ...(body === undefined ? {} : { body }) });
+  test.each(refusedFirst.map((c) => [`${c.endpoint.method} ${describePath(c.endpoint)} (${c.endpoint.object}) as ${c.who} → ${c.want}`, c] as const))(
+    '%s',
+    async (_name, { endpoint, who, want }) => {
+      const o = objects[endpoint.object === 'live' ? 'live' : 'test'];
+      const key = keys[who];
+      const body = endpoint.body?.(o, who);
+      const res = await api(system.apiUrl, endpoint.method, endpoint.path(o), {
+        ...(key === undefined ? {} : { key }),
+        ...(body === undefined ? {} : { body }),
+      });
 
-    expect({ status: res.status, body: res.status === want ? undefined : res.body }).toEqual({ status: want, body: undefined });
-    if (want >= 400) {
-      expect(errorBodyProblem(res)).toBeUndefined();
-      expect(res.body.error.type).toBe(ERROR_TYPE[want]);
-    }
-    const text = JSON.stringify(res.body);
-    for (const marker of [TEST_MARKER, LIVE_MARKER].filter((m) => !mayRead(who).includes(m))) expect(text).not.toContain(marker);
-    expect([...res.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
-  });
+      expect({ status: res.status, body: res.status === want ? undefined : res.body }).toEqual({ status: want, body: undefined });
+      if (want >= 400) {
+        expect(errorBodyProblem(res)).toBeUndefined();
+        expect(res.body.error.type).toBe(ERROR_TYPE[want]);
+      }
+      const text = JSON.stringify(res.body);
+      for (const marker of [TEST_MARKER, LIVE_MARKER].filter((m) => !mayRead(who).includes(m))) expect(text).not.toContain(marker);
+      expect([...res.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    },
+  );
 });
 
 describe('outside the matrix', () => {

@@ -68,7 +68,12 @@ const unknownKey = { authorization: 'Bearer svc_test_unknownunknownunknownunknow
 const unsigned = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bank_reference: 'r', amount: 1 }) };
 const badlySigned = {
   method: 'POST',
-  headers: { 'content-type': 'application/json', 'webhook-id': 'msg_x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },
+  headers: {
+    'content-type': 'application/json',
+    'webhook-id': 'msg_x',
+    'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+    'webhook-signature': 'v1,AAAA',
+  },
   body: JSON.stringify({ bank_reference: 'r', amount: 1 }),
 };
 
@@ -107,7 +112,9 @@ describe('with Redis', () => {
   });
 
   test('when a flooding client sends X-Forwarded-For (not trusted by default), then it stays the address it connects from', async () => {
-    const answers = await flood(20, () => send(`${system.apiUrl}/v1/orders`, '127.0.0.10', { headers: { ...unknownKey, 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250)}` } }));
+    const answers = await flood(20, () =>
+      send(`${system.apiUrl}/v1/orders`, '127.0.0.10', { headers: { ...unknownKey, 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250)}` } }),
+    );
     expectRefusedPastTheLimit(answers, 401);
   });
 });

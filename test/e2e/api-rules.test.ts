@@ -68,9 +68,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('when the same key is sent concurrently, then one order is created and the others replay it or are told the key is in use', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 6 }, () => merchant.request('POST', '/v1/orders', body('idem-4'), { 'idempotency-key': 'key-4' })),
-    );
+    const results = await Promise.all(Array.from({ length: 6 }, () => merchant.request('POST', '/v1/orders', body('idem-4'), { 'idempotency-key': 'key-4' })));
 
     const created = results.filter((r) => r.status === 201);
     const inUse = results.filter((r) => r.status === 409);
@@ -89,14 +87,35 @@ describe('Idempotency-Key', () => {
     expect(theirs.body.id).not.toBe(mine.body.id);
   });
 
-  test('when two keys of one organisation scoped to different accounts send the same Idempotency-Key, then each gets an order on its own account and never the other key\'s answer', async () => {
+  test("when two keys of one organisation scoped to different accounts send the same Idempotency-Key, then each gets an order on its own account and never the other key's answer", async () => {
     // An organisation of its own: its live orders stay out of the other tests' lists.
     const org = String((await system.ops('org', 'create', '--name', '二口座商店', '--owner-email', 'owner@example.com')).id);
     const addAccount = async (number: string) =>
-      String((await system.ops('bank-account', 'add', '--org', org, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
-        '--account-number', number, '--holder-name', 'ｽｽﾞｷｼﾖｳﾃﾝ')).id);
+      String(
+        (
+          await system.ops(
+            'bank-account',
+            'add',
+            '--org',
+            org,
+            '--mode',
+            'live',
+            '--bank-code',
+            '0001',
+            '--branch-code',
+            '001',
+            '--account-number',
+            number,
+            '--holder-name',
+            'ｽｽﾞｷｼﾖｳﾃﾝ',
+          )
+        ).id,
+      );
     const scopedKey = async (account: string) =>
-      new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', account, '--bank-account', account)).key));
+      new MerchantClient(
+        system.apiUrl,
+        String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', account, '--bank-account', account)).key),
+      );
     const [accountA, accountB] = [await addAccount('4170001'), await addAccount('4170002')];
     const [keyA, keyB] = [await scopedKey(accountA), await scopedKey(accountB)];
 
@@ -133,10 +152,15 @@ describe('Idempotency-Key', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE', [account.id]);
     const first = merchant.request('POST', '/v1/orders', body('idem-held'), { 'idempotency-key': 'key-held' });
-    await waitFor(async () => {
-      const waiting = await system.sql(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND usename = 'pmatch_orders_api' AND wait_event_type = 'Lock'`);
-      return waiting.length > 0 ? true : undefined;
-    }, { what: 'the first request to wait inside its transaction' });
+    await waitFor(
+      async () => {
+        const waiting = await system.sql(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND usename = 'pmatch_orders_api' AND wait_event_type = 'Lock'`,
+        );
+        return waiting.length > 0 ? true : undefined;
+      },
+      { what: 'the first request to wait inside its transaction' },
+    );
 
     const repeat = await merchant.request('POST', '/v1/orders', body('idem-held'), { 'idempotency-key': 'key-held' });
 
@@ -176,7 +200,12 @@ describe('Idempotency-Key', () => {
   test('when a keyed request is refused, then nothing is stored and the corrected retry with the key runs', async () => {
     const keys = await countKeys();
 
-    expectError(await merchant.request('POST', '/v1/orders', body('idem-bad', { amount: 0 }), { 'idempotency-key': 'key-bad' }), 400, 'parameter_invalid', 'amount');
+    expectError(
+      await merchant.request('POST', '/v1/orders', body('idem-bad', { amount: 0 }), { 'idempotency-key': 'key-bad' }),
+      400,
+      'parameter_invalid',
+      'amount',
+    );
 
     expect(await countKeys()).toBe(keys);
     expect((await merchant.request('POST', '/v1/orders', body('idem-bad'), { 'idempotency-key': 'key-bad' })).status).toBe(201);
@@ -251,7 +280,22 @@ describe('listing orders', () => {
 describe('live keys scoped to one bank account', () => {
   test('when a key is scoped to an account, then it sees and creates only there', async () => {
     const add = (number: string) =>
-      system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', number, '--holder-name', 'ｽｽﾞｷ');
+      system.ops(
+        'bank-account',
+        'add',
+        '--org',
+        orgId,
+        '--mode',
+        'live',
+        '--bank-code',
+        '0001',
+        '--branch-code',
+        '001',
+        '--account-number',
+        number,
+        '--holder-name',
+        'ｽｽﾞｷ',
+      );
     const [a, b] = [await add('3000001'), await add('3000002')];
     const all = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'all')).key));
     const scoped = new MerchantClient(
@@ -272,10 +316,13 @@ describe('live keys scoped to one bank account', () => {
     const adapter = await system.ops('adapter', 'create', '--name', 'scope-adapter', '--bank-account', String(a.id), '--bank-account', String(b.id));
     const [intoA, intoB] = [await notify(String(adapter.secret), String(a.id), 3402), await notify(String(adapter.secret), String(b.id), 3401)];
     const createdOf = (events: any[]) => events.filter((e) => e.type === 'order.created').map((e) => e.data.object.id);
-    const allEvents = await waitFor(async () => {
-      const events = await all.events();
-      return events.filter((e) => e.type === 'transaction.deposited').length === 2 ? events : undefined;
-    }, { what: 'both deposits to be decided and listed' });
+    const allEvents = await waitFor(
+      async () => {
+        const events = await all.events();
+        return events.filter((e) => e.type === 'transaction.deposited').length === 2 ? events : undefined;
+      },
+      { what: 'both deposits to be decided and listed' },
+    );
     const scopedEvents = await scoped.events();
 
     expect(createdOf(allEvents)).toEqual([onB.id, created.id]);
@@ -347,7 +394,10 @@ describe('settings', () => {
   test('when an organisation has no settings row, then reading them shows the defaults and writes nothing, even with a read-only key', async () => {
     const { orgId: org } = await system.createMerchant();
     await system.sql('DELETE FROM settings WHERE organisation_id = $1', [org]);
-    const readOnly = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', org, '--mode', 'test', '--name', 'ro', '--permission', 'read_only')).key));
+    const readOnly = new MerchantClient(
+      system.apiUrl,
+      String((await system.ops('key', 'issue', '--org', org, '--mode', 'test', '--name', 'ro', '--permission', 'read_only')).key),
+    );
 
     const res = await readOnly.request('GET', '/v1/settings');
 
@@ -357,8 +407,22 @@ describe('settings', () => {
 
   test('when a live key limited to one bank account changes settings, then 403 insufficient_scope and nothing changes; it may read them', async () => {
     const { orgId: org } = await system.createMerchant();
-    const account = await system.ops('bank-account', 'add', '--org', org, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
-      '--account-number', '5000001', '--holder-name', 'ｽｽﾞｷ');
+    const account = await system.ops(
+      'bank-account',
+      'add',
+      '--org',
+      org,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '001',
+      '--account-number',
+      '5000001',
+      '--holder-name',
+      'ｽｽﾞｷ',
+    );
     const scoped = new MerchantClient(
       system.apiUrl,
       String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', 'one account', '--bank-account', String(account.id))).key),
@@ -381,10 +445,13 @@ describe('listing events', () => {
     const orders = [];
     for (const amount of [3501, 3502, 3503, 3504, 3505]) orders.push(await shop.createOrder({ amount }));
     await shop.request('POST', `/v1/orders/${orders[1].id}/cancel`);
-    const everything = await waitFor(async () => {
-      const page = await shop.request('GET', '/v1/events?limit=100');
-      return page.body.data.length === 6 ? page.body : undefined;
-    }, { what: 'the six events to be listed' });
+    const everything = await waitFor(
+      async () => {
+        const page = await shop.request('GET', '/v1/events?limit=100');
+        return page.body.data.length === 6 ? page.body : undefined;
+      },
+      { what: 'the six events to be listed' },
+    );
 
     const page1 = await shop.request('GET', '/v1/events?limit=2');
     const page2 = await shop.request('GET', `/v1/events?limit=2&starting_after=${page1.body.data[1].id}`);
@@ -491,7 +558,12 @@ describe('bad input stores nothing', () => {
     // 32 levels are parsed (and refused for the unknown field); one more is too deep.
     expectError(await raw(deepOrder(32)), 400, 'parameter_unknown', 'x');
     expectError(await keyed(deepOrder(32), 'deep-32'), 400, 'parameter_unknown', 'x');
-    for (const res of [await raw(deepOrder(33)), await keyed(deepOrder(33), 'deep-33'), await keyed(nested(5_000), 'deep-5000'), await keyed(`${'['.repeat(20_000)}${']'.repeat(20_000)}`, 'deep-array')]) {
+    for (const res of [
+      await raw(deepOrder(33)),
+      await keyed(deepOrder(33), 'deep-33'),
+      await keyed(nested(5_000), 'deep-5000'),
+      await keyed(`${'['.repeat(20_000)}${']'.repeat(20_000)}`, 'deep-array'),
+    ]) {
       expectError(res, 400, 'parameter_invalid');
       expect(res.body.error.message).toMatch(/nested more than 32 levels/);
     }

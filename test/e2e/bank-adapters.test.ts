@@ -13,7 +13,12 @@ afterAll(async () => {
 });
 
 const deposit = (fields: Record<string, unknown>) => ({
-  bank_reference: `ref-${randomUUID()}`, direction: 'deposit', amount: 4200, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ', occurred_at: new Date().toISOString(), ...fields,
+  bank_reference: `ref-${randomUUID()}`,
+  direction: 'deposit',
+  amount: 4200,
+  counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+  occurred_at: new Date().toISOString(),
+  ...fields,
 });
 const storedOn = async (accountId: string) =>
   (await system.sql<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE bank_account_id = $1', [accountId]))[0]!.n;
@@ -29,7 +34,11 @@ describe('adapters bound to accounts', () => {
     await system.ops('adapter', 'create', '--name', 'bank-b', '--bank-account', ofB);
 
     const intoB = await notify(system, String(a.secret), deposit({ bank_account_id: ofB }));
-    const byIdentity = await notify(system, String(a.secret), deposit({ account: { bank_code: '0001', branch_code: '001', account_type: 'ordinary', account_number: '6100002' } }));
+    const byIdentity = await notify(
+      system,
+      String(a.secret),
+      deposit({ account: { bank_code: '0001', branch_code: '001', account_type: 'ordinary', account_number: '6100002' } }),
+    );
     const nowhere = await notify(system, String(a.secret), deposit({ bank_account_id: 'ba_AAAAAAAAAAAAAAAAAAAAAAAA' }));
     const intoA = await notify(system, String(a.secret), deposit({ bank_account_id: ofA }));
 
@@ -48,8 +57,16 @@ describe('adapters bound to accounts', () => {
     const current = await liveAccount(system, orgId, { bank: '0005', branch: '123', type: 'current', number: '6200001' });
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', ordinary, '--bank-account', current);
 
-    const res = await notify(system, String(adapter.secret), deposit({ account: { bank_code: '0005', branch_code: '123', account_type: 'current', account_number: '6200001' } }));
-    const both = await notify(system, String(adapter.secret), deposit({ bank_account_id: ordinary, account: { bank_code: '0005', branch_code: '123', account_type: 'current', account_number: '6200001' } }));
+    const res = await notify(
+      system,
+      String(adapter.secret),
+      deposit({ account: { bank_code: '0005', branch_code: '123', account_type: 'current', account_number: '6200001' } }),
+    );
+    const both = await notify(
+      system,
+      String(adapter.secret),
+      deposit({ bank_account_id: ordinary, account: { bank_code: '0005', branch_code: '123', account_type: 'current', account_number: '6200001' } }),
+    );
 
     expect(res.status).toBe(202);
     expect(await system.sql('SELECT bank_account_id FROM transactions WHERE id = $1', [res.body.transaction_id])).toEqual([{ bank_account_id: current }]);

@@ -31,8 +31,22 @@ afterAll(async () => {
 
 async function addLiveAccount(): Promise<string> {
   accountCount += 1;
-  const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
-    '--account-number', String(1_000_000 + accountCount), '--holder-name', 'ﾔﾏﾀﾞｼﾖｳﾃﾝ');
+  const account = await system.ops(
+    'bank-account',
+    'add',
+    '--org',
+    orgId,
+    '--mode',
+    'live',
+    '--bank-code',
+    '0001',
+    '--branch-code',
+    '001',
+    '--account-number',
+    String(1_000_000 + accountCount),
+    '--holder-name',
+    'ﾔﾏﾀﾞｼﾖｳﾃﾝ',
+  );
   return String(account.id);
 }
 
@@ -132,7 +146,10 @@ describe('when a bank account is added after orders-api cached a key of the orga
     onlyAccount = await addLiveAccount();
     naming = (await liveKey('names the new account')).key;
     omitting = (await liveKey('names no account')).key;
-    for (const [key, id] of [[naming, 'added-warm-1'], [omitting, 'added-warm-2']] as const) {
+    for (const [key, id] of [
+      [naming, 'added-warm-1'],
+      [omitting, 'added-warm-2'],
+    ] as const) {
       const res = await api(system.apiUrl, 'POST', '/v1/orders', { key, body: order(id) });
       expect(res.status).toBe(201);
       expect(res.body.bank_account_id).toBe(onlyAccount);

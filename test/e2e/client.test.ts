@@ -38,7 +38,12 @@ function observedClient() {
   const waits: number[] = [];
   const fetch: Fetch = async (request) => {
     const response = await globalThis.fetch(request);
-    answers.push({ method: request.method, path: new URL(request.url).pathname + new URL(request.url).search, status: response.status, headers: response.headers });
+    answers.push({
+      method: request.method,
+      path: new URL(request.url).pathname + new URL(request.url).search,
+      status: response.status,
+      headers: response.headers,
+    });
     return response;
   };
   const client = new PaymentsClient({

@@ -56,7 +56,24 @@ describe('match operation', () => {
     const { orgId } = await system.createMerchant();
     const accounts = [];
     for (const number of ['1000001', '1000002']) {
-      accounts.push(await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', number, '--holder-name', 'ﾃｽﾄ'));
+      accounts.push(
+        await system.ops(
+          'bank-account',
+          'add',
+          '--org',
+          orgId,
+          '--mode',
+          'live',
+          '--bank-code',
+          '0001',
+          '--branch-code',
+          '001',
+          '--account-number',
+          number,
+          '--holder-name',
+          'ﾃｽﾄ',
+        ),
+      );
     }
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(accounts[1]!.id));
@@ -72,7 +89,24 @@ describe('match operation', () => {
     const { orgId } = await system.createMerchant();
     const accounts = [];
     for (const number of ['1000011', '1000012']) {
-      accounts.push(await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', number, '--holder-name', 'ﾃｽﾄ'));
+      accounts.push(
+        await system.ops(
+          'bank-account',
+          'add',
+          '--org',
+          orgId,
+          '--mode',
+          'live',
+          '--bank-code',
+          '0001',
+          '--branch-code',
+          '001',
+          '--account-number',
+          number,
+          '--holder-name',
+          'ﾃｽﾄ',
+        ),
+      );
     }
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(accounts[1]!.id));
@@ -210,18 +244,38 @@ describe('transactions', () => {
 
   test('when the bank reports a withdrawal, then it is stored with transaction.withdrawn and never matched', async () => {
     const { orgId } = await system.createMerchant();
-    const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '2000001', '--holder-name', 'ﾃｽﾄ');
+    const account = await system.ops(
+      'bank-account',
+      'add',
+      '--org',
+      orgId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '001',
+      '--account-number',
+      '2000001',
+      '--holder-name',
+      'ﾃｽﾄ',
+    );
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(account.id));
     await live.createOrder({ amount: 2501, ordered_at: minutesAgo(10) });
 
-    const notified = await notify(String(adapter.secret), { bank_account_id: String(account.id), amount: 2501, counterparty: 'ﾃｽｳﾘﾖｳ', direction: 'withdrawal' });
+    const notified = await notify(String(adapter.secret), {
+      bank_account_id: String(account.id),
+      amount: 2501,
+      counterparty: 'ﾃｽｳﾘﾖｳ',
+      direction: 'withdrawal',
+    });
 
     expect(notified.status).toBe(202);
     const withdrawn = await live.events('transaction.withdrawn');
     expect(withdrawn).toHaveLength(1);
     expect(withdrawn[0].data.object).toMatchObject({ id: notified.transaction_id, direction: 'withdrawal', amount: 2501 });
-    expect((await live.eventTypes())).not.toContain('order.paid');
+    expect(await live.eventTypes()).not.toContain('order.paid');
   });
 });
 
@@ -247,15 +301,21 @@ async function notify(secret: string, fields: { bank_account_id: string; amount:
 }
 
 async function waitForStatus(client: MerchantClient, id: string, status: string): Promise<any> {
-  return waitFor(async () => {
-    const t = await client.transaction(id);
-    return t.status === status ? t : undefined;
-  }, { what: `transaction ${id} to become ${status}` });
+  return waitFor(
+    async () => {
+      const t = await client.transaction(id);
+      return t.status === status ? t : undefined;
+    },
+    { what: `transaction ${id} to become ${status}` },
+  );
 }
 
 async function waitForDecision(client: MerchantClient, id: string): Promise<any> {
-  return waitFor(async () => {
-    const t = await client.transaction(id);
-    return t.status !== 'pending' ? t : undefined;
-  }, { what: `transaction ${id} to be decided` });
+  return waitFor(
+    async () => {
+      const t = await client.transaction(id);
+      return t.status !== 'pending' ? t : undefined;
+    },
+    { what: `transaction ${id} to be decided` },
+  );
 }

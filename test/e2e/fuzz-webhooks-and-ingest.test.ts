@@ -95,22 +95,33 @@ async function createEndpoint(m: Merchant, body: Record<string, unknown> = {}): 
  */
 const webhookReading = (m: Merchant) => async () =>
   JSON.stringify(
-    (await stored.query(
-      `SELECT (SELECT count(*) || ':' || md5(coalesce(string_agg(concat_ws(',', id, url, array_to_string(enabled_events, ' '), enabled, disabled_reason,
+    (
+      await stored.query(
+        `SELECT (SELECT count(*) || ':' || md5(coalesce(string_agg(concat_ws(',', id, url, array_to_string(enabled_events, ' '), enabled, disabled_reason,
                       secret_encrypted, previous_secret_encrypted, previous_secret_expires_at, deleted_at), '|' ORDER BY id), ''))
                FROM webhook_endpoints WHERE organisation_id = $1) AS endpoints,
               (SELECT count(*) FROM outbox WHERE payload->>'endpoint_id' IN (SELECT id FROM webhook_endpoints WHERE organisation_id = $1)) AS dispatcher_requests,
               (SELECT count(*) FROM events WHERE organisation_id = $1) AS events`,
-      [m.orgId],
-    ))[0],
+        [m.orgId],
+      )
+    )[0],
   );
 
 // ---------------------------------------------------------------------------------------------
 // The webhook API's rules (docs/guide.md "Webhooks")
 
 /** Spec Events table: the types an endpoint can select (webhook.test is sent only by the test action). */
-const SUBSCRIBABLE = ['order.created', 'order.updated', 'order.paid', 'order.canceled', 'order.expired', 'order.payment_reversed', 'transaction.deposited',
-  'transaction.withdrawn', 'transaction.held'];
+const SUBSCRIBABLE = [
+  'order.created',
+  'order.updated',
+  'order.paid',
+  'order.canceled',
+  'order.expired',
+  'order.payment_reversed',
+  'transaction.deposited',
+  'transaction.withdrawn',
+  'transaction.held',
+];
 
 /**
  * Only https, no credentials in the URL, and (localhost and private addresses are refused)
@@ -135,17 +146,46 @@ const url = {
   bent: fc.oneof(
     weirdString,
     weirdNumber,
-    fc.constantFrom('http://127.0.0.1/plain-http', 'https://localhost/', 'https://10.0.0.1/', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/',
-      'https://[fe80::1]/', 'https://0.0.0.0/', 'https://user:pass@127.0.0.1/', 'ftp://127.0.0.1/', 'https://127.0.0.1:99999/', 'https://', '//127.0.0.1/x',
-      `https://127.0.0.1/${'a'.repeat(2100)}`, 'javascript:alert(1)', 'file:///etc/passwd', null),
+    fc.constantFrom(
+      'http://127.0.0.1/plain-http',
+      'https://localhost/',
+      'https://10.0.0.1/',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/',
+      'https://[fe80::1]/',
+      'https://0.0.0.0/',
+      'https://user:pass@127.0.0.1/',
+      'ftp://127.0.0.1/',
+      'https://127.0.0.1:99999/',
+      'https://',
+      '//127.0.0.1/x',
+      `https://127.0.0.1/${'a'.repeat(2100)}`,
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      null,
+    ),
   ),
 };
 const isEventSelection = (v: unknown) =>
-  Array.isArray(v) && v.length >= 1 && new Set(v).size === v.length &&
+  Array.isArray(v) &&
+  v.length >= 1 &&
+  new Set(v).size === v.length &&
   (JSON.stringify(v) === '["*"]' || v.every((t) => typeof t === 'string' && SUBSCRIBABLE.includes(t)));
 const enabledEvents = {
   valid: fc.oneof(fc.constant(['*']), fc.shuffledSubarray(SUBSCRIBABLE, { minLength: 1 })),
-  bent: fc.oneof(jsonValue, fc.constantFrom([], ['*', 'order.paid'], ['order.paid', 'order.paid'], ['webhook.test'], ['ORDER.PAID'], 'order.paid', [...SUBSCRIBABLE, 'order.paid'], [null])),
+  bent: fc.oneof(
+    jsonValue,
+    fc.constantFrom(
+      [],
+      ['*', 'order.paid'],
+      ['order.paid', 'order.paid'],
+      ['webhook.test'],
+      ['ORDER.PAID'],
+      'order.paid',
+      [...SUBSCRIBABLE, 'order.paid'],
+      [null],
+    ),
+  ),
 };
 
 function judgeCreateEndpoint(body: unknown): Want {
@@ -156,18 +196,26 @@ function judgeCreateEndpoint(body: unknown): Want {
 function judgeUpdateEndpoint(body: unknown): Want {
   const b = body === undefined ? {} : body;
   if (!isRecord(b) || Object.keys(b).length === 0 || !onlyKeys(b, ['url', 'enabled_events', 'enabled'])) return refused;
-  const ok = (b.url === undefined || isAllowedUrl(b.url)) && (b.enabled_events === undefined || isEventSelection(b.enabled_events)) &&
+  const ok =
+    (b.url === undefined || isAllowedUrl(b.url)) &&
+    (b.enabled_events === undefined || isEventSelection(b.enabled_events)) &&
     (b.enabled === undefined || typeof b.enabled === 'boolean');
   return ok ? { status: 200 } : refused;
 }
 const emptyBody = fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant({}) }, { weight: 8, arbitrary: jsonValue });
-const judgeEmpty = (success: number) => (body: unknown): Want => (body === undefined || (isRecord(body) && Object.keys(body).length === 0) ? { status: success } : refused);
+const judgeEmpty =
+  (success: number) =>
+  (body: unknown): Want =>
+    body === undefined || (isRecord(body) && Object.keys(body).length === 0) ? { status: success } : refused;
 
-const selectionOf = (sent: Record<string, unknown>) => (sent.enabled_events === undefined || JSON.stringify(sent.enabled_events) === '["*"]' ? undefined : [...(sent.enabled_events as string[])].sort());
+const selectionOf = (sent: Record<string, unknown>) =>
+  sent.enabled_events === undefined || JSON.stringify(sent.enabled_events) === '["*"]' ? undefined : [...(sent.enabled_events as string[])].sort();
 function expectEndpointAsSent(res: { body: any }, sent: Record<string, unknown>): void {
   const e = res.body;
   const selection = selectionOf(sent);
-  const ok = e.object === 'webhook_endpoint' && (sent.url === undefined || e.url === new URL(String(sent.url)).href) &&
+  const ok =
+    e.object === 'webhook_endpoint' &&
+    (sent.url === undefined || e.url === new URL(String(sent.url)).href) &&
     (selection === undefined || JSON.stringify([...e.enabled_events].sort()) === JSON.stringify(selection)) &&
     (sent.enabled === undefined || e.enabled === sent.enabled);
   if (!ok) throw new Error(`the endpoint is not what was sent: ${JSON.stringify(sent)} → ${JSON.stringify(e)}`);
@@ -220,7 +268,10 @@ function wrongSignatures(secret: string): fc.Arbitrary<(body: string | undefined
 function setups(): [string, () => Promise<FuzzTarget>][] {
   const on = (m: Merchant) => ({ baseUrl: system.apiUrl, ...apiKeyCredentials(m.key), organisationId: m.orgId, reading: webhookReading(m) });
   const near = (own: string) => [strangerEndpoint, own.toUpperCase(), `${own}x`, own.replace('we_', 'ord_')];
-  const endpoint = (name: string, make: (m: Merchant) => Promise<FuzzTarget>): [string, () => Promise<FuzzTarget>] => [name, async () => make(await merchant(name))];
+  const endpoint = (name: string, make: (m: Merchant) => Promise<FuzzTarget>): [string, () => Promise<FuzzTarget>] => [
+    name,
+    async () => make(await merchant(name)),
+  ];
   /** A route on one endpoint of the organisation, which stays. */
   const onEndpoint = (name: string, rest: (m: Merchant, id: string) => Partial<FuzzTarget> & Pick<FuzzTarget, 'good'>) =>
     endpoint(name, async (m) => {
@@ -267,7 +318,14 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
     })),
     onEndpoint('PATCH /v1/webhook-endpoints/{id}', () => ({
       good: { body: () => ({ enabled: true }), want: { status: 200 } },
-      body: { arbitrary: nearlyValidBody({ url, enabled_events: enabledEvents, enabled: { valid: fc.boolean(), bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom('true', null)) } }), judge: judgeUpdateEndpoint },
+      body: {
+        arbitrary: nearlyValidBody({
+          url,
+          enabled_events: enabledEvents,
+          enabled: { valid: fc.boolean(), bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom('true', null)) },
+        }),
+        judge: judgeUpdateEndpoint,
+      },
       checkSuccess: (res, sent) => expectEndpointAsSent(res, (sent.body ?? {}) as Record<string, unknown>),
     })),
     endpoint('DELETE /v1/webhook-endpoints/{id}', async (m) => {
@@ -290,7 +348,8 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
       good: { want: { status: 200 } },
       query: { arbitrary: queryPairs({}), judge: () => ({ status: 200 }) },
       checkSuccess: (res) => {
-        if (res.body.object !== 'webhook_endpoint_secret' || !String(res.body.secret).startsWith('whsec_')) throw new Error(`secret gave ${JSON.stringify(res.body)}`);
+        if (res.body.object !== 'webhook_endpoint_secret' || !String(res.body.secret).startsWith('whsec_'))
+          throw new Error(`secret gave ${JSON.stringify(res.body)}`);
       },
     })),
     endpoint('POST /v1/webhook-endpoints/{id}/rotate-secret', async (m) => {
@@ -305,7 +364,8 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
         good: { want: { status: 200 } },
         body: { arbitrary: emptyBody, judge: judgeEmpty(200) },
         checkSuccess: (res) => {
-          if (res.body.object !== 'webhook_endpoint_secret' || res.body.previous_secret_expires_at === null) throw new Error(`rotate gave ${JSON.stringify(res.body)}`);
+          if (res.body.object !== 'webhook_endpoint_secret' || res.body.previous_secret_expires_at === null)
+            throw new Error(`rotate gave ${JSON.stringify(res.body)}`);
         },
         // A fresh endpoint after each rotation: an endpoint keeps at most four overlapping old secrets (the fifth rotation is 429).
         renew: async () => {
@@ -325,7 +385,11 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
       const id = await createEndpoint(m);
       await m.client.createOrder();
       const [event] = await m.client.events();
-      const attemptId = fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 18n - 1n }).map((n) => `dla_${n}`), weirdString, fc.constantFrom('dla_', 'dla_-1', 'dla_1e3', `dla_${'9'.repeat(19)}`));
+      const attemptId = fc.oneof(
+        fc.bigInt({ min: 0n, max: 10n ** 18n - 1n }).map((n) => `dla_${n}`),
+        weirdString,
+        fc.constantFrom('dla_', 'dla_-1', 'dla_1e3', `dla_${'9'.repeat(19)}`),
+      );
       const eventId = fc.oneof(fc.constantFrom(event.id, strangerEvent, 'evt_test_000000000000'), weirdString, fc.constantFrom('evt_', 'ord_000000000000'));
       const isAttemptId = (v: string) => /^dla_[0-9]{1,18}$/.test(v);
       return {
@@ -342,7 +406,9 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
           judge: (params) => {
             const names = params.map(([k]) => k);
             if (new Set(names).size !== names.length) return refused;
-            const ok = params.every(([k, v]) => (k === 'limit' && isLimit(v)) || (k === 'starting_after' && isAttemptId(v)) || (k === 'event_id' && WELL_FORMED_EVENT_ID.test(v)));
+            const ok = params.every(
+              ([k, v]) => (k === 'limit' && isLimit(v)) || (k === 'starting_after' && isAttemptId(v)) || (k === 'event_id' && WELL_FORMED_EVENT_ID.test(v)),
+            );
             return ok ? { status: 200 } : refused;
           },
         },
@@ -354,7 +420,10 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
       await m.client.createOrder();
       const [event] = await m.client.events();
       const body = nearlyValidBody({
-        event_id: { valid: fc.constantFrom(event.id), bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom(strangerEvent, 'evt_000000000000000000000000', 'evt_test_000000000000', 'evt_', null)) },
+        event_id: {
+          valid: fc.constantFrom(event.id),
+          bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom(strangerEvent, 'evt_000000000000000000000000', 'evt_test_000000000000', 'evt_', null)),
+        },
       });
       return {
         name: 'POST /v1/webhook-endpoints/{id}/deliveries/resend',
@@ -385,22 +454,45 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
 /** Every notification signed by a real adapter, so its body meets the rules rather than the signature check. */
 async function notificationsTarget(): Promise<FuzzTarget> {
   const m = await merchant('入金通知');
-  const account = await system.ops('bank-account', 'add', '--org', m.orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '3000001', '--holder-name', 'ｼｮｳﾃﾝ');
+  const account = await system.ops(
+    'bank-account',
+    'add',
+    '--org',
+    m.orgId,
+    '--mode',
+    'live',
+    '--bank-code',
+    '0001',
+    '--branch-code',
+    '001',
+    '--account-number',
+    '3000001',
+    '--holder-name',
+    'ｼｮｳﾃﾝ',
+  );
   const liveAccount = String(account.id);
   const testAccount = (await m.client.request('GET', '/v1/bank-accounts')).body.data[0].id as string;
   const secret = String((await system.ops('adapter', 'create', '--name', 'fuzz-bank', '--bank-account', liveAccount)).secret);
   const seen = new Set<string>();
   const body = nearlyValidBody({
     bank_account_id: { valid: fc.constant('LIVE'), bent: fc.oneof(weirdString, fc.constantFrom('TEST', 'ba_000000000000000000000000', null)) },
-    bank_reference: { valid: fc.oneof(fc.uuid(), unicodeName, fc.constantFrom('ref-1', 'ref-2')), bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom('', 'x'.repeat(256), 'a\nb')) },
+    bank_reference: {
+      valid: fc.oneof(fc.uuid(), unicodeName, fc.constantFrom('ref-1', 'ref-2')),
+      bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom('', 'x'.repeat(256), 'a\nb')),
+    },
     direction: { valid: fc.constantFrom(...DIRECTIONS), bent: fc.oneof(weirdString, fc.constantFrom('DEPOSIT', 'credit', null)) },
     amount: { valid: fc.integer({ min: 1, max: 9_999_999_999 }), bent: fc.oneof(weirdNumber, weirdString, fc.constantFrom(0, 10_000_000_000, '5', null)) },
-    counterparty: { valid: fc.oneof(unicodeName, fc.constant('')), bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom('x'.repeat(101), 'ﾔﾏﾀﾞ\tﾀﾛｳ', null)) },
+    counterparty: {
+      valid: fc.oneof(unicodeName, fc.constant('')),
+      bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom('x'.repeat(101), 'ﾔﾏﾀﾞ\tﾀﾛｳ', null)),
+    },
     occurred_at: { valid: fc.oneof(pastTimestamp, futureTimestamp), bent: fc.oneof(timestamp, weirdString, weirdNumber) },
   }).map((b) => {
     if (!isRecord(b)) return b;
     const ids: Record<string, string> = { LIVE: liveAccount, TEST: testAccount };
-    return typeof b.bank_account_id === 'string' && Object.hasOwn(ids, b.bank_account_id) ? objectOf(Object.entries({ ...b, bank_account_id: ids[b.bank_account_id] })) : b;
+    return typeof b.bank_account_id === 'string' && Object.hasOwn(ids, b.bank_account_id)
+      ? objectOf(Object.entries({ ...b, bank_account_id: ids[b.bank_account_id] }))
+      : b;
   });
   const referenceOf = (b: Record<string, unknown>) => `${b.bank_account_id}/${b.bank_reference}`;
   return {
@@ -413,7 +505,17 @@ async function notificationsTarget(): Promise<FuzzTarget> {
     organisationId: m.orgId,
     // Deposits are decided by the matcher after the answer, so what a refusal must not add is a transaction.
     reading: async () => JSON.stringify(await stored.query('SELECT count(*)::int AS n FROM transactions WHERE organisation_id = $1', [m.orgId])),
-    good: { body: () => ({ bank_account_id: liveAccount, bank_reference: randomUUID(), direction: 'deposit', amount: 1234, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ', occurred_at: new Date().toISOString() }), want: { status: 202 } },
+    good: {
+      body: () => ({
+        bank_account_id: liveAccount,
+        bank_reference: randomUUID(),
+        direction: 'deposit',
+        amount: 1234,
+        counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+        occurred_at: new Date().toISOString(),
+      }),
+      want: { status: 202 },
+    },
     body: {
       arbitrary: body,
       // The six fields, each required; an account the adapter is not bound to (any but the live
@@ -421,8 +523,14 @@ async function notificationsTarget(): Promise<FuzzTarget> {
       judge: (sent) => {
         const b = sent === undefined ? {} : sent;
         if (!isRecord(b) || !onlyKeys(b, ['bank_account_id', 'bank_reference', 'direction', 'amount', 'counterparty', 'occurred_at'])) return refused;
-        const ok = typeof b.bank_account_id === 'string' && /^ba_[0-9A-Za-z]{12,40}$/.test(b.bank_account_id) && isName(b.bank_reference, 255, 1) &&
-          DIRECTIONS.includes(b.direction as string) && isAmount(b.amount) && isName(b.counterparty, 100) && isTimestamp(b.occurred_at);
+        const ok =
+          typeof b.bank_account_id === 'string' &&
+          /^ba_[0-9A-Za-z]{12,40}$/.test(b.bank_account_id) &&
+          isName(b.bank_reference, 255, 1) &&
+          DIRECTIONS.includes(b.direction as string) &&
+          isAmount(b.amount) &&
+          isName(b.counterparty, 100) &&
+          isTimestamp(b.occurred_at);
         if (!ok) return refused;
         if (b.bank_account_id !== liveAccount) return { status: 403 };
         return { status: seen.has(referenceOf(b)) ? 200 : 202 };
@@ -431,7 +539,8 @@ async function notificationsTarget(): Promise<FuzzTarget> {
     checkSuccess: (res, sent) => {
       const b = sent.body as Record<string, unknown>;
       const duplicate = res.status === 200;
-      if (!/^txn_/.test(res.body.transaction_id) || res.body.duplicate !== duplicate) throw new Error(`notification gave ${res.status} ${JSON.stringify(res.body)}`);
+      if (!/^txn_/.test(res.body.transaction_id) || res.body.duplicate !== duplicate)
+        throw new Error(`notification gave ${res.status} ${JSON.stringify(res.body)}`);
       seen.add(referenceOf(b));
     },
   };
@@ -440,11 +549,20 @@ async function notificationsTarget(): Promise<FuzzTarget> {
 // ---------------------------------------------------------------------------------------------
 
 describe('fuzzing webhook endpoints and bank-ingest', () => {
-  test.each(['POST /v1/webhook-endpoints', 'GET /v1/webhook-endpoints', 'GET /v1/webhook-endpoints/{id}', 'PATCH /v1/webhook-endpoints/{id}', 'DELETE /v1/webhook-endpoints/{id}',
-    'GET /v1/webhook-endpoints/{id}/secret', 'POST /v1/webhook-endpoints/{id}/rotate-secret', 'POST /v1/webhook-endpoints/{id}/test',
-    'GET /v1/webhook-endpoints/{id}/deliveries', 'POST /v1/webhook-endpoints/{id}/deliveries/resend', 'POST /ingest/v1/notifications'])(
-    'when %s gets hostile bodies, query strings, path ids and headers, then each gets exactly its answer and a refused one stores nothing',
-    (name) => expectFuzzed(outcomes.get(name), name),
+  test.each([
+    'POST /v1/webhook-endpoints',
+    'GET /v1/webhook-endpoints',
+    'GET /v1/webhook-endpoints/{id}',
+    'PATCH /v1/webhook-endpoints/{id}',
+    'DELETE /v1/webhook-endpoints/{id}',
+    'GET /v1/webhook-endpoints/{id}/secret',
+    'POST /v1/webhook-endpoints/{id}/rotate-secret',
+    'POST /v1/webhook-endpoints/{id}/test',
+    'GET /v1/webhook-endpoints/{id}/deliveries',
+    'POST /v1/webhook-endpoints/{id}/deliveries/resend',
+    'POST /ingest/v1/notifications',
+  ])('when %s gets hostile bodies, query strings, path ids and headers, then each gets exactly its answer and a refused one stores nothing', (name) =>
+    expectFuzzed(outcomes.get(name), name),
   );
 });
 
@@ -452,19 +570,47 @@ describe('bank-ingest limits', () => {
   let m: Merchant;
   let liveAccount: string;
   let secret: string;
-  const transactions = async () => (await stored.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE organisation_id = $1', [m.orgId]))[0]!.n;
+  const transactions = async () =>
+    (await stored.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE organisation_id = $1', [m.orgId]))[0]!.n;
 
   beforeAll(async () => {
     m = await merchant('入金限度');
-    liveAccount = String((await system.ops('bank-account', 'add', '--org', m.orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '3000002', '--holder-name', 'ｼｮｳﾃﾝ')).id);
+    liveAccount = String(
+      (
+        await system.ops(
+          'bank-account',
+          'add',
+          '--org',
+          m.orgId,
+          '--mode',
+          'live',
+          '--bank-code',
+          '0001',
+          '--branch-code',
+          '001',
+          '--account-number',
+          '3000002',
+          '--holder-name',
+          'ｼｮｳﾃﾝ',
+        )
+      ).id,
+    );
     secret = String((await system.ops('adapter', 'create', '--name', 'limits-bank', '--bank-account', liveAccount)).secret);
   });
 
-  const push = (text: string, headers: Record<string, string>) => api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', { rawBody: text, headers: { 'content-type': 'application/json', ...headers } });
+  const push = (text: string, headers: Record<string, string>) =>
+    api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', { rawBody: text, headers: { 'content-type': 'application/json', ...headers } });
 
   test('when a notification exceeds 1 MiB, then 413 body_too_large with the error body (401 before its body is read when unsigned) and nothing stored', async () => {
     const before = await transactions();
-    const text = JSON.stringify({ bank_account_id: liveAccount, bank_reference: randomUUID(), direction: 'deposit', amount: 1, counterparty: 'x'.repeat(1024 * 1024), occurred_at: new Date().toISOString() });
+    const text = JSON.stringify({
+      bank_account_id: liveAccount,
+      bank_reference: randomUUID(),
+      direction: 'deposit',
+      amount: 1,
+      counterparty: 'x'.repeat(1024 * 1024),
+      occurred_at: new Date().toISOString(),
+    });
     expectAnswer(await push(text, signed(secret, text)), { status: 413, code: 'body_too_large' }, 'a signed notification over 1 MiB');
     expectAnswer(await push(text, {}), { status: 401, code: 'invalid_api_key' }, 'an unsigned notification over 1 MiB');
     expect(await transactions()).toBe(before);
@@ -481,7 +627,17 @@ describe('bank-ingest limits', () => {
 });
 
 test('the URL rule refuses what the guide refuses', () => {
-  expect(['http://127.0.0.1/', 'https://localhost/', 'https://10.0.0.1/', 'https://[::1]/', 'https://user:p@127.0.0.1/', 'x', `https://127.0.0.1/${'a'.repeat(2048)}`].map(isAllowedUrl)).toEqual(Array(7).fill(false));
+  expect(
+    [
+      'http://127.0.0.1/',
+      'https://localhost/',
+      'https://10.0.0.1/',
+      'https://[::1]/',
+      'https://user:p@127.0.0.1/',
+      'x',
+      `https://127.0.0.1/${'a'.repeat(2048)}`,
+    ].map(isAllowedUrl),
+  ).toEqual(Array(7).fill(false));
   expect(['https://127.0.0.1:1/hooks', 'https://127.1/short'].map(isAllowedUrl)).toEqual([true, true]);
   expect(asSent([['a', '\ud800']]).params).toEqual([['a', '\ufffd']]);
 });

@@ -127,7 +127,13 @@ async function excludedDeposit(m: Merchant): Promise<string> {
   return id;
 }
 
-const nearIds = (own: string) => [strangerOrder, strangerDeposit, own.toUpperCase(), `${own}x`, own.replace(/^(ord|txn)_/, (_m, kind: string) => (kind === 'ord' ? 'txn_' : 'ord_'))];
+const nearIds = (own: string) => [
+  strangerOrder,
+  strangerDeposit,
+  own.toUpperCase(),
+  `${own}x`,
+  own.replace(/^(ord|txn)_/, (_m, kind: string) => (kind === 'ord' ? 'txn_' : 'ord_')),
+];
 
 // ---------------------------------------------------------------------------------------------
 // Bodies and their rules
@@ -135,7 +141,12 @@ const nearIds = (own: string) => [strangerOrder, strangerDeposit, own.toUpperCas
 const anyText = fc.oneof(weirdString, fc.string({ maxLength: 300 }));
 const metadataValid = fc.oneof(
   fc.dictionary(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ maxLength: 500 }), { maxKeys: 5 }),
-  fc.constant(objectOf([['constructor', 'y'], ['toString', 'z']])),
+  fc.constant(
+    objectOf([
+      ['constructor', 'y'],
+      ['toString', 'z'],
+    ]),
+  ),
   fc.constant(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v'.repeat(500)]))),
 );
 const metadataBent = fc.oneof(
@@ -143,7 +154,12 @@ const metadataBent = fc.oneof(
   fc.constant(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))),
   fc.constant({ ['k'.repeat(41)]: 'v' }),
   fc.constant({ '': 'v' }),
-  fc.constant(objectOf([['__proto__', 'x'], ['constructor', 'y']])),
+  fc.constant(
+    objectOf([
+      ['__proto__', 'x'],
+      ['constructor', 'y'],
+    ]),
+  ),
   fc.constant({ k: 'v'.repeat(501) }),
   fc.constant({ k: 1 }),
   fc.constant({ k: { nested: 'v' } }),
@@ -174,29 +190,35 @@ function createOrderBody(m: Merchant) {
     metadata: { valid: metadataValid, bent: metadataBent },
   }).map((body) => {
     // Unique external ids, so a valid body is a new order (a repeat is another rule, tested in api-rules).
-    const unique = isRecord(body) && typeof body.external_id === 'string' ? objectOf(Object.entries({ ...body, external_id: `${body.external_id}${uniqueSuffix()}` })) : body;
+    const unique =
+      isRecord(body) && typeof body.external_id === 'string'
+        ? objectOf(Object.entries({ ...body, external_id: `${body.external_id}${uniqueSuffix()}` }))
+        : body;
     return withIds(unique, 'bank_account_id', { OWN: m.bankAccountId, STRANGER: stranger.bankAccountId });
   });
 }
 
 /** POST /v1/orders (docs/guide.md "Orders", "Limits"): 201 for a good order, 400 otherwise. */
-const judgeCreateOrder = (m: Merchant) => (body: unknown): Want => {
-  const b = body === undefined ? {} : body;
-  if (!isRecord(b) || !onlyKeys(b, ['amount', 'payer_name', 'external_id', 'item_name', 'bank_account_id', 'ordered_at', 'expires_at', 'metadata'])) return refused;
-  const fieldsOk =
-    isAmount(b.amount) &&
-    isPersonName(b.payer_name, 100) &&
-    isName(b.external_id, 255, 1) &&
-    isName(b.item_name, 255, 1) &&
-    (b.bank_account_id === undefined || b.bank_account_id === m.bankAccountId) &&
-    (b.ordered_at === undefined || isTimestamp(b.ordered_at)) &&
-    (b.expires_at === undefined || (isTimestamp(b.expires_at) && !isPast(b.expires_at))) &&
-    (b.metadata === undefined || isMetadata(b.metadata));
-  if (!fieldsOk) return refused;
-  // The one rule with its own code: ordered_at more than 5 minutes ahead (the generated times are an hour or more away).
-  if (typeof b.ordered_at === 'string' && !isPast(b.ordered_at)) return { status: 400, code: 'ordered_at_in_future' };
-  return { status: 201 };
-};
+const judgeCreateOrder =
+  (m: Merchant) =>
+  (body: unknown): Want => {
+    const b = body === undefined ? {} : body;
+    if (!isRecord(b) || !onlyKeys(b, ['amount', 'payer_name', 'external_id', 'item_name', 'bank_account_id', 'ordered_at', 'expires_at', 'metadata']))
+      return refused;
+    const fieldsOk =
+      isAmount(b.amount) &&
+      isPersonName(b.payer_name, 100) &&
+      isName(b.external_id, 255, 1) &&
+      isName(b.item_name, 255, 1) &&
+      (b.bank_account_id === undefined || b.bank_account_id === m.bankAccountId) &&
+      (b.ordered_at === undefined || isTimestamp(b.ordered_at)) &&
+      (b.expires_at === undefined || (isTimestamp(b.expires_at) && !isPast(b.expires_at))) &&
+      (b.metadata === undefined || isMetadata(b.metadata));
+    if (!fieldsOk) return refused;
+    // The one rule with its own code: ordered_at more than 5 minutes ahead (the generated times are an hour or more away).
+    if (typeof b.ordered_at === 'string' && !isPast(b.ordered_at)) return { status: 400, code: 'ordered_at_in_future' };
+    return { status: 201 };
+  };
 
 const goodOrder = () => ({ amount: freshAmount(), payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ', external_id: `good${uniqueSuffix()}`, item_name: 'お米 5kg' });
 
@@ -204,8 +226,13 @@ const sameEntries = (a: object, b: object) => JSON.stringify(Object.entries(a).s
 
 function expectOrderAsSent(res: { body: any }, sent: Record<string, unknown>): void {
   const order = res.body;
-  const same = order.amount === sent.amount && order.payer_name === sent.payer_name && order.external_id === sent.external_id && order.item_name === sent.item_name &&
-    sameEntries(order.metadata, (sent.metadata as object | undefined) ?? {}) && order.status === 'open' &&
+  const same =
+    order.amount === sent.amount &&
+    order.payer_name === sent.payer_name &&
+    order.external_id === sent.external_id &&
+    order.item_name === sent.item_name &&
+    sameEntries(order.metadata, (sent.metadata as object | undefined) ?? {}) &&
+    order.status === 'open' &&
     (sent.expires_at === undefined || Date.parse(order.expires_at) === Date.parse(String(sent.expires_at)));
   if (!same) throw new Error(`the order is not what was sent: ${JSON.stringify(sent)} → ${JSON.stringify(order)}`);
 }
@@ -214,13 +241,19 @@ const updateOrderBody = nearlyValidBody({ amount: amountField, payer_name: perso
 function judgeUpdateOrder(body: unknown): Want {
   const b = body === undefined ? {} : body;
   if (!isRecord(b) || Object.keys(b).length === 0 || !onlyKeys(b, ['amount', 'payer_name', 'metadata'])) return refused;
-  const ok = (b.amount === undefined || isAmount(b.amount)) && (b.payer_name === undefined || isPersonName(b.payer_name, 100)) && (b.metadata === undefined || isMetadata(b.metadata));
+  const ok =
+    (b.amount === undefined || isAmount(b.amount)) &&
+    (b.payer_name === undefined || isPersonName(b.payer_name, 100)) &&
+    (b.metadata === undefined || isMetadata(b.metadata));
   return ok ? { status: 200 } : refused;
 }
 
 /** Actions that take no body: none, or an empty object. Mostly bent, as each success costs a fresh object. */
 const emptyBody = fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant({}) }, { weight: 8, arbitrary: jsonValue });
-const judgeEmpty = (success: number) => (body: unknown): Want => (body === undefined || (isRecord(body) && Object.keys(body).length === 0) ? { status: success } : refused);
+const judgeEmpty =
+  (success: number) =>
+  (body: unknown): Want =>
+    body === undefined || (isRecord(body) && Object.keys(body).length === 0) ? { status: success } : refused;
 
 const markPaidBody = nearlyValidBody({ paid_at: { valid: pastTimestamp, bent: fc.oneof(timestamp, futureTimestamp, weirdString, weirdNumber) } });
 function judgeMarkPaid(body: unknown): Want {
@@ -254,21 +287,36 @@ function testDepositBody(m: Merchant) {
   }).map((body) => withIds(body, 'bank_account_id', { OWN: m.bankAccountId, STRANGER: stranger.bankAccountId }));
 }
 /** POST /v1/test/deposits: amount and counterparty as a bank sends them; occurred_at not in the future. */
-const judgeTestDeposit = (m: Merchant) => (body: unknown): Want => {
-  const b = body === undefined ? {} : body;
-  if (!isRecord(b) || !onlyKeys(b, ['amount', 'counterparty', 'occurred_at', 'bank_account_id'])) return refused;
-  const ok = isAmount(b.amount) && isPersonName(b.counterparty, 100) && (b.occurred_at === undefined || (isTimestamp(b.occurred_at) && isPast(b.occurred_at))) &&
-    (b.bank_account_id === undefined || b.bank_account_id === m.bankAccountId);
-  return ok ? { status: 201 } : refused;
-};
+const judgeTestDeposit =
+  (m: Merchant) =>
+  (body: unknown): Want => {
+    const b = body === undefined ? {} : body;
+    if (!isRecord(b) || !onlyKeys(b, ['amount', 'counterparty', 'occurred_at', 'bank_account_id'])) return refused;
+    const ok =
+      isAmount(b.amount) &&
+      isPersonName(b.counterparty, 100) &&
+      (b.occurred_at === undefined || (isTimestamp(b.occurred_at) && isPast(b.occurred_at))) &&
+      (b.bank_account_id === undefined || b.bank_account_id === m.bankAccountId);
+    return ok ? { status: 201 } : refused;
+  };
 
 // ---------------------------------------------------------------------------------------------
 // Queries and their rules
 
 const ORDER_STATUSES = ['open', 'paid', 'paid_outside', 'canceled', 'expired'];
 const TRANSACTION_STATUSES = ['pending', 'confirmed', 'held', 'unmatched', 'excluded'];
-const EVENT_TYPES = ['order.created', 'order.updated', 'order.paid', 'order.canceled', 'order.expired', 'order.payment_reversed', 'transaction.deposited',
-  'transaction.withdrawn', 'transaction.held', 'webhook.test'];
+const EVENT_TYPES = [
+  'order.created',
+  'order.updated',
+  'order.paid',
+  'order.canceled',
+  'order.expired',
+  'order.payment_reversed',
+  'transaction.deposited',
+  'transaction.withdrawn',
+  'transaction.held',
+  'webhook.test',
+];
 
 const idsOf = async (table: string, m: Merchant) =>
   (await stored.query<{ id: string }>(`SELECT id FROM ${table} WHERE organisation_id = $1 AND mode = 'test' ORDER BY id LIMIT 5`, [m.orgId])).map((r) => r.id);
@@ -281,7 +329,13 @@ type Filters = Record<string, { arbitrary: fc.Arbitrary<string>; valid: (v: stri
 const on = (m: Merchant) => ({ baseUrl: system.apiUrl, ...apiKeyCredentials(m.key), organisationId: m.orgId });
 
 /** Lists: their filters, limit and starting_after. */
-async function listTarget(name: string, m: Merchant, table: string, filters: Filters, matches: (item: any, params: [string, string][]) => boolean): Promise<FuzzTarget> {
+async function listTarget(
+  name: string,
+  m: Merchant,
+  table: string,
+  filters: Filters,
+  matches: (item: any, params: [string, string][]) => boolean,
+): Promise<FuzzTarget> {
   const known = await idsOf(table, m);
   return {
     name,
@@ -290,7 +344,11 @@ async function listTarget(name: string, m: Merchant, table: string, filters: Fil
     ...on(m),
     good: { want: { status: 200 } },
     query: {
-      arbitrary: queryPairs({ limit: limitValue, starting_after: startingAfterOf([...known, strangerOrder, strangerDeposit]), ...Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.arbitrary])) }),
+      arbitrary: queryPairs({
+        limit: limitValue,
+        starting_after: startingAfterOf([...known, strangerOrder, strangerDeposit]),
+        ...Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.arbitrary])),
+      }),
       judge: (params) => judgeListQuery(params, Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.valid])), listed(table, m)),
     },
     checkSuccess: (res, sent) => {
@@ -312,7 +370,8 @@ function objectTarget(name: string, m: Merchant, id: string | undefined, object:
     good: { want: { status: 200 } },
     query: { arbitrary: queryPairs({}), judge: () => ({ status: 200 }) },
     checkSuccess: (res) => {
-      if (res.body?.object !== object || (id !== undefined && res.body.id !== id)) throw new Error(`${name} answered ${JSON.stringify(res.body).slice(0, 300)}`);
+      if (res.body?.object !== object || (id !== undefined && res.body.id !== id))
+        throw new Error(`${name} answered ${JSON.stringify(res.body).slice(0, 300)}`);
     },
   };
 }
@@ -324,7 +383,12 @@ function expectStatusField(res: { body: any }, status: string): void {
 }
 
 /** An action on one object whose success changes it: the next case gets a fresh one from `fresh`. */
-async function actionTarget(name: string, m: Merchant, fresh: () => Promise<string>, rest: Omit<FuzzTarget, 'name' | 'method' | 'template' | 'baseUrl' | 'credentials' | 'wrongCredentials' | 'organisationId' | 'id'>): Promise<FuzzTarget> {
+async function actionTarget(
+  name: string,
+  m: Merchant,
+  fresh: () => Promise<string>,
+  rest: Omit<FuzzTarget, 'name' | 'method' | 'template' | 'baseUrl' | 'credentials' | 'wrongCredentials' | 'organisationId' | 'id'>,
+): Promise<FuzzTarget> {
   let id = await fresh();
   const [method, template] = name.split(' ') as [FuzzTarget['method'], string];
   return { name, method, template, ...on(m), id: () => id, nearIds: nearIds(id), renew: async () => void (id = await fresh()), ...rest };
@@ -332,7 +396,10 @@ async function actionTarget(name: string, m: Merchant, fresh: () => Promise<stri
 
 /** Every endpoint, each on an organisation of its own with the objects it needs. */
 function setups(): [string, () => Promise<FuzzTarget>][] {
-  const endpoint = (name: string, make: (m: Merchant) => Promise<FuzzTarget> | FuzzTarget): [string, () => Promise<FuzzTarget>] => [name, async () => make(await merchant(name))];
+  const endpoint = (name: string, make: (m: Merchant) => Promise<FuzzTarget> | FuzzTarget): [string, () => Promise<FuzzTarget>] => [
+    name,
+    async () => make(await merchant(name)),
+  ];
   return [
     endpoint('POST /v1/orders', (m) => ({
       name: 'POST /v1/orders',
@@ -348,10 +415,19 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
       await openOrder(m);
       const closed = await openOrder(m);
       await m.client.request('POST', `/v1/orders/${closed.id}/cancel`);
-      return listTarget('GET /v1/orders', m, 'orders', {
-        status: { arbitrary: fc.oneof(fc.constantFrom(...ORDER_STATUSES), weirdString, fc.constantFrom('OPEN', 'paid ', 'all')), valid: (v) => ORDER_STATUSES.includes(v) },
-        external_id: { arbitrary: fc.oneof(fc.constant(closed.external_id as string), weirdString), valid: (v) => isName(v, 255, 1) },
-      }, (item, params) => filterOf('status', 'status')(item, params) && filterOf('external_id', 'external_id')(item, params));
+      return listTarget(
+        'GET /v1/orders',
+        m,
+        'orders',
+        {
+          status: {
+            arbitrary: fc.oneof(fc.constantFrom(...ORDER_STATUSES), weirdString, fc.constantFrom('OPEN', 'paid ', 'all')),
+            valid: (v) => ORDER_STATUSES.includes(v),
+          },
+          external_id: { arbitrary: fc.oneof(fc.constant(closed.external_id as string), weirdString), valid: (v) => isName(v, 255, 1) },
+        },
+        (item, params) => filterOf('status', 'status')(item, params) && filterOf('external_id', 'external_id')(item, params),
+      );
     }),
     endpoint('GET /v1/orders/{id}', async (m) => objectTarget('GET /v1/orders/{id}', m, (await openOrder(m)).id, 'order')),
     endpoint('PATCH /v1/orders/{id}', async (m) => {
@@ -368,7 +444,10 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
         checkSuccess: (res, sent) => {
           const change = (sent.body ?? {}) as Record<string, unknown>;
           const o = res.body;
-          const applied = o.status === 'open' && (change.amount === undefined || o.amount === change.amount) && (change.payer_name === undefined || o.payer_name === change.payer_name) &&
+          const applied =
+            o.status === 'open' &&
+            (change.amount === undefined || o.amount === change.amount) &&
+            (change.payer_name === undefined || o.payer_name === change.payer_name) &&
             (change.metadata === undefined || sameEntries(o.metadata, change.metadata as object));
           if (!applied) throw new Error(`PATCH ${JSON.stringify(change)} gave ${JSON.stringify(o)}`);
         },
@@ -379,33 +458,45 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
         good: { want: { status: 200 } },
         body: { arbitrary: emptyBody, judge: judgeEmpty(200) },
         checkSuccess: (res) => expectStatusField(res, 'canceled'),
-      })),
+      }),
+    ),
     endpoint('POST /v1/orders/{id}/mark-paid', (m) =>
       actionTarget('POST /v1/orders/{id}/mark-paid', m, async () => (await openOrder(m)).id, {
         good: { want: { status: 200 } },
         body: { arbitrary: markPaidBody, judge: judgeMarkPaid },
         checkSuccess: (res) => expectStatusField(res, 'paid_outside'),
-      })),
+      }),
+    ),
     endpoint('POST /v1/orders/{id}/reverse', (m) =>
       actionTarget('POST /v1/orders/{id}/reverse', m, () => paidOrder(m), {
         good: { want: { status: 200 } },
         body: { arbitrary: emptyBody, judge: judgeEmpty(200) },
         checkSuccess: (res) => expectStatusField(res, 'open'),
-      })),
+      }),
+    ),
     endpoint('GET /v1/transactions', async (m) => {
       await heldPair(m);
       await paidOrder(m);
       await excludedDeposit(m);
-      return listTarget('GET /v1/transactions', m, 'transactions', {
-        status: { arbitrary: fc.oneof(fc.constantFrom(...TRANSACTION_STATUSES), weirdString), valid: (v) => TRANSACTION_STATUSES.includes(v) },
-      }, filterOf('status', 'status'));
+      return listTarget(
+        'GET /v1/transactions',
+        m,
+        'transactions',
+        {
+          status: { arbitrary: fc.oneof(fc.constantFrom(...TRANSACTION_STATUSES), weirdString), valid: (v) => TRANSACTION_STATUSES.includes(v) },
+        },
+        filterOf('status', 'status'),
+      );
     }),
     endpoint('GET /v1/transactions/{id}', async (m) => objectTarget('GET /v1/transactions/{id}', m, await unmatchedDeposit(m), 'transaction')),
     endpoint('POST /v1/transactions/{id}/match', async (m) => {
       let pair = await heldPair(m);
       const otherAmountOrder = (await openOrder(m)).id;
       const matchBody = nearlyValidBody({
-        order_id: { valid: fc.constantFrom('MATCHED', 'OTHER_AMOUNT'), bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom('ord_000000000000000000000000', 'STRANGER', null)) },
+        order_id: {
+          valid: fc.constantFrom('MATCHED', 'OTHER_AMOUNT'),
+          bent: fc.oneof(weirdString, weirdNumber, fc.constantFrom('ord_000000000000000000000000', 'STRANGER', null)),
+        },
       }).map((body) => withIds(body, 'order_id', { MATCHED: pair.order, OTHER_AMOUNT: otherAmountOrder, STRANGER: strangerOrder }));
       return {
         name: 'POST /v1/transactions/{id}/match',
@@ -436,19 +527,30 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
         good: { want: { status: 200 } },
         body: { arbitrary: emptyBody, judge: judgeEmpty(200) },
         checkSuccess: (res) => expectStatusField(res, 'excluded'),
-      })),
+      }),
+    ),
     endpoint('POST /v1/transactions/{id}/restore', (m) =>
       actionTarget('POST /v1/transactions/{id}/restore', m, () => excludedDeposit(m), {
         good: { want: { status: 200 } },
         body: { arbitrary: emptyBody, judge: judgeEmpty(200) },
         checkSuccess: (res) => expectStatusField(res, 'unmatched'),
-      })),
+      }),
+    ),
     endpoint('GET /v1/events', async (m) => {
       await openOrder(m);
       await paidOrder(m);
-      return listTarget('GET /v1/events', m, 'events', {
-        type: { arbitrary: fc.oneof(fc.constantFrom(...EVENT_TYPES), weirdString, fc.constantFrom('order.*', 'ORDER.CREATED')), valid: (v) => EVENT_TYPES.includes(v) },
-      }, filterOf('type', 'type'));
+      return listTarget(
+        'GET /v1/events',
+        m,
+        'events',
+        {
+          type: {
+            arbitrary: fc.oneof(fc.constantFrom(...EVENT_TYPES), weirdString, fc.constantFrom('order.*', 'ORDER.CREATED')),
+            valid: (v) => EVENT_TYPES.includes(v),
+          },
+        },
+        filterOf('type', 'type'),
+      );
     }),
     // docs/guide.md "Objects": every list takes limit and starting_after, the bank accounts' too.
     endpoint('GET /v1/bank-accounts', (m) => listTarget('GET /v1/bank-accounts', m, 'bank_accounts', {}, () => true)),
@@ -463,8 +565,11 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
       checkSuccess: (res, sent) => {
         const change = (sent.body ?? {}) as Record<string, unknown>;
         const s = res.body;
-        if ((change.auto_confirm_late_orders !== undefined && s.auto_confirm_late_orders !== change.auto_confirm_late_orders) ||
-          (change.matching_rules !== undefined && JSON.stringify([...s.matching_rules].sort()) !== JSON.stringify([...(change.matching_rules as string[])].sort()))) {
+        if (
+          (change.auto_confirm_late_orders !== undefined && s.auto_confirm_late_orders !== change.auto_confirm_late_orders) ||
+          (change.matching_rules !== undefined &&
+            JSON.stringify([...s.matching_rules].sort()) !== JSON.stringify([...(change.matching_rules as string[])].sort()))
+        ) {
           throw new Error(`PATCH /v1/settings ${JSON.stringify(change)} gave ${JSON.stringify(s)}`);
         }
       },
@@ -479,7 +584,8 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
       checkSuccess: (res, sent) => {
         const b = sent.body as Record<string, unknown>;
         // This organisation has no orders: every deposit is stored unmatched.
-        if (res.body.amount !== b.amount || res.body.counterparty !== b.counterparty || res.body.status !== 'unmatched') throw new Error(`test deposit ${JSON.stringify(b)} gave ${JSON.stringify(res.body)}`);
+        if (res.body.amount !== b.amount || res.body.counterparty !== b.counterparty || res.body.status !== 'unmatched')
+          throw new Error(`test deposit ${JSON.stringify(b)} gave ${JSON.stringify(res.body)}`);
       },
     })),
   ];
@@ -488,20 +594,39 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
 // ---------------------------------------------------------------------------------------------
 
 describe('fuzzing orders-api', () => {
-  test.each(['POST /v1/orders', 'GET /v1/orders', 'GET /v1/orders/{id}', 'PATCH /v1/orders/{id}', 'POST /v1/orders/{id}/cancel', 'POST /v1/orders/{id}/mark-paid',
-    'POST /v1/orders/{id}/reverse', 'GET /v1/transactions', 'GET /v1/transactions/{id}', 'POST /v1/transactions/{id}/match', 'POST /v1/transactions/{id}/exclude',
-    'POST /v1/transactions/{id}/restore', 'GET /v1/events', 'GET /v1/bank-accounts', 'GET /v1/settings', 'PATCH /v1/settings', 'POST /v1/test/deposits'])(
-    'when %s gets hostile bodies, query strings, path ids and headers, then each gets exactly its answer and a refused one stores nothing',
-    (name) => expectFuzzed(outcomes.get(name), name),
+  test.each([
+    'POST /v1/orders',
+    'GET /v1/orders',
+    'GET /v1/orders/{id}',
+    'PATCH /v1/orders/{id}',
+    'POST /v1/orders/{id}/cancel',
+    'POST /v1/orders/{id}/mark-paid',
+    'POST /v1/orders/{id}/reverse',
+    'GET /v1/transactions',
+    'GET /v1/transactions/{id}',
+    'POST /v1/transactions/{id}/match',
+    'POST /v1/transactions/{id}/exclude',
+    'POST /v1/transactions/{id}/restore',
+    'GET /v1/events',
+    'GET /v1/bank-accounts',
+    'GET /v1/settings',
+    'PATCH /v1/settings',
+    'POST /v1/test/deposits',
+  ])('when %s gets hostile bodies, query strings, path ids and headers, then each gets exactly its answer and a refused one stores nothing', (name) =>
+    expectFuzzed(outcomes.get(name), name),
   );
 
   test('when payment page tokens are arbitrary, then the not-found page, never a 5xx', async () => {
-    const token = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }).filter((s) => !/^\.{1,2}$/.test(s)), fc.constantFrom('%00', '0'.repeat(32), 'x'.repeat(5000)));
+    const token = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }).filter((s) => !/^\.{1,2}$/.test(s)),
+      fc.constantFrom('%00', '0'.repeat(32), 'x'.repeat(5000)),
+    );
     await fc.assert(
       fc.asyncProperty(token, async (raw) => {
         const res = await fetch(`${system.apiUrl}/pay/${encodeURIComponent(raw)}`);
         await res.text();
-        if (res.status !== 404 || !res.headers.get('content-type')?.startsWith('text/html')) throw new Error(`${res.status} ${res.headers.get('content-type')} for ${JSON.stringify(raw)}`);
+        if (res.status !== 404 || !res.headers.get('content-type')?.startsWith('text/html'))
+          throw new Error(`${res.status} ${res.headers.get('content-type')} for ${JSON.stringify(raw)}`);
       }),
       { numRuns: FUZZ_RUNS },
     );
@@ -512,7 +637,9 @@ describe('fuzzing orders-api', () => {
     const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 100 });
     await fc.assert(
       fc.asyncProperty(queryPairs({}), fc.oneof(fc.constant(undefined), printable), async (pairs, authorization) => {
-        const res = await fetch(`${system.apiUrl}/v1/openapi.json?${new URLSearchParams(pairs)}`, { headers: authorization === undefined ? {} : { authorization } });
+        const res = await fetch(`${system.apiUrl}/v1/openapi.json?${new URLSearchParams(pairs)}`, {
+          headers: authorization === undefined ? {} : { authorization },
+        });
         expect(res.status).toBe(200);
         expect(await res.text()).toBe(reference);
       }),
@@ -528,8 +655,18 @@ describe('limits', () => {
   });
 
   test.each([
-    [0, 400], [-1, 400], [1.5, 400], [10_000_000_000, 400], [10_000_000_001, 400], [1e308, 400], ['100', 400], [null, 400],
-    [1, 201], [2, 201], [9_999_999_998, 201], [9_999_999_999, 201],
+    [0, 400],
+    [-1, 400],
+    [1.5, 400],
+    [10_000_000_000, 400],
+    [10_000_000_001, 400],
+    [1e308, 400],
+    ['100', 400],
+    [null, 400],
+    [1, 201],
+    [2, 201],
+    [9_999_999_998, 201],
+    [9_999_999_999, 201],
   ] as const)('when an order has amount %p, then %p', async (amount, status) => {
     const before = await stored.of(m.orgId);
     const res = await m.client.request('POST', '/v1/orders', { ...goodOrder(), amount });
@@ -541,11 +678,18 @@ describe('limits', () => {
   test('when a body is nested 1,000 to 100,000 levels deep, with or without an Idempotency-Key, then 400 and nothing stored', async () => {
     // A depth limit in platform http.ts; without it the Idempotency-Key fingerprint recursed until the stack overflowed (500).
     for (const depth of [1_000, 10_000, 100_000]) {
-      for (const [open, close] of [['{"metadata":'.concat('{"a":'.repeat(depth - 1)), '}'.repeat(depth)], ['['.repeat(depth), ']'.repeat(depth)]] as const) {
+      for (const [open, close] of [
+        ['{"metadata":'.concat('{"a":'.repeat(depth - 1)), '}'.repeat(depth)],
+        ['['.repeat(depth), ']'.repeat(depth)],
+      ] as const) {
         const text = `${open}"x"${close}`;
         for (const headers of [{}, { 'idempotency-key': `deep-${depth}-${open.length}-${Date.now()}` }] as Record<string, string>[]) {
           const before = await stored.of(m.orgId);
-          const res = await api(system.apiUrl, 'POST', '/v1/orders', { key: m.key, rawBody: text, headers: { 'content-type': 'application/json', ...headers } });
+          const res = await api(system.apiUrl, 'POST', '/v1/orders', {
+            key: m.key,
+            rawBody: text,
+            headers: { 'content-type': 'application/json', ...headers },
+          });
           expectAnswer(res, { status: 400 }, `depth ${depth} ${open.slice(0, 12)} ${JSON.stringify(headers)}`);
           expect(await stored.of(m.orgId)).toBe(before);
         }
@@ -562,7 +706,8 @@ describe('limits', () => {
   });
 
   test('when header bytes are not valid HTTP (control characters, bytes above 0x7f, over 16 KiB of headers), then 400 or 431 with the error body', async () => {
-    const head = (extra: string) => `POST /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${m.key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n${extra}Connection: close\r\n\r\n`;
+    const head = (extra: string) =>
+      `POST /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${m.key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n${extra}Connection: close\r\n\r\n`;
     const before = await stored.of(m.orgId);
     for (const [extra, status] of [
       ['Idempotency-Key: a\u0001b\r\n', 400],
@@ -586,6 +731,22 @@ describe('limits', () => {
 });
 
 test('the rules the fuzzers judge by can refuse and accept', () => {
-  expect([isText('\ud800', 10), isText('a\u0000', 10), isName('a\nb', 10), isPersonName('  ', 10), isAmount(1.5), isTimestamp('2026-02-30T00:00:00Z'), isMetadata({ k: 1 }), isMetadata(objectOf([['__proto__', 'x']]))]).toEqual(Array(8).fill(false));
-  expect([isText('𠮷', 2), isName('ﾔﾏﾀﾞ', 10), isPersonName(' a ', 3), isAmount(9_999_999_999), isTimestamp('2024-02-29T23:59:59.999+09:00'), isMetadata(objectOf([['constructor', 'x']]))]).toEqual(Array(6).fill(true));
+  expect([
+    isText('\ud800', 10),
+    isText('a\u0000', 10),
+    isName('a\nb', 10),
+    isPersonName('  ', 10),
+    isAmount(1.5),
+    isTimestamp('2026-02-30T00:00:00Z'),
+    isMetadata({ k: 1 }),
+    isMetadata(objectOf([['__proto__', 'x']])),
+  ]).toEqual(Array(8).fill(false));
+  expect([
+    isText('𠮷', 2),
+    isName('ﾔﾏﾀﾞ', 10),
+    isPersonName(' a ', 3),
+    isAmount(9_999_999_999),
+    isTimestamp('2024-02-29T23:59:59.999+09:00'),
+    isMetadata(objectOf([['constructor', 'x']])),
+  ]).toEqual(Array(6).fill(true));
 });

@@ -99,7 +99,11 @@ async function refusing(service: ServiceName): Promise<void> {
 }
 
 type Outcome = { status: number; body: any } | { error: string };
-const settle = (request: Promise<{ status: number; body: any }>): Promise<Outcome> => request.then((r) => ({ status: r.status, body: r.body }), (e: unknown) => ({ error: String(e) }));
+const settle = (request: Promise<{ status: number; body: any }>): Promise<Outcome> =>
+  request.then(
+    (r) => ({ status: r.status, body: r.body }),
+    (e: unknown) => ({ error: String(e) }),
+  );
 
 describe('graceful shutdown', () => {
   test('when orders-api gets SIGTERM with requests in flight, then each of them completes and is stored once, and requests after it stopped accepting are refused', async () => {
@@ -123,7 +127,10 @@ describe('graceful shutdown', () => {
     expect(await exit).toBe(0);
     expect(answers.map((a) => ('status' in a ? a.status : a.error))).toEqual([201, 201, 201, 201]);
     expect(afterClose.every((a) => 'error' in a)).toBe(true);
-    const stored = await monitor.query<{ external_id: string; id: string }>('SELECT external_id, id FROM orders WHERE external_id LIKE $1 ORDER BY external_id', [`${run}-%`]);
+    const stored = await monitor.query<{ external_id: string; id: string }>(
+      'SELECT external_id, id FROM orders WHERE external_id LIKE $1 ORDER BY external_id',
+      [`${run}-%`],
+    );
     expect(stored.map((o) => o.external_id)).toEqual(['a', 'b', 'c', 'd'].map((n) => `${run}-${n}`));
     expect(stored.map((o) => o.id).sort()).toEqual(answers.map((a) => (a as { body: any }).body.id).sort());
     await system.startService('orders-api');
@@ -133,16 +140,41 @@ describe('graceful shutdown', () => {
     const { orgId } = await system.createMerchant();
     const accounts: string[] = [];
     for (const number of ['5100001', '5100002', '5100003']) {
-      accounts.push(String((await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', number, '--holder-name', 'ﾄﾞﾚｲﾝ')).id));
+      accounts.push(
+        String(
+          (
+            await system.ops(
+              'bank-account',
+              'add',
+              '--org',
+              orgId,
+              '--mode',
+              'live',
+              '--bank-code',
+              '0001',
+              '--branch-code',
+              '001',
+              '--account-number',
+              number,
+              '--holder-name',
+              'ﾄﾞﾚｲﾝ',
+            )
+          ).id,
+        ),
+      );
     }
     const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank', ...accounts.flatMap((id) => ['--bank-account', id]))).secret);
     const release = await lockWrites('events');
     const deposits: string[] = [];
     for (let i = 0; i < 8; i += 1) deposits.push(await notify(secret, accounts[i % accounts.length]!, 9000 + i));
     // Every deposit.received is in the broker (none left in the outbox), and the matcher holds what its prefetch allows.
-    await waitFor(async () => ((await monitor.query("SELECT 1 FROM outbox WHERE routing_key = 'deposit.received' AND published_at IS NULL")).length === 0 ? true : undefined), {
-      what: 'the deposits to be published',
-    });
+    await waitFor(
+      async () =>
+        (await monitor.query("SELECT 1 FROM outbox WHERE routing_key = 'deposit.received' AND published_at IS NULL")).length === 0 ? true : undefined,
+      {
+        what: 'the deposits to be published',
+      },
+    );
     await waitFor(async () => ((await waiting('matcher')) >= 1 ? true : undefined), { what: 'a decision waiting inside the matcher' });
 
     const exit = system.terminate('matcher');
@@ -168,14 +200,36 @@ describe('graceful shutdown', () => {
     expect(await system.queueState(QUEUES.matcherDeposits)).toEqual({ ready: pending.length, consumers: 0 });
 
     await system.startService('matcher');
-    await waitFor(async () => ((await monitor.query("SELECT 1 FROM transactions WHERE id = ANY($1) AND status = 'pending'", [deposits])).length === 0 ? true : undefined), {
-      what: 'the waiting deposits to be decided by the next matcher',
-    });
+    await waitFor(
+      async () => ((await monitor.query("SELECT 1 FROM transactions WHERE id = ANY($1) AND status = 'pending'", [deposits])).length === 0 ? true : undefined),
+      {
+        what: 'the waiting deposits to be decided by the next matcher',
+      },
+    );
   });
 
   test('when bank-ingest gets SIGTERM with notifications and a test deposit in flight, then each is stored once and answered, and notifications after it stopped accepting are refused', async () => {
     const { orgId, client } = await system.createMerchant();
-    const account = String((await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '5200001', '--holder-name', 'ﾄﾞﾚｲﾝ')).id);
+    const account = String(
+      (
+        await system.ops(
+          'bank-account',
+          'add',
+          '--org',
+          orgId,
+          '--mode',
+          'live',
+          '--bank-code',
+          '0001',
+          '--branch-code',
+          '001',
+          '--account-number',
+          '5200001',
+          '--holder-name',
+          'ﾄﾞﾚｲﾝ',
+        )
+      ).id,
+    );
     const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank-2', '--bank-account', account)).secret);
     const release = await lockWrites('transactions');
     const notifications = [1, 2, 3].map((i) => settle(notifyRaw(secret, account, 9100 + i)));
@@ -201,7 +255,12 @@ describe('graceful shutdown', () => {
       'SELECT amount::text, count(*)::int AS n FROM transactions WHERE organisation_id = $1 GROUP BY amount ORDER BY amount',
       [orgId],
     );
-    expect(stored).toEqual([{ amount: '9101', n: 1 }, { amount: '9102', n: 1 }, { amount: '9103', n: 1 }, { amount: '9199', n: 1 }]);
+    expect(stored).toEqual([
+      { amount: '9101', n: 1 },
+      { amount: '9102', n: 1 },
+      { amount: '9103', n: 1 },
+      { amount: '9199', n: 1 },
+    ]);
     await system.startService('bank-ingest');
   });
 
@@ -236,12 +295,24 @@ describe('graceful shutdown', () => {
 });
 
 function notifyRaw(secret: string, bankAccountId: string, amount: number): Promise<{ status: number; body: any }> {
-  const body = JSON.stringify({ bank_account_id: bankAccountId, bank_reference: randomUUID(), direction: 'deposit', amount, counterparty: 'ﾄﾞﾚｲﾝ', occurred_at: new Date().toISOString() });
+  const body = JSON.stringify({
+    bank_account_id: bankAccountId,
+    bank_reference: randomUUID(),
+    direction: 'deposit',
+    amount,
+    counterparty: 'ﾄﾞﾚｲﾝ',
+    occurred_at: new Date().toISOString(),
+  });
   const id = `msg_${randomUUID()}`;
   const at = new Date();
   return api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
     rawBody: body,
-    headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body) },
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign(id, at, body),
+    },
   });
 }
 
@@ -290,4 +361,3 @@ class HoldingReceiver {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
-

@@ -24,7 +24,16 @@ describe('matching rules', () => {
     expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id] });
     expect(deposit.decision).toEqual({
       reason: 'no_name_fits',
-      candidates: [{ order_id: order.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'name_differs', would_fit: 'rule:corporate_abbreviation' }],
+      candidates: [
+        {
+          order_id: order.id,
+          fit: null,
+          fit_rules: null,
+          excluded_because: null,
+          not_chosen_because: 'name_differs',
+          would_fit: 'rule:corporate_abbreviation',
+        },
+      ],
     });
     expect((await client.order(order.id)).status).toBe('open');
   });
@@ -182,7 +191,11 @@ describe('holding for a person where a rule would guess', () => {
   test('when an expired order fits exactly and an open one only by a rule, then held with both: the expired order was most likely paid late', async () => {
     const { client } = await system.createMerchant();
     await client.request('PATCH', '/v1/settings', { matching_rules: ['kana_width', 'corporate_abbreviation', 'decorated', 'truncated'] });
-    const expiring = await client.createOrder({ amount: 4953, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ', expires_at: new Date(system.now().getTime() + 60 * MINUTE).toISOString() });
+    const expiring = await client.createOrder({
+      amount: 4953,
+      payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      expires_at: new Date(system.now().getTime() + 60 * MINUTE).toISOString(),
+    });
     system.advanceClock(2 * 60 * MINUTE);
     await waitFor(async () => ((await client.order(expiring.id)).status === 'expired' ? true : undefined), { what: 'the order to expire' });
     const open = await client.createOrder({ amount: 4953, payer_name: 'ヤマダ タロウ' });
@@ -214,7 +227,7 @@ describe('exact name and order date (no rule enabled)', () => {
     expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id] });
   });
 
-  test('when the deposit is earlier than the order\'s ordered_at, then it never matches that order', async () => {
+  test("when the deposit is earlier than the order's ordered_at, then it never matches that order", async () => {
     const { client } = await system.createMerchant();
     const order = await client.createOrder({ amount: 4903, ordered_at: minutesAgo(10) });
 
@@ -234,10 +247,13 @@ describe('late orders under matching rules', () => {
   }
 
   async function waitForStatus(client: MerchantClient, id: string, status: string): Promise<any> {
-    return waitFor(async () => {
-      const t = await client.transaction(id);
-      return t.status === status ? t : undefined;
-    }, { what: `transaction ${id} to become ${status}` });
+    return waitFor(
+      async () => {
+        const t = await client.transaction(id);
+        return t.status === status ? t : undefined;
+      },
+      { what: `transaction ${id} to become ${status}` },
+    );
   }
 
   test('when a late order fits an unmatched deposit by a rule and the seller auto-confirms, then it is confirmed with reason rule:corporate_abbreviation', async () => {
@@ -261,7 +277,13 @@ describe('late orders under matching rules', () => {
     const held = await waitForStatus(client, deposit.id, 'held');
     expect(held).toMatchObject({ candidate_order_ids: [order.id], decision: { reason: 'late_order' } });
     expect(held.decision.candidates).toEqual([
-      { order_id: order.id, fit: 'rule:corporate_abbreviation', fit_rules: ['corporate_abbreviation'], excluded_because: null, not_chosen_because: 'late_order' },
+      {
+        order_id: order.id,
+        fit: 'rule:corporate_abbreviation',
+        fit_rules: ['corporate_abbreviation'],
+        excluded_because: null,
+        not_chosen_because: 'late_order',
+      },
     ]);
     expect((await client.order(order.id)).status).toBe('open');
   });

@@ -41,10 +41,13 @@ async function metric(service: ServiceName, name: string, labels: Record<string,
 }
 
 async function decided(transactionId: string): Promise<string> {
-  return waitFor(async () => {
-    const [row] = await system.sql<{ status: string }>('SELECT status FROM transactions WHERE id = $1', [transactionId]);
-    return row !== undefined && row.status !== 'pending' ? row.status : undefined;
-  }, { what: `transaction ${transactionId} to be decided` });
+  return waitFor(
+    async () => {
+      const [row] = await system.sql<{ status: string }>('SELECT status FROM transactions WHERE id = $1', [transactionId]);
+      return row !== undefined && row.status !== 'pending' ? row.status : undefined;
+    },
+    { what: `transaction ${transactionId} to be decided` },
+  );
 }
 
 test('when deposits arrive by test deposit, notification and statement, then the decision, backlog, ingestion, latency and lock metrics move with them', async () => {
@@ -62,7 +65,12 @@ test('when deposits arrive by test deposit, notification and statement, then the
   const account = await liveAccount(system, orgId, { number: '7100001' });
   const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', account);
   const notified = await notify(system, String(adapter.secret), {
-    bank_reference: 'metrics-1', bank_account_id: account, direction: 'deposit', amount: 4200, counterparty: 'ﾀﾅｶ', occurred_at: new Date().toISOString(),
+    bank_reference: 'metrics-1',
+    bank_account_id: account,
+    direction: 'deposit',
+    amount: 4200,
+    counterparty: 'ﾀﾅｶ',
+    occurred_at: new Date().toISOString(),
   });
   expect(notified.status).toBe(202);
   const today = new Date(system.now().getTime() + 9 * 3_600_000).toISOString().slice(0, 10);
@@ -70,7 +78,7 @@ test('when deposits arrive by test deposit, notification and statement, then the
   const imported = await signedPost(system, '/ingest/v1/statements', String(adapter.secret), file, 'application/octet-stream');
   expect(imported.status).toBe(200);
   expect(await decided(notified.body.transaction_id)).toBe('unmatched');
-  const [fromStatement] = await system.sql<{ id: string }>("SELECT id FROM transactions WHERE bank_account_id = $1 AND amount = 6300", [account]);
+  const [fromStatement] = await system.sql<{ id: string }>('SELECT id FROM transactions WHERE bank_account_id = $1 AND amount = 6300', [account]);
   expect(await decided(fromStatement!.id)).toBe('unmatched');
 
   const after = { matcher: await system.metrics('matcher'), ingest: await system.metrics('bank-ingest') };
@@ -87,7 +95,18 @@ test('when deposits arrive by test deposit, notification and statement, then the
     fromTests: change('ingest', 'pmatch_deposits_ingested_total', { source: 'test' }),
     fromNotifications: change('ingest', 'pmatch_deposits_ingested_total', { source: 'notification' }),
     fromStatements: change('ingest', 'pmatch_deposits_ingested_total', { source: 'statement' }),
-  }).toEqual({ confirmed: 1, held: 1, unmatched: 3, latencies: 5, lockWaits: expect.any(Number), heldBacklog: 1, unmatchedBacklog: 3, fromTests: 3, fromNotifications: 1, fromStatements: 1 });
+  }).toEqual({
+    confirmed: 1,
+    held: 1,
+    unmatched: 3,
+    latencies: 5,
+    lockWaits: expect.any(Number),
+    heldBacklog: 1,
+    unmatchedBacklog: 3,
+    fromTests: 3,
+    fromNotifications: 1,
+    fromStatements: 1,
+  });
   // Every decision waited for its account's lock (new orders look for waiting deposits under it too).
   expect(change('matcher', 'pmatch_lock_wait_seconds_count')).toBeGreaterThanOrEqual(5);
   // The latency is the time from storing to deciding: under a minute here, never negative.
@@ -99,7 +118,9 @@ test('when deposits arrive by test deposit, notification and statement, then the
 });
 
 test('when an outbox row waits unpublished, then every service with a relay reports its age; once it is gone, the age is back to 0', async () => {
-  await waitFor(async () => ((await metric('bank-ingest', 'pmatch_outbox_oldest_unpublished_age_seconds')) === 0 ? true : undefined), { what: 'an empty outbox' });
+  await waitFor(async () => ((await metric('bank-ingest', 'pmatch_outbox_oldest_unpublished_age_seconds')) === 0 ? true : undefined), {
+    what: 'an empty outbox',
+  });
   // Leased for an hour, so no relay publishes it while the test reads.
   await system.sql(`INSERT INTO outbox (message_id, exchange, routing_key, payload, created_at, leased_until)
                     VALUES ('msg_metrics_waiting', 'pmatch.events', 'nothing', '{}', now() - interval '2 minutes', now() + interval '1 hour')`);
@@ -116,7 +137,10 @@ test('when a message that fits no contract reaches the matcher, then its dead-le
   const connection = await amqp.connect(RABBITMQ_URL);
   try {
     const channel = await connection.createConfirmChannel();
-    channel.sendToQueue(`${system.env.AMQP_PREFIX}${QUEUES.matcherCommands}`, Buffer.from('{"not":"a command"}'), { messageId: 'msg_metrics_malformed', persistent: true });
+    channel.sendToQueue(`${system.env.AMQP_PREFIX}${QUEUES.matcherCommands}`, Buffer.from('{"not":"a command"}'), {
+      messageId: 'msg_metrics_malformed',
+      persistent: true,
+    });
     await channel.waitForConfirms();
   } finally {
     await connection.close();
@@ -126,10 +150,13 @@ test('when a message that fits no contract reaches the matcher, then its dead-le
 
 test('when failed webhook deliveries come due, then the backlog and its oldest wait are reported; when their endpoint is switched off, they leave the backlog and the endpoint is counted', async () => {
   expect(await metric('webhook-dispatcher', 'pmatch_webhook_backlog')).toBe(0);
-  await waitFor(async () => {
-    const [row] = await system.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND attempt_count >= 1");
-    return row!.n > 0 ? row!.n : undefined;
-  }, { what: 'a failed first attempt' });
+  await waitFor(
+    async () => {
+      const [row] = await system.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND attempt_count >= 1");
+      return row!.n > 0 ? row!.n : undefined;
+    },
+    { what: 'a failed first attempt' },
+  );
   system.advanceClock(10 * 60_000);
   const due = await metric('webhook-dispatcher', 'pmatch_webhook_backlog');
   expect(due).toBeGreaterThan(0);

@@ -39,8 +39,14 @@ describe('OpenAPI document', () => {
     expect(() => assertDocumentedResponse('GET', `/v1/orders/${order.id}`, 200, { ...order, status: 'lost' })).toThrow(/status/);
     expect(() => assertDocumentedResponse('GET', '/v1/orders', 404, { error: { type: 'x' } })).toThrow();
     expect(() => assertDocumentedResponse('GET', '/v1/unknown', 200, {})).toThrow(/not in the OpenAPI document/);
-    expect(() => assertDocumentedResponse('POST', '/ingest/v1/notifications', 202, { transaction_id: 'txn_AAAAAAAAAAAAAAAAAAAAAAAA', duplicate: false })).not.toThrow();
+    expect(() =>
+      assertDocumentedResponse('POST', '/ingest/v1/notifications', 202, { transaction_id: 'txn_AAAAAAAAAAAAAAAAAAAAAAAA', duplicate: false }),
+    ).not.toThrow();
     expect(() => assertDocumentedResponse('POST', '/ingest/v1/notifications', 202, { transaction_id: 'txn_AAAAAAAAAAAAAAAAAAAAAAAA' })).toThrow(/duplicate/);
-    expect(() => assertDocumentedResponse('POST', '/ingest/v1/notifications', 401, { error: { type: 'authentication_error', code: 'rate_limited', message: 'x', request_id: 'r' } })).toThrow(/code/);
+    expect(() =>
+      assertDocumentedResponse('POST', '/ingest/v1/notifications', 401, {
+        error: { type: 'authentication_error', code: 'rate_limited', message: 'x', request_id: 'r' },
+      }),
+    ).toThrow(/code/);
   });
 });

@@ -104,10 +104,15 @@ describe('cancel', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [order.id]);
     const cancel = merchant.request('POST', `/v1/orders/${order.id}/cancel`);
-    await waitFor(async () => {
-      const waiting = await system.sql(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND usename = 'pmatch_orders_api' AND wait_event_type = 'Lock'`);
-      return waiting.length > 0 ? true : undefined;
-    }, { what: 'the cancel to wait for the order row' });
+    await waitFor(
+      async () => {
+        const waiting = await system.sql(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND usename = 'pmatch_orders_api' AND wait_event_type = 'Lock'`,
+        );
+        return waiting.length > 0 ? true : undefined;
+      },
+      { what: 'the cancel to wait for the order row' },
+    );
 
     // Meanwhile the order expires, as the matcher's sweeper does it.
     await holder.query(`UPDATE orders SET status = 'expired', closed_at = $2 WHERE id = $1`, [order.id, expiredAt]);
@@ -204,10 +209,13 @@ describe('expiry', () => {
 
     system.advanceClock(2 * HOUR);
 
-    const expired = await waitFor(async () => {
-      const current = await merchant.order(order.id);
-      return current.status === 'expired' ? current : undefined;
-    }, { what: 'the order to expire' });
+    const expired = await waitFor(
+      async () => {
+        const current = await merchant.order(order.id);
+        return current.status === 'expired' ? current : undefined;
+      },
+      { what: 'the order to expire' },
+    );
     expect(expired.closed_at).toBe(order.expires_at);
     expect((await merchant.events('order.expired')).map((e) => e.data.object.id)).toContain(order.id);
     expect((await merchant.order(defaulted.id)).status).toBe('open');
@@ -228,16 +236,20 @@ describe('expiry', () => {
 
 describe('retention', () => {
   test('when idempotency keys are older than 24 hours, then the sweep deletes them and keeps younger ones', async () => {
-    const keyed = (key: string) => merchant.request('POST', '/v1/orders', { amount: 1125, payer_name: 'p', external_id: key, item_name: 'i' }, { 'idempotency-key': key });
+    const keyed = (key: string) =>
+      merchant.request('POST', '/v1/orders', { amount: 1125, payer_name: 'p', external_id: key, item_name: 'i' }, { 'idempotency-key': key });
     const keys = async () => (await system.sql<{ key: string }>(`SELECT key FROM idempotency_keys WHERE key LIKE 'sweep-%' ORDER BY key`)).map((r) => r.key);
     expect((await keyed('sweep-old')).status).toBe(201);
     system.advanceClock(25 * HOUR);
     expect((await keyed('sweep-young')).status).toBe(201);
 
-    const left = await waitFor(async () => {
-      const now = await keys();
-      return now.includes('sweep-old') ? undefined : now;
-    }, { what: 'the sweep to delete the old key' });
+    const left = await waitFor(
+      async () => {
+        const now = await keys();
+        return now.includes('sweep-old') ? undefined : now;
+      },
+      { what: 'the sweep to delete the old key' },
+    );
 
     expect(left).toEqual(['sweep-young']);
   });
@@ -251,10 +263,13 @@ describe('retention', () => {
 
     system.advanceClock(29 * DAY);
 
-    const remaining = await waitFor(async () => {
-      const events = await merchant.events();
-      return createdOf(older.id)(events) ? undefined : events;
-    }, { what: 'the event 31 days old to be deleted' });
+    const remaining = await waitFor(
+      async () => {
+        const events = await merchant.events();
+        return createdOf(older.id)(events) ? undefined : events;
+      },
+      { what: 'the event 31 days old to be deleted' },
+    );
     expect(createdOf(younger.id)(remaining)).toBe(true);
     expect(remaining.every((e) => new Date(e.created_at).getTime() >= system.now().getTime() - 30 * DAY)).toBe(true);
   });

@@ -10,7 +10,15 @@ import { MerchantClient, TestSystem } from '@pmatch/testkit';
  */
 
 const CHROMIUM_PATH = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const MINUTE = 60 * 1000;
@@ -61,11 +69,22 @@ interface FormAnswer {
 function postForm(url: string, fields: Record<string, string>, localAddress: string): Promise<FormAnswer> {
   const body = new URLSearchParams(fields).toString();
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, location: res.headers.location, retryAfter: res.headers['retry-after'] as string | undefined, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            location: res.headers.location,
+            retryAfter: res.headers['retry-after'] as string | undefined,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -93,10 +112,14 @@ async function orderOfPaymentPage(location: string): Promise<any> {
 async function seriousViolations(page: Page): Promise<{ id: string; nodes: string[] }[]> {
   await page.evaluate(AXE_SOURCE);
   const results = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (context: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as { axe: { run: (context: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }
+    ).axe;
     return axe.run(document);
   });
-  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }));
 }
 
 async function openTab(locale = 'ja-JP'): Promise<{ page: Page; consoleErrors: string[] }> {
@@ -135,8 +158,17 @@ describe('a buyer at a payment link, in the browser', () => {
     expect(consoleErrors).toEqual([]);
     const order = await orderOfPaymentPage(new URL(page.url()).pathname);
     expect(order).toMatchObject({
-      status: 'open', amount: 3000, item_name: '新米 2kg', payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ', payer_name_bank_form: 'ﾔﾏﾀﾞ ﾀﾛｳ', payer_name_printable: true,
-      source: 'payment_link', payment_link_id: link.id, metadata: { campaign: 'winter' }, livemode: false, bank_account_id: link.bank_account_id,
+      status: 'open',
+      amount: 3000,
+      item_name: '新米 2kg',
+      payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      payer_name_bank_form: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      payer_name_printable: true,
+      source: 'payment_link',
+      payment_link_id: link.id,
+      metadata: { campaign: 'winter' },
+      livemode: false,
+      bank_account_id: link.bank_account_id,
     });
     const created = (await merchant.events('order.created')).find((e) => e.data.object.id === order.id);
     expect(created.data.object).toMatchObject({ source: 'payment_link', payment_link_id: link.id });
@@ -202,7 +234,9 @@ describe('the payment link page', () => {
     const names = ['アオキ イチロウ', 'イトウ ジロウ', 'ウエダ サブロウ', 'エンドウ シロウ'];
     const attempts = await Promise.all(names.map(async (name, i) => ({ name, attempt: await attemptFor(link.url, name, `127.0.1.${i + 1}`) })));
 
-    const answers = await Promise.all(attempts.map(({ name, attempt }, i) => postForm(link.url, { step: 'create', payer_name: name, attempt }, `127.0.1.${i + 1}`)));
+    const answers = await Promise.all(
+      attempts.map(({ name, attempt }, i) => postForm(link.url, { step: 'create', payer_name: name, attempt }, `127.0.1.${i + 1}`)),
+    );
 
     expect(answers.map((a) => a.status).sort()).toEqual([303, 303, 410, 410]);
     for (const refused of answers.filter((a) => a.status === 410)) expect(refused.body).toContain('受付数に達したため');
@@ -231,7 +265,7 @@ describe('the payment link page', () => {
     expect(await system.sql('SELECT id FROM orders WHERE payment_link_id = $1', [link.id])).toEqual([]);
   });
 
-  test('when a link\'s end passes, then it reads expired and takes no order', async () => {
+  test("when a link's end passes, then it reads expired and takes no order", async () => {
     const link = await createLink({ expires_at: new Date(system.now().getTime() + MINUTE).toISOString() });
     const address = freshAddress();
     const attempt = await attemptFor(link.url, 'ナカムラ ケン', address);
@@ -259,10 +293,12 @@ describe('the payment link page', () => {
     expect((await merchant.request('GET', `/v1/payment-links/${link.id}`)).body.use_count).toBe(ORDERS_PER_ADDRESS + 1);
   });
 
-  test('when a token is unknown or malformed, then the not-found page; the page carries the payment page\'s policy with form-action \'self\'', async () => {
+  test("when a token is unknown or malformed, then the not-found page; the page carries the payment page's policy with form-action 'self'", async () => {
     const link = await createLink();
 
-    const pages = await Promise.all([`${system.apiUrl}/link/${'0'.repeat(32)}`, `${system.apiUrl}/link/short`, `${system.apiUrl}/link`].map((url) => fetch(url)));
+    const pages = await Promise.all(
+      [`${system.apiUrl}/link/${'0'.repeat(32)}`, `${system.apiUrl}/link/short`, `${system.apiUrl}/link`].map((url) => fetch(url)),
+    );
     const policy = (await fetch(link.url)).headers.get('content-security-policy') ?? '';
 
     expect(pages.map((p) => p.status)).toEqual([404, 404, 404]);
@@ -295,7 +331,15 @@ describe('the payment links API', () => {
     const page1 = await merchant.request('GET', '/v1/payment-links?limit=1');
     const page2 = await merchant.request('GET', `/v1/payment-links?limit=1&starting_after=${second.id}`);
 
-    expect(first).toMatchObject({ object: 'payment_link', livemode: false, status: 'active', use_limit: 10, use_count: 0, expires_at: null, deactivated_at: null });
+    expect(first).toMatchObject({
+      object: 'payment_link',
+      livemode: false,
+      status: 'active',
+      use_limit: 10,
+      use_count: 0,
+      expires_at: null,
+      deactivated_at: null,
+    });
     expect(first.url).toMatch(new RegExp(`^${system.apiUrl}/link/[0-9A-Za-z]{32}$`));
     expect(read.body).toEqual(first);
     expect(page1.body).toMatchObject({ object: 'list', has_more: true, data: [{ id: second.id }] });
@@ -321,7 +365,10 @@ describe('the payment links API', () => {
   });
 
   test('when a read-only key creates a link or ids are unknown, then 403 and 404', async () => {
-    const readOnly = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'test', '--name', 'ro', '--permission', 'read_only')).key));
+    const readOnly = new MerchantClient(
+      system.apiUrl,
+      String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'test', '--name', 'ro', '--permission', 'read_only')).key),
+    );
 
     const create = await readOnly.request('POST', '/v1/payment-links', { amount: 100, item_name: 'x' });
     const unknown = await merchant.request('GET', `/v1/payment-links/plink_${'0'.repeat(24)}`);
@@ -332,8 +379,23 @@ describe('the payment links API', () => {
     expect([unknown.status, malformed.status, badCursor.status]).toEqual([404, 404, 400]);
   });
 
-  test('when a live key and a test key each make links, then neither sees the other\'s, and a live link makes live orders', async () => {
-    await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0005', '--branch-code', '123', '--account-number', '7654321', '--holder-name', 'ﾔﾏﾀﾞｼﾖｳﾃﾝ');
+  test("when a live key and a test key each make links, then neither sees the other's, and a live link makes live orders", async () => {
+    await system.ops(
+      'bank-account',
+      'add',
+      '--org',
+      orgId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0005',
+      '--branch-code',
+      '123',
+      '--account-number',
+      '7654321',
+      '--holder-name',
+      'ﾔﾏﾀﾞｼﾖｳﾃﾝ',
+    );
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key));
     const testLink = await createLink();
     const liveLink = await createLink({}, live);
@@ -372,7 +434,7 @@ describe('orders whose payer name no bank prints', () => {
     expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id] });
   });
 
-  test('when an order\'s payer name is in full-width katakana, then it carries its bank form and the page asks for that form', async () => {
+  test("when an order's payer name is in full-width katakana, then it carries its bank form and the page asks for that form", async () => {
     const order = await merchant.createOrder({ payer_name: 'カブシキガイシャ ヤマダ' });
 
     const page = await fetch(order.payment_url).then((r) => r.text());

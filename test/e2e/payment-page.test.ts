@@ -84,9 +84,7 @@ async function bankAccountOf(order: { bank_account_id: string }) {
     branch_code: string;
     account_number: string;
     holder_name: string;
-  }>('SELECT bank_name, bank_code, branch_name, branch_code, account_number, holder_name FROM bank_accounts WHERE id = $1', [
-    order.bank_account_id,
-  ]);
+  }>('SELECT bank_name, bank_code, branch_name, branch_code, account_number, holder_name FROM bank_accounts WHERE id = $1', [order.bank_account_id]);
   return account!;
 }
 
@@ -96,7 +94,7 @@ async function fetchPage(url: string, headers: Record<string, string> = {}) {
 }
 
 describe('payment page: what the buyer sees', () => {
-  test('when a buyer opens a test order\'s page, then it shows amount, item, bank account, name to pay under, deadline, awaiting status and the test banner', async () => {
+  test("when a buyer opens a test order's page, then it shows amount, item, bank account, name to pay under, deadline, awaiting status and the test banner", async () => {
     const order = await merchant.createOrder({ amount: 12800, item_name: 'お米 5kg', payer_name: 'ヤマダ タロウ', expires_at: FAR_DEADLINE });
     const account = await bankAccountOf(order);
     const { page, consoleErrors } = await openTab();
@@ -215,9 +213,23 @@ describe('payment page: what the buyer sees', () => {
 });
 
 describe('payment page: live orders', () => {
-  test('when a buyer opens a live order\'s page, then it shows the order and no test banner, in Japanese or English', async () => {
-    await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0005', '--branch-code', '123',
-      '--account-number', '7654321', '--holder-name', 'ﾔﾏﾀﾞｼﾖｳﾃﾝ');
+  test("when a buyer opens a live order's page, then it shows the order and no test banner, in Japanese or English", async () => {
+    await system.ops(
+      'bank-account',
+      'add',
+      '--org',
+      orgId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0005',
+      '--branch-code',
+      '123',
+      '--account-number',
+      '7654321',
+      '--holder-name',
+      'ﾔﾏﾀﾞｼﾖｳﾃﾝ',
+    );
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key));
     const order = await live.createOrder({ amount: 12900, item_name: '本番の品', expires_at: FAR_DEADLINE });
     expect(order.livemode).toBe(true);

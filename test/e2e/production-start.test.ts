@@ -1,6 +1,19 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { DATABASE_ROLE, RABBITMQ_URL, REPO_ROOT, SERVICES, cleanUpBroker, createTestDatabase, databaseUrlAs, freePort, uniqueName, waitFor, type ServiceName, type TestDatabase } from '@pmatch/testkit';
+import {
+  DATABASE_ROLE,
+  RABBITMQ_URL,
+  REPO_ROOT,
+  SERVICES,
+  cleanUpBroker,
+  createTestDatabase,
+  databaseUrlAs,
+  freePort,
+  uniqueName,
+  waitFor,
+  type ServiceName,
+  type TestDatabase,
+} from '@pmatch/testkit';
 
 /**
  * What a production process refuses at start: no SECRETS_KEY of its own, and a database user
@@ -90,7 +103,7 @@ describe('database role in production', () => {
     expect(exit.output).not.toMatch(/\n\s+at |"stack"/);
   });
 
-  test('when the matcher starts in production as the webhook dispatcher\'s role, then it exits 1 naming that role', async () => {
+  test("when the matcher starts in production as the webhook dispatcher's role, then it exits 1 naming that role", async () => {
     const exit = await run(serviceMain('matcher'), [], { ...asRole(DATABASE_ROLE['webhook-dispatcher']), MATCHER_PORT: String(await freePort()) });
 
     expect(exit.code).toBe(1);
@@ -101,14 +114,22 @@ describe('database role in production', () => {
     const asPostgres = await run(OPS_MAIN, ['adapter', 'list'], asRole('postgres'));
     const asOps = await run(OPS_MAIN, ['adapter', 'list'], asRole(DATABASE_ROLE.ops));
 
-    expect(asPostgres).toMatchObject({ code: 1, output: expect.stringMatching(/^ops: ops refuses to run in production as the superuser postgres: connect as pmatch_ops/) });
+    expect(asPostgres).toMatchObject({
+      code: 1,
+      output: expect.stringMatching(/^ops: ops refuses to run in production as the superuser postgres: connect as pmatch_ops/),
+    });
     expect(asOps).toMatchObject({ code: 0, output: '{"object":"list","data":[],"has_more":false}\n' });
   });
 
   test('when orders-api starts in production as its own role with its own SECRETS_KEY, then it becomes ready (the checks refuse only what they should)', async () => {
     const port = await freePort();
 
-    const exit = await run(serviceMain('orders-api'), [], { ...asRole(DATABASE_ROLE['orders-api']), ORDERS_API_PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
+    const exit = await run(
+      serviceMain('orders-api'),
+      [],
+      { ...asRole(DATABASE_ROLE['orders-api']), ORDERS_API_PORT: String(port) },
+      `http://127.0.0.1:${port}/readyz`,
+    );
 
     expect({ ready: exit.ready, output: exit.output }).toEqual({ ready: true, output: expect.not.stringContaining('refuses') });
   });

@@ -8,7 +8,15 @@ import { TestSystem, api } from '@pmatch/testkit';
  */
 
 const CHROMIUM_PATH = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 type Json = Record<string, any>;
 
@@ -55,7 +63,9 @@ const operationsOf = (section: Json) =>
   Object.values<Json>(section).flatMap((item) => ['get', 'post', 'patch', 'delete'].filter((m) => item[m]).map((m) => item[m] as Json));
 
 async function renderedSections(page: Page): Promise<{ id: string | null; text: string }[]> {
-  return page.$$eval('[data-section-id^="operation/"]', (sections) => sections.map((s) => ({ id: s.getAttribute('data-section-id'), text: s.textContent ?? '' })));
+  return page.$$eval('[data-section-id^="operation/"]', (sections) =>
+    sections.map((s) => ({ id: s.getAttribute('data-section-id'), text: s.textContent ?? '' })),
+  );
 }
 
 describe('/docs', () => {
@@ -67,7 +77,10 @@ describe('/docs', () => {
 
     for (const operation of operationsOf(document.paths)) {
       const section = rendered.find((s) => s.id === `operation/${operation.operationId}`);
-      expect({ operation: operation.operationId, summary: section?.text.includes(operation.summary) }).toEqual({ operation: operation.operationId, summary: true });
+      expect({ operation: operation.operationId, summary: section?.text.includes(operation.summary) }).toEqual({
+        operation: operation.operationId,
+        summary: true,
+      });
     }
     await page.context().close();
   });
@@ -85,7 +98,7 @@ describe('/docs', () => {
     await page.context().close();
   });
 
-  test('when /docs is opened, then everything loads from the API\'s origin and the Content-Security-Policy blocks only Redoc\'s CDN logo', async () => {
+  test("when /docs is opened, then everything loads from the API's origin and the Content-Security-Policy blocks only Redoc's CDN logo", async () => {
     const { page, consoleErrors, loaded } = await openDocs();
     // Search runs in a worker made from a blob: the one thing the policy allows besides our origin.
     await page.getByPlaceholder('Search...').fill('cancel');

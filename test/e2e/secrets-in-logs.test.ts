@@ -51,10 +51,40 @@ describe('logs', () => {
   test('when keys, secrets, tokens and an account number pass through every service, then no log line contains them, and the CLI shows the number at most once', async () => {
     const { client, orgId, testKey } = await system.createMerchant();
     const accountNumber = '8765432';
-    const added = await opsOutput('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', accountNumber, '--holder-name', 'ﾛｸﾞ');
+    const added = await opsOutput(
+      'bank-account',
+      'add',
+      '--org',
+      orgId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '001',
+      '--account-number',
+      accountNumber,
+      '--holder-name',
+      'ﾛｸﾞ',
+    );
     const accountId = String(JSON.parse(added).id);
     // A near miss at the CLI: eight digits are refused, and the refusal may echo them to the operator once.
-    const refused = await opsOutput('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', `${accountNumber}1`, '--holder-name', 'ﾛｸﾞ');
+    const refused = await opsOutput(
+      'bank-account',
+      'add',
+      '--org',
+      orgId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '001',
+      '--account-number',
+      `${accountNumber}1`,
+      '--holder-name',
+      'ﾛｸﾞ',
+    );
     const liveKey = String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key);
     const live = new MerchantClient(system.apiUrl, liveKey);
     const adapterSecret = String((await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', accountId)).secret);
@@ -80,29 +110,66 @@ describe('logs', () => {
     expect((await fetch(link.body.url)).status).toBe(200);
     const preview = await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ step: 'preview', payer_name: 'ﾛｸﾞ ﾊﾅｺ' }) }).then((r) => r.text());
     const attempt = /name="attempt" value="([0-9A-Za-z]+)"/.exec(preview)![1]!;
-    const ordered = await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ step: 'create', payer_name: 'ﾛｸﾞ ﾊﾅｺ', attempt }), redirect: 'manual' });
+    const ordered = await fetch(link.body.url, {
+      method: 'POST',
+      body: new URLSearchParams({ step: 'create', payer_name: 'ﾛｸﾞ ﾊﾅｺ', attempt }),
+      redirect: 'manual',
+    });
     expect(ordered.status).toBe(303);
     expect((await fetch(`${system.apiUrl}/link/${linkToken}x`)).status).toBe(404);
 
-    const body = JSON.stringify({ bank_account_id: accountId, bank_reference: randomUUID(), direction: 'deposit', amount: 5200, counterparty: 'ﾛｸﾞ ﾀﾛｳ', occurred_at: new Date().toISOString() });
+    const body = JSON.stringify({
+      bank_account_id: accountId,
+      bank_reference: randomUUID(),
+      direction: 'deposit',
+      amount: 5200,
+      counterparty: 'ﾛｸﾞ ﾀﾛｳ',
+      occurred_at: new Date().toISOString(),
+    });
     const at = new Date();
     const notified = await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
       rawBody: body,
-      headers: { 'content-type': 'application/json', 'webhook-id': 'msg_log', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(adapterSecret).sign('msg_log', at, body) },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'msg_log',
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(adapterSecret).sign('msg_log', at, body),
+      },
     });
     expect(notified.status).toBe(202);
     // A notification naming the account by its number instead of its id, and one badly signed.
     const byNumber = JSON.stringify({ ...JSON.parse(body), bank_account_id: accountNumber, bank_reference: randomUUID() });
-    expect((await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
-      rawBody: byNumber,
-      headers: { 'content-type': 'application/json', 'webhook-id': 'msg_log2', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(adapterSecret).sign('msg_log2', at, byNumber) },
-    })).status).toBe(400);
-    expect((await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
-      rawBody: body,
-      headers: { 'content-type': 'application/json', 'webhook-id': 'msg_log3', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(webhookSecret).sign('msg_log3', at, body) },
-    })).status).toBe(401);
+    expect(
+      (
+        await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
+          rawBody: byNumber,
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': 'msg_log2',
+            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+            'webhook-signature': new Webhook(adapterSecret).sign('msg_log2', at, byNumber),
+          },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
+          rawBody: body,
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': 'msg_log3',
+            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+            'webhook-signature': new Webhook(webhookSecret).sign('msg_log3', at, body),
+          },
+        })
+      ).status,
+    ).toBe(401);
 
-    const paid = await waitFor(() => receiver.requests.find((r) => r.headers['webhook-id'] !== undefined && r.body.includes('"order.paid"') && r.body.includes(accountNumber)), { what: 'order.paid, with the account number, delivered', timeoutMs: 30_000 });
+    const paid = await waitFor(
+      () => receiver.requests.find((r) => r.headers['webhook-id'] !== undefined && r.body.includes('"order.paid"') && r.body.includes(accountNumber)),
+      { what: 'order.paid, with the account number, delivered', timeoutMs: 30_000 },
+    );
     new Webhook(rotatedSecret).verify(paid.body, paid.headers as Record<string, string>);
 
     // Test mode and bad keys through orders-api.
@@ -134,9 +201,11 @@ describe('logs', () => {
       'payment page token': token,
       'payment link token': linkToken,
       'account number': accountNumber,
-      'SECRETS_KEY': system.env.SECRETS_KEY!,
+      SECRETS_KEY: system.env.SECRETS_KEY!,
     };
-    const leaked = Object.entries(secrets).filter(([, secret]) => logs.includes(secret)).map(([name]) => name);
+    const leaked = Object.entries(secrets)
+      .filter(([, secret]) => logs.includes(secret))
+      .map(([name]) => name);
     expect(leaked).toEqual([]);
   });
 

@@ -28,13 +28,18 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 /** Runs the ops CLI with the system's environment and returns how it ended, success or not. */
 function runOps(...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(REPO_ROOT, 'packages', 'ops', 'dist', 'main.js'), ...args], { env: { ...process.env, ...system.env } }, (error, stdout, stderr) => {
-      if (error !== null && typeof error.code !== 'number') {
-        reject(error);
-        return;
-      }
-      resolve({ exitCode: error === null ? 0 : Number(error.code), stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'packages', 'ops', 'dist', 'main.js'), ...args],
+      { env: { ...process.env, ...system.env } },
+      (error, stdout, stderr) => {
+        if (error !== null && typeof error.code !== 'number') {
+          reject(error);
+          return;
+        }
+        resolve({ exitCode: error === null ? 0 : Number(error.code), stdout, stderr });
+      },
+    );
   });
 }
 
@@ -42,8 +47,22 @@ let sequence = 0;
 async function createShopOrder(amount: number): Promise<any> {
   sequence += 1;
   return system.ops(
-    'shop-order', 'create', '--org', orgId, '--mode', 'test', '--amount', String(amount), '--payer-name', 'ヤマダ タロウ',
-    '--external-id', `shop-${sequence}`, '--item-name', 'お米 5kg', '--metadata', '{"platform":"example-shop"}',
+    'shop-order',
+    'create',
+    '--org',
+    orgId,
+    '--mode',
+    'test',
+    '--amount',
+    String(amount),
+    '--payer-name',
+    'ヤマダ タロウ',
+    '--external-id',
+    `shop-${sequence}`,
+    '--item-name',
+    'お米 5kg',
+    '--metadata',
+    '{"platform":"example-shop"}',
   );
 }
 

@@ -44,17 +44,22 @@ async function shop(numbers: string[]): Promise<Shop> {
 }
 
 async function paidBy(client: MerchantClient, orderId: string) {
-  return waitFor(async () => {
-    const order = (await client.request('GET', `/v1/orders/${orderId}`)).body;
-    return order.status === 'paid' ? order : undefined;
-  }, { what: `order ${orderId} to be paid` });
+  return waitFor(
+    async () => {
+      const order = (await client.request('GET', `/v1/orders/${orderId}`)).body;
+      return order.status === 'paid' ? order : undefined;
+    },
+    { what: `order ${orderId} to be paid` },
+  );
 }
 
 const counts = async (orgId: string) =>
-  (await system.sql<{ transactions: number; events: number }>(
-    `SELECT (SELECT count(*)::int FROM transactions WHERE organisation_id = $1) AS transactions, (SELECT count(*)::int FROM events WHERE organisation_id = $1) AS events`,
-    [orgId],
-  ))[0]!;
+  (
+    await system.sql<{ transactions: number; events: number }>(
+      `SELECT (SELECT count(*)::int FROM transactions WHERE organisation_id = $1) AS transactions, (SELECT count(*)::int FROM events WHERE organisation_id = $1) AS events`,
+      [orgId],
+    )
+  )[0]!;
 
 describe('statement import', () => {
   test('when a Zengin 03 file of three accounts names payers as banks write them, then each deposit pays its order, and the same file again stores nothing', async () => {
@@ -67,7 +72,13 @@ describe('statement import', () => {
       orders.push(await s.live.createOrder({ amount: 3100 + i, payer_name: payer, bank_account_id: s.accounts[i], ordered_at: orderedAt }));
     }
     const accounts: ZenginAccountSpec[] = [
-      { accountNumber: '7100001', records: [{ date: day, amount: 3100, name: 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ', reference: 11 }, { date: day, amount: 880, direction: 'out', memo: 'ﾃｽｳﾘﾖｳ' }] },
+      {
+        accountNumber: '7100001',
+        records: [
+          { date: day, amount: 3100, name: 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ', reference: 11 },
+          { date: day, amount: 880, direction: 'out', memo: 'ﾃｽｳﾘﾖｳ' },
+        ],
+      },
       { accountNumber: '7100002', records: [{ date: day, amount: 3101, name: 'ｻﾄｳ ｼﾞﾛｳ', reference: 12 }] },
       // A remitter code put in front of the name by the bank, as well as in its own field.
       { accountNumber: '7100003', records: [{ date: day, amount: 3102, name: '0012345678 ﾀﾅｶ ﾊﾅｺ', remitterCode: '12345678', reference: 13 }] },
@@ -78,16 +89,31 @@ describe('statement import', () => {
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      object: 'statement_import', id: expect.stringMatching(/^imp_/), format: 'zengin', accounts: 3, records: 4, stored: 4, duplicates: 0, withdrawals: 1,
+      object: 'statement_import',
+      id: expect.stringMatching(/^imp_/),
+      format: 'zengin',
+      accounts: 3,
+      records: 4,
+      stored: 4,
+      duplicates: 0,
+      withdrawals: 1,
       created_at: expect.any(String),
     });
     for (const [i, order] of orders.entries()) {
       const paid = await paidBy(s.live, order.id);
       expect(paid.payment).toMatchObject({ amount: 3100 + i, counterparty: payers[i], reason: 'exact' });
     }
-    const withdrawal = await system.sql(`SELECT direction, status, counterparty, statement_import_id, adapter_id FROM transactions WHERE bank_account_id = $1 AND direction = 'withdrawal'`, [s.accounts[0]]);
-    expect(withdrawal).toEqual([{ direction: 'withdrawal', status: 'unmatched', counterparty: 'ﾃｽｳﾘﾖｳ', statement_import_id: res.body.id, adapter_id: s.adapterId }]);
-    const raws = await system.sql<{ raw: Buffer; line: number }>(`SELECT r.raw, r.line FROM statement_records r JOIN transactions t ON t.id = r.transaction_id WHERE t.bank_account_id = $1 ORDER BY r.line`, [s.accounts[1]]);
+    const withdrawal = await system.sql(
+      `SELECT direction, status, counterparty, statement_import_id, adapter_id FROM transactions WHERE bank_account_id = $1 AND direction = 'withdrawal'`,
+      [s.accounts[0]],
+    );
+    expect(withdrawal).toEqual([
+      { direction: 'withdrawal', status: 'unmatched', counterparty: 'ﾃｽｳﾘﾖｳ', statement_import_id: res.body.id, adapter_id: s.adapterId },
+    ]);
+    const raws = await system.sql<{ raw: Buffer; line: number }>(
+      `SELECT r.raw, r.line FROM statement_records r JOIN transactions t ON t.id = r.transaction_id WHERE t.bank_account_id = $1 ORDER BY r.line`,
+      [s.accounts[1]],
+    );
     expect(raws.map((r) => [r.line, r.raw.length])).toEqual([[6, 200]]);
     expect(Buffer.compare(raws[0]!.raw, file.subarray(5 * 202, 5 * 202 + 200))).toBe(0);
     const before = await counts(s.orgId);
@@ -107,7 +133,14 @@ describe('statement import', () => {
     const file = zenginFile({
       kind: '01',
       accounts: [
-        { accountNumber: '7200001', records: [{ date: day, amount: 4100, name: 'ﾆｼﾑﾗ ｹﾞﾝ', reference: 501 }, { date: day, amount: 990, name: 'ﾏﾁｶﾞｲ', reference: 502 }, { date: day, amount: 990, name: 'ﾏﾁｶﾞｲ', reference: 502, cancel: true }] },
+        {
+          accountNumber: '7200001',
+          records: [
+            { date: day, amount: 4100, name: 'ﾆｼﾑﾗ ｹﾞﾝ', reference: 501 },
+            { date: day, amount: 990, name: 'ﾏﾁｶﾞｲ', reference: 502 },
+            { date: day, amount: 990, name: 'ﾏﾁｶﾞｲ', reference: 502, cancel: true },
+          ],
+        },
         { accountNumber: '7200002', records: [{ date: day, amount: 4200, name: 'ﾕ)ｸﾞﾘ-ﾝﾌｱ-ﾑ' }] },
       ],
     });
@@ -120,15 +153,38 @@ describe('statement import', () => {
     expect((await paidBy(s.live, second.id)).payment.counterparty).toBe('ﾕ)ｸﾞﾘ-ﾝﾌｱ-ﾑ');
     const [cancellation] = await system.sql(
       `SELECT t.direction, t.bank_reference, r.cancels_transaction_id, d.bank_reference AS cancelled FROM transactions t JOIN statement_records r ON r.transaction_id = t.id
-       JOIN transactions d ON d.id = r.cancels_transaction_id WHERE t.bank_account_id = $1 AND t.direction = 'withdrawal'`, [s.accounts[0]]);
-    expect(cancellation).toMatchObject({ direction: 'withdrawal', bank_reference: `zengin:${day.replace(/-/g, '')}:502:990:cancel`, cancelled: `zengin:${day.replace(/-/g, '')}:502:990` });
+       JOIN transactions d ON d.id = r.cancels_transaction_id WHERE t.bank_account_id = $1 AND t.direction = 'withdrawal'`,
+      [s.accounts[0]],
+    );
+    expect(cancellation).toMatchObject({
+      direction: 'withdrawal',
+      bank_reference: `zengin:${day.replace(/-/g, '')}:502:990:cancel`,
+      cancelled: `zengin:${day.replace(/-/g, '')}:502:990`,
+    });
   });
 
   test.each(['02', '08'])('when a camt.054.001.%s file names the debtors where its version puts them, then its deposits pay their orders', async (version) => {
     const s = await shop([`73000${version}`.padEnd(7, '1')]);
     const day = tokyoDay(1);
-    const order = await s.live.createOrder({ amount: 5300, payer_name: 'ヤマダ タロウ', bank_account_id: s.accounts[0], ordered_at: `${tokyoDay(2)}T12:00:00+09:00` });
-    const xml = camtFile({ kind: '054', version, accounts: [{ accountNumber: `73000${version}`.padEnd(7, '1'), entries: [{ amount: 5300, date: day, name: 'ヤマダ タロウ', reference: `REF-${version}` }, { amount: 77, date: day, name: 'ホリュウ', status: 'PDNG' }] }] });
+    const order = await s.live.createOrder({
+      amount: 5300,
+      payer_name: 'ヤマダ タロウ',
+      bank_account_id: s.accounts[0],
+      ordered_at: `${tokyoDay(2)}T12:00:00+09:00`,
+    });
+    const xml = camtFile({
+      kind: '054',
+      version,
+      accounts: [
+        {
+          accountNumber: `73000${version}`.padEnd(7, '1'),
+          entries: [
+            { amount: 5300, date: day, name: 'ヤマダ タロウ', reference: `REF-${version}` },
+            { amount: 77, date: day, name: 'ホリュウ', status: 'PDNG' },
+          ],
+        },
+      ],
+    });
 
     const res = await importStatement(s.secret, xml);
 
@@ -142,11 +198,18 @@ describe('statement import', () => {
     const day = tokyoDay(1);
     const notified = await notify(system, s.secret, {
       account: { bank_code: '0001', branch_code: '001', account_type: 'ordinary', account_number: '7400001' },
-      bank_reference: `zengin:${day.replace(/-/g, '')}:4321:6400`, direction: 'deposit', amount: 6400, counterparty: 'ｽｽﾞｷ ｲﾁﾛｳ', occurred_at: `${day}T11:00:00+09:00`,
+      bank_reference: `zengin:${day.replace(/-/g, '')}:4321:6400`,
+      direction: 'deposit',
+      amount: 6400,
+      counterparty: 'ｽｽﾞｷ ｲﾁﾛｳ',
+      occurred_at: `${day}T11:00:00+09:00`,
     });
     expect(notified.status).toBe(202);
 
-    const res = await importStatement(s.secret, zenginFile({ kind: '03', accounts: [{ accountNumber: '7400001', records: [{ date: day, amount: 6400, name: 'ｽｽﾞｷ ｲﾁﾛｳ', reference: 4321 }] }] }));
+    const res = await importStatement(
+      s.secret,
+      zenginFile({ kind: '03', accounts: [{ accountNumber: '7400001', records: [{ date: day, amount: 6400, name: 'ｽｽﾞｷ ｲﾁﾛｳ', reference: 4321 }] }] }),
+    );
 
     expect(res.body).toMatchObject({ records: 1, stored: 0, duplicates: 1 });
     expect(await system.sql('SELECT id FROM transactions WHERE bank_account_id = $1', [s.accounts[0]])).toEqual([{ id: notified.body.transaction_id }]);
@@ -156,14 +219,23 @@ describe('statement import', () => {
     const s = await shop(['7500001']);
     const orderDay = tokyoDay(1);
     const order = await s.live.createOrder({ amount: 7500, payer_name: 'ｷﾉｼﾀ ﾕｳ', bank_account_id: s.accounts[0], ordered_at: `${orderDay}T18:30:00+09:00` });
-    const earlier = zenginFile({ kind: '03', accounts: [{ accountNumber: '7500001', records: [{ date: tokyoDay(2), amount: 7500, name: 'ｷﾉｼﾀ ﾕｳ', reference: 1 }] }] });
-    const sameDay = zenginFile({ kind: '03', accounts: [{ accountNumber: '7500001', records: [{ date: orderDay, amount: 7500, name: 'ｷﾉｼﾀ ﾕｳ', reference: 2 }] }] });
+    const earlier = zenginFile({
+      kind: '03',
+      accounts: [{ accountNumber: '7500001', records: [{ date: tokyoDay(2), amount: 7500, name: 'ｷﾉｼﾀ ﾕｳ', reference: 1 }] }],
+    });
+    const sameDay = zenginFile({
+      kind: '03',
+      accounts: [{ accountNumber: '7500001', records: [{ date: orderDay, amount: 7500, name: 'ｷﾉｼﾀ ﾕｳ', reference: 2 }] }],
+    });
 
     const first = await importStatement(s.secret, earlier);
-    const decided = await waitFor(async () => {
-      const [row] = await system.sql('SELECT status FROM transactions WHERE bank_account_id = $1', [s.accounts[0]]);
-      return row?.status === 'pending' ? undefined : row;
-    }, { what: 'the earlier deposit to be decided' });
+    const decided = await waitFor(
+      async () => {
+        const [row] = await system.sql('SELECT status FROM transactions WHERE bank_account_id = $1', [s.accounts[0]]);
+        return row?.status === 'pending' ? undefined : row;
+      },
+      { what: 'the earlier deposit to be decided' },
+    );
     expect(first.body.stored).toBe(1);
     expect(decided).toEqual({ status: 'unmatched' });
     expect((await s.live.request('GET', `/v1/orders/${order.id}`)).body.status).toBe('open');
@@ -175,14 +247,28 @@ describe('statement import', () => {
 
   test('when 平成 and 令和 dates appear in a file, then each is read as its own era', async () => {
     const s = await shop(['7600001']);
-    const file = zenginFile({ kind: '03', accounts: [{ accountNumber: '7600001', records: [{ date: '2019-04-30', amount: 100, name: 'ﾍｲｾｲ', reference: 1 }, { date: '2019-05-01', amount: 101, name: 'ﾚｲﾜ', reference: 2 }] }] });
+    const file = zenginFile({
+      kind: '03',
+      accounts: [
+        {
+          accountNumber: '7600001',
+          records: [
+            { date: '2019-04-30', amount: 100, name: 'ﾍｲｾｲ', reference: 1 },
+            { date: '2019-05-01', amount: 101, name: 'ﾚｲﾜ', reference: 2 },
+          ],
+        },
+      ],
+    });
     expect(file.subarray(200 + 9, 200 + 15).toString('latin1')).toBe('310430');
     expect(file.subarray(400 + 9, 400 + 15).toString('latin1')).toBe('010501');
 
     const res = await importStatement(s.secret, file);
 
     expect(res.status).toBe(200);
-    const rows = await system.sql<{ bank_reference: string; occurred_at: Date }>('SELECT bank_reference, occurred_at FROM transactions WHERE bank_account_id = $1 ORDER BY amount', [s.accounts[0]]);
+    const rows = await system.sql<{ bank_reference: string; occurred_at: Date }>(
+      'SELECT bank_reference, occurred_at FROM transactions WHERE bank_account_id = $1 ORDER BY amount',
+      [s.accounts[0]],
+    );
     expect(rows.map((r) => [r.bank_reference, r.occurred_at.toISOString()])).toEqual([
       ['zengin:20190430:1:100', '2019-04-30T14:59:59.999Z'],
       ['zengin:20190501:2:101', '2019-05-01T14:59:59.999Z'],
@@ -193,10 +279,22 @@ describe('statement import', () => {
 describe('the reference adapter', () => {
   test('when examples/bank-adapter pushes a Zengin file, then bank-ingest imports it and the deposit pays its order', async () => {
     const s = await shop(['7960001']);
-    const order = await s.live.createOrder({ amount: 7960, payer_name: 'ﾊﾞﾝｸ ｱﾀﾞﾌﾟﾀ', bank_account_id: s.accounts[0], ordered_at: `${tokyoDay(2)}T10:00:00+09:00` });
+    const order = await s.live.createOrder({
+      amount: 7960,
+      payer_name: 'ﾊﾞﾝｸ ｱﾀﾞﾌﾟﾀ',
+      bank_account_id: s.accounts[0],
+      ordered_at: `${tokyoDay(2)}T10:00:00+09:00`,
+    });
     const folder = mkdtempSync(join(tmpdir(), 'statement-'));
     const path = join(folder, 'NYUKIN.txt');
-    writeFileSync(path, zenginFile({ kind: '01', crlf: true, accounts: [{ accountNumber: '7960001', records: [{ date: tokyoDay(1), amount: 7960, name: 'ﾊﾞﾝｸ ｱﾀﾞﾌﾟﾀ', reference: 3 }] }] }));
+    writeFileSync(
+      path,
+      zenginFile({
+        kind: '01',
+        crlf: true,
+        accounts: [{ accountNumber: '7960001', records: [{ date: tokyoDay(1), amount: 7960, name: 'ﾊﾞﾝｸ ｱﾀﾞﾌﾟﾀ', reference: 3 }] }],
+      }),
+    );
     try {
       const answer = await pushStatement({ ingestUrl: system.url('bank-ingest'), secret: s.secret, maxAttempts: 5 }, path);
 
@@ -211,12 +309,27 @@ describe('the reference adapter', () => {
 describe('ops statement import', () => {
   test('when an operator imports a statement file, then it is stored by the same code and pays the order; a file naming another account stores nothing', async () => {
     const s = await shop(['7950001']);
-    const order = await s.live.createOrder({ amount: 7950, payer_name: 'ｵｵﾉ ｼﾞﾕﾝ', bank_account_id: s.accounts[0], ordered_at: `${tokyoDay(2)}T10:00:00+09:00` });
+    const order = await s.live.createOrder({
+      amount: 7950,
+      payer_name: 'ｵｵﾉ ｼﾞﾕﾝ',
+      bank_account_id: s.accounts[0],
+      ordered_at: `${tokyoDay(2)}T10:00:00+09:00`,
+    });
     const folder = mkdtempSync(join(tmpdir(), 'statement-'));
     const good = join(folder, 'good.txt');
     const other = join(folder, 'other.txt');
-    writeFileSync(good, zenginFile({ kind: '03', crlf: true, accounts: [{ accountNumber: '7950001', records: [{ date: tokyoDay(1), amount: 7950, name: 'ｵｵﾉ ｼﾞﾕﾝ', reference: 9 }] }] }));
-    writeFileSync(other, zenginFile({ kind: '03', accounts: [{ accountNumber: '7950002', records: [{ date: tokyoDay(1), amount: 10, name: 'ｱ', reference: 1 }] }] }));
+    writeFileSync(
+      good,
+      zenginFile({
+        kind: '03',
+        crlf: true,
+        accounts: [{ accountNumber: '7950001', records: [{ date: tokyoDay(1), amount: 7950, name: 'ｵｵﾉ ｼﾞﾕﾝ', reference: 9 }] }],
+      }),
+    );
+    writeFileSync(
+      other,
+      zenginFile({ kind: '03', accounts: [{ accountNumber: '7950002', records: [{ date: tokyoDay(1), amount: 10, name: 'ｱ', reference: 1 }] }] }),
+    );
     try {
       const imported = await system.ops('statement', 'import', '--bank-account', s.accounts[0]!, '--file', good);
       const refused = system.ops('statement', 'import', '--bank-account', s.accounts[0]!, '--file', other);
@@ -224,7 +337,9 @@ describe('ops statement import', () => {
       expect(imported).toMatchObject({ object: 'statement_import', format: 'zengin', accounts: 1, records: 1, stored: 1, duplicates: 0 });
       await expect(refused).rejects.toThrow(/record 1 names account 0001-001 ordinary 7950002/);
       expect((await paidBy(s.live, order.id)).payment.counterparty).toBe('ｵｵﾉ ｼﾞﾕﾝ');
-      expect(await system.sql('SELECT adapter_id, statement_import_id FROM transactions WHERE bank_account_id = $1', [s.accounts[0]])).toEqual([{ adapter_id: null, statement_import_id: imported.id }]);
+      expect(await system.sql('SELECT adapter_id, statement_import_id FROM transactions WHERE bank_account_id = $1', [s.accounts[0]])).toEqual([
+        { adapter_id: null, statement_import_id: imported.id },
+      ]);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
@@ -233,12 +348,24 @@ describe('ops statement import', () => {
 
 describe('statement import refusals', () => {
   test.each([
-    ['a trailer sum that is wrong', { line: 3, field: '入金額合計' }, (line: number, record: Buffer) => line === 3 && record.write('0000000009999', 7, 'latin1')],
-    ['a date that does not exist (令和8年2月30日)', { line: 2, field: '勘定日' }, (line: number, record: Buffer) => line === 2 && record.write('080230', 9, 'latin1')],
+    [
+      'a trailer sum that is wrong',
+      { line: 3, field: '入金額合計' },
+      (line: number, record: Buffer) => line === 3 && record.write('0000000009999', 7, 'latin1'),
+    ],
+    [
+      'a date that does not exist (令和8年2月30日)',
+      { line: 2, field: '勘定日' },
+      (line: number, record: Buffer) => line === 2 && record.write('080230', 9, 'latin1'),
+    ],
     ['a record one byte short', { line: 2, field: 'record length' }, undefined],
   ])('when a file has %s, then 422 statement_invalid names the record and field, and nothing is stored', async (_case, location, tamper) => {
     const s = await shop(['7700001']);
-    const spec = { kind: '03' as const, crlf: true, accounts: [{ accountNumber: '7700001', records: [{ date: tokyoDay(1), amount: 900, name: 'ｱｵｷ', reference: 1 }] }] };
+    const spec = {
+      kind: '03' as const,
+      crlf: true,
+      accounts: [{ accountNumber: '7700001', records: [{ date: tokyoDay(1), amount: 900, name: 'ｱｵｷ', reference: 1 }] }],
+    };
     let file = zenginFile(tamper === undefined ? spec : { ...spec, tamper: (line, record) => void tamper(line, record) });
     if (tamper === undefined) file = Buffer.concat([file.subarray(0, 202 + 199), file.subarray(202 + 200)]);
     const before = await counts(s.orgId);
@@ -256,10 +383,13 @@ describe('statement import refusals', () => {
     const { orgId } = await system.createMerchant();
     const ofB = await liveAccount(system, orgId, { number: '7800002' });
     await system.ops('adapter', 'create', '--name', 'bank-b', '--bank-account', ofB);
-    const file = zenginFile({ kind: '03', accounts: [
-      { accountNumber: '7800001', records: [{ date: tokyoDay(1), amount: 100, name: 'ｱ', reference: 1 }] },
-      { accountNumber: '7800002', records: [{ date: tokyoDay(1), amount: 200, name: 'ｲ', reference: 2 }] },
-    ] });
+    const file = zenginFile({
+      kind: '03',
+      accounts: [
+        { accountNumber: '7800001', records: [{ date: tokyoDay(1), amount: 100, name: 'ｱ', reference: 1 }] },
+        { accountNumber: '7800002', records: [{ date: tokyoDay(1), amount: 200, name: 'ｲ', reference: 2 }] },
+      ],
+    });
 
     const res = await importStatement(a.secret, file);
 
@@ -284,13 +414,41 @@ describe('statement import refusals', () => {
 
   test('when hostile files are uploaded (bytes changed, cut or added; records swapped), then each gets 200 or a 4xx, a refused one stores nothing, and no upload is left on disk', async () => {
     const s = await shop(['7900003']);
-    const zengin = zenginFile({ kind: '03', crlf: true, accounts: [{ accountNumber: '7900003', records: [{ date: tokyoDay(1), amount: 100, name: 'ｱ', reference: 1 }, { date: tokyoDay(1), amount: 200, name: 'ﾞｲ', direction: 'out' }] }] });
-    const camt = Buffer.from(camtFile({ kind: '053', version: '13', accounts: [{ accountNumber: '7900003', entries: [{ amount: 300, date: tokyoDay(1), name: 'ウ', reference: 'C1' }] }] }));
+    const zengin = zenginFile({
+      kind: '03',
+      crlf: true,
+      accounts: [
+        {
+          accountNumber: '7900003',
+          records: [
+            { date: tokyoDay(1), amount: 100, name: 'ｱ', reference: 1 },
+            { date: tokyoDay(1), amount: 200, name: 'ﾞｲ', direction: 'out' },
+          ],
+        },
+      ],
+    });
+    const camt = Buffer.from(
+      camtFile({
+        kind: '053',
+        version: '13',
+        accounts: [{ accountNumber: '7900003', entries: [{ amount: 300, date: tokyoDay(1), name: 'ウ', reference: 'C1' }] }],
+      }),
+    );
     const statuses = new Set<number>();
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(zengin, camt),
-        fc.array(fc.record({ at: fc.nat(), cut: fc.integer({ min: 0, max: 30 }), insert: fc.oneof(fc.uint8Array({ maxLength: 3 }), fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xde]), Buffer.from('<!DOCTYPE d [<!ENTITY e "e">]>'))) }), { maxLength: 3 }),
+        fc.array(
+          fc.record({
+            at: fc.nat(),
+            cut: fc.integer({ min: 0, max: 30 }),
+            insert: fc.oneof(
+              fc.uint8Array({ maxLength: 3 }),
+              fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xde]), Buffer.from('<!DOCTYPE d [<!ENTITY e "e">]>')),
+            ),
+          }),
+          { maxLength: 3 },
+        ),
         async (file, mutations) => {
           let bent = Buffer.from(file);
           for (const m of mutations) bent = Buffer.concat([bent.subarray(0, m.at % bent.length), m.insert, bent.subarray((m.at % bent.length) + m.cut)]);
@@ -324,8 +482,12 @@ describe('statement import refusals', () => {
 
   test('when a camt file declares a DTD with entities, then it is refused with 422 and nothing is expanded or stored', async () => {
     const s = await shop(['7900002']);
-    const xml = camtFile({ kind: '054', version: '08', doctype: '<!DOCTYPE Document [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>',
-      accounts: [{ accountNumber: '7900002', entries: [{ amount: 100, date: tokyoDay(1), name: '&b;', reference: 'X' }] }] });
+    const xml = camtFile({
+      kind: '054',
+      version: '08',
+      doctype: '<!DOCTYPE Document [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>',
+      accounts: [{ accountNumber: '7900002', entries: [{ amount: 100, date: tokyoDay(1), name: '&b;', reference: 'X' }] }],
+    });
 
     const res = await importStatement(s.secret, xml);
 

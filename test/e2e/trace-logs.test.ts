@@ -35,7 +35,12 @@ function logged(service: ServiceName, what: string, matches: (line: LogLine) => 
 
 test('when a request carries a traceparent, then the trace is continued: its access line, the decision in the matcher and the events in the dispatcher share its trace id', async () => {
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-  const res = await merchant.request('POST', '/v1/test/deposits', { amount: 2500, counterparty: 'ﾄﾚｰｽ ﾀﾛｳ' }, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+  const res = await merchant.request(
+    'POST',
+    '/v1/test/deposits',
+    { amount: 2500, counterparty: 'ﾄﾚｰｽ ﾀﾛｳ' },
+    { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+  );
   expect(res.body.status).toBe('unmatched');
   const requestId = res.headers.get('request-id');
 
@@ -55,7 +60,12 @@ test('when a bank notification arrives without a traceparent, then a trace begin
   const account = await liveAccount(system, orgId, { number: '7300001' });
   const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', account);
   const res = await notify(system, String(adapter.secret), {
-    bank_reference: 'trace-1', bank_account_id: account, direction: 'deposit', amount: 3100, counterparty: 'ﾀﾅｶ', occurred_at: new Date().toISOString(),
+    bank_reference: 'trace-1',
+    bank_account_id: account,
+    direction: 'deposit',
+    amount: 3100,
+    counterparty: 'ﾀﾅｶ',
+    occurred_at: new Date().toISOString(),
   });
   expect(res.status).toBe(202);
 

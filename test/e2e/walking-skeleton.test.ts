@@ -124,8 +124,22 @@ describe('one deposit end to end (test mode)', () => {
 describe('live bank notifications', () => {
   test('when a signed notification for a live order arrives, then it is confirmed, and the same notification again stores nothing', async () => {
     const { orgId } = await system.createMerchant();
-    const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0005', '--branch-code', '123',
-      '--account-number', '7654321', '--holder-name', 'ﾃｽﾄｼﾖｳﾃﾝ');
+    const account = await system.ops(
+      'bank-account',
+      'add',
+      '--org',
+      orgId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0005',
+      '--branch-code',
+      '123',
+      '--account-number',
+      '7654321',
+      '--holder-name',
+      'ﾃｽﾄｼﾖｳﾃﾝ',
+    );
     const liveKey = String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live server')).key);
     const adapter = await system.ops('adapter', 'create', '--name', 'mufg-adapter', '--bank-account', String(account.id));
     const order = await api(system.apiUrl, 'POST', '/v1/orders', {
@@ -161,10 +175,13 @@ describe('live bank notifications', () => {
 
     expect(accepted.status).toBe(202);
     expect(accepted.body).toMatchObject({ duplicate: false });
-    const paid = await waitFor(async () => {
-      const res = await api(system.apiUrl, 'GET', `/v1/orders/${order.body.id}`, { key: liveKey });
-      return res.body.status === 'paid' ? res.body : undefined;
-    }, { what: 'the live order to be paid' });
+    const paid = await waitFor(
+      async () => {
+        const res = await api(system.apiUrl, 'GET', `/v1/orders/${order.body.id}`, { key: liveKey });
+        return res.body.status === 'paid' ? res.body : undefined;
+      },
+      { what: 'the live order to be paid' },
+    );
     expect(paid.payment).toMatchObject({ transaction_id: accepted.body.transaction_id, reason: 'exact' });
 
     const again = await push();
@@ -176,8 +193,18 @@ describe('live bank notifications', () => {
   });
 
   test('when a notification is unsigned or signed with another secret, then it is refused with 401 and nothing is stored', async () => {
-    const body = JSON.stringify({ bank_account_id: 'ba_000000000000000000000000', bank_reference: 'x', direction: 'deposit', amount: 1, counterparty: 'X', occurred_at: new Date().toISOString() });
-    const unsigned = await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    const body = JSON.stringify({
+      bank_account_id: 'ba_000000000000000000000000',
+      bank_reference: 'x',
+      direction: 'deposit',
+      amount: 1,
+      counterparty: 'X',
+      occurred_at: new Date().toISOString(),
+    });
+    const unsigned = await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
     const forged = await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
       rawBody: body,
       headers: {
@@ -244,7 +271,11 @@ describe('request deadlines', () => {
     const { orgId, testKey } = await system.createMerchant();
     const [account] = await sql<{ id: string }>(`SELECT id FROM bank_accounts WHERE organisation_id = $1 AND mode = 'test'`, [orgId]);
     const command: CreateTestDepositCommand = {
-      type: 'test_deposit.create', organisation_id: orgId, bank_account_id: account!.id, amount: 6100, counterparty: 'ヤマダ タロウ',
+      type: 'test_deposit.create',
+      organisation_id: orgId,
+      bank_account_id: account!.id,
+      amount: 6100,
+      counterparty: 'ヤマダ タロウ',
       occurred_at: system.now().toISOString(),
     };
     const connection = await amqp.connect(RABBITMQ_URL);
@@ -253,7 +284,9 @@ describe('request deadlines', () => {
       // expiration, so only bank-ingest's check can drop it). It waits ahead of the retry.
       const channel = await connection.createConfirmChannel();
       channel.sendToQueue(`${system.env.AMQP_PREFIX}${QUEUES.bankIngestCommands}`, Buffer.from(JSON.stringify(command)), {
-        messageId: `late_${randomUUID()}`, persistent: true, headers: { [DEADLINE_HEADER]: Date.now() - 1 },
+        messageId: `late_${randomUUID()}`,
+        persistent: true,
+        headers: { [DEADLINE_HEADER]: Date.now() - 1 },
       });
       await channel.waitForConfirms();
     } finally {
@@ -275,13 +308,15 @@ describe('webhook-dispatcher', () => {
     await api(system.apiUrl, 'POST', '/v1/test/deposits', { key: testKey, body: { amount: 1111, counterparty: 'ヤマダ タロウ' } });
     const eventIds = (await api(system.apiUrl, 'GET', '/v1/events', { key: testKey })).body.data.map((e: { id: string }) => e.id);
 
-    const received = await waitFor(async () => {
-      const rows = await sql<{ message_id: string }>(
-        `SELECT message_id FROM inbox WHERE consumer = 'webhook-dispatcher.events' AND message_id = ANY($1)`,
-        [eventIds],
-      );
-      return rows.length === eventIds.length ? rows : undefined;
-    }, { what: 'the dispatcher to record every event' });
+    const received = await waitFor(
+      async () => {
+        const rows = await sql<{ message_id: string }>(`SELECT message_id FROM inbox WHERE consumer = 'webhook-dispatcher.events' AND message_id = ANY($1)`, [
+          eventIds,
+        ]);
+        return rows.length === eventIds.length ? rows : undefined;
+      },
+      { what: 'the dispatcher to record every event' },
+    );
 
     expect(received.map((r) => r.message_id).sort()).toEqual([...eventIds].sort());
   });

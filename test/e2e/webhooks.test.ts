@@ -82,7 +82,11 @@ describe('endpoint management', () => {
     const [stored] = await system.sql('SELECT secret_encrypted FROM webhook_endpoints WHERE id = $1', [id]);
     expect(stored!.secret_encrypted).not.toContain(created.body.secret.slice(6));
     const secret = await merchant.request('GET', `/v1/webhook-endpoints/${id}/secret`);
-    expect(WebhookEndpointSecret.parse(secret.body)).toEqual({ object: 'webhook_endpoint_secret', secret: created.body.secret, previous_secret_expires_at: null });
+    expect(WebhookEndpointSecret.parse(secret.body)).toEqual({
+      object: 'webhook_endpoint_secret',
+      secret: created.body.secret,
+      previous_secret_expires_at: null,
+    });
     const read = await merchant.request('GET', `/v1/webhook-endpoints/${id}`);
     expect(read.body).toEqual(Object.fromEntries(Object.entries(created.body).filter(([k]) => k !== 'secret')));
 
@@ -116,7 +120,11 @@ describe('endpoint management', () => {
       expectError(await merchant.request('POST', '/v1/webhook-endpoints', { url }), 400, 'url_not_allowed', 'url');
     }
     expectError(await merchant.request('POST', '/v1/webhook-endpoints', { url: 'not a url' }), 400, 'parameter_invalid', 'url');
-    expectError(await merchant.request('POST', '/v1/webhook-endpoints', { url: receiver.url('/x'), enabled_events: ['order.paid', '*'] }), 400, 'parameter_invalid');
+    expectError(
+      await merchant.request('POST', '/v1/webhook-endpoints', { url: receiver.url('/x'), enabled_events: ['order.paid', '*'] }),
+      400,
+      'parameter_invalid',
+    );
     const endpoint = await createEndpoint(merchant, { url: receiver.url(freshPath()) });
     expectError(await merchant.request('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { url: 'https://10.0.0.1/' }), 400, 'url_not_allowed', 'url');
     expect((await merchant.request('GET', '/v1/webhook-endpoints')).body.data).toHaveLength(1);
@@ -148,10 +156,25 @@ describe('endpoint management', () => {
   test('when a sealed secret is copied from an adapter row or another endpoint into an endpoint, then reading its secret is a clean 409 secret_unavailable, and restored it is readable again', async () => {
     const endpoint = await createEndpoint(merchant, { url: receiver.url(freshPath()) });
     const other = await createEndpoint(merchant, { url: receiver.url(freshPath()) });
-    const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '002',
-      '--account-number', '5550001', '--holder-name', 'ﾃｽﾄｼﾖｳﾃﾝ');
+    const account = await system.ops(
+      'bank-account',
+      'add',
+      '--org',
+      orgId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '002',
+      '--account-number',
+      '5550001',
+      '--holder-name',
+      'ﾃｽﾄｼﾖｳﾃﾝ',
+    );
     const adapter = await system.ops('adapter', 'create', '--name', 'copied', '--bank-account', String(account.id));
-    const sealedOf = async (table: string, id: string) => String((await system.sql(`SELECT secret_encrypted FROM ${table} WHERE id = $1`, [id]))[0]!.secret_encrypted);
+    const sealedOf = async (table: string, id: string) =>
+      String((await system.sql(`SELECT secret_encrypted FROM ${table} WHERE id = $1`, [id]))[0]!.secret_encrypted);
     const own = await sealedOf('webhook_endpoints', endpoint.id);
     const setSealed = (sealed: string) => system.sql('UPDATE webhook_endpoints SET secret_encrypted = $1 WHERE id = $2', [sealed, endpoint.id]);
 
@@ -182,9 +205,23 @@ describe('endpoint management', () => {
     expectError(await reader.request('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`), 403, 'insufficient_scope');
   });
 
-  test('when a live key limited to one bank account is used, then it may neither see nor manage webhook endpoints, which receive every account\'s events', async () => {
-    const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
-      '--account-number', '7000001', '--holder-name', 'ｳｪﾌﾞﾌｯｸ');
+  test("when a live key limited to one bank account is used, then it may neither see nor manage webhook endpoints, which receive every account's events", async () => {
+    const account = await system.ops(
+      'bank-account',
+      'add',
+      '--org',
+      orgId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '001',
+      '--account-number',
+      '7000001',
+      '--holder-name',
+      'ｳｪﾌﾞﾌｯｸ',
+    );
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key));
     const scoped = new MerchantClient(
       system.apiUrl,
@@ -234,7 +271,14 @@ describe('deliveries', () => {
       return res.body.data?.length === 1 ? res.body : undefined;
     });
     expect(() => listOf(WebhookDeliveryAttempt).parse(log)).not.toThrow();
-    expect(log.data[0]).toMatchObject({ event_id: event.id, event_type: 'order.paid', attempt: 1, status_code: 200, error: null, delivery_status: 'succeeded' });
+    expect(log.data[0]).toMatchObject({
+      event_id: event.id,
+      event_type: 'order.paid',
+      attempt: 1,
+      status_code: 200,
+      error: null,
+      delivery_status: 'succeeded',
+    });
     expect(log.data[0].duration_ms).toBeGreaterThanOrEqual(0);
     const other = await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries?event_id=evt_${'0'.repeat(24)}`);
     expect(other.body.data).toEqual([]);
@@ -349,7 +393,7 @@ test('when the dispatcher serves /metrics, then delivery metrics are there', asy
 });
 
 /** These move the services' clock forward by days, so they run after every test that verifies signatures against the wall clock. */
-describe('on the services\' clock', () => {
+describe("on the services' clock", () => {
   const HOUR = 3600_000;
   afterEach(() => deleteAllEndpoints(merchant));
 
@@ -397,7 +441,9 @@ describe('on the services\' clock', () => {
     system.advanceClock(18 * HOUR + 60_000);
 
     expect(signers(await sendTest(), secrets)).toEqual([[2], [1]]);
-    expect((await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`)).body.previous_secret_expires_at).toBe(secondRotation.previous_secret_expires_at);
+    expect((await merchant.request('GET', `/v1/webhook-endpoints/${endpoint.id}/secret`)).body.previous_secret_expires_at).toBe(
+      secondRotation.previous_secret_expires_at,
+    );
     // The replaced secret of the second rotation still signs; three more make four overlapping, the next would cut one short.
     for (let i = 0; i < 3; i += 1) expect((await merchant.request('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`)).status).toBe(200);
     const refused = await merchant.request('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`);
@@ -429,10 +475,13 @@ describe('on the services\' clock', () => {
         if (next === undefined) return;
         const wait = new Date(next.next_attempt_at).getTime() - system.now().getTime();
         if (wait > 0) system.advanceClock(wait);
-        await waitFor(async () => {
-          const [row] = await system.sql('SELECT attempt_count, status FROM webhook_deliveries WHERE id = $1', [next.id]);
-          return row!.attempt_count > next.attempt_count || row!.status !== 'pending' ? true : undefined;
-        }, { what: `attempt ${next.attempt_count + 1} of ${next.id}` });
+        await waitFor(
+          async () => {
+            const [row] = await system.sql('SELECT attempt_count, status FROM webhook_deliveries WHERE id = $1', [next.id]);
+            return row!.attempt_count > next.attempt_count || row!.status !== 'pending' ? true : undefined;
+          },
+          { what: `attempt ${next.attempt_count + 1} of ${next.id}` },
+        );
       }
       throw new Error('the schedule did not end');
     };

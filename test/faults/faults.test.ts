@@ -65,8 +65,22 @@ beforeAll(async () => {
   const org = await system.ops('org', 'create', '--name', '障害試験商店', '--owner-email', 'owner@example.com');
   const bankAccountIds: string[] = [];
   for (const number of ['2000001', '2000002', '2000003']) {
-    const account = await system.ops('bank-account', 'add', '--org', String(org.id), '--mode', 'live', '--bank-code', '0001', '--branch-code', '001',
-      '--account-number', number, '--holder-name', 'ｼｮｳﾃﾝ');
+    const account = await system.ops(
+      'bank-account',
+      'add',
+      '--org',
+      String(org.id),
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '001',
+      '--account-number',
+      number,
+      '--holder-name',
+      'ｼｮｳﾃﾝ',
+    );
     bankAccountIds.push(String(account.id));
   }
   const liveKey = String((await system.ops('key', 'issue', '--org', String(org.id), '--mode', 'live', '--name', 'server')).key);
@@ -75,13 +89,17 @@ beforeAll(async () => {
   if (endpoint.status !== 201) throw new Error(`webhook endpoint not created: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
   endpointSecret = endpoint.body.secret;
 
-  load = new LoadGenerator(system, { liveKey, bankAccountIds, adapterSecret: String(adapter.secret) }, {
-    rate: RATE,
-    maxInFlight: 32,
-    minNotifications: NOTIFICATIONS,
-    maxNotifications: NOTIFICATIONS * 20,
-    requestDeadlineMs: 90_000,
-  });
+  load = new LoadGenerator(
+    system,
+    { liveKey, bankAccountIds, adapterSecret: String(adapter.secret) },
+    {
+      rate: RATE,
+      maxInFlight: 32,
+      minNotifications: NOTIFICATIONS,
+      maxNotifications: NOTIFICATIONS * 20,
+      requestDeadlineMs: 90_000,
+    },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -135,9 +153,9 @@ async function fault(name: string, act: () => Promise<string | void>): Promise<v
     what: `notifications to be answered and deposits decided again after "${name}"`,
   });
   const exitsAfter = system.supervision();
-  const exits = Object.fromEntries(
-    SERVICES.map((s) => [s, exitsAfter[s].exits - exitsBefore[s].exits]).filter(([, n]) => Number(n) > 0),
-  ) as Partial<Record<ServiceName, number>>;
+  const exits = Object.fromEntries(SERVICES.map((s) => [s, exitsAfter[s].exits - exitsBefore[s].exits]).filter(([, n]) => Number(n) > 0)) as Partial<
+    Record<ServiceName, number>
+  >;
   timeline.push({ fault: name, readyInMs, recoveredInMs: Date.now() - startedAt, exits, ...(detail ? { detail } : {}) });
 }
 
@@ -289,7 +307,10 @@ test('when services are SIGKILLed, RabbitMQ and Redis restart and database conne
       .exitedLogs(s)
       .split(/^--- exited on its own /m)
       .slice(1)
-      .map((chunk) => `${s} exited ${chunk.slice(0, chunk.indexOf(':'))}: ${chunk.match(/^(?:\w*Error|error): .*$/m)?.[0] ?? chunk.match(/"msg":"([^"]*)"/)?.[1] ?? 'no error line'}`),
+      .map(
+        (chunk) =>
+          `${s} exited ${chunk.slice(0, chunk.indexOf(':'))}: ${chunk.match(/^(?:\w*Error|error): .*$/m)?.[0] ?? chunk.match(/"msg":"([^"]*)"/)?.[1] ?? 'no error line'}`,
+      ),
   );
   const unexpectedExits = timeline
     .filter((t) => !t.fault.startsWith('RabbitMQ') && Object.keys(t.exits).length > 0)
@@ -300,8 +321,12 @@ test('when services are SIGKILLed, RabbitMQ and Redis restart and database conne
     [
       'fault suite:',
       `  load: ${RATE}/s, at least ${NOTIFICATIONS} notifications, ${ROUNDS} round(s), faults: ${[...FAULTS].join(', ')}`,
-      ...timeline.map((t) => `  ${t.fault.padEnd(40)} ready in ${String(t.readyInMs).padStart(6)} ms, serving in ${String(t.recoveredInMs).padStart(6)} ms` +
-        (Object.keys(t.exits).length ? `; exited on their own: ${JSON.stringify(t.exits)}` : '') + (t.detail ? `; ${t.detail}` : '')),
+      ...timeline.map(
+        (t) =>
+          `  ${t.fault.padEnd(40)} ready in ${String(t.readyInMs).padStart(6)} ms, serving in ${String(t.recoveredInMs).padStart(6)} ms` +
+          (Object.keys(t.exits).length ? `; exited on their own: ${JSON.stringify(t.exits)}` : '') +
+          (t.detail ? `; ${t.detail}` : ''),
+      ),
       `  notifications sent ${result.counts.notificationsSent}, answered 2xx ${result.counts.notificationsAnswered2xx}, ` +
         `stored ${result.counts.stored}, decided ${result.counts.decided} ${JSON.stringify(result.counts.decisions)}`,
       `  requests: ${result.counts.requestAttempts} attempts, ${result.counts.unansweredAttempts} unanswered or 5xx (retried); ` +

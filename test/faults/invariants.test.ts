@@ -14,7 +14,14 @@ function scenario(kind: ScenarioKind, orderIds: string[], deposits: (Stored | un
   const notifications = deposits.map((stored, i) => {
     const transactionId = stored === undefined ? undefined : `txn_${i}`;
     if (stored !== undefined) byId.set(`txn_${i}`, stored);
-    return { bankReference: `ref-${i}`, bankAccountId: 'ba_x', amount: 10_000, attempts: [202], answeredIds: transactionId ? [transactionId] : [], ...(transactionId ? { transactionId } : {}) };
+    return {
+      bankReference: `ref-${i}`,
+      bankAccountId: 'ba_x',
+      amount: 10_000,
+      attempts: [202],
+      answeredIds: transactionId ? [transactionId] : [],
+      ...(transactionId ? { transactionId } : {}),
+    };
   });
   return { s: { index: 7, kind, amount: 10_000, bankAccountId: 'ba_x', orderIds, abandoned: false, notifications }, byId };
 }

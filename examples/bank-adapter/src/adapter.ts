@@ -63,7 +63,9 @@ export async function pushStatement(config: AdapterConfig, path: string, format?
   const bytes = await readFile(path);
   const xml = format?.startsWith('camt') ?? bytes.subarray(0, 64).toString('latin1').trimStart().startsWith('<');
   const query = format === undefined ? '' : `?format=${format}`;
-  return deliver(config, `/ingest/v1/statements${query}`, bytes, xml ? 'application/xml' : 'application/octet-stream', (id, at) => signBytes(config.secret, id, at, bytes));
+  return deliver(config, `/ingest/v1/statements${query}`, bytes, xml ? 'application/xml' : 'application/octet-stream', (id, at) =>
+    signBytes(config.secret, id, at, bytes),
+  );
 }
 
 /**

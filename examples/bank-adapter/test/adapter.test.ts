@@ -67,10 +67,17 @@ describe('bank adapter', () => {
   test('when a notification is pushed, then the official standardwebhooks verifier accepts it, and a 4xx is an answer not retried', async () => {
     const { url, received, server } = await ingest(0);
     try {
-      const answer = await pushNotification({ ingestUrl: url, secret }, {
-        account: { bank_code: '0001', branch_code: '001', account_type: 'ordinary', account_number: '1234567' },
-        bank_reference: zenginReference('2026-11-20', '000123', 5000), direction: 'deposit', amount: 5000, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ', occurred_at: '2026-11-20T10:00:00+09:00',
-      });
+      const answer = await pushNotification(
+        { ingestUrl: url, secret },
+        {
+          account: { bank_code: '0001', branch_code: '001', account_type: 'ordinary', account_number: '1234567' },
+          bank_reference: zenginReference('2026-11-20', '000123', 5000),
+          direction: 'deposit',
+          amount: 5000,
+          counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+          occurred_at: '2026-11-20T10:00:00+09:00',
+        },
+      );
 
       expect(answer.status).toBe(200);
       const [request] = received;
@@ -92,15 +99,27 @@ describe('bank adapter', () => {
   test("when a reference is made for a Zengin deposit, then it is bank-ingest's canonical reference of that record", () => {
     const raw = new Uint8Array(200);
 
-    expect(zenginReference('2026-11-20', '00000123', 5000)).toBe(canonicalReference({ booked: '2026-11-20', reference: '00000123', amount: 5000, raw, direction: 'deposit' }));
+    expect(zenginReference('2026-11-20', '00000123', 5000)).toBe(
+      canonicalReference({ booked: '2026-11-20', reference: '00000123', amount: 5000, raw, direction: 'deposit' }),
+    );
   });
 
   test('when bank-ingest never answers, then pushing gives up after maxAttempts with the same id each time', async () => {
     const { url, received, server } = await ingest(99);
     try {
-      await expect(pushNotification({ ingestUrl: url, secret, backoffMs: () => 1, maxAttempts: 3 }, {
-        bank_account_id: 'ba_123456789012', bank_reference: 'r', direction: 'deposit', amount: 1, counterparty: 'x', occurred_at: '2026-11-20T10:00:00+09:00',
-      })).rejects.toThrow(/after 3 attempts/);
+      await expect(
+        pushNotification(
+          { ingestUrl: url, secret, backoffMs: () => 1, maxAttempts: 3 },
+          {
+            bank_account_id: 'ba_123456789012',
+            bank_reference: 'r',
+            direction: 'deposit',
+            amount: 1,
+            counterparty: 'x',
+            occurred_at: '2026-11-20T10:00:00+09:00',
+          },
+        ),
+      ).rejects.toThrow(/after 3 attempts/);
       expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(1);
       expect(received).toHaveLength(3);
     } finally {

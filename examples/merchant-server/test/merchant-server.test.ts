@@ -75,10 +75,13 @@ async function purchaseAsServed(id: string): Promise<Purchase> {
 }
 
 async function eventOf(type: 'order.created' | 'order.paid', orderId: string) {
-  return waitFor(async () => {
-    for await (const event of client.events.listAll({ type })) if ('id' in event.data.object && event.data.object.id === orderId) return event;
-    return undefined;
-  }, { what: `${type} of ${orderId}` });
+  return waitFor(
+    async () => {
+      for await (const event of client.events.listAll({ type })) if ('id' in event.data.object && event.data.object.id === orderId) return event;
+      return undefined;
+    },
+    { what: `${type} of ${orderId}` },
+  );
 }
 
 test('when a buyer checks out, then an order is registered and the buyer is sent to its payment page', async () => {
@@ -99,7 +102,9 @@ test('when the buyer transfers the money, then the order.paid webhook is verifie
 
   await client.testDeposits.create({ amount: 5000, counterparty: 'サトウ ハナコ' });
 
-  const paid = await waitFor(() => (main.shop.purchase(purchase.id)?.status === 'paid' ? main.shop.purchase(purchase.id) : undefined), { what: 'the purchase to be paid' });
+  const paid = await waitFor(() => (main.shop.purchase(purchase.id)?.status === 'paid' ? main.shop.purchase(purchase.id) : undefined), {
+    what: 'the purchase to be paid',
+  });
   expect(paid!.paidAt).not.toBeNull();
   expect(main.shop.wasHandled((await eventOf('order.paid', purchase.orderId)).id)).toBe(true);
 });
@@ -144,7 +149,12 @@ test('when a webhook is not signed with the endpoint secret, then the shop refus
 
   const res = await shopFetch('/webhooks', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged00000000000000', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,Zm9yZ2Vk' },
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': 'evt_forged00000000000000',
+      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      'webhook-signature': 'v1,Zm9yZ2Vk',
+    },
     body: forged,
   });
 

@@ -43,7 +43,10 @@ function repeatable(request: Request): boolean {
 async function retryable(request: Request, response: Response): Promise<boolean> {
   if (response.status === 429) return true;
   if (response.status === 409 && request.headers.has('idempotency-key')) {
-    const body = (await response.clone().json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => undefined)) as { error?: { code?: string } } | undefined;
     return body?.error?.code === 'idempotency_key_in_use';
   }
   return response.status >= 500 && repeatable(request);

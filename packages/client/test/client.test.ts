@@ -78,10 +78,19 @@ describe('requests', () => {
       json(res, 409, { error: { type: 'conflict_error', code: 'external_id_conflict', message: 'taken', param: 'external_id', request_id: 'req_1' } }),
     );
 
-    const error = await clientOf(server.url).orders.create({ amount: 1, payer_name: 'a', external_id: 'a', item_name: 'a' }).catch((e: unknown) => e);
+    const error = await clientOf(server.url)
+      .orders.create({ amount: 1, payer_name: 'a', external_id: 'a', item_name: 'a' })
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 409, type: 'conflict_error', code: 'external_id_conflict', param: 'external_id', requestId: 'req_1', message: 'taken' });
+    expect(error).toMatchObject({
+      status: 409,
+      type: 'conflict_error',
+      code: 'external_id_conflict',
+      param: 'external_id',
+      requestId: 'req_1',
+      message: 'taken',
+    });
   });
 });
 
@@ -132,7 +141,9 @@ describe('retries', () => {
     server = await serve((_req, _body, res) => json(res, 429, errorBody('rate_limit_error', 'rate_limited'), { 'retry-after': '3600' }));
     const waits: number[] = [];
 
-    const error = await clientOf(server.url, waits).orders.retrieve(order.id).catch((e: unknown) => e);
+    const error = await clientOf(server.url, waits)
+      .orders.retrieve(order.id)
+      .catch((e: unknown) => e);
 
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 3600 });
     expect(waits).toEqual([]);
@@ -145,7 +156,9 @@ describe('retries', () => {
     server = undefined;
     const waits: number[] = [];
 
-    const error = await clientOf(url, waits, 2).orders.retrieve(order.id).catch((e: unknown) => e);
+    const error = await clientOf(url, waits, 2)
+      .orders.retrieve(order.id)
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ConnectionError);
     expect(waits).toHaveLength(2);

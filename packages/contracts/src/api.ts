@@ -40,25 +40,24 @@ export const Text = (max: number, min = 0) =>
     .min(min)
     .max(max)
     .refine((s) => !LONE_SURROGATE.test(s) && !s.includes('\u0000'), { message: 'must be well-formed Unicode text without NUL characters' });
-const NameText = (max: number, min = 0) =>
-  Text(max, min).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' });
+const NameText = (max: number, min = 0) => Text(max, min).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' });
 
-export const Metadata = z
-  .record(Text(LIMITS.metadataKeyMax, 1), Text(LIMITS.metadataValueMax))
-  .refine((m) => Object.keys(m).length <= LIMITS.metadataKeysMax, {
-    message: `must have at most ${LIMITS.metadataKeysMax} keys`,
-  });
+export const Metadata = z.record(Text(LIMITS.metadataKeyMax, 1), Text(LIMITS.metadataValueMax)).refine((m) => Object.keys(m).length <= LIMITS.metadataKeysMax, {
+  message: `must have at most ${LIMITS.metadataKeysMax} keys`,
+});
 
-export const Payment = z.object({
-  transaction_id: TransactionId.nullable(),
-  amount: z.int(),
-  counterparty: z.string(),
-  occurred_at: Timestamp,
-  matched_at: Timestamp,
-  decided_by: z.string(),
-  trigger: z.string(),
-  reason: z.string(),
-}).openapi('Payment');
+export const Payment = z
+  .object({
+    transaction_id: TransactionId.nullable(),
+    amount: z.int(),
+    counterparty: z.string(),
+    occurred_at: Timestamp,
+    matched_at: Timestamp,
+    decided_by: z.string(),
+    trigger: z.string(),
+    reason: z.string(),
+  })
+  .openapi('Payment');
 export type Payment = z.infer<typeof Payment>;
 
 /** Who reversed a payment, from where, and why (a reason is required on the seller screen after 24 hours). */
@@ -70,38 +69,43 @@ export const Reversal = z.object({
 });
 export type Reversal = z.infer<typeof Reversal>;
 
-export const Order = z.object({
-  id: OrderId,
-  object: z.literal('order'),
-  livemode: z.boolean(),
-  status: z.enum(ORDER_STATUSES),
-  amount: z.int(),
-  payer_name: z.string(),
-  payer_name_bank_form: z.string().nullable().openapi({
-    description:
-      'The payer name as a bank prints a transfer\'s sender (Zengin: half-width katakana, upper-case Latin, digits, a few signs): ' +
-      'what to expect on deposits that pay this order. Null when a bank cannot print the name.',
-  }),
-  payer_name_printable: z.boolean().openapi({
-    description:
-      'False when the payer name holds characters no bank prints (kanji, most symbols): no deposit can then carry the name, ' +
-      'so none is matched to the order automatically. Its deposit is held for a person to confirm.',
-  }),
-  external_id: z.string(),
-  item_name: z.string(),
-  bank_account_id: BankAccountId,
-  ordered_at: Timestamp,
-  expires_at: Timestamp,
-  closed_at: Timestamp.nullable(),
-  metadata: z.record(z.string(), z.string()),
-  payment_url: z.url(),
-  source: orNull(z.enum(['shop', 'payment_link'])).openapi({
-    description: 'null for an order registered through the API; `shop` from a shop platform; `payment_link` made by the buyer at a payment link.',
-  }),
-  payment_link_id: PaymentLinkId.nullable().openapi({ description: 'The payment link the buyer made the order at, when `source` is `payment_link`.' }),
-  payment: Payment.nullable(),
-  created_at: Timestamp,
-}).openapi('Order');
+export const Order = z
+  .object({
+    id: OrderId,
+    object: z.literal('order'),
+    livemode: z.boolean(),
+    status: z.enum(ORDER_STATUSES),
+    amount: z.int(),
+    payer_name: z.string(),
+    payer_name_bank_form: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "The payer name as a bank prints a transfer's sender (Zengin: half-width katakana, upper-case Latin, digits, a few signs): " +
+          'what to expect on deposits that pay this order. Null when a bank cannot print the name.',
+      }),
+    payer_name_printable: z.boolean().openapi({
+      description:
+        'False when the payer name holds characters no bank prints (kanji, most symbols): no deposit can then carry the name, ' +
+        'so none is matched to the order automatically. Its deposit is held for a person to confirm.',
+    }),
+    external_id: z.string(),
+    item_name: z.string(),
+    bank_account_id: BankAccountId,
+    ordered_at: Timestamp,
+    expires_at: Timestamp,
+    closed_at: Timestamp.nullable(),
+    metadata: z.record(z.string(), z.string()),
+    payment_url: z.url(),
+    source: orNull(z.enum(['shop', 'payment_link'])).openapi({
+      description: 'null for an order registered through the API; `shop` from a shop platform; `payment_link` made by the buyer at a payment link.',
+    }),
+    payment_link_id: PaymentLinkId.nullable().openapi({ description: 'The payment link the buyer made the order at, when `source` is `payment_link`.' }),
+    payment: Payment.nullable(),
+    created_at: Timestamp,
+  })
+  .openapi('Order');
 export type Order = z.infer<typeof Order>;
 
 /**
@@ -131,59 +135,65 @@ export type NotChosenReason = (typeof NOT_CHOSEN_REASONS)[number];
  * `no_order_with_amount`), or the person's operation (`manual`, `payment_reversed`, `excluded`,
  * `restored`, which list no candidates).
  */
-export const Decision = z.object({
-  reason: z.string(),
-  candidates: z.array(
-    z.object({
-      order_id: OrderId,
-      /** How the payer name fitted the depositor name (`exact`, `rule:<name>`), null when it did not. */
-      fit: z.string().nullable(),
-      /** The matching rules the fit needed: [] for an exact fit, null when the name did not fit. */
-      fit_rules: z.array(z.string()).nullable(),
-      excluded_because: orNull(z.enum(['expired', 'ordered_after_deposit'])),
-      /** Null for the order the deposit was confirmed for. Absent from decisions recorded before it existed. */
-      not_chosen_because: orNull(z.enum(NOT_CHOSEN_REASONS)).optional(),
-      /**
-       * Present when the name fits only under a rule the seller has not enabled (`rule:<name>`): such
-       * an order is never confirmed, but it makes the deposit ambiguous.
-       */
-      would_fit: z.string().optional(),
-    }),
-  ),
-}).openapi('Decision');
+export const Decision = z
+  .object({
+    reason: z.string(),
+    candidates: z.array(
+      z.object({
+        order_id: OrderId,
+        /** How the payer name fitted the depositor name (`exact`, `rule:<name>`), null when it did not. */
+        fit: z.string().nullable(),
+        /** The matching rules the fit needed: [] for an exact fit, null when the name did not fit. */
+        fit_rules: z.array(z.string()).nullable(),
+        excluded_because: orNull(z.enum(['expired', 'ordered_after_deposit'])),
+        /** Null for the order the deposit was confirmed for. Absent from decisions recorded before it existed. */
+        not_chosen_because: orNull(z.enum(NOT_CHOSEN_REASONS)).optional(),
+        /**
+         * Present when the name fits only under a rule the seller has not enabled (`rule:<name>`): such
+         * an order is never confirmed, but it makes the deposit ambiguous.
+         */
+        would_fit: z.string().optional(),
+      }),
+    ),
+  })
+  .openapi('Decision');
 export type Decision = z.infer<typeof Decision>;
 
-export const Transaction = z.object({
-  id: TransactionId,
-  object: z.literal('transaction'),
-  livemode: z.boolean(),
-  direction: z.enum(DIRECTIONS),
-  status: z.enum(TRANSACTION_STATUSES),
-  order_id: OrderId.nullable(),
-  amount: z.int(),
-  counterparty: z.string(),
-  occurred_at: Timestamp,
-  bank_account_id: BankAccountId,
-  /** Orders a person can choose from while the deposit is held. */
-  candidate_order_ids: z.array(OrderId),
-  decision: Decision.nullable(),
-  created_at: Timestamp,
-}).openapi('Transaction');
+export const Transaction = z
+  .object({
+    id: TransactionId,
+    object: z.literal('transaction'),
+    livemode: z.boolean(),
+    direction: z.enum(DIRECTIONS),
+    status: z.enum(TRANSACTION_STATUSES),
+    order_id: OrderId.nullable(),
+    amount: z.int(),
+    counterparty: z.string(),
+    occurred_at: Timestamp,
+    bank_account_id: BankAccountId,
+    /** Orders a person can choose from while the deposit is held. */
+    candidate_order_ids: z.array(OrderId),
+    decision: Decision.nullable(),
+    created_at: Timestamp,
+  })
+  .openapi('Transaction');
 export type Transaction = z.infer<typeof Transaction>;
 
-export const BankAccount = z.object({
-  id: BankAccountId,
-  object: z.literal('bank_account'),
-  livemode: z.boolean(),
-  bank_code: z.string(),
-  bank_name: z.string().nullable(),
-  branch_code: z.string(),
-  branch_name: z.string().nullable(),
-  /** Only the last four digits: full account numbers never leave the service in lists or logs. */
-  account_number_last4: z.string(),
-  holder_name: z.string(),
-  created_at: Timestamp,
-}).openapi('BankAccount');
+export const BankAccount = z
+  .object({
+    id: BankAccountId,
+    object: z.literal('bank_account'),
+    livemode: z.boolean(),
+    bank_code: z.string(),
+    bank_name: z.string().nullable(),
+    branch_code: z.string(),
+    branch_name: z.string().nullable(),
+    /** Only the last four digits: full account numbers never leave the service in lists or logs. */
+    account_number_last4: z.string(),
+    holder_name: z.string(),
+    created_at: Timestamp,
+  })
+  .openapi('BankAccount');
 export type BankAccount = z.infer<typeof BankAccount>;
 
 export function listOf<T extends z.ZodType>(item: T) {
@@ -192,24 +202,28 @@ export function listOf<T extends z.ZodType>(item: T) {
 
 const trimmedName = (max: number) => NameText(max).refine((s) => s.trim().length > 0, { message: 'must not be empty' });
 
-export const CreateOrderRequest = z.strictObject({
-  amount: Amount,
-  payer_name: trimmedName(LIMITS.payerNameMax),
-  external_id: NameText(LIMITS.externalIdMax, 1),
-  item_name: NameText(LIMITS.itemNameMax, 1),
-  bank_account_id: BankAccountId.optional(),
-  ordered_at: Timestamp.optional(),
-  expires_at: Timestamp.optional(),
-  metadata: Metadata.optional(),
-}).openapi('CreateOrderRequest');
+export const CreateOrderRequest = z
+  .strictObject({
+    amount: Amount,
+    payer_name: trimmedName(LIMITS.payerNameMax),
+    external_id: NameText(LIMITS.externalIdMax, 1),
+    item_name: NameText(LIMITS.itemNameMax, 1),
+    bank_account_id: BankAccountId.optional(),
+    ordered_at: Timestamp.optional(),
+    expires_at: Timestamp.optional(),
+    metadata: Metadata.optional(),
+  })
+  .openapi('CreateOrderRequest');
 export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
 
-export const CreateTestDepositRequest = z.strictObject({
-  amount: Amount,
-  counterparty: trimmedName(LIMITS.counterpartyMax),
-  occurred_at: Timestamp.optional(),
-  bank_account_id: BankAccountId.optional(),
-}).openapi('CreateTestDepositRequest');
+export const CreateTestDepositRequest = z
+  .strictObject({
+    amount: Amount,
+    counterparty: trimmedName(LIMITS.counterpartyMax),
+    occurred_at: Timestamp.optional(),
+    bank_account_id: BankAccountId.optional(),
+  })
+  .openapi('CreateTestDepositRequest');
 export type CreateTestDepositRequest = z.infer<typeof CreateTestDepositRequest>;
 
 export const UpdateOrderRequest = z
@@ -225,34 +239,38 @@ export type UpdateOrderRequest = z.infer<typeof UpdateOrderRequest>;
 export const PAYMENT_LINK_STATUSES = ['active', 'deactivated', 'expired', 'used_up'] as const;
 export type PaymentLinkStatus = (typeof PAYMENT_LINK_STATUSES)[number];
 
-export const PaymentLink = z.object({
-  id: PaymentLinkId,
-  object: z.literal('payment_link'),
-  livemode: z.boolean(),
-  status: z.enum(PAYMENT_LINK_STATUSES).openapi({
-    description: 'Whether buyers can order at the link now: `active`, or why not (`deactivated` first, then `used_up`, then `expired`).',
-  }),
-  url: z.url().openapi({ description: 'The page to give buyers: they enter the name they will transfer under and get a payment page.' }),
-  amount: z.int(),
-  item_name: z.string(),
-  bank_account_id: BankAccountId,
-  metadata: z.record(z.string(), z.string()).openapi({ description: 'Copied to every order made at the link.' }),
-  expires_at: Timestamp.nullable().openapi({ description: 'After this, the link takes no more orders; null: it does not expire.' }),
-  use_limit: z.int().nullable().openapi({ description: 'How many orders the link takes at most; null: no limit.' }),
-  use_count: z.int().openapi({ description: 'Orders made at the link so far.' }),
-  deactivated_at: Timestamp.nullable(),
-  created_at: Timestamp,
-}).openapi('PaymentLink');
+export const PaymentLink = z
+  .object({
+    id: PaymentLinkId,
+    object: z.literal('payment_link'),
+    livemode: z.boolean(),
+    status: z.enum(PAYMENT_LINK_STATUSES).openapi({
+      description: 'Whether buyers can order at the link now: `active`, or why not (`deactivated` first, then `used_up`, then `expired`).',
+    }),
+    url: z.url().openapi({ description: 'The page to give buyers: they enter the name they will transfer under and get a payment page.' }),
+    amount: z.int(),
+    item_name: z.string(),
+    bank_account_id: BankAccountId,
+    metadata: z.record(z.string(), z.string()).openapi({ description: 'Copied to every order made at the link.' }),
+    expires_at: Timestamp.nullable().openapi({ description: 'After this, the link takes no more orders; null: it does not expire.' }),
+    use_limit: z.int().nullable().openapi({ description: 'How many orders the link takes at most; null: no limit.' }),
+    use_count: z.int().openapi({ description: 'Orders made at the link so far.' }),
+    deactivated_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  })
+  .openapi('PaymentLink');
 export type PaymentLink = z.infer<typeof PaymentLink>;
 
-export const CreatePaymentLinkRequest = z.strictObject({
-  amount: Amount,
-  item_name: NameText(LIMITS.itemNameMax, 1),
-  bank_account_id: BankAccountId.optional(),
-  expires_at: Timestamp.optional(),
-  metadata: Metadata.optional(),
-  use_limit: z.int().min(1).max(LIMITS.paymentLinkUseLimitMax).optional(),
-}).openapi('CreatePaymentLinkRequest');
+export const CreatePaymentLinkRequest = z
+  .strictObject({
+    amount: Amount,
+    item_name: NameText(LIMITS.itemNameMax, 1),
+    bank_account_id: BankAccountId.optional(),
+    expires_at: Timestamp.optional(),
+    metadata: Metadata.optional(),
+    use_limit: z.int().min(1).max(LIMITS.paymentLinkUseLimitMax).optional(),
+  })
+  .openapi('CreatePaymentLinkRequest');
 export type CreatePaymentLinkRequest = z.infer<typeof CreatePaymentLinkRequest>;
 
 export const MarkPaidRequest = z.strictObject({ paid_at: Timestamp.optional() }).openapi('MarkPaidRequest');
@@ -288,12 +306,14 @@ export const ACCOUNT_TYPES = ['ordinary', 'current', 'savings'] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 
 /** A bank account as banks name it: 4-digit bank code, 3-digit branch code, type, 7-digit number. */
-export const BankAccountIdentity = z.strictObject({
-  bank_code: z.string().regex(/^[0-9]{4}$/, 'must be 4 digits'),
-  branch_code: z.string().regex(/^[0-9]{3}$/, 'must be 3 digits'),
-  account_type: z.enum(ACCOUNT_TYPES),
-  account_number: z.string().regex(/^[0-9]{7}$/, 'must be 7 digits'),
-}).openapi('BankAccountIdentity');
+export const BankAccountIdentity = z
+  .strictObject({
+    bank_code: z.string().regex(/^[0-9]{4}$/, 'must be 4 digits'),
+    branch_code: z.string().regex(/^[0-9]{3}$/, 'must be 3 digits'),
+    account_type: z.enum(ACCOUNT_TYPES),
+    account_number: z.string().regex(/^[0-9]{7}$/, 'must be 7 digits'),
+  })
+  .openapi('BankAccountIdentity');
 export type BankAccountIdentity = z.infer<typeof BankAccountIdentity>;
 
 /**
@@ -334,7 +354,9 @@ export const StatementImport = z
   .openapi('StatementImport');
 export type StatementImport = z.infer<typeof StatementImport>;
 
-export const BankNotificationAccepted = z.object({
-  transaction_id: TransactionId,
-  duplicate: z.boolean(),
-}).openapi('BankNotificationAccepted');
+export const BankNotificationAccepted = z
+  .object({
+    transaction_id: TransactionId,
+    duplicate: z.boolean(),
+  })
+  .openapi('BankNotificationAccepted');

@@ -88,18 +88,20 @@ export function typeOfStatus(status: number): ErrorType {
   return 'api_error';
 }
 
-export const ErrorBody = z.object({
-  error: z.object({
-    type: z.enum(ERROR_TYPES),
-    code: z.enum(ERROR_CODES),
-    message: z.string(),
-    param: z.string().optional(),
-    /** `statement_invalid` only: the record (1-based) and the field that failed the check. */
-    line: z.int().optional(),
-    field: z.string().optional(),
-    request_id: z.string(),
-  }),
-}).openapi('Error');
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      type: z.enum(ERROR_TYPES),
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      param: z.string().optional(),
+      /** `statement_invalid` only: the record (1-based) and the field that failed the check. */
+      line: z.int().optional(),
+      field: z.string().optional(),
+      request_id: z.string(),
+    }),
+  })
+  .openapi('Error');
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /** Where in an uploaded file a check failed: the record (1-based) and the field. */

@@ -24,7 +24,10 @@ const envelope = {
 
 /** The component name of an event type's schema in the OpenAPI document: order.created → OrderCreatedEvent. */
 export function eventSchemaName(type: EventType): string {
-  return `${type.split(/[._]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}Event`;
+  return `${type
+    .split(/[._]/)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('')}Event`;
 }
 
 const event = <T extends EventType, D extends z.ZodRawShape>(type: T, data: D) =>

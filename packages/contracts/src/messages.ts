@@ -136,7 +136,13 @@ const RuleSet = z.array(z.enum(MATCHING_RULES)).max(MATCHING_RULES.length);
  * a preview, each only if deciding it again still gives that order.
  */
 export const MatcherCommand = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('order.reverse'), ...commandScope, order_id: OrderId, ...decider, reason: z.string().trim().min(1).max(REVERSAL_REASON_MAX).optional() }),
+  z.object({
+    type: z.literal('order.reverse'),
+    ...commandScope,
+    order_id: OrderId,
+    ...decider,
+    reason: z.string().trim().min(1).max(REVERSAL_REASON_MAX).optional(),
+  }),
   z.object({
     type: z.literal('order.mark_paid'),
     ...commandScope,
@@ -180,16 +186,17 @@ export type RulePreviewReply = z.infer<typeof RulePreviewReply>;
 
 /** The reply to `rules.confirm_previewed`: the pairs confirmed, and those left as they were. */
 export const PreviewConfirmedReply = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), confirmed: z.array(PreviewedConfirmation), left_held: z.array(z.object({ transaction_id: TransactionId, order_id: OrderId })) }),
+  z.object({
+    ok: z.literal(true),
+    confirmed: z.array(PreviewedConfirmation),
+    left_held: z.array(z.object({ transaction_id: TransactionId, order_id: OrderId })),
+  }),
   z.object({ ok: z.literal(false), error: WireError }),
 ]);
 export type PreviewConfirmedReply = z.infer<typeof PreviewConfirmedReply>;
 
 /** The reply to a request that ends in an order's state (reverse, mark-paid). */
-export const OrderReply = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), order: Order }),
-  z.object({ ok: z.literal(false), error: WireError }),
-]);
+export const OrderReply = z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), order: Order }), z.object({ ok: z.literal(false), error: WireError })]);
 export type OrderReply = z.infer<typeof OrderReply>;
 
 /** The reply to a request that ends in a transaction's state (test deposit, match operation). */

@@ -12,12 +12,14 @@ export type UserRole = (typeof USER_ROLES)[number];
 export const API_KEY_PERMISSIONS = ['read_write', 'read_only'] as const;
 export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
 
-export const Settings = z.object({
-  object: z.literal('settings'),
-  livemode: z.boolean(),
-  auto_confirm_late_orders: z.boolean(),
-  matching_rules: z.array(z.enum(MATCHING_RULES)),
-}).openapi('Settings');
+export const Settings = z
+  .object({
+    object: z.literal('settings'),
+    livemode: z.boolean(),
+    auto_confirm_late_orders: z.boolean(),
+    matching_rules: z.array(z.enum(MATCHING_RULES)),
+  })
+  .openapi('Settings');
 export type Settings = z.infer<typeof Settings>;
 
 export const UpdateSettingsRequest = z

@@ -45,10 +45,12 @@ export const EnabledEvents = z
 
 const WebhookUrl = z.string().min(1).max(WEBHOOK_LIMITS.urlLengthMax);
 
-export const CreateWebhookEndpointRequest = z.strictObject({
-  url: WebhookUrl,
-  enabled_events: EnabledEvents.optional(),
-}).openapi('CreateWebhookEndpointRequest');
+export const CreateWebhookEndpointRequest = z
+  .strictObject({
+    url: WebhookUrl,
+    enabled_events: EnabledEvents.optional(),
+  })
+  .openapi('CreateWebhookEndpointRequest');
 export type CreateWebhookEndpointRequest = z.infer<typeof CreateWebhookEndpointRequest>;
 
 export const UpdateWebhookEndpointRequest = z
@@ -65,37 +67,43 @@ export type UpdateWebhookEndpointRequest = z.infer<typeof UpdateWebhookEndpointR
 export const DISABLED_REASONS = ['manual', 'failing'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
-export const WebhookEndpoint = z.object({
-  id: WebhookEndpointId,
-  object: z.literal('webhook_endpoint'),
-  livemode: z.boolean(),
-  url: z.string(),
-  enabled_events: z.array(z.string()),
-  enabled: z.boolean(),
-  disabled_reason: z.enum(DISABLED_REASONS).nullable(),
-  /** Start of the current run of failed attempts; after 72 hours of it the endpoint is switched off. */
-  failing_since: Timestamp.nullable(),
-  created_at: Timestamp,
-  /** Only in the response that created the endpoint; GET …/secret shows it again. */
-  secret: z.string().optional(),
-}).openapi('WebhookEndpoint');
+export const WebhookEndpoint = z
+  .object({
+    id: WebhookEndpointId,
+    object: z.literal('webhook_endpoint'),
+    livemode: z.boolean(),
+    url: z.string(),
+    enabled_events: z.array(z.string()),
+    enabled: z.boolean(),
+    disabled_reason: z.enum(DISABLED_REASONS).nullable(),
+    /** Start of the current run of failed attempts; after 72 hours of it the endpoint is switched off. */
+    failing_since: Timestamp.nullable(),
+    created_at: Timestamp,
+    /** Only in the response that created the endpoint; GET …/secret shows it again. */
+    secret: z.string().optional(),
+  })
+  .openapi('WebhookEndpoint');
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
-export const DeletedWebhookEndpoint = z.object({
-  id: WebhookEndpointId,
-  object: z.literal('webhook_endpoint'),
-  deleted: z.literal(true),
-}).openapi('DeletedWebhookEndpoint');
+export const DeletedWebhookEndpoint = z
+  .object({
+    id: WebhookEndpointId,
+    object: z.literal('webhook_endpoint'),
+    deleted: z.literal(true),
+  })
+  .openapi('DeletedWebhookEndpoint');
 
-export const WebhookEndpointSecret = z.object({
-  object: z.literal('webhook_endpoint_secret'),
-  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+=*$/),
-  /**
-   * While set, deliveries also carry a signature per replaced secret still inside its 24 hours;
-   * this is when the last of them stops signing.
-   */
-  previous_secret_expires_at: Timestamp.nullable(),
-}).openapi('WebhookEndpointSecret');
+export const WebhookEndpointSecret = z
+  .object({
+    object: z.literal('webhook_endpoint_secret'),
+    secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+=*$/),
+    /**
+     * While set, deliveries also carry a signature per replaced secret still inside its 24 hours;
+     * this is when the last of them stops signing.
+     */
+    previous_secret_expires_at: Timestamp.nullable(),
+  })
+  .openapi('WebhookEndpointSecret');
 export type WebhookEndpointSecret = z.infer<typeof WebhookEndpointSecret>;
 
 /**
@@ -110,21 +118,23 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'skipped'] a
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** One line of an endpoint's delivery log: one HTTP attempt. Response bodies are never kept. */
-export const WebhookDeliveryAttempt = z.object({
-  id: z.string().regex(/^dla_[0-9]+$/),
-  object: z.literal('webhook_delivery_attempt'),
-  livemode: z.boolean(),
-  endpoint_id: WebhookEndpointId,
-  event_id: EventId,
-  event_type: z.string(),
-  attempt: z.int().min(1),
-  status_code: z.int().nullable(),
-  duration_ms: z.int().min(0),
-  error: z.string().nullable(),
-  attempted_at: Timestamp,
-  /** Where the delivery of this event to this endpoint stands now. */
-  delivery_status: z.enum(DELIVERY_STATUSES),
-}).openapi('WebhookDeliveryAttempt');
+export const WebhookDeliveryAttempt = z
+  .object({
+    id: z.string().regex(/^dla_[0-9]+$/),
+    object: z.literal('webhook_delivery_attempt'),
+    livemode: z.boolean(),
+    endpoint_id: WebhookEndpointId,
+    event_id: EventId,
+    event_type: z.string(),
+    attempt: z.int().min(1),
+    status_code: z.int().nullable(),
+    duration_ms: z.int().min(0),
+    error: z.string().nullable(),
+    attempted_at: Timestamp,
+    /** Where the delivery of this event to this endpoint stands now. */
+    delivery_status: z.enum(DELIVERY_STATUSES),
+  })
+  .openapi('WebhookDeliveryAttempt');
 export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
 
 export const DeliveryLogQuery = z.strictObject({
@@ -141,11 +151,13 @@ export const ResendRequest = z.strictObject({ event_id: EventId }).openapi('Rese
 export type ResendRequest = z.infer<typeof ResendRequest>;
 
 /** The 202 answer to a resend: the attempt happens shortly and shows in the delivery log. */
-export const ResendAccepted = z.object({
-  object: z.literal('webhook_resend'),
-  endpoint_id: WebhookEndpointId,
-  event_id: EventId,
-}).openapi('ResendAccepted');
+export const ResendAccepted = z
+  .object({
+    object: z.literal('webhook_resend'),
+    endpoint_id: WebhookEndpointId,
+    event_id: EventId,
+  })
+  .openapi('ResendAccepted');
 
 /** webhook.test event ids: `evt_test_…`, never recorded, so never in GET /v1/events or a delivery log. */
 export const TEST_EVENT_ID_PREFIX = 'evt_test_';

@@ -1,6 +1,6 @@
 import { ID_PREFIX, idPattern, newId, randomBase62, type IdKind } from '../src/ids';
 
-test('when an id is made, then it carries its kind\'s prefix and matches its pattern', () => {
+test("when an id is made, then it carries its kind's prefix and matches its pattern", () => {
   for (const kind of Object.keys(ID_PREFIX) as IdKind[]) {
     const id = newId(kind);
     expect(id).toMatch(idPattern(kind));

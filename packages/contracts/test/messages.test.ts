@@ -39,7 +39,12 @@ describe('OrdersRegistered', () => {
 
   test('when a message registers no order, too many or an order without its account, then it is refused', () => {
     expect(OrdersRegistered.safeParse({ orders: Array.from({ length: ORDERS_PER_REGISTRATION }, order) }).success).toBe(true);
-    for (const orders of [[], Array.from({ length: ORDERS_PER_REGISTRATION + 1 }, order), [{ order_id: newId('order') }], [{ ...order(), order_id: 'evt_1234567890123' }]]) {
+    for (const orders of [
+      [],
+      Array.from({ length: ORDERS_PER_REGISTRATION + 1 }, order),
+      [{ order_id: newId('order') }],
+      [{ ...order(), order_id: 'evt_1234567890123' }],
+    ]) {
       expect(OrdersRegistered.safeParse({ orders }).success).toBe(false);
     }
     expect(OrdersRegistered.safeParse({ order_id: newId('order') }).success).toBe(false);

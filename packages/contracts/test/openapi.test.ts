@@ -36,7 +36,7 @@ async function lint(...files: string[]): Promise<{ exitCode: number; problems: R
 }
 
 describe('lint', () => {
-  test('when both documents are linted with Redocly\'s recommended-strict rules, then no problem is found', async () => {
+  test("when both documents are linted with Redocly's recommended-strict rules, then no problem is found", async () => {
     const result = await lint();
 
     expect(result.problems).toEqual({ 'orders-api': [], 'bank-ingest': [] });
@@ -72,11 +72,19 @@ describe('examples', () => {
       const object = node as Json;
       if (object.schema !== undefined && 'example' in object) found.push({ where, schema: object.schema, value: object.example });
       if (object.schema !== undefined && object.examples !== undefined && !Array.isArray(object.examples)) {
-        for (const [name, example] of Object.entries<Json>(object.examples)) found.push({ where: `${where} (${name})`, schema: object.schema, value: example.value });
+        for (const [name, example] of Object.entries<Json>(object.examples))
+          found.push({ where: `${where} (${name})`, schema: object.schema, value: example.value });
       }
       for (const [key, child] of Object.entries(object)) if (key !== 'schema' && key !== 'examples' && key !== 'example') visit(child, `${where}/${key}`);
     };
-    visit({ paths: document.paths, webhooks: document.webhooks, components: { headers: document.components?.headers, parameters: document.components?.parameters } }, '#');
+    visit(
+      {
+        paths: document.paths,
+        webhooks: document.webhooks,
+        components: { headers: document.components?.headers, parameters: document.components?.parameters },
+      },
+      '#',
+    );
     return found;
   }
 
@@ -175,7 +183,7 @@ describe('what the document promises', () => {
     expect(ERROR_CODES.filter((code) => !documented.has(code))).toEqual([]);
   });
 
-  test('when webhooks are read, then every event type has one whose body is that type\'s event', () => {
+  test("when webhooks are read, then every event type has one whose body is that type's event", () => {
     expect(Object.keys(api.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
     for (const type of EVENT_TYPES) {
       const body = api.webhooks[type].post.requestBody.content['application/json'];
@@ -196,7 +204,7 @@ describe('what the document promises', () => {
   });
 });
 
-describe('coverage of the services\' routes', () => {
+describe("coverage of the services' routes", () => {
   const ROUTE = /\.(get|post|patch|delete)\(\s*(['`])(\/(?:v1|ingest\/v1)\/[^'`]*)\2/g;
 
   /** `METHOD /path` of every route a service's source mounts, `:id` as `{id}`, `${…}` as `{*}`. */
@@ -224,7 +232,7 @@ describe('coverage of the services\' routes', () => {
   test.each([
     ['orders-api', api],
     ['bank-ingest', ingest],
-  ])('when %s\'s routes are read from its source, then each is documented and each documented operation has a route', (service, document) => {
+  ])("when %s's routes are read from its source, then each is documented and each documented operation has a route", (service, document) => {
     const routes = routesOf(service).filter((r) => !r.endsWith(' /v1/openapi.json'));
     const operations = documented(document);
 

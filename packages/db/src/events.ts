@@ -93,7 +93,10 @@ function eventsValues(scope: EventScope, ids: string[], events: NewEvent[]): Eve
 }
 
 /** Events and their outbox rows in one statement. */
-const insertEventsAndOutbox = statement<EventsValues & OutboxValues>('db.insert_events_and_outbox', (p) => sql`WITH recorded AS (${eventsInsert(p)}) ${outboxInsert(p)}`);
+const insertEventsAndOutbox = statement<EventsValues & OutboxValues>(
+  'db.insert_events_and_outbox',
+  (p) => sql`WITH recorded AS (${eventsInsert(p)}) ${outboxInsert(p)}`,
+);
 
 /**
  * A new id for each event and the outbox messages that tell the dispatcher of them: one message

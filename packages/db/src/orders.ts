@@ -238,7 +238,12 @@ export interface NewOrderAt {
  * (also by an earlier one of the call) or its `cachedKey` changed since it was cached. The new
  * orders' messages go to `handOver` once the statement committed.
  */
-export async function insertOrdersUnlessExternalIdTaken(sql: Sql, orders: NewOrderAt[], publicBaseUrl: string, handOver: OutboxHandOver): Promise<(OrderRow | null)[]> {
+export async function insertOrdersUnlessExternalIdTaken(
+  sql: Sql,
+  orders: NewOrderAt[],
+  publicBaseUrl: string,
+  handOver: OutboxHandOver,
+): Promise<(OrderRow | null)[]> {
   return insertOrders(sql, orders, publicBaseUrl, handOver);
 }
 

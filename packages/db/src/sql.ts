@@ -79,10 +79,7 @@ export interface Statement<V = NoValues, R = Row> {
  * A statement named `name` whose text `build` writes with `p`'s placeholders. The text is made
  * once, here, so it is the same at every execution, as a prepared statement's name requires.
  */
-export function statement<V = NoValues, R = Row>(
-  name: string,
-  build: SqlText | ((p: Placeholders<V>) => SqlText),
-): Statement<V, R> {
+export function statement<V = NoValues, R = Row>(name: string, build: SqlText | ((p: Placeholders<V>) => SqlText)): Statement<V, R> {
   const { sqlParts } = typeof build === 'function' ? build(placeholders as Placeholders<V>) : build;
   const parameters: string[] = [];
   const text = sqlParts

@@ -26,7 +26,11 @@ export function newPasswordSetup(now: Date): { token: string; hash: string; expi
  * the row and the token, which is stored only as its hash. An e-mail address already in use
  * anywhere is refused.
  */
-export async function insertUser(db: Db, user: { organisationId: string; email: string; role: UserRole }, now: Date): Promise<{ row: UserRow; setupToken: string }> {
+export async function insertUser(
+  db: Db,
+  user: { organisationId: string; email: string; role: UserRole },
+  now: Date,
+): Promise<{ row: UserRow; setupToken: string }> {
   const setup = newPasswordSetup(now);
   try {
     const row = await db.user.create({

@@ -1,4 +1,15 @@
-import { bankForm, type BankAccount, type Event, type MatchingRule, type Mode, type Order, type Payment, type PaymentLink, type Settings, type Transaction } from '@pmatch/contracts';
+import {
+  bankForm,
+  type BankAccount,
+  type Event,
+  type MatchingRule,
+  type Mode,
+  type Order,
+  type Payment,
+  type PaymentLink,
+  type Settings,
+  type Transaction,
+} from '@pmatch/contracts';
 import type { BankAccountRow, EventRow, OrderRow, PaymentLinkRow, SettingRow, TransactionRow } from './client';
 
 /** API objects from rows: the one place where columns become the API's snake_case shapes. */

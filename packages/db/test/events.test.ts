@@ -1,6 +1,17 @@
 import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, EventsRecorded, ROUTING_KEYS, type NewEvent } from '@pmatch/contracts';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
-import { createDatabase, createPrisma, enqueueAll, outboxInsert, outboxValues, recordEvents, sql, statement, type OutboxValues, type PrismaClient } from '../src';
+import {
+  createDatabase,
+  createPrisma,
+  enqueueAll,
+  outboxInsert,
+  outboxValues,
+  recordEvents,
+  sql,
+  statement,
+  type OutboxValues,
+  type PrismaClient,
+} from '../src';
 
 let db: TestDatabase;
 let prisma: PrismaClient;
@@ -132,7 +143,7 @@ describe('outboxInsert', () => {
   });
 });
 
-describe('recording events as the services\' own database roles', () => {
+describe("recording events as the services' own database roles", () => {
   test.each(['orders-api', 'bank-ingest', 'matcher'] as const)(
     'when %s records events through plain SQL and through Prisma, then its role may (it inserts events without reading them)',
     async (service) => {

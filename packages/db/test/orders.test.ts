@@ -55,7 +55,7 @@ const newOrder = (externalId: string, source: 'shop' | null = null): NewOrder =>
   itemName: 'item',
   orderedAt: new Date('2026-11-22T00:00:00.001Z'),
   expiresAt: new Date('2026-12-06T00:00:00.002Z'),
-  metadata: { zeta: 'z', a: "it's \"quoted\"", long_key: 'ü' },
+  metadata: { zeta: 'z', a: 'it\'s "quoted"', long_key: 'ü' },
   source,
 });
 
@@ -83,7 +83,7 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
       closedAt: null,
       createdAt: now,
       updatedAt: now,
-      metadata: { zeta: 'z', a: "it's \"quoted\"", long_key: 'ü' },
+      metadata: { zeta: 'z', a: 'it\'s "quoted"', long_key: 'ü' },
     });
     const { events, outbox } = await announcementsOf(row!.id);
     expect(events).toHaveLength(1);
@@ -144,9 +144,7 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
     });
     await inserted;
     let secondDone = false;
-    const second = ordersApi
-      .transaction((tx) => insertOrderUnlessExternalIdTaken(tx, newOrder('ext_race'), now, BASE_URL))
-      .finally(() => (secondDone = true));
+    const second = ordersApi.transaction((tx) => insertOrderUnlessExternalIdTaken(tx, newOrder('ext_race'), now, BASE_URL)).finally(() => (secondDone = true));
     // The statement's text as the server shows it is cut at 1 KiB, before its INSERT: the insert of orders is the only one here to start so.
     await statementWaitingForALock(owner, 'WITH incoming AS%');
 
@@ -211,14 +209,22 @@ describe('insertOrdersUnlessExternalIdTaken (orders-api, requests that arrive to
   });
 });
 
-describe('insertOrdersUnlessExternalIdTaken with the caller\'s cached key (orders-api)', () => {
+describe("insertOrdersUnlessExternalIdTaken with the caller's cached key (orders-api)", () => {
   const key = (id: string, fields: { revokedAt?: Date; permission?: string; organisationId?: string; mode?: string; bankAccountId?: string } = {}) =>
     owner.apiKey.create({
       data: { id, organisationId: 'org_orders', mode: 'test', name: id, permission: 'read_write', keyHash: `hash_${id}`, keyHint: 'h', ...fields },
     });
   const liveAccount = (id: string) =>
     owner.bankAccount.create({
-      data: { id, organisationId: 'org_orders', mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: id === 'ba_live_1' ? '1111111' : '2222222', holderName: 'h' },
+      data: {
+        id,
+        organisationId: 'org_orders',
+        mode: 'live',
+        bankCode: '0001',
+        branchCode: '001',
+        accountNumber: id === 'ba_live_1' ? '1111111' : '2222222',
+        holderName: 'h',
+      },
     });
 
   beforeAll(async () => {
@@ -246,7 +252,11 @@ describe('insertOrdersUnlessExternalIdTaken with the caller\'s cached key (order
         // Cached before an account was added (or after: the scope read now differs either way).
         asCached('ext_key_stale_scope', 'key_active', []),
         asCached('ext_key_more_accounts', 'key_active', ['ba_orders', 'ba_gone']),
-        { order: { ...newOrder('ext_key_scoped'), mode: 'live', bankAccountId: 'ba_live_2' }, now, cachedKey: { id: 'key_live_scoped', accountIds: ['ba_live_2'] } },
+        {
+          order: { ...newOrder('ext_key_scoped'), mode: 'live', bankAccountId: 'ba_live_2' },
+          now,
+          cachedKey: { id: 'key_live_scoped', accountIds: ['ba_live_2'] },
+        },
         // The key's, but not of the key's mode.
         { order: { ...newOrder('ext_key_scoped_test'), bankAccountId: 'ba_live_2' }, now, cachedKey: { id: 'key_live_scoped', accountIds: ['ba_live_2'] } },
         asCached('ext_key_other_org', 'key_other_org', []),
@@ -272,11 +282,19 @@ describe('insertOrdersUnlessExternalIdTaken with the caller\'s cached key (order
 describe('insertOrdersUnlessExternalIdTaken: the messages of a statement', () => {
   beforeAll(async () => {
     await owner.bankAccount.create({
-      data: { id: 'ba_live_messages', organisationId: 'org_orders', mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: '3333333', holderName: 'h' },
+      data: {
+        id: 'ba_live_messages',
+        organisationId: 'org_orders',
+        mode: 'live',
+        bankCode: '0001',
+        branchCode: '001',
+        accountNumber: '3333333',
+        holderName: 'h',
+      },
     });
   });
 
-  test('when a statement writes orders of two modes, more than one message holds, then each mode\'s events are announced in messages of at most their size, and the orders registered in order', async () => {
+  test("when a statement writes orders of two modes, more than one message holds, then each mode's events are announced in messages of at most their size, and the orders registered in order", async () => {
     const testOrders = Array.from({ length: EVENTS_PER_ANNOUNCEMENT + 1 }, (_, i) => ({ order: newOrder(`ext_messages_${i}`), now }));
     const liveOrder = (i: number) => ({ order: { ...newOrder(`ext_messages_live_${i}`), mode: 'live' as const, bankAccountId: 'ba_live_messages' }, now });
     // Live orders second and fiftieth: the live announcement is the second message, the test one's remainder the third.
@@ -287,7 +305,10 @@ describe('insertOrdersUnlessExternalIdTaken: the messages of a statement', () =>
 
     expect(rows.every((row) => row !== null)).toBe(true);
     const written = rows as NonNullable<(typeof rows)[0]>[];
-    const events = await owner.event.findMany({ where: { type: 'order.created', data: { path: ['object', 'external_id'], string_starts_with: 'ext_messages_' } }, orderBy: { seq: 'asc' } });
+    const events = await owner.event.findMany({
+      where: { type: 'order.created', data: { path: ['object', 'external_id'], string_starts_with: 'ext_messages_' } },
+      orderBy: { seq: 'asc' },
+    });
     expect(events.map((e) => (e.data as { object: { id: string } }).object.id)).toEqual(written.map((row) => row.id));
     const announced = (ids: string[]) => ids.map((id) => ({ event_id: id, type: 'order.created' }));
     const eventIdsOf = (mode: string) => events.filter((e) => e.mode === mode).map((e) => e.id);
@@ -295,9 +316,17 @@ describe('insertOrdersUnlessExternalIdTaken: the messages of a statement', () =>
     const registrations = (slice: typeof written) => ({ orders: slice.map((row) => ({ order_id: row.id, bank_account_id: row.bankAccountId })) });
     expect(handedOver).toHaveLength(1);
     expect(handedOver[0]!.map((m) => [m.messageId, m.routingKey, m.payload])).toEqual([
-      [testEvents[0], ROUTING_KEYS.eventRecorded, { organisation_id: 'org_orders', mode: 'test', events: announced(testEvents.slice(0, EVENTS_PER_ANNOUNCEMENT)) }],
+      [
+        testEvents[0],
+        ROUTING_KEYS.eventRecorded,
+        { organisation_id: 'org_orders', mode: 'test', events: announced(testEvents.slice(0, EVENTS_PER_ANNOUNCEMENT)) },
+      ],
       [liveEvents[0], ROUTING_KEYS.eventRecorded, { organisation_id: 'org_orders', mode: 'live', events: announced(liveEvents) }],
-      [testEvents[EVENTS_PER_ANNOUNCEMENT], ROUTING_KEYS.eventRecorded, { organisation_id: 'org_orders', mode: 'test', events: announced(testEvents.slice(EVENTS_PER_ANNOUNCEMENT)) }],
+      [
+        testEvents[EVENTS_PER_ANNOUNCEMENT],
+        ROUTING_KEYS.eventRecorded,
+        { organisation_id: 'org_orders', mode: 'test', events: announced(testEvents.slice(EVENTS_PER_ANNOUNCEMENT)) },
+      ],
       [`registered_${written[0]!.id}`, ROUTING_KEYS.orderRegistered, registrations(written.slice(0, ORDERS_PER_REGISTRATION))],
       [`registered_${written[ORDERS_PER_REGISTRATION]!.id}`, ROUTING_KEYS.orderRegistered, registrations(written.slice(ORDERS_PER_REGISTRATION))],
     ]);

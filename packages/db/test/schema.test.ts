@@ -23,75 +23,273 @@ describe('schema.prisma and the migrations agree', () => {
     const now = new Date('2026-11-22T01:02:03.456Z');
     await prisma.organisation.create({ data: { id: 'org_schema', name: 'n', ownerEmail: 'o@example.com', requireAdminTotp: true, createdAt: now } });
     await prisma.bankAccount.create({
-      data: { id: 'ba_schema', organisationId: 'org_schema', mode: 'live', bankCode: '0001', bankName: 'b', branchCode: '001', branchName: 'br', accountType: 'savings', accountNumber: '1234567', holderName: 'h', createdAt: now },
+      data: {
+        id: 'ba_schema',
+        organisationId: 'org_schema',
+        mode: 'live',
+        bankCode: '0001',
+        bankName: 'b',
+        branchCode: '001',
+        branchName: 'br',
+        accountType: 'savings',
+        accountNumber: '1234567',
+        holderName: 'h',
+        createdAt: now,
+      },
     });
     await prisma.apiKey.create({
-      data: { id: 'key_schema', organisationId: 'org_schema', mode: 'live', name: 'k', permission: 'read_only', bankAccountId: 'ba_schema', keyHash: 'h', keyHint: 'svc_live_…abcd', createdAt: now, revokedAt: now, lastUsedAt: now },
+      data: {
+        id: 'key_schema',
+        organisationId: 'org_schema',
+        mode: 'live',
+        name: 'k',
+        permission: 'read_only',
+        bankAccountId: 'ba_schema',
+        keyHash: 'h',
+        keyHint: 'svc_live_…abcd',
+        createdAt: now,
+        revokedAt: now,
+        lastUsedAt: now,
+      },
     });
-    await prisma.setting.create({ data: { organisationId: 'org_schema', mode: 'live', autoConfirmLateOrders: true, matchingRules: ['kana_width'], updatedAt: now } });
+    await prisma.setting.create({
+      data: { organisationId: 'org_schema', mode: 'live', autoConfirmLateOrders: true, matchingRules: ['kana_width'], updatedAt: now },
+    });
     await prisma.bankAdapter.create({ data: { id: 'adp_schema', name: 'a', secretEncrypted: 's', createdAt: now, revokedAt: now } });
     await prisma.bankAdapterAccount.create({ data: { adapterId: 'adp_schema', bankAccountId: 'ba_schema', createdAt: now } });
     await prisma.paymentLink.create({
       data: {
-        id: 'plink_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', amount: 9_999_999_999n, itemName: 'i', metadata: { k: 'v' },
-        expiresAt: now, useLimit: 5, useCount: 1, token: 'lt', deactivatedAt: now, createdAt: now, updatedAt: now,
+        id: 'plink_schema',
+        organisationId: 'org_schema',
+        mode: 'live',
+        bankAccountId: 'ba_schema',
+        amount: 9_999_999_999n,
+        itemName: 'i',
+        metadata: { k: 'v' },
+        expiresAt: now,
+        useLimit: 5,
+        useCount: 1,
+        token: 'lt',
+        deactivatedAt: now,
+        createdAt: now,
+        updatedAt: now,
       },
     });
     await prisma.order.create({
       data: {
-        id: 'ord_schema_link', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', status: 'open', amount: 1n, payerName: 'p',
-        externalId: 'link', itemName: 'i', orderedAt: now, expiresAt: now, source: 'payment_link', paymentLinkId: 'plink_schema', paymentToken: 'lt', createdAt: now, updatedAt: now,
+        id: 'ord_schema_link',
+        organisationId: 'org_schema',
+        mode: 'live',
+        bankAccountId: 'ba_schema',
+        status: 'open',
+        amount: 1n,
+        payerName: 'p',
+        externalId: 'link',
+        itemName: 'i',
+        orderedAt: now,
+        expiresAt: now,
+        source: 'payment_link',
+        paymentLinkId: 'plink_schema',
+        paymentToken: 'lt',
+        createdAt: now,
+        updatedAt: now,
       },
     });
     const order = await prisma.order.create({
       data: {
-        id: 'ord_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', status: 'paid', amount: 9_999_999_999n,
-        payerName: 'p', externalId: 'e', itemName: 'i', orderedAt: now, expiresAt: now, closedAt: now, metadata: { k: 'v' }, source: 'shop',
-        paymentToken: 't', payment: { reason: 'exact' }, createdAt: now, updatedAt: now,
+        id: 'ord_schema',
+        organisationId: 'org_schema',
+        mode: 'live',
+        bankAccountId: 'ba_schema',
+        status: 'paid',
+        amount: 9_999_999_999n,
+        payerName: 'p',
+        externalId: 'e',
+        itemName: 'i',
+        orderedAt: now,
+        expiresAt: now,
+        closedAt: now,
+        metadata: { k: 'v' },
+        source: 'shop',
+        paymentToken: 't',
+        payment: { reason: 'exact' },
+        createdAt: now,
+        updatedAt: now,
       },
     });
     await prisma.transaction.create({
       data: {
-        id: 'txn_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', bankReference: 'r', direction: 'deposit',
-        status: 'confirmed', amount: 9_999_999_999n, counterparty: 'c', occurredAt: now, orderId: 'ord_schema', candidateOrderIds: ['ord_schema'],
-        decision: { reason: 'exact' }, decidedAt: now, createdAt: now, updatedAt: now, adapterId: 'adp_schema',
+        id: 'txn_schema',
+        organisationId: 'org_schema',
+        mode: 'live',
+        bankAccountId: 'ba_schema',
+        bankReference: 'r',
+        direction: 'deposit',
+        status: 'confirmed',
+        amount: 9_999_999_999n,
+        counterparty: 'c',
+        occurredAt: now,
+        orderId: 'ord_schema',
+        candidateOrderIds: ['ord_schema'],
+        decision: { reason: 'exact' },
+        decidedAt: now,
+        createdAt: now,
+        updatedAt: now,
+        adapterId: 'adp_schema',
         statementImport: {
-          create: { id: 'imp_schema', adapterId: 'adp_schema', format: 'zengin', fileSha256: 'h', fileBytes: 1_000n, accounts: 1, records: 2, stored: 1, duplicates: 1, withdrawals: 0, status: 'stored', createdAt: now, finishedAt: now },
+          create: {
+            id: 'imp_schema',
+            adapterId: 'adp_schema',
+            format: 'zengin',
+            fileSha256: 'h',
+            fileBytes: 1_000n,
+            accounts: 1,
+            records: 2,
+            stored: 1,
+            duplicates: 1,
+            withdrawals: 0,
+            status: 'stored',
+            createdAt: now,
+            finishedAt: now,
+          },
         },
       },
     });
-    await prisma.statementRecord.create({ data: { transactionId: 'txn_schema', statementImportId: 'imp_schema', line: 2, raw: Buffer.from([0xb6, 0xde]), cancelsTransactionId: 'txn_schema' } });
-    await prisma.event.create({ data: { id: 'evt_schema', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', type: 'order.paid', data: { object: {} }, createdAt: now } });
-    await prisma.outbox.create({ data: { messageId: 'm', exchange: 'x', routingKey: 'r', payload: { a: 1 }, headers: { h: 1 }, createdAt: now, publishedAt: now } });
+    await prisma.statementRecord.create({
+      data: { transactionId: 'txn_schema', statementImportId: 'imp_schema', line: 2, raw: Buffer.from([0xb6, 0xde]), cancelsTransactionId: 'txn_schema' },
+    });
+    await prisma.event.create({
+      data: {
+        id: 'evt_schema',
+        organisationId: 'org_schema',
+        mode: 'live',
+        bankAccountId: 'ba_schema',
+        type: 'order.paid',
+        data: { object: {} },
+        createdAt: now,
+      },
+    });
+    await prisma.outbox.create({
+      data: { messageId: 'm', exchange: 'x', routingKey: 'r', payload: { a: 1 }, headers: { h: 1 }, createdAt: now, publishedAt: now },
+    });
     await prisma.inbox.create({ data: { consumer: 'c', messageId: 'm', processedAt: now } });
-    await prisma.idempotencyKey.create({ data: { apiKeyId: 'key_schema', organisationId: 'org_schema', mode: 'live', key: 'k', requestHash: 'h', responseStatus: 201, responseBody: { id: 'x' }, createdAt: now } });
+    await prisma.idempotencyKey.create({
+      data: {
+        apiKeyId: 'key_schema',
+        organisationId: 'org_schema',
+        mode: 'live',
+        key: 'k',
+        requestHash: 'h',
+        responseStatus: 201,
+        responseBody: { id: 'x' },
+        createdAt: now,
+      },
+    });
     await prisma.webhookEndpoint.create({
       data: {
-        id: 'we_schema', organisationId: 'org_schema', mode: 'live', url: 'https://example.com/h', secretEncrypted: 's', previousSecretEncrypted: 'p',
-        previousSecretExpiresAt: now, enabledEvents: ['order.paid'], enabled: false, disabledReason: 'r', failingSince: now, lastFailureEmailAt: now, createdAt: now, deletedAt: now,
+        id: 'we_schema',
+        organisationId: 'org_schema',
+        mode: 'live',
+        url: 'https://example.com/h',
+        secretEncrypted: 's',
+        previousSecretEncrypted: 'p',
+        previousSecretExpiresAt: now,
+        enabledEvents: ['order.paid'],
+        enabled: false,
+        disabledReason: 'r',
+        failingSince: now,
+        lastFailureEmailAt: now,
+        createdAt: now,
+        deletedAt: now,
       },
     });
-    await prisma.webhookDelivery.create({ data: { id: 'dlv_schema', endpointId: 'we_schema', eventId: 'evt_schema', status: 'failed', attemptCount: 8, maxAttempts: 9, nextAttemptAt: now, createdAt: now, updatedAt: now } });
-    await prisma.webhookDeliveryAttempt.create({ data: { deliveryId: 'dlv_schema', endpointId: 'we_schema', attempt: 1, statusCode: 500, durationMs: 12, error: 'e', attemptedAt: now } });
+    await prisma.webhookDelivery.create({
+      data: {
+        id: 'dlv_schema',
+        endpointId: 'we_schema',
+        eventId: 'evt_schema',
+        status: 'failed',
+        attemptCount: 8,
+        maxAttempts: 9,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    await prisma.webhookDeliveryAttempt.create({
+      data: { deliveryId: 'dlv_schema', endpointId: 'we_schema', attempt: 1, statusCode: 500, durationMs: 12, error: 'e', attemptedAt: now },
+    });
     await prisma.user.create({
       data: {
-        id: 'usr_schema', organisationId: 'org_schema', email: 'u@example.com', role: 'admin', passwordHash: 'h', passwordSetupHash: 's', passwordSetupExpiresAt: now,
-        totpSecretEncrypted: 't', totpEnabledAt: now, totpLastStep: 123n, createdAt: now, updatedAt: now,
+        id: 'usr_schema',
+        organisationId: 'org_schema',
+        email: 'u@example.com',
+        role: 'admin',
+        passwordHash: 'h',
+        passwordSetupHash: 's',
+        passwordSetupExpiresAt: now,
+        totpSecretEncrypted: 't',
+        totpEnabledAt: now,
+        totpLastStep: 123n,
+        createdAt: now,
+        updatedAt: now,
       },
     });
-    await prisma.consoleSession.create({ data: { idHash: 'h', userId: 'usr_schema', csrfToken: 'c', mode: 'live', secondFactorPending: true, ip: '127.0.0.1', createdAt: now, lastSeenAt: now } });
-    await prisma.auditLog.create({ data: { organisationId: 'org_schema', mode: 'live', userId: 'usr_schema', userEmail: 'u@example.com', action: 'a', objectId: 'o', detail: { k: 1 }, ip: '::1', createdAt: now } });
+    await prisma.consoleSession.create({
+      data: { idHash: 'h', userId: 'usr_schema', csrfToken: 'c', mode: 'live', secondFactorPending: true, ip: '127.0.0.1', createdAt: now, lastSeenAt: now },
+    });
+    await prisma.auditLog.create({
+      data: {
+        organisationId: 'org_schema',
+        mode: 'live',
+        userId: 'usr_schema',
+        userEmail: 'u@example.com',
+        action: 'a',
+        objectId: 'o',
+        detail: { k: 1 },
+        ip: '::1',
+        createdAt: now,
+      },
+    });
     await prisma.webhookEmail.create({
-      data: { id: 'eml_schema', endpointId: 'we_schema', kind: 'delivery_failed', recipient: 'o@example.com', subject: 's', body: 'b', attemptCount: 1, lastError: 'e', sentAt: now, createdAt: now },
+      data: {
+        id: 'eml_schema',
+        endpointId: 'we_schema',
+        kind: 'delivery_failed',
+        recipient: 'o@example.com',
+        subject: 's',
+        body: 'b',
+        attemptCount: 1,
+        lastError: 'e',
+        sentAt: now,
+        createdAt: now,
+      },
     });
 
     expect(order.amount).toBe(9_999_999_999n);
     const counts = await Promise.all([
-      prisma.organisation.count(), prisma.bankAccount.count(), prisma.apiKey.count(), prisma.setting.count(), prisma.bankAdapter.count(),
-      prisma.order.count(), prisma.transaction.count(), prisma.event.count(), prisma.outbox.count(), prisma.inbox.count(),
-      prisma.idempotencyKey.count(), prisma.webhookEndpoint.count(), prisma.webhookDelivery.count(), prisma.webhookDeliveryAttempt.count(),
-      prisma.webhookEmail.count(), prisma.bankAdapterAccount.count(), prisma.statementImport.count(), prisma.statementRecord.count(),
-      prisma.user.count(), prisma.consoleSession.count(), prisma.auditLog.count(), prisma.paymentLink.count(),
+      prisma.organisation.count(),
+      prisma.bankAccount.count(),
+      prisma.apiKey.count(),
+      prisma.setting.count(),
+      prisma.bankAdapter.count(),
+      prisma.order.count(),
+      prisma.transaction.count(),
+      prisma.event.count(),
+      prisma.outbox.count(),
+      prisma.inbox.count(),
+      prisma.idempotencyKey.count(),
+      prisma.webhookEndpoint.count(),
+      prisma.webhookDelivery.count(),
+      prisma.webhookDeliveryAttempt.count(),
+      prisma.webhookEmail.count(),
+      prisma.bankAdapterAccount.count(),
+      prisma.statementImport.count(),
+      prisma.statementRecord.count(),
+      prisma.user.count(),
+      prisma.consoleSession.count(),
+      prisma.auditLog.count(),
+      prisma.paymentLink.count(),
     ]);
     expect(counts).toEqual([1, 1, 1, 1, 1, 2, ...Array(16).fill(1)]);
     expect((await prisma.statementRecord.findUniqueOrThrow({ where: { transactionId: 'txn_schema' } })).raw).toEqual(new Uint8Array([0xb6, 0xde]));
@@ -103,16 +301,36 @@ describe('schema.prisma and the migrations agree', () => {
     await expect(
       prisma.order.create({
         data: {
-          id: 'ord_bad', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', status: 'paid', amount: 1n, payerName: 'p',
-          externalId: 'bad', itemName: 'i', orderedAt: new Date(), expiresAt: new Date(), paymentToken: 'bad',
+          id: 'ord_bad',
+          organisationId: 'org_schema',
+          mode: 'live',
+          bankAccountId: 'ba_schema',
+          status: 'paid',
+          amount: 1n,
+          payerName: 'p',
+          externalId: 'bad',
+          itemName: 'i',
+          orderedAt: new Date(),
+          expiresAt: new Date(),
+          paymentToken: 'bad',
         },
       }),
     ).rejects.toThrow(); // paid without a payment
     await expect(
       prisma.order.create({
         data: {
-          id: 'ord_neg', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', status: 'open', amount: -5n, payerName: 'p',
-          externalId: 'neg', itemName: 'i', orderedAt: new Date(), expiresAt: new Date(), paymentToken: 'neg',
+          id: 'ord_neg',
+          organisationId: 'org_schema',
+          mode: 'live',
+          bankAccountId: 'ba_schema',
+          status: 'open',
+          amount: -5n,
+          payerName: 'p',
+          externalId: 'neg',
+          itemName: 'i',
+          orderedAt: new Date(),
+          expiresAt: new Date(),
+          paymentToken: 'neg',
         },
       }),
     ).rejects.toThrow(); // negative money
@@ -122,11 +340,37 @@ describe('schema.prisma and the migrations agree', () => {
   test('when a payment link would sell more than its use limit, or an order claims a link it has not, then the database refuses it', async () => {
     const now = new Date();
     await prisma.paymentLink.create({
-      data: { id: 'plink_full', organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', amount: 1n, itemName: 'i', useLimit: 1, useCount: 1, token: 'full', createdAt: now, updatedAt: now },
+      data: {
+        id: 'plink_full',
+        organisationId: 'org_schema',
+        mode: 'live',
+        bankAccountId: 'ba_schema',
+        amount: 1n,
+        itemName: 'i',
+        useLimit: 1,
+        useCount: 1,
+        token: 'full',
+        createdAt: now,
+        updatedAt: now,
+      },
     });
     const linkOrder = (id: string, data: { source: string | null; paymentLinkId: string | null }) =>
       prisma.order.create({
-        data: { id, organisationId: 'org_schema', mode: 'live', bankAccountId: 'ba_schema', status: 'open', amount: 1n, payerName: 'p', externalId: id, itemName: 'i', orderedAt: now, expiresAt: now, paymentToken: id, ...data },
+        data: {
+          id,
+          organisationId: 'org_schema',
+          mode: 'live',
+          bankAccountId: 'ba_schema',
+          status: 'open',
+          amount: 1n,
+          payerName: 'p',
+          externalId: id,
+          itemName: 'i',
+          orderedAt: now,
+          expiresAt: now,
+          paymentToken: id,
+          ...data,
+        },
       });
 
     await expect(prisma.paymentLink.update({ where: { id: 'plink_full' }, data: { useCount: 2 } })).rejects.toThrow();
@@ -140,45 +384,68 @@ describe('schema.prisma and the migrations agree', () => {
     ['another mode', 'org_scope', 'test'],
     ['another organisation', 'org_scope_other', 'live'],
     ['its own organisation and mode', 'org_scope', 'live'],
-  ])("when an order or a deposit is of %s (bank account: org_scope, live), then the database stores it only if both are the account's", async (_case, organisationId, mode) => {
-    for (const id of ['org_scope', 'org_scope_other']) {
-      await prisma.organisation.upsert({ where: { id }, create: { id, name: 'n', ownerEmail: 'o@example.com' }, update: {} });
-    }
-    await prisma.bankAccount.upsert({
-      where: { id: 'ba_scope' },
-      create: { id: 'ba_scope', organisationId: 'org_scope', mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: '7654321', holderName: 'h' },
-      update: {},
-    });
-    const now = new Date();
-    const suffix = `${organisationId}_${mode}`;
-    const order = () =>
-      prisma.order.create({
-        data: {
-          id: `ord_${suffix}`, organisationId, mode, bankAccountId: 'ba_scope', status: 'open', amount: 1n, payerName: 'p',
-          externalId: suffix, itemName: 'i', orderedAt: now, expiresAt: now, paymentToken: suffix,
-        },
+  ])(
+    "when an order or a deposit is of %s (bank account: org_scope, live), then the database stores it only if both are the account's",
+    async (_case, organisationId, mode) => {
+      for (const id of ['org_scope', 'org_scope_other']) {
+        await prisma.organisation.upsert({ where: { id }, create: { id, name: 'n', ownerEmail: 'o@example.com' }, update: {} });
+      }
+      await prisma.bankAccount.upsert({
+        where: { id: 'ba_scope' },
+        create: { id: 'ba_scope', organisationId: 'org_scope', mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: '7654321', holderName: 'h' },
+        update: {},
       });
-    const deposit = () =>
-      prisma.transaction.create({
-        data: {
-          id: `txn_${suffix}`, organisationId, mode, bankAccountId: 'ba_scope', bankReference: suffix, direction: 'deposit',
-          status: 'pending', amount: 1n, counterparty: 'c', occurredAt: now,
-        },
-      });
-    const ofItsAccount = organisationId === 'org_scope' && mode === 'live';
-    if (ofItsAccount) {
-      await expect(order()).resolves.toMatchObject({ bankAccountId: 'ba_scope' });
-      await expect(deposit()).resolves.toMatchObject({ bankAccountId: 'ba_scope' });
-    } else {
-      await expect(order()).rejects.toThrow(/orders_bank_account_scope_fkey/);
-      await expect(deposit()).rejects.toThrow(/transactions_bank_account_scope_fkey/);
-    }
-    await expect(prisma.order.count({ where: { id: `ord_${suffix}` } })).resolves.toBe(ofItsAccount ? 1 : 0);
-    await expect(prisma.transaction.count({ where: { id: `txn_${suffix}` } })).resolves.toBe(ofItsAccount ? 1 : 0);
-  });
+      const now = new Date();
+      const suffix = `${organisationId}_${mode}`;
+      const order = () =>
+        prisma.order.create({
+          data: {
+            id: `ord_${suffix}`,
+            organisationId,
+            mode,
+            bankAccountId: 'ba_scope',
+            status: 'open',
+            amount: 1n,
+            payerName: 'p',
+            externalId: suffix,
+            itemName: 'i',
+            orderedAt: now,
+            expiresAt: now,
+            paymentToken: suffix,
+          },
+        });
+      const deposit = () =>
+        prisma.transaction.create({
+          data: {
+            id: `txn_${suffix}`,
+            organisationId,
+            mode,
+            bankAccountId: 'ba_scope',
+            bankReference: suffix,
+            direction: 'deposit',
+            status: 'pending',
+            amount: 1n,
+            counterparty: 'c',
+            occurredAt: now,
+          },
+        });
+      const ofItsAccount = organisationId === 'org_scope' && mode === 'live';
+      if (ofItsAccount) {
+        await expect(order()).resolves.toMatchObject({ bankAccountId: 'ba_scope' });
+        await expect(deposit()).resolves.toMatchObject({ bankAccountId: 'ba_scope' });
+      } else {
+        await expect(order()).rejects.toThrow(/orders_bank_account_scope_fkey/);
+        await expect(deposit()).rejects.toThrow(/transactions_bank_account_scope_fkey/);
+      }
+      await expect(prisma.order.count({ where: { id: `ord_${suffix}` } })).resolves.toBe(ofItsAccount ? 1 : 0);
+      await expect(prisma.transaction.count({ where: { id: `txn_${suffix}` } })).resolves.toBe(ofItsAccount ? 1 : 0);
+    },
+  );
 
   test("when an attempt is logged with no endpoint or another one, then it carries its delivery's endpoint; with no delivery it is refused", async () => {
-    await prisma.webhookEndpoint.create({ data: { id: 'we_other', organisationId: 'org_schema', mode: 'live', url: 'https://example.com/o', secretEncrypted: 's' } });
+    await prisma.webhookEndpoint.create({
+      data: { id: 'we_other', organisationId: 'org_schema', mode: 'live', url: 'https://example.com/o', secretEncrypted: 's' },
+    });
     // As a dispatcher of an earlier version writes it: no endpoint.
     await prisma.$executeRaw`INSERT INTO webhook_delivery_attempts (delivery_id, attempt, duration_ms) VALUES ('dlv_schema', 2, 5)`;
     await prisma.webhookDeliveryAttempt.create({ data: { deliveryId: 'dlv_schema', endpointId: 'we_other', attempt: 3, durationMs: 5 } });
@@ -186,9 +453,14 @@ describe('schema.prisma and the migrations agree', () => {
     await prisma.webhookDeliveryAttempt.update({ where: { id: moved.id }, data: { endpointId: 'we_other' } });
 
     const logged = await prisma.webhookDeliveryAttempt.findMany({ where: { deliveryId: 'dlv_schema', attempt: { gte: 2 } }, orderBy: { attempt: 'asc' } });
-    expect(logged.map((a) => [a.attempt, a.endpointId])).toEqual([[2, 'we_schema'], [3, 'we_schema'], [4, 'we_schema']]);
-    await expect(prisma.$executeRaw`INSERT INTO webhook_delivery_attempts (delivery_id, attempt, duration_ms) VALUES ('dlv_none', 1, 5)`)
-      .rejects.toThrow(/webhook delivery dlv_none does not exist/);
+    expect(logged.map((a) => [a.attempt, a.endpointId])).toEqual([
+      [2, 'we_schema'],
+      [3, 'we_schema'],
+      [4, 'we_schema'],
+    ]);
+    await expect(prisma.$executeRaw`INSERT INTO webhook_delivery_attempts (delivery_id, attempt, duration_ms) VALUES ('dlv_none', 1, 5)`).rejects.toThrow(
+      /webhook delivery dlv_none does not exist/,
+    );
     await expect(prisma.webhookDeliveryAttempt.count({ where: { deliveryId: 'dlv_none' } })).resolves.toBe(0);
   });
 
@@ -356,18 +628,63 @@ async function dropDatabase(url: string): Promise<void> {
 describe('least privilege', () => {
   let db: TestDatabase;
   const TABLES = [
-    'organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'orders', 'transactions', 'events', 'outbox', 'inbox',
-    'idempotency_keys', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails', 'bank_adapter_accounts',
-    'statement_imports', 'statement_records', 'users', 'console_sessions', 'audit_log', 'payment_links',
+    'organisations',
+    'bank_accounts',
+    'api_keys',
+    'settings',
+    'bank_adapters',
+    'orders',
+    'transactions',
+    'events',
+    'outbox',
+    'inbox',
+    'idempotency_keys',
+    'webhook_endpoints',
+    'webhook_deliveries',
+    'webhook_delivery_attempts',
+    'webhook_emails',
+    'bank_adapter_accounts',
+    'statement_imports',
+    'statement_records',
+    'users',
+    'console_sessions',
+    'audit_log',
+    'payment_links',
   ];
   /** What each service's data code reads; every other table is refused. */
   const READS: Record<string, string[]> = {
-    pmatch_orders_api: ['bank_accounts', 'api_keys', 'settings', 'orders', 'transactions', 'events', 'outbox', 'idempotency_keys',
-      'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'users', 'console_sessions', 'audit_log', 'payment_links'],
+    pmatch_orders_api: [
+      'bank_accounts',
+      'api_keys',
+      'settings',
+      'orders',
+      'transactions',
+      'events',
+      'outbox',
+      'idempotency_keys',
+      'webhook_endpoints',
+      'webhook_deliveries',
+      'webhook_delivery_attempts',
+      'users',
+      'console_sessions',
+      'audit_log',
+      'payment_links',
+    ],
     pmatch_bank_ingest: ['bank_accounts', 'bank_adapters', 'bank_adapter_accounts', 'transactions', 'outbox', 'statement_imports'],
     pmatch_matcher: ['settings', 'orders', 'transactions', 'outbox', 'inbox'],
     pmatch_webhook_dispatcher: ['organisations', 'events', 'inbox', 'webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_emails'],
-    pmatch_ops: ['organisations', 'bank_accounts', 'api_keys', 'settings', 'bank_adapters', 'bank_adapter_accounts', 'orders', 'transactions', 'statement_imports', 'users'],
+    pmatch_ops: [
+      'organisations',
+      'bank_accounts',
+      'api_keys',
+      'settings',
+      'bank_adapters',
+      'bank_adapter_accounts',
+      'orders',
+      'transactions',
+      'statement_imports',
+      'users',
+    ],
   };
   const order = (id: string, status: string, extra = '') =>
     `INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token${extra === '' ? '' : ', closed_at, payment'})
@@ -392,7 +709,9 @@ describe('least privilege', () => {
                        VALUES ('txn_p', 'org_p', 'test', 'ba_p', 'r', 'deposit', 'pending', 100, 'p', now())`);
     await admin.query(`INSERT INTO events (id, organisation_id, mode, type, data) VALUES ('evt_delivered', 'org_p', 'test', 'order.paid', '{}'),
                        ('evt_free', 'org_p', 'test', 'order.paid', '{}')`);
-    await admin.query(`INSERT INTO webhook_endpoints (id, organisation_id, mode, url, secret_encrypted) VALUES ('we_p', 'org_p', 'test', 'https://example.com/h', 's')`);
+    await admin.query(
+      `INSERT INTO webhook_endpoints (id, organisation_id, mode, url, secret_encrypted) VALUES ('we_p', 'org_p', 'test', 'https://example.com/h', 's')`,
+    );
     await admin.query(`INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status) VALUES ('dlv_p', 'we_p', 'evt_delivered', 'succeeded')`);
     await admin.query(`INSERT INTO webhook_delivery_attempts (delivery_id, attempt, duration_ms) VALUES ('dlv_p', 1, 5)`);
     await admin.query(`INSERT INTO inbox (consumer, message_id) VALUES ('c', 'm')`);
@@ -413,7 +732,8 @@ describe('least privilege', () => {
       await client.end();
     }
   }
-  const orderRow = async (id: string) => (await as<{ status: string; closed_at: Date | null; amount: string }>('postgres', `SELECT status, closed_at, amount FROM orders WHERE id = '${id}'`))[0];
+  const orderRow = async (id: string) =>
+    (await as<{ status: string; closed_at: Date | null; amount: string }>('postgres', `SELECT status, closed_at, amount FROM orders WHERE id = '${id}'`))[0];
 
   test.each([
     ['pmatch_orders_api', `UPDATE transactions SET status = 'unmatched' WHERE id = 'txn_p'`],
@@ -421,7 +741,10 @@ describe('least privilege', () => {
     ['pmatch_orders_api', `UPDATE api_keys SET key_hash = 'x'`],
     ['pmatch_orders_api', `UPDATE api_keys SET permission = 'read_write'`],
     // The console adds only an organisation's test account; live accounts are the operator's.
-    ['pmatch_orders_api', `INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name) VALUES ('ba_live_x', 'org_p', 'live', '0001', '001', '7654321', 'h')`],
+    [
+      'pmatch_orders_api',
+      `INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name) VALUES ('ba_live_x', 'org_p', 'live', '0001', '001', '7654321', 'h')`,
+    ],
     // The audit log is appended to only.
     ['pmatch_orders_api', `UPDATE audit_log SET action = 'x'`],
     ['pmatch_orders_api', `DELETE FROM audit_log`],
@@ -437,7 +760,10 @@ describe('least privilege', () => {
     ['pmatch_orders_api', `UPDATE orders SET amount = 5 WHERE id = 'ord_shop'`],
     ['pmatch_orders_api', `UPDATE orders SET source = NULL WHERE id = 'ord_shop'`],
     ['pmatch_orders_api', order('ord_new_paid', 'paid', `, now(), '{"reason": "exact"}'`)],
-    ['pmatch_orders_api', `${order('ord_new_shop', 'open').replace('payment_token)', 'payment_token, source)').replace(`'ord_new_shop')`, `'ord_new_shop', 'shop')`)}`],
+    [
+      'pmatch_orders_api',
+      `${order('ord_new_shop', 'open').replace('payment_token)', 'payment_token, source)').replace(`'ord_new_shop')`, `'ord_new_shop', 'shop')`)}`,
+    ],
     // A payment link's terms never change once it is made; only its count and its deactivation do.
     ['pmatch_orders_api', `UPDATE payment_links SET amount = 1 WHERE id = 'plink_p'`],
     ['pmatch_orders_api', `DELETE FROM payment_links`],
@@ -449,8 +775,11 @@ describe('least privilege', () => {
     ['pmatch_bank_ingest', `DELETE FROM inbox`],
     ['pmatch_bank_ingest', `UPDATE orders SET status = 'canceled', closed_at = now() WHERE id = 'ord_p'`],
     ['pmatch_bank_ingest', `UPDATE transactions SET amount = 1 WHERE id = 'txn_p'`],
-    ['pmatch_matcher', `INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
-                        VALUES ('txn_x', 'org_p', 'test', 'ba_p', 'x', 'deposit', 'pending', 100, 'p', now())`],
+    [
+      'pmatch_matcher',
+      `INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
+                        VALUES ('txn_x', 'org_p', 'test', 'ba_p', 'x', 'deposit', 'pending', 100, 'p', now())`,
+    ],
     ['pmatch_matcher', `DELETE FROM events`],
     ['pmatch_webhook_dispatcher', `UPDATE orders SET amount = 1 WHERE id = 'ord_p'`],
     // The dispatcher switches an endpoint off; where it delivers and how it signs are the merchant's.
@@ -469,9 +798,12 @@ describe('least privilege', () => {
   });
 
   const cells = Object.entries(READS).flatMap(([role, tables]) => TABLES.map((table) => [role, table, tables.includes(table)] as const));
-  test.each(cells.filter(([, , allowed]) => !allowed))('when %s reads %s, which its service does not need, then the database refuses it', async (role, table) => {
-    await expect(as(role, `SELECT * FROM ${table} LIMIT 1`)).rejects.toThrow(/permission denied/);
-  });
+  test.each(cells.filter(([, , allowed]) => !allowed))(
+    'when %s reads %s, which its service does not need, then the database refuses it',
+    async (role, table) => {
+      await expect(as(role, `SELECT * FROM ${table} LIMIT 1`)).rejects.toThrow(/permission denied/);
+    },
+  );
   test.each(cells.filter(([, , allowed]) => allowed))('when %s reads %s, which its service needs, then it may', async (role, table) => {
     await expect(as(role, `SELECT * FROM ${table} LIMIT 1`)).resolves.toBeDefined();
   });
@@ -493,31 +825,50 @@ describe('least privilege', () => {
   });
 
   test('when orders-api makes a payment link, an order at it, raises its count and deactivates it, then the database allows it, and the order is changed and canceled as its own', async () => {
-    await as('pmatch_orders_api', `INSERT INTO payment_links (id, organisation_id, mode, bank_account_id, amount, item_name, use_limit, token, created_at, updated_at)
-                                   VALUES ('plink_api', 'org_p', 'test', 'ba_p', 100, 'i', 2, 'plink_api', now(), now())`);
+    await as(
+      'pmatch_orders_api',
+      `INSERT INTO payment_links (id, organisation_id, mode, bank_account_id, amount, item_name, use_limit, token, created_at, updated_at)
+                                   VALUES ('plink_api', 'org_p', 'test', 'ba_p', 100, 'i', 2, 'plink_api', now(), now())`,
+    );
     await as('pmatch_orders_api', `UPDATE payment_links SET use_count = use_count + 1, updated_at = now() WHERE id = 'plink_api'`);
-    await as('pmatch_orders_api', order('ord_link', 'open').replace('payment_token)', 'payment_token, source, payment_link_id)').replace(`'ord_link')`, `'ord_link', 'payment_link', 'plink_api')`));
+    await as(
+      'pmatch_orders_api',
+      order('ord_link', 'open')
+        .replace('payment_token)', 'payment_token, source, payment_link_id)')
+        .replace(`'ord_link')`, `'ord_link', 'payment_link', 'plink_api')`),
+    );
     await as('pmatch_orders_api', `UPDATE orders SET payer_name = 'q' WHERE id = 'ord_link'`);
     await as('pmatch_orders_api', `UPDATE orders SET status = 'canceled', closed_at = now() WHERE id = 'ord_link'`);
     await as('pmatch_orders_api', `UPDATE payment_links SET deactivated_at = now(), updated_at = now() WHERE id = 'plink_api'`);
 
     expect(await orderRow('ord_link')).toMatchObject({ status: 'canceled' });
-    expect(await as('postgres', `SELECT use_count, deactivated_at IS NOT NULL AS deactivated FROM payment_links WHERE id = 'plink_api'`)).toEqual([{ use_count: 1, deactivated: true }]);
+    expect(await as('postgres', `SELECT use_count, deactivated_at IS NOT NULL AS deactivated FROM payment_links WHERE id = 'plink_api'`)).toEqual([
+      { use_count: 1, deactivated: true },
+    ]);
   });
 
   test('when each service does the other writes it owns, then the database allows them', async () => {
     await as('pmatch_orders_api', `DELETE FROM events WHERE id = 'evt_free'`);
     await as('pmatch_orders_api', `DELETE FROM idempotency_keys`);
-    await as('pmatch_bank_ingest', `INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
-                                    VALUES ('txn_b', 'org_p', 'test', 'ba_p', 'b', 'deposit', 'pending', 100, 'p', now())`);
+    await as(
+      'pmatch_bank_ingest',
+      `INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
+                                    VALUES ('txn_b', 'org_p', 'test', 'ba_p', 'b', 'deposit', 'pending', 100, 'p', now())`,
+    );
     await as('pmatch_matcher', `UPDATE transactions SET status = 'unmatched' WHERE id = 'txn_p'`);
     await as('pmatch_matcher', `UPDATE orders SET status = 'paid', payment = '{"reason": "exact"}', closed_at = now() WHERE id = 'ord_p'`);
-    await as('pmatch_matcher', `INSERT INTO inbox (consumer, message_id, processed_at) VALUES ('matcher.x', 'm', now()) ON CONFLICT (consumer, message_id) DO NOTHING`);
+    await as(
+      'pmatch_matcher',
+      `INSERT INTO inbox (consumer, message_id, processed_at) VALUES ('matcher.x', 'm', now()) ON CONFLICT (consumer, message_id) DO NOTHING`,
+    );
     await as('pmatch_matcher', `SELECT decision_written_whole(true)`);
     // Each consumer forgets its own processed messages after 30 days (platform forgetProcessedMessages).
     await as('pmatch_matcher', `DELETE FROM inbox WHERE consumer = 'matcher.x'`);
     await as('pmatch_webhook_dispatcher', `DELETE FROM inbox WHERE consumer = 'webhook-dispatcher.x'`);
-    await as('pmatch_webhook_dispatcher', `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', failing_since = now(), last_failure_email_at = now() WHERE id = 'we_p'`);
+    await as(
+      'pmatch_webhook_dispatcher',
+      `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', failing_since = now(), last_failure_email_at = now() WHERE id = 'we_p'`,
+    );
     await as('pmatch_webhook_dispatcher', `DELETE FROM webhook_deliveries WHERE id = 'dlv_p'`);
     await as('pmatch_ops', `UPDATE organisations SET name = 'm' WHERE id = 'org_p'`);
 
@@ -537,7 +888,9 @@ describe('createPrisma', () => {
       await client.organisation.count();
       const admin = new Client({ connectionString: databaseUrl('postgres') });
       await admin.connect();
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [new URL(db.url).pathname.slice(1)]);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+        new URL(db.url).pathname.slice(1),
+      ]);
       await admin.end();
       await waitFor(() => (lost.length > 0 ? true : undefined), { what: 'the pool to report the lost connections' });
 

@@ -12,7 +12,10 @@ describe('statement', () => {
   });
 
   test('when a parameter recurs, then it keeps its number and its value is bound once', () => {
-    const s = statement<{ at: Date; id: string }>('test.repeated', (p) => sql`UPDATE orders SET closed_at = ${p.at}, updated_at = ${p.at} WHERE id = ${p.id} AND ${p.at} > ordered_at`);
+    const s = statement<{ at: Date; id: string }>(
+      'test.repeated',
+      (p) => sql`UPDATE orders SET closed_at = ${p.at}, updated_at = ${p.at} WHERE id = ${p.id} AND ${p.at} > ordered_at`,
+    );
     const at = new Date('2026-11-22T00:00:00Z');
 
     expect(s.text).toBe('UPDATE orders SET closed_at = $1, updated_at = $1 WHERE id = $2 AND $1 > ordered_at');
@@ -20,10 +23,16 @@ describe('statement', () => {
   });
 
   test('when a parameter is an array with a cast, then the cast stays in the text and the array is bound whole', () => {
-    const s = statement<{ ids: string[]; amounts: bigint[] }>('test.arrays', (p) => sql`SELECT * FROM unnest(${p.ids}::text[], ${p.amounts}::bigint[]) AS u(id, amount)`);
+    const s = statement<{ ids: string[]; amounts: bigint[] }>(
+      'test.arrays',
+      (p) => sql`SELECT * FROM unnest(${p.ids}::text[], ${p.amounts}::bigint[]) AS u(id, amount)`,
+    );
 
     expect(s.text).toBe('SELECT * FROM unnest($1::text[], $2::bigint[]) AS u(id, amount)');
-    expect(s.bind({ ids: ['a', 'b'], amounts: [1n, 2n] })).toEqual([['a', 'b'], [1n, 2n]]);
+    expect(s.bind({ ids: ['a', 'b'], amounts: [1n, 2n] })).toEqual([
+      ['a', 'b'],
+      [1n, 2n],
+    ]);
   });
 
   test('when fragments are nested, then their parameters are numbered across the whole text, and constants stay text', () => {
@@ -34,7 +43,9 @@ describe('statement', () => {
       (p) => sql`SELECT id FROM orders WHERE ${condition(p)} LIMIT ${cap} OFFSET ${p.limit} -- ${condition(p)}`,
     );
 
-    expect(s.text).toBe("SELECT id FROM orders WHERE bank_account_id = $1 AND status = 'open' LIMIT 1000 OFFSET $2 -- bank_account_id = $1 AND status = 'open'");
+    expect(s.text).toBe(
+      "SELECT id FROM orders WHERE bank_account_id = $1 AND status = 'open' LIMIT 1000 OFFSET $2 -- bank_account_id = $1 AND status = 'open'",
+    );
     expect(s.bind({ account: 'ba_1', limit: 5 })).toEqual(['ba_1', 5]);
   });
 
@@ -64,8 +75,13 @@ describe('statement', () => {
 });
 
 describe('columns', () => {
-  test('when rows are given, then each key becomes an array in the rows\' order', () => {
-    expect(columns([{ id: 'a', n: 1 }, { id: 'b', n: 2 }])).toEqual({ id: ['a', 'b'], n: [1, 2] });
+  test("when rows are given, then each key becomes an array in the rows' order", () => {
+    expect(
+      columns([
+        { id: 'a', n: 1 },
+        { id: 'b', n: 2 },
+      ]),
+    ).toEqual({ id: ['a', 'b'], n: [1, 2] });
   });
 
   test('when no row is given, then it fails rather than give no columns', () => {

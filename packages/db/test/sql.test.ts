@@ -1,6 +1,18 @@
 import { Client, type PoolClient } from 'pg';
 import { createTestDatabase, rejectionOf, type TestDatabase } from '@pmatch/testkit';
-import { createDatabase, eventFields, isTransientDatabaseError, isUniqueViolation, orderFields, sql, sqlIn, statement, transactionFields, type Database, type NoValues } from '../src';
+import {
+  createDatabase,
+  eventFields,
+  isTransientDatabaseError,
+  isUniqueViolation,
+  orderFields,
+  sql,
+  sqlIn,
+  statement,
+  transactionFields,
+  type Database,
+  type NoValues,
+} from '../src';
 
 /** The plain-SQL path of the hot paths: the same pool as Prisma, typed as Prisma types, transactions that never leak. */
 
@@ -18,11 +30,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const insertInbox = statement<{ consumer: string; messageId: string }>('test.insert_inbox', (p) => sql`INSERT INTO inbox (consumer, message_id) VALUES (${p.consumer}, ${p.messageId})`);
+const insertInbox = statement<{ consumer: string; messageId: string }>(
+  'test.insert_inbox',
+  (p) => sql`INSERT INTO inbox (consumer, message_id) VALUES (${p.consumer}, ${p.messageId})`,
+);
 const countInbox = statement<{ consumer: string }>('test.count_inbox', (p) => sql`SELECT count(*) AS n FROM inbox WHERE consumer = ${p.consumer}`);
 const inbox = (consumer: string, messageId: string) => ({ consumer, messageId });
 
-test('when a BIGINT is read, then it is a bigint as Prisma gives it, and other types keep pg\'s parsers', async () => {
+test("when a BIGINT is read, then it is a bigint as Prisma gives it, and other types keep pg's parsers", async () => {
   const [row] = await database.sql.rows(
     statement<NoValues, { big: bigint; n: number; at: Date; list: string[] }>(
       'test.types',
@@ -56,7 +71,10 @@ test('when a named statement runs again with other values, then the connection p
   const prepared = await database.transaction(async (tx) => {
     expect(await tx.rows(echo, { value: 'first' })).toEqual([{ value: 'first' }]);
     expect(await tx.rows(echo, { value: 'second' })).toEqual([{ value: 'second' }]);
-    const names = statement<NoValues, { name: string; statement: string }>('test.prepared', sql`SELECT name, statement FROM pg_prepared_statements WHERE name = 'test.echo'`);
+    const names = statement<NoValues, { name: string; statement: string }>(
+      'test.prepared',
+      sql`SELECT name, statement FROM pg_prepared_statements WHERE name = 'test.echo'`,
+    );
     return tx.rows(names);
   });
 
@@ -81,7 +99,7 @@ test('when a unique key is taken by a statement run in a Prisma transaction, the
   expect(isTransientDatabaseError(error)).toBe(false);
 });
 
-test('when the server ends a transaction\'s connection, then the error is transient and the pool goes on with a new connection', async () => {
+test("when the server ends a transaction's connection, then the error is transient and the pool goes on with a new connection", async () => {
   const admin = new Client({ connectionString: db.url });
   await admin.connect();
   try {
@@ -126,20 +144,47 @@ test('when an order, a transaction and an event are read with orderFields, trans
   });
   await prisma.order.create({
     data: {
-      id: 'ord_sql', organisationId: 'org_sql', mode: 'test', bankAccountId: 'ba_sql', status: 'paid', amount: 9_999_999_999n, payerName: 'ﾔﾏﾀﾞ',
-      externalId: 'e', itemName: 'i', orderedAt: new Date('2026-11-21T00:00:00Z'), expiresAt: new Date('2026-12-05T00:00:00Z'),
-      closedAt: new Date('2026-11-22T00:00:00Z'), metadata: { k: 'v' }, source: 'shop', paymentToken: 'tok_sql', payment: { reason: 'exact' },
+      id: 'ord_sql',
+      organisationId: 'org_sql',
+      mode: 'test',
+      bankAccountId: 'ba_sql',
+      status: 'paid',
+      amount: 9_999_999_999n,
+      payerName: 'ﾔﾏﾀﾞ',
+      externalId: 'e',
+      itemName: 'i',
+      orderedAt: new Date('2026-11-21T00:00:00Z'),
+      expiresAt: new Date('2026-12-05T00:00:00Z'),
+      closedAt: new Date('2026-11-22T00:00:00Z'),
+      metadata: { k: 'v' },
+      source: 'shop',
+      paymentToken: 'tok_sql',
+      payment: { reason: 'exact' },
     },
   });
   await prisma.transaction.create({
     data: {
-      id: 'txn_sql', organisationId: 'org_sql', mode: 'test', bankAccountId: 'ba_sql', bankReference: 'r', direction: 'deposit', status: 'held',
-      amount: 5000n, counterparty: 'ﾔﾏﾀﾞ', occurredAt: new Date('2026-11-22T00:00:00Z'), orderId: null, candidateOrderIds: ['ord_a', 'ord_b'],
-      decision: { reason: 'several_orders_fit' }, decidedAt: new Date('2026-11-22T00:00:01Z'),
+      id: 'txn_sql',
+      organisationId: 'org_sql',
+      mode: 'test',
+      bankAccountId: 'ba_sql',
+      bankReference: 'r',
+      direction: 'deposit',
+      status: 'held',
+      amount: 5000n,
+      counterparty: 'ﾔﾏﾀﾞ',
+      occurredAt: new Date('2026-11-22T00:00:00Z'),
+      orderId: null,
+      candidateOrderIds: ['ord_a', 'ord_b'],
+      decision: { reason: 'several_orders_fit' },
+      decidedAt: new Date('2026-11-22T00:00:01Z'),
     },
   });
 
-  const [order] = await database.sql.rows(statement<{ id: string }>('test.order_fields', (p) => sql`SELECT ${orderFields('o')} FROM orders o WHERE o.id = ${p.id}`), { id: 'ord_sql' });
+  const [order] = await database.sql.rows(
+    statement<{ id: string }>('test.order_fields', (p) => sql`SELECT ${orderFields('o')} FROM orders o WHERE o.id = ${p.id}`),
+    { id: 'ord_sql' },
+  );
   const [transaction] = await database.sql.rows(
     statement<{ id: string }>('test.transaction_fields', (p) => sql`SELECT ${transactionFields()} FROM transactions WHERE id = ${p.id}`),
     { id: 'txn_sql' },
@@ -148,7 +193,10 @@ test('when an order, a transaction and an event are read with orderFields, trans
   await prisma.event.create({
     data: { id: 'evt_sql', organisationId: 'org_sql', mode: 'test', bankAccountId: 'ba_sql', type: 'transaction.held', data: { object: { id: 'txn_sql' } } },
   });
-  const [event] = await database.sql.rows(statement<{ id: string }>('test.event_fields', (p) => sql`SELECT ${eventFields('e')} FROM events e WHERE e.id = ${p.id}`), { id: 'evt_sql' });
+  const [event] = await database.sql.rows(
+    statement<{ id: string }>('test.event_fields', (p) => sql`SELECT ${eventFields('e')} FROM events e WHERE e.id = ${p.id}`),
+    { id: 'evt_sql' },
+  );
 
   expect(order).toEqual(await prisma.order.findUnique({ where: { id: 'ord_sql' } }));
   expect(transaction).toEqual(await prisma.transaction.findUnique({ where: { id: 'txn_sql' } }));

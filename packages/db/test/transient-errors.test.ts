@@ -49,7 +49,7 @@ describe('isTransientDatabaseError', () => {
     try {
       const pending = rejectionOf(() => prisma.$queryRaw`SELECT 1 AS one FROM pg_sleep(30)`);
       // Ends the backend once the sleeping query is seen running.
-      for (let ended = 0; ended === 0; ) {
+      for (let ended = 0; ended === 0;) {
         const result = await admin.query(
           `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
            WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep(30)%' AND state = 'active'`,
@@ -75,7 +75,7 @@ describe('isTransientDatabaseError', () => {
     await admin.connect();
     try {
       const pending = rejectionOf(() => prisma.$transaction(async (tx) => tx.$executeRawUnsafe('INSERT INTO slow_commit VALUES (1)'), { timeout: 60_000 }));
-      for (let ended = 0; ended === 0; ) {
+      for (let ended = 0; ended === 0;) {
         const result = await admin.query(
           `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
            WHERE datname = current_database() AND pid <> pg_backend_pid() AND query = 'COMMIT' AND state = 'active'`,

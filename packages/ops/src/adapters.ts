@@ -104,7 +104,13 @@ async function adapterView(db: Tx | PrismaClient, adapterId: string): Promise<Ba
   return toBankAdapterView(row);
 }
 
-export function toBankAdapterView(row: { id: string; name: string; createdAt: Date; revokedAt: Date | null; accounts: { bankAccountId: string }[] }): BankAdapterView {
+export function toBankAdapterView(row: {
+  id: string;
+  name: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+  accounts: { bankAccountId: string }[];
+}): BankAdapterView {
   return {
     id: row.id,
     object: 'bank_adapter',

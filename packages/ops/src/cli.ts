@@ -67,8 +67,7 @@ export type CommandLine = { kind: 'help'; text: string } | { kind: 'run'; run: P
 // so those give "is required" themselves; the others get it from the parse-wide map in prepare().
 const unlessMissing = (message: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : message);
 
-const text = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
 const idOf = (kind: IdKind, example: string) => z.string().regex(idPattern(kind), `must be an id like ${example}`);
 
@@ -120,9 +119,7 @@ const amountText = z
   .transform(Number)
   .refine((amount) => Amount.safeParse(amount).success, AMOUNT_RULE);
 
-const timestamp = acceptedBy(Timestamp, 'must be an RFC 3339 timestamp with an offset, like 2026-11-22T11:17:01+09:00').transform(
-  (value) => new Date(value),
-);
+const timestamp = acceptedBy(Timestamp, 'must be an RFC 3339 timestamp with an offset, like 2026-11-22T11:17:01+09:00').transform((value) => new Date(value));
 
 const METADATA_RULE =
   `must be a JSON object of string values with at most ${LIMITS.metadataKeysMax} keys, ` +
@@ -141,7 +138,6 @@ const metadataJson = z.string().transform((text, context) => {
   }
   return parsed.data;
 });
-
 
 const limitText = z
   .string()
@@ -212,9 +208,7 @@ function command<Flags extends z.ZodObject>(name: string, spec: CommandSpec<Flag
     prepare(values) {
       const parsed = spec.flags.safeParse(values, { error: (issue) => (issue.input === undefined ? 'is required' : undefined) });
       if (!parsed.success) {
-        const problems = parsed.error.issues.map((issue) =>
-          issue.path.length > 0 ? `--${String(issue.path[0])} ${issue.message}` : issue.message,
-        );
+        const problems = parsed.error.issues.map((issue) => (issue.path.length > 0 ? `--${String(issue.path[0])} ${issue.message}` : issue.message));
         throw usageError(problems.join('; '));
       }
       return (dependencies) => spec.run(dependencies, parsed.data);
@@ -269,7 +263,7 @@ const COMMAND_LIST: readonly CommandDefinition[] = [
       mode: { value: 'test|live', description: "the key's mode; the first test key also creates the organisation's test bank account" },
       name: { value: 'NAME', description: 'a name to tell keys apart (1 to 100 characters)' },
       permission: { value: API_KEY_PERMISSIONS.join('|'), description: 'what the key may do (default read_write)' },
-      'bank-account': { value: 'BA', description: "live keys only: limits the key to this live account of the organisation (ba_…)" },
+      'bank-account': { value: 'BA', description: 'live keys only: limits the key to this live account of the organisation (ba_…)' },
     },
     run: ({ prisma }, flags) =>
       issueApiKey(prisma, {
@@ -319,7 +313,8 @@ const COMMAND_LIST: readonly CommandDefinition[] = [
       email: { value: 'EMAIL', description: 'the address they log in with (unique across organisations)' },
       role: { value: USER_ROLES.join('|'), description: 'what they may do in the console' },
     },
-    run: ({ prisma, clock, publicBaseUrl }, flags) => addUser(prisma, { organisationId: flags.org, email: flags.email, role: flags.role }, publicBaseUrl, clock),
+    run: ({ prisma, clock, publicBaseUrl }, flags) =>
+      addUser(prisma, { organisationId: flags.org, email: flags.email, role: flags.role }, publicBaseUrl, clock),
   }),
   command('user get', {
     summary: 'Prints one console user: whether a password and a second factor are set, never either.',
@@ -334,7 +329,7 @@ const COMMAND_LIST: readonly CommandDefinition[] = [
     run: ({ prisma }, flags) => listUsers(prisma, flags.org === undefined ? {} : { organisationId: flags.org }, pageOf(flags)),
   }),
   command('bank-account add', {
-    summary: "Adds a live bank account to an organisation (a test account comes with the first test key).",
+    summary: 'Adds a live bank account to an organisation (a test account comes with the first test key).',
     flags: z.strictObject({
       org: organisationId,
       mode: z.literal('live', {
@@ -393,7 +388,7 @@ const COMMAND_LIST: readonly CommandDefinition[] = [
       ),
   }),
   command('adapter create', {
-    summary: "Creates a bank adapter bound to live accounts and prints its signing secret, this once (it is stored sealed).",
+    summary: 'Creates a bank adapter bound to live accounts and prints its signing secret, this once (it is stored sealed).',
     flags: z.strictObject({ name: text(100), 'bank-account': bankAccountIds }),
     help: {
       name: { value: 'NAME', description: 'a name to tell adapters apart (1 to 100 characters)' },
@@ -498,10 +493,7 @@ const COMMAND_LIST: readonly CommandDefinition[] = [
       org: organisationId,
       mode,
       amount: amountText,
-      'payer-name': acceptedBy(
-        CreateOrderRequest.shape.payer_name,
-        `must be at most ${LIMITS.payerNameMax} characters and not empty or only spaces`,
-      ),
+      'payer-name': acceptedBy(CreateOrderRequest.shape.payer_name, `must be at most ${LIMITS.payerNameMax} characters and not empty or only spaces`),
       'external-id': acceptedBy(CreateOrderRequest.shape.external_id, `must be 1 to ${LIMITS.externalIdMax} characters`),
       'item-name': acceptedBy(CreateOrderRequest.shape.item_name, `must be 1 to ${LIMITS.itemNameMax} characters`),
       'bank-account': BankAccountId.optional(),

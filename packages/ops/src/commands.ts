@@ -1,14 +1,4 @@
-import {
-  AppError,
-  MODES,
-  newId,
-  type AccountType,
-  type ApiKeyPermission,
-  type MatchingRule,
-  type Mode,
-  type Settings,
-  type UserRole,
-} from '@pmatch/contracts';
+import { AppError, MODES, newId, type AccountType, type ApiKeyPermission, type MatchingRule, type Mode, type Settings, type UserRole } from '@pmatch/contracts';
 import { insertApiKey, insertUser, passwordSetupUrl, settingsView, type Db, type OrganisationRow, type PrismaClient, type Tx } from '@pmatch/db';
 import { systemClock, type Clock } from '@pmatch/platform';
 import { alreadyExists } from './failures';
@@ -106,7 +96,12 @@ export interface AddLiveBankAccountInput {
 export async function addLiveBankAccount(prisma: PrismaClient, input: AddLiveBankAccountInput): Promise<OperatorBankAccountView> {
   const account = await prisma.$transaction(async (tx) => {
     const organisation = await findOrganisation(tx, input.organisationId);
-    const identity = { bankCode: input.bankCode, branchCode: input.branchCode, accountType: input.accountType ?? 'ordinary', accountNumber: input.accountNumber };
+    const identity = {
+      bankCode: input.bankCode,
+      branchCode: input.branchCode,
+      accountType: input.accountType ?? 'ordinary',
+      accountNumber: input.accountNumber,
+    };
     // The same account twice would make every order without bank_account_id ambiguous.
     const existing = await tx.bankAccount.findFirst({ where: { organisationId: organisation.id, mode: 'live', ...identity } });
     if (existing !== null) {

@@ -61,11 +61,7 @@ export function failureOf(error: unknown): { exitCode: number; body: FailureBody
     return failure(EXIT_CODES.failed, 'database_error', `database error: ${lastLine((error as Error).message)}`);
   }
   // Not the operator's mistake (a bug): still one line, marked as such.
-  return failure(
-    EXIT_CODES.failed,
-    'internal_error',
-    `unexpected error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-  );
+  return failure(EXIT_CODES.failed, 'internal_error', `unexpected error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
 }
 
 function exitCodeOfStatus(status: number): number {

@@ -36,11 +36,7 @@ export interface ListView<Item> {
 const OLDEST_FIRST = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 
 /** The rows after the cursor in OLDEST_FIRST order; a cursor that names nothing is an error. */
-async function afterCursor(
-  page: Page,
-  createdAtOf: (id: string) => Promise<{ createdAt: Date } | null>,
-  what: string,
-): Promise<object> {
+async function afterCursor(page: Page, createdAtOf: (id: string) => Promise<{ createdAt: Date } | null>, what: string): Promise<object> {
   if (page.startingAfter === undefined) return {};
   const cursor = await createdAtOf(page.startingAfter);
   if (cursor === null) throw new AppError('resource_missing', `${what} ${page.startingAfter} does not exist`, { param: 'starting-after' });

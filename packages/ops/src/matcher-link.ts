@@ -33,7 +33,11 @@ export class LazyMatcherLink implements MatcherLink {
     }
     if (!reply.ok) {
       const refusal = fromWireError(reply.error);
-      throw new AppError(refusal.code, `the matcher refused (${refusal.code}): ${refusal.message}`, refusal.param === undefined ? {} : { param: refusal.param });
+      throw new AppError(
+        refusal.code,
+        `the matcher refused (${refusal.code}): ${refusal.message}`,
+        refusal.param === undefined ? {} : { param: refusal.param },
+      );
     }
     return reply.order;
   }

@@ -29,15 +29,17 @@ export async function resealSecrets(prisma: PrismaClient, secretBox: SecretBox):
       secretBox,
       'bank_adapter',
       await prisma.bankAdapter.findMany({ select: { id: true, secretEncrypted: true }, orderBy: { id: 'asc' } }),
-      async (id, before, after) => (await prisma.bankAdapter.updateMany({ where: { id, secretEncrypted: before }, data: { secretEncrypted: after } })).count === 1,
+      async (id, before, after) =>
+        (await prisma.bankAdapter.updateMany({ where: { id, secretEncrypted: before }, data: { secretEncrypted: after } })).count === 1,
     ),
     users: await resealRows(
       secretBox,
       'user_totp',
-      (await prisma.user.findMany({ where: { totpSecretEncrypted: { not: null } }, select: { id: true, totpSecretEncrypted: true }, orderBy: { id: 'asc' } })).map(
-        (u) => ({ id: u.id, secretEncrypted: u.totpSecretEncrypted! }),
-      ),
-      async (id, before, after) => (await prisma.user.updateMany({ where: { id, totpSecretEncrypted: before }, data: { totpSecretEncrypted: after } })).count === 1,
+      (
+        await prisma.user.findMany({ where: { totpSecretEncrypted: { not: null } }, select: { id: true, totpSecretEncrypted: true }, orderBy: { id: 'asc' } })
+      ).map((u) => ({ id: u.id, secretEncrypted: u.totpSecretEncrypted! })),
+      async (id, before, after) =>
+        (await prisma.user.updateMany({ where: { id, totpSecretEncrypted: before }, data: { totpSecretEncrypted: after } })).count === 1,
     ),
   };
 }

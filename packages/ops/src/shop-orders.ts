@@ -26,12 +26,7 @@ export interface CreateShopOrderInput {
   metadata?: Record<string, string>;
 }
 
-export async function createShopOrder(
-  prisma: PrismaClient,
-  input: CreateShopOrderInput,
-  publicBaseUrl: string,
-  clock: Clock = systemClock,
-): Promise<Order> {
+export async function createShopOrder(prisma: PrismaClient, input: CreateShopOrderInput, publicBaseUrl: string, clock: Clock = systemClock): Promise<Order> {
   const now = clock.now();
   const { orderedAt, expiresAt } = orderTimes(input, now);
   const organisation = await findOrganisation(prisma, input.organisationId);

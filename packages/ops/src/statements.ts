@@ -24,20 +24,27 @@ export async function importStatementFile(
     throw new AppError('parameter_invalid', `cannot read ${input.file}`, { param: 'file' });
   });
   return importStatement(
-      { database },
-      {
-        read: () => createReadStream(input.file, { highWaterMark: 256 * 1024 }),
-        ...(input.format === undefined ? {} : { format: input.format }),
-        accountOf: async (named: StatementAccount, line: number) => {
-          const account = accounts.find(
-            (a) => a.bankCode === named.bankCode && a.branchCode === named.branchCode && a.accountType === named.accountType && a.accountNumber === named.accountNumber,
+    { database },
+    {
+      read: () => createReadStream(input.file, { highWaterMark: 256 * 1024 }),
+      ...(input.format === undefined ? {} : { format: input.format }),
+      accountOf: async (named: StatementAccount, line: number) => {
+        const account = accounts.find(
+          (a) =>
+            a.bankCode === named.bankCode &&
+            a.branchCode === named.branchCode &&
+            a.accountType === named.accountType &&
+            a.accountNumber === named.accountNumber,
+        );
+        if (account === undefined) {
+          throw new AppError(
+            'account_not_allowed',
+            `record ${line} names account ${named.bankCode}-${named.branchCode} ${named.accountType} ${named.accountNumber}, which no --bank-account is; nothing was stored`,
           );
-          if (account === undefined) {
-            throw new AppError('account_not_allowed', `record ${line} names account ${named.bankCode}-${named.branchCode} ${named.accountType} ${named.accountNumber}, which no --bank-account is; nothing was stored`);
-          }
-          return { ...account, mode: 'live', accountType: named.accountType };
-        },
-        receivedAt: clock.now(),
+        }
+        return { ...account, mode: 'live', accountType: named.accountType };
       },
-    );
+      receivedAt: clock.now(),
+    },
+  );
 }

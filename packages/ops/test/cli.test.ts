@@ -138,8 +138,18 @@ describe('key issue', () => {
     const accountId = await addLiveBankAccount(organisationId, '7654321');
 
     const issued = await ops(
-      'key', 'issue', '--org', organisationId, '--mode', 'live', '--name', 'one account', '--permission', 'read_only',
-      '--bank-account', accountId,
+      'key',
+      'issue',
+      '--org',
+      organisationId,
+      '--mode',
+      'live',
+      '--name',
+      'one account',
+      '--permission',
+      'read_only',
+      '--bank-account',
+      accountId,
     );
 
     expect(issued).toMatchObject({ mode: 'live', permission: 'read_only', bank_account_id: accountId });
@@ -168,9 +178,24 @@ describe('bank-account add', () => {
     const organisationId = await createOrganisation();
 
     const account = await ops(
-      'bank-account', 'add', '--org', organisationId, '--mode', 'live',
-      '--bank-code', '0001', '--branch-code', '001', '--account-number', '1234567', '--holder-name', 'ｱｸﾒ(ｶ',
-      '--bank-name', 'みずほ銀行', '--branch-name', '本店',
+      'bank-account',
+      'add',
+      '--org',
+      organisationId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '001',
+      '--account-number',
+      '1234567',
+      '--holder-name',
+      'ｱｸﾒ(ｶ',
+      '--bank-name',
+      'みずほ銀行',
+      '--branch-name',
+      '本店',
     );
 
     expect(account).toEqual({
@@ -200,8 +225,13 @@ describe('bank adapters', () => {
     const adapter = await ops('adapter', 'create', '--name', 'zengin-gateway', '--bank-account', accounts[0]!, '--bank-account', accounts[1]!);
 
     expect(adapter).toEqual({
-      id: expect.stringMatching(/^adp_/), object: 'bank_adapter', name: 'zengin-gateway', secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
-      bank_account_ids: [...accounts].sort(), created_at: expect.any(String), revoked_at: null,
+      id: expect.stringMatching(/^adp_/),
+      object: 'bank_adapter',
+      name: 'zengin-gateway',
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+      bank_account_ids: [...accounts].sort(),
+      created_at: expect.any(String),
+      revoked_at: null,
     });
     const row = await prisma.bankAdapter.findUniqueOrThrow({ where: { id: String(adapter.id) }, include: { accounts: true } });
     expect(row.name).toBe('zengin-gateway');
@@ -249,8 +279,16 @@ describe('settings set', () => {
     const organisationId = await createOrganisation();
 
     const settings = await ops(
-      'settings', 'set', '--org', organisationId, '--mode', 'live',
-      '--auto-confirm-late-orders', 'true', '--matching-rules', 'kana_width,truncated',
+      'settings',
+      'set',
+      '--org',
+      organisationId,
+      '--mode',
+      'live',
+      '--auto-confirm-late-orders',
+      'true',
+      '--matching-rules',
+      'kana_width,truncated',
     );
     const onlyRules = await ops('settings', 'set', '--org', organisationId, '--mode', 'live', '--matching-rules', '');
 
@@ -320,8 +358,20 @@ describe('list and get', () => {
     const organisationId = await createOrganisation('口座商店');
     await ops('key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k');
     const added = await ops(
-      'bank-account', 'add', '--org', organisationId, '--mode', 'live',
-      '--bank-code', '0001', '--branch-code', '001', '--account-number', '7777777', '--holder-name', 'ｺｳｻﾞ',
+      'bank-account',
+      'add',
+      '--org',
+      organisationId,
+      '--mode',
+      'live',
+      '--bank-code',
+      '0001',
+      '--branch-code',
+      '001',
+      '--account-number',
+      '7777777',
+      '--holder-name',
+      'ｺｳｻﾞ',
     );
 
     const got = await read('bank-account', 'get', '--bank-account', String(added.id));
@@ -432,20 +482,129 @@ describe('invalid input', () => {
     ['a positional argument', () => ['adapter', 'create', 'extra', '--name', 'a'], 2],
     ['an adapter without a bank account', () => ['adapter', 'create', '--name', 'a'], 2],
     ['an adapter for a test bank account', () => ['adapter', 'create', '--name', 'a', '--bank-account', 'ba_AAAAAAAAAAAAAAAAAAAAAAAA'], 2],
-    ['an adapter bound twice to one account', () => ['adapter', 'create', '--name', 'a', '--bank-account', otherOrganisationsLiveAccountId, '--bank-account', otherOrganisationsLiveAccountId], 2],
-    ['a bad account type', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-type', 'futsu', '--account-number', '1234567', '--holder-name', 'X'], 2],
+    [
+      'an adapter bound twice to one account',
+      () => ['adapter', 'create', '--name', 'a', '--bank-account', otherOrganisationsLiveAccountId, '--bank-account', otherOrganisationsLiveAccountId],
+      2,
+    ],
+    [
+      'a bad account type',
+      () => [
+        'bank-account',
+        'add',
+        '--org',
+        organisationId,
+        '--mode',
+        'live',
+        '--bank-code',
+        '0001',
+        '--branch-code',
+        '001',
+        '--account-type',
+        'futsu',
+        '--account-number',
+        '1234567',
+        '--holder-name',
+        'X',
+      ],
+      2,
+    ],
     ['a bad mode', () => ['key', 'issue', '--org', organisationId, '--mode', 'production', '--name', 'k'], 2],
     ['a missing required flag', () => ['key', 'issue', '--org', organisationId, '--mode', 'test'], 2],
     ['a flag without its value', () => ['org', 'create', '--name', '--owner-email', 'a@example.com'], 2],
     ['a flag given twice', () => ['key', 'issue', '--org', organisationId, '--mode', 'live', '--mode', 'test', '--name', 'k'], 2],
     ['a bad permission', () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--permission', 'admin'], 2],
     ['an organisation that does not exist', () => ['key', 'issue', '--org', 'org_AAAAAAAAAAAAAAAAAAAAAAAA', '--mode', 'test', '--name', 'k'], 3],
-    ['--bank-account on a test key', () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId], 2],
-    ["--bank-account of another organisation's account", () => ['key', 'issue', '--org', organisationId, '--mode', 'live', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId], 2],
-    ['a bad bank code', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '01', '--branch-code', '001', '--account-number', '1234567', '--holder-name', 'X'], 2],
-    ['a bad account number', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'live', '--bank-code', '0001', '--branch-code', '001', '--account-number', '12345678', '--holder-name', 'X'], 2],
-    ['a test bank account', () => ['bank-account', 'add', '--org', organisationId, '--mode', 'test', '--bank-code', '0001', '--branch-code', '001', '--account-number', '1234567', '--holder-name', 'X'], 2],
-    ['an account the organisation already has', () => ['bank-account', 'add', '--org', otherOrganisationId, '--mode', 'live', '--bank-code', '0009', '--branch-code', '100', '--account-number', '1111111', '--holder-name', 'ｱｸﾒ(ｶ'], 4],
+    [
+      '--bank-account on a test key',
+      () => ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId],
+      2,
+    ],
+    [
+      "--bank-account of another organisation's account",
+      () => ['key', 'issue', '--org', organisationId, '--mode', 'live', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId],
+      2,
+    ],
+    [
+      'a bad bank code',
+      () => [
+        'bank-account',
+        'add',
+        '--org',
+        organisationId,
+        '--mode',
+        'live',
+        '--bank-code',
+        '01',
+        '--branch-code',
+        '001',
+        '--account-number',
+        '1234567',
+        '--holder-name',
+        'X',
+      ],
+      2,
+    ],
+    [
+      'a bad account number',
+      () => [
+        'bank-account',
+        'add',
+        '--org',
+        organisationId,
+        '--mode',
+        'live',
+        '--bank-code',
+        '0001',
+        '--branch-code',
+        '001',
+        '--account-number',
+        '12345678',
+        '--holder-name',
+        'X',
+      ],
+      2,
+    ],
+    [
+      'a test bank account',
+      () => [
+        'bank-account',
+        'add',
+        '--org',
+        organisationId,
+        '--mode',
+        'test',
+        '--bank-code',
+        '0001',
+        '--branch-code',
+        '001',
+        '--account-number',
+        '1234567',
+        '--holder-name',
+        'X',
+      ],
+      2,
+    ],
+    [
+      'an account the organisation already has',
+      () => [
+        'bank-account',
+        'add',
+        '--org',
+        otherOrganisationId,
+        '--mode',
+        'live',
+        '--bank-code',
+        '0009',
+        '--branch-code',
+        '100',
+        '--account-number',
+        '1111111',
+        '--holder-name',
+        'ｱｸﾒ(ｶ',
+      ],
+      4,
+    ],
     ['a malformed e-mail', () => ['org', 'create', '--name', 'n', '--owner-email', 'not-an-email'], 2],
     ['an unknown matching rule', () => ['settings', 'set', '--org', organisationId, '--mode', 'live', '--matching-rules', 'kana_width,fuzzy'], 2],
     ['a matching rule named twice', () => ['settings', 'set', '--org', organisationId, '--mode', 'live', '--matching-rules', 'decorated,decorated'], 2],
@@ -469,9 +628,24 @@ describe('invalid input', () => {
   });
 
   test('when --bank-account is given on a test key, then the message says it is for live keys only', async () => {
-    const run = await runOps(db.url, ['key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId]);
+    const run = await runOps(db.url, [
+      'key',
+      'issue',
+      '--org',
+      organisationId,
+      '--mode',
+      'test',
+      '--name',
+      'k',
+      '--bank-account',
+      otherOrganisationsLiveAccountId,
+    ]);
 
-    expect(expectFailure(run, 2)).toMatchObject({ code: 'parameter_invalid', param: 'bank-account', message: expect.stringContaining('--bank-account is only for live keys') });
+    expect(expectFailure(run, 2)).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'bank-account',
+      message: expect.stringContaining('--bank-account is only for live keys'),
+    });
   });
 
   test('when an unknown flag is given, then the message names it and shows the usage', async () => {

@@ -20,9 +20,7 @@ test('when several first test keys are issued at once, then they all succeed and
   const organisation = await createOrganisation(prisma, { name: '同時商店', ownerEmail: 'owner@example.com' });
 
   const keys = await Promise.all(
-    Array.from({ length: 6 }, (_, n) =>
-      issueApiKey(prisma, { organisationId: organisation.id, mode: 'test', name: `racer ${n}`, permission: 'read_write' }),
-    ),
+    Array.from({ length: 6 }, (_, n) => issueApiKey(prisma, { organisationId: organisation.id, mode: 'test', name: `racer ${n}`, permission: 'read_write' })),
   );
 
   expect(new Set(keys.map((key) => key.id)).size).toBe(6);

@@ -59,7 +59,11 @@ export function expectFailure(run: OpsRun, exitCode: number): OpsFailure {
   expect(run.stderr).toMatch(/^[^\n]+\n$/);
   const body = JSON.parse(run.stderr) as { error: OpsFailure };
   expect(Object.keys(body)).toEqual(['error']);
-  expect(body.error).toEqual({ code: expect.any(String), message: expect.any(String), ...(body.error.param === undefined ? {} : { param: expect.any(String) }) });
+  expect(body.error).toEqual({
+    code: expect.any(String),
+    message: expect.any(String),
+    ...(body.error.param === undefined ? {} : { param: expect.any(String) }),
+  });
   expect(body.error.message).not.toMatch(/\n|\s+at \S+ \(/);
   return body.error;
 }

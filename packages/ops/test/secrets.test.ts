@@ -36,7 +36,12 @@ test('when secrets are resealed under a new SECRETS_KEY, then every webhook, ada
   const old = new SecretBox(OLD_KEY);
   const organisationId = (await commands.createOrganisation(prisma, { name: 'Shop', ownerEmail: 'owner@example.com' })).id;
   const account = await commands.addLiveBankAccount(prisma, {
-    organisationId, bankCode: '0009', branchCode: '100', accountType: 'ordinary', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ',
+    organisationId,
+    bankCode: '0009',
+    branchCode: '100',
+    accountType: 'ordinary',
+    accountNumber: '1234567',
+    holderName: 'ｼﾖﾂﾌﾟ',
   });
   const opsAs = (key: string, args: string[], env: Record<string, string> = {}) =>
     runOpsOk(databaseUrlAs(db.url, DATABASE_ROLE.ops), args, { SECRETS_KEY: key, ...env });
@@ -46,7 +51,11 @@ test('when secrets are resealed under a new SECRETS_KEY, then every webhook, ada
     const secret = newSigningSecret();
     await prisma.webhookEndpoint.create({
       data: {
-        id, organisationId, mode: 'live', url: 'https://shop.example/hooks', secretEncrypted: sealed(id, secret),
+        id,
+        organisationId,
+        mode: 'live',
+        url: 'https://shop.example/hooks',
+        secretEncrypted: sealed(id, secret),
         previousSecrets: replaced.map((r) => ({ secret_encrypted: old.seal(r, { kind: 'webhook_endpoint', id }), expires_at: '2026-11-30T00:00:00.000Z' })),
       },
     });
@@ -57,7 +66,15 @@ test('when secrets are resealed under a new SECRETS_KEY, then every webhook, ada
   const adapterRow = await prisma.bankAdapter.findUniqueOrThrow({ where: { id: String(adapter.id) } });
   const copied = await endpoint(() => adapterRow.secretEncrypted);
   const userId = newId('user');
-  await prisma.user.create({ data: { id: userId, organisationId, email: 'clerk@shop.example', role: 'admin', totpSecretEncrypted: old.seal('JBSWY3DPEHPK3PXP', { kind: 'user_totp', id: userId }) } });
+  await prisma.user.create({
+    data: {
+      id: userId,
+      organisationId,
+      email: 'clerk@shop.example',
+      role: 'admin',
+      totpSecretEncrypted: old.seal('JBSWY3DPEHPK3PXP', { kind: 'user_totp', id: userId }),
+    },
+  });
 
   const first = await opsAs(NEW_KEY, ['secrets', 'reseal'], { SECRETS_KEYS_OLD: OLD_KEY });
   const second = await opsAs(NEW_KEY, ['secrets', 'reseal'], { SECRETS_KEYS_OLD: OLD_KEY });
@@ -75,7 +92,9 @@ test('when secrets are resealed under a new SECRETS_KEY, then every webhook, ada
   const newOnly = new SecretBox(NEW_KEY);
   for (const e of [bound, legacy]) {
     const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: e.id } });
-    const previous = (row.previousSecrets as { secret_encrypted: string }[]).map((p) => newOnly.open(p.secret_encrypted, { kind: 'webhook_endpoint', id: e.id }));
+    const previous = (row.previousSecrets as { secret_encrypted: string }[]).map((p) =>
+      newOnly.open(p.secret_encrypted, { kind: 'webhook_endpoint', id: e.id }),
+    );
     expect({ secret: newOnly.open(row.secretEncrypted, { kind: 'webhook_endpoint', id: e.id }), previous }).toEqual({ secret: e.secret, previous: e.replaced });
   }
   const resealedAdapter = await prisma.bankAdapter.findUniqueOrThrow({ where: { id: adapterRow.id } });

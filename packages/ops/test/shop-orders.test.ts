@@ -219,10 +219,22 @@ describe('shop-order create with invalid input', () => {
     ['an external id of 256 characters', () => shopOrderArgs(organisationId, { 'external-id': 'x'.repeat(256) }), '--external-id must be 1 to 255 characters'],
     ['an empty item name', () => shopOrderArgs(organisationId, { 'item-name': '' }), '--item-name must be 1 to 255 characters'],
     ['an item name of 256 characters', () => shopOrderArgs(organisationId, { 'item-name': 'x'.repeat(256) }), '--item-name'],
-    ['ordered-at without an offset', () => shopOrderArgs(organisationId, { 'ordered-at': '2026-01-05T09:00:00' }), '--ordered-at must be an RFC 3339 timestamp with an offset'],
-    ['ordered-at more than 5 minutes ahead', () => shopOrderArgs(organisationId, { 'ordered-at': inMinutes(6) }), 'ordered_at may be at most 5 minutes in the future'],
+    [
+      'ordered-at without an offset',
+      () => shopOrderArgs(organisationId, { 'ordered-at': '2026-01-05T09:00:00' }),
+      '--ordered-at must be an RFC 3339 timestamp with an offset',
+    ],
+    [
+      'ordered-at more than 5 minutes ahead',
+      () => shopOrderArgs(organisationId, { 'ordered-at': inMinutes(6) }),
+      'ordered_at may be at most 5 minutes in the future',
+    ],
     ['expires-at in the past', () => shopOrderArgs(organisationId, { 'expires-at': inMinutes(-1) }), 'expires_at must be in the future and after ordered_at'],
-    ['expires-at before ordered-at', () => shopOrderArgs(organisationId, { 'ordered-at': inMinutes(4), 'expires-at': inMinutes(3) }), 'expires_at must be in the future and after ordered_at'],
+    [
+      'expires-at before ordered-at',
+      () => shopOrderArgs(organisationId, { 'ordered-at': inMinutes(4), 'expires-at': inMinutes(3) }),
+      'expires_at must be in the future and after ordered_at',
+    ],
     ['metadata that is not JSON', () => shopOrderArgs(organisationId, { metadata: '{a:1}' }), '--metadata must be a JSON object of string values'],
     ['metadata that is an array', () => shopOrderArgs(organisationId, { metadata: '["a"]' }), '--metadata must be a JSON object'],
     ['metadata with a number value', () => shopOrderArgs(organisationId, { metadata: '{"a":1}' }), '--metadata'],
@@ -230,10 +242,18 @@ describe('shop-order create with invalid input', () => {
     ['no amount', () => shopOrderArgs(organisationId, { amount: undefined }), '--amount is required'],
     ['a bad mode', () => shopOrderArgs(organisationId, { mode: 'production' }), '--mode must be one of test, live'],
     ['an organisation that does not exist', () => shopOrderArgs('org_AAAAAAAAAAAAAAAAAAAAAAAA'), 'organisation org_AAAAAAAAAAAAAAAAAAAAAAAA does not exist', 3],
-    ["another organisation's bank account", () => shopOrderArgs(organisationId, { 'bank-account': otherTestAccountId }), 'is not a test bank account of organisation'],
+    [
+      "another organisation's bank account",
+      () => shopOrderArgs(organisationId, { 'bank-account': otherTestAccountId }),
+      'is not a test bank account of organisation',
+    ],
     ['a live account for a test order', () => shopOrderArgs(organisationId, { 'bank-account': liveAccountId }), 'is not a test bank account of organisation'],
     ['no account in the mode', () => shopOrderArgs(otherOrganisationId, { mode: 'live' }), 'has no live bank account: add one with ops bank-account add'],
-    ['several accounts and none chosen', () => shopOrderArgs(twoLiveAccountsOrganisationId, { mode: 'live' }), 'has 2 live bank accounts; say which with --bank-account'],
+    [
+      'several accounts and none chosen',
+      () => shopOrderArgs(twoLiveAccountsOrganisationId, { mode: 'live' }),
+      'has 2 live bank accounts; say which with --bank-account',
+    ],
     ['an unknown flag', () => shopOrderArgs(organisationId, { source: 'api' }), 'usage: ops shop-order create'],
   ];
 
@@ -395,17 +415,25 @@ describe('shop-order pay', () => {
     ['no order', ['shop-order', 'pay'], '--order is required', 2],
     ['a malformed order id', ['shop-order', 'pay', '--order', 'txn_AAAAAAAAAAAAAAAAAAAAAAAA'], '--order must be an id like ord_…', 2],
     ['an order that does not exist', ['shop-order', 'pay', '--order', 'ord_AAAAAAAAAAAAAAAAAAAAAAAA'], 'order ord_AAAAAAAAAAAAAAAAAAAAAAAA does not exist', 3],
-    ['paid-at without an offset', ['shop-order', 'pay', '--order', 'ord_AAAAAAAAAAAAAAAAAAAAAAAA', '--paid-at', '2026-11-22 10:00'], '--paid-at must be an RFC 3339 timestamp', 2],
+    [
+      'paid-at without an offset',
+      ['shop-order', 'pay', '--order', 'ord_AAAAAAAAAAAAAAAAAAAAAAAA', '--paid-at', '2026-11-22 10:00'],
+      '--paid-at must be an RFC 3339 timestamp',
+      2,
+    ],
   ];
 
-  test.each(invalid)('when given %s, then it exits non-zero with a JSON error, without asking the broker, and writes nothing', async (_, args, message, exitCode) => {
-    const before = await orderRows();
+  test.each(invalid)(
+    'when given %s, then it exits non-zero with a JSON error, without asking the broker, and writes nothing',
+    async (_, args, message, exitCode) => {
+      const before = await orderRows();
 
-    const run = await opsRun(args);
+      const run = await opsRun(args);
 
-    expect(expectFailure(run, exitCode).message).toContain(message);
-    expect(await orderRows()).toEqual(before);
-  });
+      expect(expectFailure(run, exitCode).message).toContain(message);
+      expect(await orderRows()).toEqual(before);
+    },
+  );
 });
 
 describe('commands that do not talk to the matcher', () => {

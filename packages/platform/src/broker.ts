@@ -84,12 +84,7 @@ export class Broker {
     private readonly logger: Logger,
   ) {}
 
-  static async connect(
-    url: string,
-    prefix: string,
-    logger: Logger,
-    onConnectionLost: (error: Error) => void = () => undefined,
-  ): Promise<Broker> {
+  static async connect(url: string, prefix: string, logger: Logger, onConnectionLost: (error: Error) => void = () => undefined): Promise<Broker> {
     const connection = await amqp.connect(url, { clientProperties: { connection_name: prefix || 'pmatch' } });
     const publisher = await connection.createConfirmChannel();
     const broker = new Broker(connection, publisher, prefix, logger);
@@ -143,12 +138,7 @@ export class Broker {
   }
 
   /** Publishes and resolves once the broker has taken responsibility for the message. */
-  async publish(
-    exchange: string,
-    routingKey: string,
-    body: unknown,
-    options: { messageId: string; headers?: Record<string, unknown> },
-  ): Promise<void> {
+  async publish(exchange: string, routingKey: string, body: unknown, options: { messageId: string; headers?: Record<string, unknown> }): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       this.publisher.publish(
         exchange === '' ? '' : this.name(exchange),
@@ -161,9 +151,7 @@ export class Broker {
   }
 
   /** Publishes a batch and waits for every confirm at once: the outbox relay's fast path. */
-  async publishBatch(
-    messages: { exchange: string; routingKey: string; body: unknown; messageId: string; traceparent?: string }[],
-  ): Promise<void> {
+  async publishBatch(messages: { exchange: string; routingKey: string; body: unknown; messageId: string; traceparent?: string }[]): Promise<void> {
     for (const m of messages) {
       this.publisher.publish(this.name(m.exchange), m.routingKey, Buffer.from(JSON.stringify(m.body)), {
         persistent: true,

@@ -51,7 +51,10 @@ export const BaseConfig = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   RABBITMQ_URL: z.url().default('amqp://guest:guest@127.0.0.1:5672'),
   /** Prefix of every exchange and queue name, so tests can share one broker without crosstalk. */
-  AMQP_PREFIX: z.string().regex(/^[a-z0-9_.-]*$/).default(''),
+  AMQP_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_.-]*$/)
+    .default(''),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z.string().default('pmatch:'),
   PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
@@ -64,7 +67,12 @@ export const BaseConfig = z.object({
   SECRETS_KEYS_OLD: z
     .string()
     .default('')
-    .transform((text) => text.split(',').map((key) => key.trim()).filter((key) => key !== ''))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((key) => key.trim())
+        .filter((key) => key !== ''),
+    )
     .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(200),
   TRUST_PROXY: TrustProxySetting,

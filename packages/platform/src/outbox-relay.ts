@@ -169,7 +169,13 @@ export class OutboxRelay implements OutboxPublisher {
     const messageIds = messages.map((m) => m.messageId);
     try {
       await this.broker.publishBatch(
-        messages.map((m) => ({ exchange: m.exchange, routingKey: m.routingKey, body: m.payload, messageId: m.messageId, ...(m.traceparent === undefined ? {} : { traceparent: m.traceparent }) })),
+        messages.map((m) => ({
+          exchange: m.exchange,
+          routingKey: m.routingKey,
+          body: m.payload,
+          messageId: m.messageId,
+          ...(m.traceparent === undefined ? {} : { traceparent: m.traceparent }),
+        })),
       );
     } catch (error) {
       // Unconfirmed: hand the rows back at once rather than after the lease (best effort; the lease is the fallback).

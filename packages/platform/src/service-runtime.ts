@@ -178,7 +178,12 @@ export class ServiceRuntime {
     finishHttpApp(this.http, this.logger);
     const limits = httpServerLimits(this.options.config);
     this.server = await listen(this.http, this.options.port, undefined, limits);
-    this.adminServer = await listen(createAdminApp({ logger: this.logger, metrics: this.metrics, readiness: this.readiness }), this.options.adminPort, undefined, limits);
+    this.adminServer = await listen(
+      createAdminApp({ logger: this.logger, metrics: this.metrics, readiness: this.readiness }),
+      this.options.adminPort,
+      undefined,
+      limits,
+    );
     const { port } = this.server.address() as AddressInfo;
     const { port: adminPort } = this.adminServer.address() as AddressInfo;
     this.logger.info({ port, adminPort }, `${this.options.name} listening`);

@@ -15,8 +15,7 @@ import { z } from 'zod';
 /** All addresses a host name resolves to, as the system resolver answers (A and AAAA). */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
 
-export const resolveWithSystem: ResolveHost = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((answer) => answer.address);
+export const resolveWithSystem: ResolveHost = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((answer) => answer.address);
 
 export interface CancellableResolverOptions {
   /** Name servers (`1.2.3.4`, `1.2.3.4:53`, `[2001:db8::1]:53`); none: the system's (resolv.conf). */
@@ -82,7 +81,10 @@ export const AllowedCidrsSetting = z
   .string()
   .default('')
   .transform((text, ctx) => {
-    const cidrs = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const cidrs = text
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     for (const cidr of cidrs) {
       try {
         ipaddr.parseCIDR(cidr);
@@ -131,13 +133,11 @@ export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
  * merchants (the API's 400 and the delivery log), who must not learn our internal DNS from them.
  * The addresses go into the error's cause, for our own logs only.
  */
-export async function vetHost(
-  hostname: string,
-  policy: AddressPolicy,
-  resolve: ResolveHost,
-  options: { lookupTimeoutMs?: number } = {},
-): Promise<string[]> {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+export async function vetHost(hostname: string, policy: AddressPolicy, resolve: ResolveHost, options: { lookupTimeoutMs?: number } = {}): Promise<string[]> {
+  const host = hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) throw notAllowed(`${host} is this machine; webhook URLs must be public.`);
   const notPublic = (cause: unknown) => notAllowed(`${host} does not resolve to a public address; webhook URLs must reach the public internet.`, cause);
   if (isIP(host) !== 0) {
@@ -171,12 +171,7 @@ async function resolveWithin(host: string, resolve: ResolveHost, timeoutMs: numb
 }
 
 /** A webhook URL as registered: https only, no credentials, and a host that passes `vetHost`. */
-export async function vetWebhookUrl(
-  text: string,
-  policy: AddressPolicy,
-  resolve: ResolveHost,
-  options: { lookupTimeoutMs?: number } = {},
-): Promise<URL> {
+export async function vetWebhookUrl(text: string, policy: AddressPolicy, resolve: ResolveHost, options: { lookupTimeoutMs?: number } = {}): Promise<URL> {
   let url: URL;
   try {
     url = new URL(text);

@@ -2,7 +2,16 @@ import type { NextFunction, Request, Response } from 'express';
 import { TRACEPARENT_HEADER, continueTrace, runInTrace } from '@pmatch/db';
 import type { Logger } from './logger';
 
-export { TRACEPARENT_HEADER, continueTrace, currentTrace, currentTraceparent, formatTraceparent, parseTraceparent, runInTrace, type TraceContext } from '@pmatch/db';
+export {
+  TRACEPARENT_HEADER,
+  continueTrace,
+  currentTrace,
+  currentTraceparent,
+  formatTraceparent,
+  parseTraceparent,
+  runInTrace,
+  type TraceContext,
+} from '@pmatch/db';
 
 /**
  * Each request runs as a span of the trace its `traceparent` header names (a new trace without

@@ -3,7 +3,18 @@ import { request } from 'node:http';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { REDIS_URL, uniqueName } from '@pmatch/testkit';
-import { BaseConfig, RateLimiter, addressLimit, clientAddress, createHttpApp, createLogger, finishHttpApp, limitedRequestsCounter, listen, loadConfig } from '../src';
+import {
+  BaseConfig,
+  RateLimiter,
+  addressLimit,
+  clientAddress,
+  createHttpApp,
+  createLogger,
+  finishHttpApp,
+  limitedRequestsCounter,
+  listen,
+  loadConfig,
+} from '../src';
 
 /**
  * Limits per client address in front of routes (addresses are loopback aliases: Linux answers on
@@ -20,7 +31,15 @@ interface Answer {
 function send(port: number, path: string, options: { from?: string; headers?: Record<string, string>; method?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers ?? {}, localAddress: options.from ?? '127.0.0.1', agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        localAddress: options.from ?? '127.0.0.1',
+        agent: false,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -76,7 +95,9 @@ test('when an address spends its allowance of refusals, then its next requests a
   expect(refused.status).toBe(429);
   expect(Number(refused.headers['retry-after'])).toBeGreaterThan(90);
   expect(refused.headers.connection).toBe('close');
-  expect(JSON.parse(refused.body)).toEqual({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'too many', request_id: refused.headers['request-id'] } });
+  expect(JSON.parse(refused.body)).toEqual({
+    error: { type: 'rate_limit_error', code: 'rate_limited', message: 'too many', request_id: refused.headers['request-id'] },
+  });
   expect(handled.count).toBe(before);
   expect((await send(port, '/refusals/known', { from: '127.0.0.3' })).status).toBe(200);
   expect((await send(port, '/refusals/nothing', { from: '127.0.0.3' })).status).toBe(404);

@@ -1,5 +1,15 @@
 import { EXCHANGES, QUEUES, ROUTING_KEYS, TransactionId } from '@pmatch/contracts';
-import { createDatabase, enqueue, outboxInsert, outboxValues, statement, type Database, type LeasedMessage, type OutboxValues, type PrismaClient } from '@pmatch/db';
+import {
+  createDatabase,
+  enqueue,
+  outboxInsert,
+  outboxValues,
+  statement,
+  type Database,
+  type LeasedMessage,
+  type OutboxValues,
+  type PrismaClient,
+} from '@pmatch/db';
 import { PLAN_CACHE_MODES, RABBITMQ_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import amqp from 'amqplib';
 import { z } from 'zod';
@@ -61,11 +71,13 @@ describe('outbox relay', () => {
     const stop = await broker.consume(QUEUES.matcherDeposits, Message, async (d) => void seen.push(d.messageId), { prefetch: 100 });
     const relays = [new OutboxRelay(database, broker, logger, 10_000), new OutboxRelay(database, broker, logger, 10_000)];
 
-    const published = await Promise.all(relays.map(async (relay) => {
-      let total = 0;
-      for (let n = await relay.publishBatch(); n > 0; n = await relay.publishBatch()) total += n;
-      return total;
-    }));
+    const published = await Promise.all(
+      relays.map(async (relay) => {
+        let total = 0;
+        for (let n = await relay.publishBatch(); n > 0; n = await relay.publishBatch()) total += n;
+        return total;
+      }),
+    );
 
     expect(published[0]! + published[1]!).toBe(count);
     await waitFor(() => (seen.length >= count ? true : undefined), { what: 'all messages consumed' });
@@ -138,7 +150,11 @@ describe('outbox relay', () => {
     await expect(new OutboxRelay(database, closedBroker, logger, 10_000).publishBatch()).rejects.toThrow();
 
     const rows = await prisma.outbox.findMany({ where: { messageId: { startsWith: 'unconfirmed-' } } });
-    expect(rows.map((r) => [r.publishedAt, r.leasedUntil])).toEqual([[null, null], [null, null], [null, null]]);
+    expect(rows.map((r) => [r.publishedAt, r.leasedUntil])).toEqual([
+      [null, null],
+      [null, null],
+      [null, null],
+    ]);
     expect(await new OutboxRelay(database, broker, logger, 10_000).publishBatch()).toBe(3);
     expect(await unpublished('unconfirmed')).toEqual([]);
     expect(await queuedMessageIds()).toEqual(['unconfirmed-0', 'unconfirmed-1', 'unconfirmed-2']);
@@ -166,7 +182,12 @@ describe('outbox relay', () => {
 describe('outbox relay: rows handed over by their writer', () => {
   const insertLeased = statement<OutboxValues>('test.insert_outbox_leased', (p) => outboxInsert(p, undefined, { leased: true }));
   const leasedMessages = (prefix: string, count: number): LeasedMessage[] =>
-    Array.from({ length: count }, (_, i) => ({ exchange: EXCHANGES.bank, routingKey: ROUTING_KEYS.depositReceived, payload: body(i), messageId: `${prefix}-${i}` }));
+    Array.from({ length: count }, (_, i) => ({
+      exchange: EXCHANGES.bank,
+      routingKey: ROUTING_KEYS.depositReceived,
+      payload: body(i),
+      messageId: `${prefix}-${i}`,
+    }));
   /** What a writer does: insert the rows leased, in a statement of their own, and hand them over once it committed. */
   const writeLeased = async (messages: LeasedMessage[]) => void (await database.sql.count(insertLeased, outboxValues(messages)));
   const rowsOf = (prefix: string) => prisma.outbox.findMany({ where: { messageId: { startsWith: `${prefix}-` } }, orderBy: { id: 'asc' } });
@@ -231,7 +252,11 @@ describe('outbox relay: rows handed over by their writer', () => {
     await waitFor(async () => ((await rowsOf('refused')).every((r) => r.leasedUntil === null) ? true : undefined), { what: 'the leases released' });
     await relay.stop();
 
-    expect((await rowsOf('refused')).map((r) => [r.publishedAt, r.leasedUntil])).toEqual([[null, null], [null, null], [null, null]]);
+    expect((await rowsOf('refused')).map((r) => [r.publishedAt, r.leasedUntil])).toEqual([
+      [null, null],
+      [null, null],
+      [null, null],
+    ]);
     const seen: string[] = [];
     const stopConsuming = await consumeInto(seen);
     expect(await new OutboxRelay(database, broker, logger, 60_000).publishBatch()).toBe(3);
@@ -364,10 +389,13 @@ describe('consumer', () => {
 
     await broker.publish(EXCHANGES.bank, ROUTING_KEYS.depositReceived, { transaction_id: 42 }, { messageId: 'poison-1' });
 
-    const dead = await waitFor(async () => {
-      const ids = await deadLetters(QUEUES.matcherDeposits);
-      return ids.length > 0 ? ids : undefined;
-    }, { what: 'the poison message to be dead-lettered' });
+    const dead = await waitFor(
+      async () => {
+        const ids = await deadLetters(QUEUES.matcherDeposits);
+        return ids.length > 0 ? ids : undefined;
+      },
+      { what: 'the poison message to be dead-lettered' },
+    );
     await stop();
     expect(dead).toEqual(['poison-1']);
     expect(handled).toBe(0);
@@ -375,17 +403,25 @@ describe('consumer', () => {
 
   test('when a handler keeps failing, then the message is retried up to the delivery limit and then dead-lettered', async () => {
     let attempts = 0;
-    const stop = await broker.consume(QUEUES.matcherDeposits, Message, async () => {
-      attempts++;
-      throw new Error('database down');
-    }, { prefetch: 1, retryBackoffMs: 5 });
+    const stop = await broker.consume(
+      QUEUES.matcherDeposits,
+      Message,
+      async () => {
+        attempts++;
+        throw new Error('database down');
+      },
+      { prefetch: 1, retryBackoffMs: 5 },
+    );
 
     await broker.publish(EXCHANGES.bank, ROUTING_KEYS.depositReceived, body(1), { messageId: 'failing-1' });
 
-    const dead = await waitFor(async () => {
-      const ids = await deadLetters(QUEUES.matcherDeposits);
-      return ids.length > 0 ? ids : undefined;
-    }, { what: 'the failing message to be dead-lettered', timeoutMs: 30_000 });
+    const dead = await waitFor(
+      async () => {
+        const ids = await deadLetters(QUEUES.matcherDeposits);
+        return ids.length > 0 ? ids : undefined;
+      },
+      { what: 'the failing message to be dead-lettered', timeoutMs: 30_000 },
+    );
     await stop();
     expect(dead).toEqual(['failing-1']);
     expect(attempts).toBe(DELIVERY_LIMIT + 1);
@@ -401,9 +437,14 @@ describe('request/reply', () => {
   });
 
   test('when the server replies, then the requester gets the parsed reply', async () => {
-    const stop = await broker.consume(QUEUES.bankIngestCommands, z.object({ n: z.number() }), async (d) => {
-      await broker.reply(d.replyTo!, d.correlationId!, { doubled: d.body.n * 2 });
-    }, { prefetch: 1 });
+    const stop = await broker.consume(
+      QUEUES.bankIngestCommands,
+      z.object({ n: z.number() }),
+      async (d) => {
+        await broker.reply(d.replyTo!, d.correlationId!, { doubled: d.body.n * 2 });
+      },
+      { prefetch: 1 },
+    );
 
     const reply = await broker.request(QUEUES.bankIngestCommands, { n: 21 }, z.object({ doubled: z.number() }), 5_000);
 

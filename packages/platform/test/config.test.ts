@@ -31,11 +31,13 @@ describe('loadConfig', () => {
 
   test('when SECRETS_KEYS_OLD lists earlier keys, then each is taken; a short one is refused without showing it', () => {
     expect(loadConfig(BaseConfig, { SECRETS_KEYS_OLD: 'an-old-key-0123456789, another-old-key-0123' }).SECRETS_KEYS_OLD).toEqual([
-      'an-old-key-0123456789', 'another-old-key-0123',
+      'an-old-key-0123456789',
+      'another-old-key-0123',
     ]);
     expect(loadConfig(BaseConfig, {}).SECRETS_KEYS_OLD).toEqual([]);
-    expect(() => loadConfig(BaseConfig, { SECRETS_KEYS_OLD: 'an-old-key-0123456789,tiny' })).toThrow(/SECRETS_KEYS_OLD\.1: each key must be at least 16 characters/);
+    expect(() => loadConfig(BaseConfig, { SECRETS_KEYS_OLD: 'an-old-key-0123456789,tiny' })).toThrow(
+      /SECRETS_KEYS_OLD\.1: each key must be at least 16 characters/,
+    );
     expect(() => loadConfig(BaseConfig, { SECRETS_KEYS_OLD: 'tiny' })).not.toThrow(/tiny/);
   });
 });
-

@@ -64,7 +64,12 @@ describe('HTTP error answers', () => {
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('1');
     expect(body).toEqual({
-      error: { type: 'api_error', code: 'service_unavailable', message: expect.stringContaining('retry later'), request_id: response.headers.get('request-id') },
+      error: {
+        type: 'api_error',
+        code: 'service_unavailable',
+        message: expect.stringContaining('retry later'),
+        request_id: response.headers.get('request-id'),
+      },
     });
     expect(JSON.stringify(body)).not.toMatch(/P2028|prisma/i);
     // Once the connection is free again, the same request succeeds. Free means the holder has
@@ -83,15 +88,25 @@ describe('HTTP error answers', () => {
   });
 
   test('when a gzip-encoded body is not gzip, then 400 parameter_invalid with the error body, not 500', async () => {
-    const response = await fetch(`${baseUrl}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: '{"a":1}' });
+    const response = await fetch(`${baseUrl}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: '{"a":1}',
+    });
     const body = await response.json();
 
     expect(response.status).toBe(400);
-    expect(body).toEqual({ error: { type: 'invalid_request_error', code: 'parameter_invalid', message: expect.any(String), request_id: response.headers.get('request-id') } });
+    expect(body).toEqual({
+      error: { type: 'invalid_request_error', code: 'parameter_invalid', message: expect.any(String), request_id: response.headers.get('request-id') },
+    });
   });
 
   test('when a body carries the key __proto__ at any depth, then 400 naming where, and the handler never sees it', async () => {
-    const response = await fetch(`${baseUrl}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"metadata":{"ok":"1","__proto__":"x"}}' });
+    const response = await fetch(`${baseUrl}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"metadata":{"ok":"1","__proto__":"x"}}',
+    });
     const body = await response.json();
 
     expect(response.status).toBe(400);
@@ -114,6 +129,8 @@ describe('HTTP error answers', () => {
     const requestId = /^request-id: (\S+)$/im.exec(head!)?.[1];
 
     expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
-    expect(JSON.parse(body!)).toEqual({ error: { type: 'invalid_request_error', code: 'parameter_invalid', message: expect.any(String), request_id: requestId } });
+    expect(JSON.parse(body!)).toEqual({
+      error: { type: 'invalid_request_error', code: 'parameter_invalid', message: expect.any(String), request_id: requestId },
+    });
   });
 });

@@ -18,7 +18,7 @@ afterAll(() => testDatabase?.close());
 const processedDaysAgo = (consumer: string, messageId: string, days: number) =>
   prisma.inbox.create({ data: { consumer, messageId, processedAt: new Date(now.getTime() - days * DAY) } });
 
-test('when the inbox is swept, then its consumers\' messages older than 30 days are forgotten and everything else is kept', async () => {
+test("when the inbox is swept, then its consumers' messages older than 30 days are forgotten and everything else is kept", async () => {
   await processedDaysAgo('matcher.deposits', 'old', 31);
   await processedDaysAgo('matcher.commands', 'old', 30.5);
   await processedDaysAgo('matcher.deposits', 'recent', 29);

@@ -15,12 +15,16 @@ describe('RedisLock', () => {
     let inside = 0;
     let maxInside = 0;
 
-    await Promise.all(Array.from({ length: 10 }, () => lock.withLock('account:a', { ttlMs: 5_000, waitMs: 10_000 }, async () => {
-      inside++;
-      maxInside = Math.max(maxInside, inside);
-      await new Promise((resolve) => setImmediate(resolve));
-      inside--;
-    })));
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        lock.withLock('account:a', { ttlMs: 5_000, waitMs: 10_000 }, async () => {
+          inside++;
+          maxInside = Math.max(maxInside, inside);
+          await new Promise((resolve) => setImmediate(resolve));
+          inside--;
+        }),
+      ),
+    );
 
     expect(maxInside).toBe(1);
   });
@@ -34,13 +38,17 @@ describe('RedisLock', () => {
     let maxInside = 0;
     let runs = 0;
 
-    await Promise.all(Array.from({ length: 10 }, (_, i) => locks[i % 2]!.withLock('account:x', { ttlMs: 5_000, waitMs: 10_000 }, async () => {
-      inside++;
-      runs++;
-      maxInside = Math.max(maxInside, inside);
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      inside--;
-    })));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        locks[i % 2]!.withLock('account:x', { ttlMs: 5_000, waitMs: 10_000 }, async () => {
+          inside++;
+          runs++;
+          maxInside = Math.max(maxInside, inside);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          inside--;
+        }),
+      ),
+    );
     other.disconnect();
 
     expect([maxInside, runs]).toEqual([1, 10]);
@@ -67,10 +75,14 @@ describe('RedisLock', () => {
     const lock = new RedisLock(counted, prefix);
     const order: number[] = [];
 
-    await Promise.all(Array.from({ length: 10 }, (_, i) => lock.withLock('account:q', { ttlMs: 5_000, waitMs: 10_000 }, async () => {
-      order.push(i);
-      expect(await redis.exists(`${prefix}lock:account:q`)).toBe(1);
-    })));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        lock.withLock('account:q', { ttlMs: 5_000, waitMs: 10_000 }, async () => {
+          order.push(i);
+          expect(await redis.exists(`${prefix}lock:account:q`)).toBe(1);
+        }),
+      ),
+    );
 
     expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(calls).toEqual({ set: 1, release: 1 });

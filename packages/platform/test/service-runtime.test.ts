@@ -79,11 +79,16 @@ describe('service runtime', () => {
         await request.opened;
         res.json({ done: true });
       });
-      await r.consume(QUEUES.matcherCommands, z.object({ n: z.number() }), async () => {
-        messageStarted.open();
-        await message.opened;
-        events.push('message handled');
-      }, { prefetch: 1 });
+      await r.consume(
+        QUEUES.matcherCommands,
+        z.object({ n: z.number() }),
+        async () => {
+          messageStarted.open();
+          await message.opened;
+          events.push('message handled');
+        },
+        { prefetch: 1 },
+      );
       r.addWorker({ start: () => undefined, stop: async () => void events.push('worker stopped') });
       r.onStop(() => events.push('own resource closed'));
       return {};

@@ -55,10 +55,7 @@ export async function freePort(): Promise<number> {
  * Waits until `probe` returns a value other than undefined. This waits on an outcome (a row, a
  * status), checked repeatedly, with a deadline: never a fixed sleep standing in for one.
  */
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  options: { timeoutMs?: number; what?: string } = {},
-): Promise<T> {
+export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, options: { timeoutMs?: number; what?: string } = {}): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   let lastError: unknown;
   for (;;) {

@@ -76,6 +76,8 @@ export function assertDocumentedResponse(method: string, path: string, status: n
     validator.compiled.set(ref, validate);
   }
   if (!validate(body)) {
-    throw new Error(`${method} ${path} → ${status} does not match the OpenAPI document: ${validator.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
+    throw new Error(
+      `${method} ${path} → ${status} does not match the OpenAPI document: ${validator.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`,
+    );
   }
 }

@@ -62,19 +62,49 @@ export function zenginFile(spec: ZenginFileSpec): Buffer {
     const dates = account.records.map((r) => r.date).sort();
     const from = account.from ?? dates[0] ?? '2026-11-20';
     const to = account.to ?? dates.at(-1) ?? from;
-    const header = new Layout().put(1, '1', 1).put(2, spec.kind, 2).put(4, '0', 1).put(5, wareki(to), 6).put(11, wareki(from), 6).put(17, wareki(to), 6)
-      .put(23, account.bankCode ?? '0001', 4).put(27, 'ﾃｽﾄｷﾞﾝｺｳ', 15).put(42, account.branchCode ?? '001', 3).put(45, 'ﾎﾝﾃﾝ', 15);
-    if (spec.kind === '01') header.put(60, account.typeCode ?? '1', 1).digits(61, account.accountNumber, 7).put(68, 'ｼﾖｳﾃﾝ', 40);
-    else header.put(60, '000', 3).put(63, account.typeCode ?? '1', 1).digits(64, account.accountNumber, 10).put(74, 'ｼﾖｳﾃﾝ', 40).put(114, '1', 1).put(115, '1', 1).digits(116, 0, 14);
+    const header = new Layout()
+      .put(1, '1', 1)
+      .put(2, spec.kind, 2)
+      .put(4, '0', 1)
+      .put(5, wareki(to), 6)
+      .put(11, wareki(from), 6)
+      .put(17, wareki(to), 6)
+      .put(23, account.bankCode ?? '0001', 4)
+      .put(27, 'ﾃｽﾄｷﾞﾝｺｳ', 15)
+      .put(42, account.branchCode ?? '001', 3)
+      .put(45, 'ﾎﾝﾃﾝ', 15);
+    if (spec.kind === '01')
+      header
+        .put(60, account.typeCode ?? '1', 1)
+        .digits(61, account.accountNumber, 7)
+        .put(68, 'ｼﾖｳﾃﾝ', 40);
+    else
+      header
+        .put(60, '000', 3)
+        .put(63, account.typeCode ?? '1', 1)
+        .digits(64, account.accountNumber, 10)
+        .put(74, 'ｼﾖｳﾃﾝ', 40)
+        .put(114, '1', 1)
+        .put(115, '1', 1)
+        .digits(116, 0, 14);
     records.push(header.bytes);
-    let credits = 0, creditSum = 0, debits = 0, debitSum = 0, cancels = 0, cancelSum = 0;
+    let credits = 0,
+      creditSum = 0,
+      debits = 0,
+      debitSum = 0,
+      cancels = 0,
+      cancelSum = 0;
     for (const r of account.records) {
       const data = new Layout().put(1, '2', 1);
       if (spec.kind === '01') {
         if (r.reference !== undefined) data.digits(2, r.reference, 6);
         data.put(8, wareki(r.date), 6).put(14, wareki(r.date), 6).digits(20, r.amount, 10).digits(30, 0, 10);
         if (r.remitterCode !== undefined) data.digits(40, r.remitterCode, 10);
-        data.put(50, r.name ?? '', 48).put(98, 'ﾐﾂﾋﾞｼUFJ', 15).put(113, 'ﾎﾝﾃﾝ', 15).put(128, r.cancel ? '1' : '0', 1);
+        data
+          .put(50, r.name ?? '', 48)
+          .put(98, 'ﾐﾂﾋﾞｼUFJ', 15)
+          .put(113, 'ﾎﾝﾃﾝ', 15)
+          .put(128, r.cancel ? '1' : '0', 1);
         credits += 1;
         creditSum += r.amount;
         if (r.cancel) {
@@ -84,7 +114,13 @@ export function zenginFile(spec: ZenginFileSpec): Buffer {
       } else {
         const out = r.direction === 'out';
         if (r.reference !== undefined) data.digits(2, r.reference, 8);
-        data.put(10, wareki(r.date), 6).put(16, wareki(r.date), 6).put(22, out ? '2' : '1', 1).put(23, '11', 2).digits(25, r.amount, 12).digits(37, 0, 12);
+        data
+          .put(10, wareki(r.date), 6)
+          .put(16, wareki(r.date), 6)
+          .put(22, out ? '2' : '1', 1)
+          .put(23, '11', 2)
+          .digits(25, r.amount, 12)
+          .digits(37, 0, 12);
         if (r.remitterCode !== undefined) data.digits(72, r.remitterCode, 10);
         data.put(82, r.name ?? '', 48).put(160, r.memo ?? '', 20);
         if (out) {
@@ -99,7 +135,15 @@ export function zenginFile(spec: ZenginFileSpec): Buffer {
     }
     const trailer = new Layout().put(1, '8', 1);
     if (spec.kind === '01') trailer.digits(2, credits, 6).digits(8, creditSum, 12).digits(20, cancels, 6).digits(26, cancelSum, 12);
-    else trailer.digits(2, credits, 6).digits(8, creditSum, 13).digits(21, debits, 6).digits(27, debitSum, 13).put(40, '1', 1).digits(41, creditSum - debitSum, 14).digits(55, account.records.length, 7);
+    else
+      trailer
+        .digits(2, credits, 6)
+        .digits(8, creditSum, 13)
+        .digits(21, debits, 6)
+        .digits(27, debitSum, 13)
+        .put(40, '1', 1)
+        .digits(41, creditSum - debitSum, 14)
+        .digits(55, account.records.length, 7);
     records.push(trailer.bytes);
   }
   const end = new Layout().put(1, '9', 1);
@@ -133,16 +177,22 @@ export function camtFile(spec: {
     const entries = account.entries.map((e) => {
       const indicator = e.credit === false ? 'DBIT' : 'CRDT';
       const partyTag = e.credit === false ? 'Cdtr' : 'Dbtr';
-      return `<Ntry><Amt Ccy="JPY">${e.amount}</Amt><CdtDbtInd>${indicator}</CdtDbtInd>${status(e.status ?? 'BOOK')}` +
+      return (
+        `<Ntry><Amt Ccy="JPY">${e.amount}</Amt><CdtDbtInd>${indicator}</CdtDbtInd>${status(e.status ?? 'BOOK')}` +
         `<BookgDt><Dt>${e.date}</Dt></BookgDt><ValDt><Dt>${e.date}</Dt></ValDt>${e.reference === undefined ? '' : `<AcctSvcrRef>${e.reference}</AcctSvcrRef>`}` +
         `<NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs>` +
-        `${e.name === undefined ? '' : `<RltdPties><${partyTag}>${party(e.name)}</${partyTag}></RltdPties>`}</TxDtls></NtryDtls></Ntry>`;
+        `${e.name === undefined ? '' : `<RltdPties><${partyTag}>${party(e.name)}</${partyTag}></RltdPties>`}</TxDtls></NtryDtls></Ntry>`
+      );
     });
-    return `<${report}><Id>R${a + 1}</Id><CreDtTm>2026-11-27T10:00:00+09:00</CreDtTm>` +
+    return (
+      `<${report}><Id>R${a + 1}</Id><CreDtTm>2026-11-27T10:00:00+09:00</CreDtTm>` +
       `<Acct><Id><Othr><Id>${account.accountNumber}</Id></Othr></Id><Ccy>JPY</Ccy>` +
       `<Svcr><FinInstnId><ClrSysMmbId><ClrSysId><Cd>JPZGN</Cd></ClrSysId><MmbId>${account.bankCode ?? '0001'}${account.branchCode ?? '001'}</MmbId></ClrSysMmbId></FinInstnId></Svcr></Acct>` +
-      `${entries.join('')}</${report}>`;
+      `${entries.join('')}</${report}>`
+    );
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${spec.doctype ?? ''}<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.${spec.kind}.001.${spec.version}">` +
-    `<${root}><GrpHdr><MsgId>M1</MsgId><CreDtTm>2026-11-27T10:00:00+09:00</CreDtTm></GrpHdr>${reports.join('')}</${root}></Document>\n`;
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n${spec.doctype ?? ''}<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.${spec.kind}.001.${spec.version}">` +
+    `<${root}><GrpHdr><MsgId>M1</MsgId><CreDtTm>2026-11-27T10:00:00+09:00</CreDtTm></GrpHdr>${reports.join('')}</${root}></Document>\n`
+  );
 }

@@ -235,7 +235,10 @@ export class TestSystem {
     const delay = supervisor.backoffMs.get(name) ?? SUPERVISOR_BACKOFF_START_MS;
     supervisor.backoffMs.set(name, Math.min(delay * 2, SUPERVISOR_BACKOFF_MAX_MS));
     clearTimeout(supervisor.timers.get(name));
-    supervisor.timers.set(name, setTimeout(() => void this.restart(name), delay));
+    supervisor.timers.set(
+      name,
+      setTimeout(() => void this.restart(name), delay),
+    );
   }
 
   private async restart(name: ServiceName): Promise<void> {
@@ -331,10 +334,13 @@ export class TestSystem {
 
   /** Waits until a consumer has processed a message (its inbox row exists). */
   async processed(consumer: string, messageId: string): Promise<void> {
-    await waitFor(async () => {
-      const rows = await this.sql('SELECT 1 FROM inbox WHERE consumer = $1 AND message_id = $2', [consumer, messageId]);
-      return rows.length > 0 ? true : undefined;
-    }, { what: `${consumer} to process ${messageId}` });
+    await waitFor(
+      async () => {
+        const rows = await this.sql('SELECT 1 FROM inbox WHERE consumer = $1 AND message_id = $2', [consumer, messageId]);
+        return rows.length > 0 ? true : undefined;
+      },
+      { what: `${consumer} to process ${messageId}` },
+    );
   }
 
   /** Runs the ops CLI against this system's database; resolves with its one JSON object. */

@@ -11,7 +11,11 @@ export const BankIngestConfig = BaseConfig.extend({
   /** How often at most a request no cached secret verifies makes them be read again. */
   ADAPTER_MISS_REFRESH_MS: z.coerce.number().int().min(0).default(ADAPTERS_MISS_REFRESH_MS),
   /** Largest statement file taken by POST /ingest/v1/statements (kept on disk while imported). */
-  STATEMENT_MAX_BYTES: z.coerce.number().int().min(1).default(64 * 1024 * 1024),
+  STATEMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(64 * 1024 * 1024),
   /** Where statement uploads are kept while they are imported; the system's temporary folder by default. */
   STATEMENT_SPOOL_DIR: z.string().min(1).optional(),
   /** Per client address: requests refused before a signature is verified (400, 401, 413). */

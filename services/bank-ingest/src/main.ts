@@ -20,37 +20,58 @@ import { createIngestMetrics } from './use-cases/metrics';
 export type BankIngest = RunningService;
 
 export async function start(config: BankIngestConfig, clock: Clock = systemClock): Promise<BankIngest> {
-  return startService({ name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, adminPort: config.BANK_INGEST_ADMIN_PORT, bodies: 'where mounted' }, async (runtime) => {
-    const { database, broker, logger } = runtime;
-    const relay = runtime.outboxRelay();
-    const secretBox = new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD);
-    const metrics = createIngestMetrics(runtime.metrics);
-    const adapters = new AdapterCache(() => listActiveAdapters(database.prisma), (sealed, id) => secretBox.open(sealed, { kind: 'bank_adapter', id }), {
-      ttlMs: config.ADAPTER_CACHE_MS,
-      missRefreshMs: config.ADAPTER_MISS_REFRESH_MS,
-      now: () => clock.now().getTime(),
-      onUnopenable: (adapterId) => logger.error({ adapterId }, 'bank adapter secret does not open (another row\'s secret, or a key not in SECRETS_KEY or SECRETS_KEYS_OLD); that adapter is refused'),
-    });
-    // Per client address, before a body is read or a signature checked: docs/decisions/0070-limits-before-authentication.md.
-    const refusals = new RateLimiter(runtime.redis('best-effort'), config.REDIS_PREFIX, config.REFUSAL_LIMIT_PER_SECOND, config.REFUSAL_LIMIT_BURST, {
-      onRedisChange: logRedisChanges(logger),
-    });
-    runtime.http.use(
-      '/ingest',
-      addressLimit({
-        name: 'ingest',
-        limiter: refusals,
-        counts: [400, 401, 413],
-        message: 'Too many refused requests from this address; retry after the time in Retry-After.',
-        limited: limitedRequestsCounter(runtime.metrics),
-      }),
-    );
-    runtime.http.use(
-      ingestRoutes({ database, clock, adapters, outbox: relay, metrics, statementMaxBytes: config.STATEMENT_MAX_BYTES, spoolDirectory: config.STATEMENT_SPOOL_DIR }),
-    );
-    await runtime.consume(QUEUES.bankIngestCommands, BankIngestCommand, commandHandler({ database, broker, clock, logger, outbox: relay, metrics }), { prefetch: 20 });
-    return {};
-  });
+  return startService(
+    { name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, adminPort: config.BANK_INGEST_ADMIN_PORT, bodies: 'where mounted' },
+    async (runtime) => {
+      const { database, broker, logger } = runtime;
+      const relay = runtime.outboxRelay();
+      const secretBox = new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD);
+      const metrics = createIngestMetrics(runtime.metrics);
+      const adapters = new AdapterCache(
+        () => listActiveAdapters(database.prisma),
+        (sealed, id) => secretBox.open(sealed, { kind: 'bank_adapter', id }),
+        {
+          ttlMs: config.ADAPTER_CACHE_MS,
+          missRefreshMs: config.ADAPTER_MISS_REFRESH_MS,
+          now: () => clock.now().getTime(),
+          onUnopenable: (adapterId) =>
+            logger.error(
+              { adapterId },
+              "bank adapter secret does not open (another row's secret, or a key not in SECRETS_KEY or SECRETS_KEYS_OLD); that adapter is refused",
+            ),
+        },
+      );
+      // Per client address, before a body is read or a signature checked: docs/decisions/0070-limits-before-authentication.md.
+      const refusals = new RateLimiter(runtime.redis('best-effort'), config.REDIS_PREFIX, config.REFUSAL_LIMIT_PER_SECOND, config.REFUSAL_LIMIT_BURST, {
+        onRedisChange: logRedisChanges(logger),
+      });
+      runtime.http.use(
+        '/ingest',
+        addressLimit({
+          name: 'ingest',
+          limiter: refusals,
+          counts: [400, 401, 413],
+          message: 'Too many refused requests from this address; retry after the time in Retry-After.',
+          limited: limitedRequestsCounter(runtime.metrics),
+        }),
+      );
+      runtime.http.use(
+        ingestRoutes({
+          database,
+          clock,
+          adapters,
+          outbox: relay,
+          metrics,
+          statementMaxBytes: config.STATEMENT_MAX_BYTES,
+          spoolDirectory: config.STATEMENT_SPOOL_DIR,
+        }),
+      );
+      await runtime.consume(QUEUES.bankIngestCommands, BankIngestCommand, commandHandler({ database, broker, clock, logger, outbox: relay, metrics }), {
+        prefetch: 20,
+      });
+      return {};
+    },
+  );
 }
 
 if (require.main === module) runService('bank-ingest', loadConfig, start);

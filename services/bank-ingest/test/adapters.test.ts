@@ -126,7 +126,16 @@ describe('AdapterCache', () => {
     const organisationId = newId('organisation');
     await prisma.organisation.create({ data: { id: organisationId, name: 'Shop', ownerEmail: 'o@example.com' } });
     const account = await prisma.bankAccount.create({
-      data: { id: newId('bankAccount'), organisationId, mode: 'live', bankCode: '0001', branchCode: '002', accountType: 'current', accountNumber: '7654321', holderName: 'ｼﾖﾂﾌﾟ' },
+      data: {
+        id: newId('bankAccount'),
+        organisationId,
+        mode: 'live',
+        bankCode: '0001',
+        branchCode: '002',
+        accountType: 'current',
+        accountNumber: '7654321',
+        holderName: 'ｼﾖﾂﾌﾟ',
+      },
     });
     await prisma.bankAdapterAccount.create({ data: { adapterId: adapter.id, bankAccountId: account.id } });
     const { cache } = countingCache(() => 0);
@@ -168,7 +177,12 @@ describe('POST /ingest/v1/notifications', () => {
     const at = new Date();
     return fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body) },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(secret).sign(id, at, body),
+      },
       body,
     });
   };

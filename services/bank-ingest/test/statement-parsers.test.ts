@@ -72,14 +72,21 @@ const accountSpec = fc.record({
   typeCode: fc.constantFrom('1', '2', '4'),
   records: fc.array(record, { maxLength: 6 }),
 });
-const zenginSpec = fc.record({ kind: fc.constantFrom('01' as const, '03' as const), crlf: fc.boolean(), accounts: fc.array(accountSpec, { minLength: 1, maxLength: 4 }) });
+const zenginSpec = fc.record({
+  kind: fc.constantFrom('01' as const, '03' as const),
+  crlf: fc.boolean(),
+  accounts: fc.array(accountSpec, { minLength: 1, maxLength: 4 }),
+});
 const chunking = fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1, maxLength: 5 });
 
 describe('Zengin parser', () => {
   test('when a well-formed file of any accounts and records is read in any chunks, then it gives every account and record in order', () => {
     fc.assert(
       fc.property(zenginSpec, chunking, (spec, chunks) => {
-        const file = zenginFile({ ...spec, accounts: spec.accounts.map((a) => ({ ...a, records: spec.kind === '01' ? a.records.map((r) => ({ ...r, direction: 'in' as const })) : a.records })) });
+        const file = zenginFile({
+          ...spec,
+          accounts: spec.accounts.map((a) => ({ ...a, records: spec.kind === '01' ? a.records.map((r) => ({ ...r, direction: 'in' as const })) : a.records })),
+        });
         const items = parse(new ZenginParser(TODAY), file, chunks);
         expect(items.filter((i) => i.kind === 'account').length).toBe(spec.accounts.length);
         const read = entries(items);
@@ -94,7 +101,11 @@ describe('Zengin parser', () => {
 
   test('when any bytes of a well-formed file are changed, cut or added, then the parser gives entries or names a record and field; it never fails otherwise', () => {
     const mutation = fc.oneof(
-      fc.record({ kind: fc.constant('set' as const), at: fc.nat(), byte: fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x80, 0xde, 0x0d, 0x0a, 0x20, 0x39)) }),
+      fc.record({
+        kind: fc.constant('set' as const),
+        at: fc.nat(),
+        byte: fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x80, 0xde, 0x0d, 0x0a, 0x20, 0x39)),
+      }),
       fc.record({ kind: fc.constant('cut' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 400 }) }),
       fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 3 }) }),
       fc.record({ kind: fc.constant('swap' as const), first: fc.nat(), second: fc.nat() }),
@@ -131,7 +142,10 @@ describe('Zengin parser', () => {
   });
 
   test('when a name field holds a stray 0x80 or a lone ﾞ, then the name decodes from that field alone and the fields after it are unchanged', () => {
-    const file = zenginFile({ kind: '03', accounts: [{ accountNumber: '1234567', records: [{ date: '2026-11-20', amount: 5000, name: 'ﾔﾏﾀﾞ', memo: 'ﾒﾓ' }] }] });
+    const file = zenginFile({
+      kind: '03',
+      accounts: [{ accountNumber: '1234567', records: [{ date: '2026-11-20', amount: 5000, name: 'ﾔﾏﾀﾞ', memo: 'ﾒﾓ' }] }],
+    });
     file[200 + 81] = 0x80;
     file[200 + 82] = 0xde;
 
@@ -156,14 +170,23 @@ describe('Zengin parser', () => {
   });
 
   test('when a file ends early, then the missing end record is named; a truncated record is named by its length', () => {
-    const file = zenginFile({ kind: '01', crlf: true, accounts: [{ accountNumber: '1234567', records: [{ date: '2026-11-20', amount: 5000, name: 'ﾔﾏﾀﾞ' }] }] });
+    const file = zenginFile({
+      kind: '01',
+      crlf: true,
+      accounts: [{ accountNumber: '1234567', records: [{ date: '2026-11-20', amount: 5000, name: 'ﾔﾏﾀﾞ' }] }],
+    });
 
     expect(outcome(() => new ZenginParser(TODAY), file.subarray(0, 202 * 3)).invalid).toMatchObject({ line: 4, field: 'データ区分' });
     expect(outcome(() => new ZenginParser(TODAY), file.subarray(0, 202 * 3 + 100)).invalid).toMatchObject({ line: 4, field: 'record length' });
   });
 
   test('when a 50 MiB file (262,144 records) is streamed through the parser, then the heap stays within a few MiB of where it began', () => {
-    const accounts: ZenginAccountSpec[] = [{ accountNumber: '1234567', records: Array.from({ length: 1_000 }, (_, i) => ({ date: '2026-11-20', amount: 1_000 + i, name: 'ﾔﾏﾀﾞ ﾀﾛｳ', reference: i + 1 })) }];
+    const accounts: ZenginAccountSpec[] = [
+      {
+        accountNumber: '1234567',
+        records: Array.from({ length: 1_000 }, (_, i) => ({ date: '2026-11-20', amount: 1_000 + i, name: 'ﾔﾏﾀﾞ ﾀﾛｳ', reference: i + 1 })),
+      },
+    ];
     const group = zenginFile({ kind: '03', accounts });
     const [header, body, trailer] = [group.subarray(0, 200), group.subarray(200, 200 * 1_001), group.subarray(200 * 1_001, 200 * 1_002)];
     const parser = new ZenginParser(TODAY);
@@ -192,29 +215,52 @@ describe('Zengin parser', () => {
 
 describe('camt parser', () => {
   const good = (version: string) =>
-    camtFile({ kind: '054', version, accounts: [{ accountNumber: '1234567', entries: [{ amount: 1200, date: '2026-11-20', name: 'ヤマダ タロウ', reference: 'A1' }, { amount: 30, date: '2026-11-21', credit: false, name: '手数料' }] }] });
+    camtFile({
+      kind: '054',
+      version,
+      accounts: [
+        {
+          accountNumber: '1234567',
+          entries: [
+            { amount: 1200, date: '2026-11-20', name: 'ヤマダ タロウ', reference: 'A1' },
+            { amount: 30, date: '2026-11-21', credit: false, name: '手数料' },
+          ],
+        },
+      ],
+    });
 
-  test.each(['02', '04', '06', '07', '08', '10', '13'])('when a camt.054.001.%s file is read in any chunks, then its debtor name is found where that version puts it', (version) => {
-    fc.assert(
-      fc.property(chunking, (chunks) => {
-        const parser = new CamtParser(undefined, RECEIVED);
-        const read = entries(parse(parser, Buffer.from(good(version)), chunks));
-        expect(parser.format).toBe(`camt.054.001.${version}`);
-        expect(read.map((e) => [e.direction, e.amount, e.counterparty, e.bankReference])).toEqual([
-          ['deposit', 1200, 'ヤマダ タロウ', 'camt:A1'],
-          ['withdrawal', 30, '手数料', expect.stringMatching(/^camt:20261121:h[0-9a-f]{16}:30$/)],
-        ]);
-        expect(Buffer.from(read[0]!.raw).toString('utf8')).toMatch(/^<Ntry>.*<\/Ntry>$/);
-      }),
-      { numRuns: 20 },
-    );
-  });
+  test.each(['02', '04', '06', '07', '08', '10', '13'])(
+    'when a camt.054.001.%s file is read in any chunks, then its debtor name is found where that version puts it',
+    (version) => {
+      fc.assert(
+        fc.property(chunking, (chunks) => {
+          const parser = new CamtParser(undefined, RECEIVED);
+          const read = entries(parse(parser, Buffer.from(good(version)), chunks));
+          expect(parser.format).toBe(`camt.054.001.${version}`);
+          expect(read.map((e) => [e.direction, e.amount, e.counterparty, e.bankReference])).toEqual([
+            ['deposit', 1200, 'ヤマダ タロウ', 'camt:A1'],
+            ['withdrawal', 30, '手数料', expect.stringMatching(/^camt:20261121:h[0-9a-f]{16}:30$/)],
+          ]);
+          expect(Buffer.from(read[0]!.raw).toString('utf8')).toMatch(/^<Ntry>.*<\/Ntry>$/);
+        }),
+        { numRuns: 20 },
+      );
+    },
+  );
 
   test.each([
-    ['an internal DTD with entities (billion laughs)', `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><Document>&lol2;</Document>`, 'DOCTYPE'],
+    [
+      'an internal DTD with entities (billion laughs)',
+      `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><Document>&lol2;</Document>`,
+      'DOCTYPE',
+    ],
     ['an external entity', `<?xml version="1.0"?><!DOCTYPE d [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><Document>&xxe;</Document>`, 'DOCTYPE'],
     ['an undeclared entity', `<Document><BkToCstmrStmt>&xxe;</BkToCstmrStmt></Document>`, 'XML'],
-    ['elements nested 10,000 deep', `<Document><BkToCstmrStmt>${'<a>'.repeat(10_000)}${'</a>'.repeat(10_000)}</BkToCstmrStmt></Document>`, expect.stringMatching(/^Document\/BkToCstmrStmt\/a/)],
+    [
+      'elements nested 10,000 deep',
+      `<Document><BkToCstmrStmt>${'<a>'.repeat(10_000)}${'</a>'.repeat(10_000)}</BkToCstmrStmt></Document>`,
+      expect.stringMatching(/^Document\/BkToCstmrStmt\/a/),
+    ],
     ['a text of 1 MiB', `<Document><BkToCstmrStmt><Stmt><Id>${'x'.repeat(1024 * 1024)}</Id></Stmt></BkToCstmrStmt></Document>`, 'XML'],
     ['another encoding', `<?xml version="1.0" encoding="Shift_JIS"?><Document/>`, 'encoding'],
     ['another root', `<Document><BkToCstmrAcctRpt/></Document>`, 'BkToCstmrAcctRpt'],
@@ -230,7 +276,14 @@ describe('camt parser', () => {
     fc.assert(
       fc.property(
         fc.constantFrom('02', '08', '13'),
-        fc.array(fc.record({ at: fc.nat(), cut: fc.integer({ min: 0, max: 40 }), insert: fc.constantFrom('', '<', '>', '&', '&amp;', '<Ntry>', '</Ntry>', '\u0080', '<!DOCTYPE x>', ']]>', '"', 'ﾞ') }), { minLength: 1, maxLength: 4 }),
+        fc.array(
+          fc.record({
+            at: fc.nat(),
+            cut: fc.integer({ min: 0, max: 40 }),
+            insert: fc.constantFrom('', '<', '>', '&', '&amp;', '<Ntry>', '</Ntry>', '\u0080', '<!DOCTYPE x>', ']]>', '"', 'ﾞ'),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
         chunking,
         (version, mutations, chunks) => {
           let xml = good(version);

@@ -36,8 +36,14 @@ async function seedAccount(mode: 'live' | 'test' = 'live') {
 
 function incoming(account: { organisationId: string; bankAccountId: string }, fields: Partial<IncomingTransaction> = {}): IncomingTransaction {
   return {
-    ...account, mode: 'live', bankReference: uniqueName('ref'), direction: 'deposit', amount: 9_007_199_254,
-    counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ', occurredAt: new Date('2026-11-22T09:00:00.456Z'), ...fields,
+    ...account,
+    mode: 'live',
+    bankReference: uniqueName('ref'),
+    direction: 'deposit',
+    amount: 9_007_199_254,
+    counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+    occurredAt: new Date('2026-11-22T09:00:00.456Z'),
+    ...fields,
   };
 }
 
@@ -113,7 +119,10 @@ describe('TransactionStore', () => {
     const { database, seen } = watched();
     const { outbox: toRelay, told } = relay();
 
-    const again = await new TransactionStore(database, toRelay).store(incoming(account, { bankReference: 'same-ref', amount: 1 }), new Date(at.getTime() + 1000));
+    const again = await new TransactionStore(database, toRelay).store(
+      incoming(account, { bankReference: 'same-ref', amount: 1 }),
+      new Date(at.getTime() + 1000),
+    );
 
     expect(again).toEqual({ transaction: first.transaction, duplicate: true });
     expect(told).toEqual({ handedOver: [], nudges: 0 });
@@ -127,7 +136,9 @@ describe('TransactionStore', () => {
     async (direction) => {
       const account = await seedAccount();
 
-      const results = await Promise.all([1, 2, 3].map(() => new TransactionStore(ingest, relay().outbox).store(incoming(account, { bankReference: 'racing-ref', direction }), at)));
+      const results = await Promise.all(
+        [1, 2, 3].map(() => new TransactionStore(ingest, relay().outbox).store(incoming(account, { bankReference: 'racing-ref', direction }), at)),
+      );
 
       expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
       expect(new Set(results.map((r) => r.transaction.id)).size).toBe(1);
@@ -200,12 +211,16 @@ describe('deposits stored together', () => {
 
     const handedOver: string[][] = [];
 
-    const rows = await insertNewDeposits(ingest.sql, [
-      { incoming: incoming(account, { bankReference: 'new' }), at },
-      { incoming: incoming(account, { bankReference: 'stored-before', amount: 1 }), at },
-      { incoming: incoming(account, { bankReference: 'twice' }), at },
-      { incoming: incoming(account, { bankReference: 'twice', amount: 2 }), at },
-    ], (messages) => handedOver.push(messages.map((m) => m.messageId)));
+    const rows = await insertNewDeposits(
+      ingest.sql,
+      [
+        { incoming: incoming(account, { bankReference: 'new' }), at },
+        { incoming: incoming(account, { bankReference: 'stored-before', amount: 1 }), at },
+        { incoming: incoming(account, { bankReference: 'twice' }), at },
+        { incoming: incoming(account, { bankReference: 'twice', amount: 2 }), at },
+      ],
+      (messages) => handedOver.push(messages.map((m) => m.messageId)),
+    );
 
     expect(rows.map((row) => row?.bankReference ?? null)).toEqual(['new', null, 'twice', null]);
     expect(handedOver).toEqual([[`deposit_${rows[0]!.id}`, `deposit_${rows[2]!.id}`]]);
@@ -213,7 +228,7 @@ describe('deposits stored together', () => {
     expect(await depositOutboxRows(account.bankAccountId)).toBe(3);
   });
 
-  test('when the same reference comes twice while another deposit is stored, then the second is answered with the first one\'s row', async () => {
+  test("when the same reference comes twice while another deposit is stored, then the second is answered with the first one's row", async () => {
     const account = await seedAccount();
     const store = new TransactionStore(ingest, relay().outbox);
 
@@ -243,7 +258,11 @@ describe('deposits stored together', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     // The batch of three that failed on the foreign key, then each of the three alone.
     expect(seen.statements).toHaveLength(5);
-    expect((await prisma.transaction.findMany({ where: { bankAccountId: account.bankAccountId } })).map((t) => t.bankReference).sort()).toEqual(['first', 'second', 'third']);
+    expect((await prisma.transaction.findMany({ where: { bankAccountId: account.bankAccountId } })).map((t) => t.bankReference).sort()).toEqual([
+      'first',
+      'second',
+      'third',
+    ]);
     expect(await depositOutboxRows(account.bankAccountId)).toBe(3);
     expect(await depositOutboxRows(unknownAccount.bankAccountId)).toBe(0);
   });

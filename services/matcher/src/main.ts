@@ -32,7 +32,9 @@ export async function start(config: MatcherConfig, clock: Clock = systemClock): 
     };
     const onRecorded = () => relay.nudge();
     const prefetch = config.MATCHER_PREFETCH;
-    await runtime.consume(QUEUES.matcherDeposits, DepositReceived, depositHandler({ ...deps, broker, handOver: (messages) => relay.publishLeased(messages) }), { prefetch });
+    await runtime.consume(QUEUES.matcherDeposits, DepositReceived, depositHandler({ ...deps, broker, handOver: (messages) => relay.publishLeased(messages) }), {
+      prefetch,
+    });
     await runtime.consume(QUEUES.matcherLateOrders, OrdersRegistered, lateOrderHandler({ ...deps, onRecorded }), { prefetch });
     await runtime.consume(QUEUES.matcherCommands, MatcherCommand, commandHandler({ ...deps, broker, onRecorded }), { prefetch });
 

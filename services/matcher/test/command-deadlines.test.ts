@@ -29,8 +29,14 @@ beforeAll(async () => {
   redis = new Redis(REDIS_URL);
   broker = await Broker.connect(RABBITMQ_URL, `${uniqueName('t')}.`, logger);
   deps = {
-    database, prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock: new ManualClock('2026-11-22T10:00:00Z'), logger,
-    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
+    database,
+    prisma,
+    lock: new RedisLock(redis, uniqueName('pmatch-test:')),
+    clock: new ManualClock('2026-11-22T10:00:00Z'),
+    logger,
+    publicBaseUrl: 'http://localhost:3000',
+    lockTtlMs: 5_000,
+    lockWaitMs: 5_000,
   };
 });
 
@@ -52,15 +58,30 @@ async function seedOpenOrders(count: number): Promise<{ orgId: string; orderIds:
   const orderIds = Array.from({ length: count }, () => newId('order'));
   await prisma.order.createMany({
     data: orderIds.map((id) => ({
-      id, organisationId: orgId, mode: 'test', bankAccountId: accountId, status: 'open', amount: 5000n, payerName: 'ﾔﾏﾀﾞ',
-      externalId: uniqueName('e'), itemName: 'item', orderedAt: new Date('2026-11-21T00:00:00Z'), expiresAt: new Date('2026-12-05T00:00:00Z'),
+      id,
+      organisationId: orgId,
+      mode: 'test',
+      bankAccountId: accountId,
+      status: 'open',
+      amount: 5000n,
+      payerName: 'ﾔﾏﾀﾞ',
+      externalId: uniqueName('e'),
+      itemName: 'item',
+      orderedAt: new Date('2026-11-21T00:00:00Z'),
+      expiresAt: new Date('2026-12-05T00:00:00Z'),
       paymentToken: uniqueName('tok'),
     })),
   });
   return { orgId, orderIds };
 }
 
-const markPaid = (orgId: string, orderId: string): Extract<MatcherCommand, { type: 'order.mark_paid' }> => ({ type: 'order.mark_paid', organisation_id: orgId, mode: 'test', order_id: orderId, trigger: 'api' });
+const markPaid = (orgId: string, orderId: string): Extract<MatcherCommand, { type: 'order.mark_paid' }> => ({
+  type: 'order.mark_paid',
+  organisation_id: orgId,
+  mode: 'test',
+  order_id: orderId,
+  trigger: 'api',
+});
 
 const statusOf = async (orderId: string) => (await prisma.order.findUniqueOrThrow({ where: { id: orderId } })).status;
 
@@ -80,7 +101,10 @@ async function consumeCommands() {
 
 describe('command deadlines', () => {
   test('when the caller timed out before the matcher was there, then the matcher drops the command on delivery and it is never carried out', async () => {
-    const { orgId, orderIds: [late, next] } = await seedOpenOrders(2);
+    const {
+      orgId,
+      orderIds: [late, next],
+    } = await seedOpenOrders(2);
 
     await expect(broker.request(QUEUES.matcherCommands, markPaid(orgId, late!), OrderReply, 300)).rejects.toMatchObject({ code: 'service_unavailable' });
     const stop = await consumeCommands();
@@ -94,7 +118,10 @@ describe('command deadlines', () => {
   });
 
   test('when a command arrives past the deadline its caller set, then the matcher drops it without effect or answer', async () => {
-    const { orgId, orderIds: [late, next] } = await seedOpenOrders(2);
+    const {
+      orgId,
+      orderIds: [late, next],
+    } = await seedOpenOrders(2);
     const stop = await consumeCommands();
     const connection = await amqp.connect(RABBITMQ_URL);
     try {
@@ -104,7 +131,10 @@ describe('command deadlines', () => {
       await channel.consume(replyQueue, (msg) => msg && replies.push(JSON.parse(msg.content.toString())), { noAck: true });
       // No broker expiration: only the deadline the caller wrote, already past (a host whose request sat in a buffer).
       channel.sendToQueue(broker.name(QUEUES.matcherCommands), Buffer.from(JSON.stringify(markPaid(orgId, late!))), {
-        messageId: `late_${late}`, correlationId: 'late', replyTo: replyQueue, headers: { [DEADLINE_HEADER]: Date.now() - 1 },
+        messageId: `late_${late}`,
+        correlationId: 'late',
+        replyTo: replyQueue,
+        headers: { [DEADLINE_HEADER]: Date.now() - 1 },
       });
       await channel.waitForConfirms();
 
@@ -121,7 +151,10 @@ describe('command deadlines', () => {
   });
 
   test('when the deadline passes while the command waits for the account lock, then it changes nothing', async () => {
-    const { orgId, orderIds: [order] } = await seedOpenOrders(1);
+    const {
+      orgId,
+      orderIds: [order],
+    } = await seedOpenOrders(1);
 
     await expect(runCommand(deps, markPaid(orgId, order!), `m_${order}`, () => false)).rejects.toThrow(CommandExpiredError);
 

@@ -78,17 +78,34 @@ async function store(s: Scenario) {
       const expiresAt = new Date(orderedAt.getTime() + o.openForMinutes * MINUTE);
       const closed = o.status !== 'open';
       return {
-        id: newId('order'), organisationId: orgId, mode: 'live', bankAccountId: accounts[o.onSecondAccount ? 1 : 0]!, status: o.status,
-        amount: BigInt(o.amount), payerName: o.payerName === 'own payer' ? nameCase.payer : o.payerName === 'depositor' ? nameCase.depositor : o.payerName,
-        externalId: uniqueName('e'), itemName: 'item', orderedAt, expiresAt, closedAt: closed ? expiresAt : null,
-        payment: o.status === 'paid' ? { reason: 'exact' } : undefined, paymentToken: uniqueName('tok'),
+        id: newId('order'),
+        organisationId: orgId,
+        mode: 'live',
+        bankAccountId: accounts[o.onSecondAccount ? 1 : 0]!,
+        status: o.status,
+        amount: BigInt(o.amount),
+        payerName: o.payerName === 'own payer' ? nameCase.payer : o.payerName === 'depositor' ? nameCase.depositor : o.payerName,
+        externalId: uniqueName('e'),
+        itemName: 'item',
+        orderedAt,
+        expiresAt,
+        closedAt: closed ? expiresAt : null,
+        payment: o.status === 'paid' ? { reason: 'exact' } : undefined,
+        paymentToken: uniqueName('tok'),
       };
     }),
   });
   const deposit = await prisma.transaction.create({
     data: {
-      id: newId('transaction'), organisationId: orgId, mode: 'live', bankAccountId: accounts[s.depositOnSecondAccount ? 1 : 0]!,
-      bankReference: uniqueName('ref'), direction: 'deposit', status: 'pending', amount: BigInt(s.amount), counterparty: nameCase.depositor,
+      id: newId('transaction'),
+      organisationId: orgId,
+      mode: 'live',
+      bankAccountId: accounts[s.depositOnSecondAccount ? 1 : 0]!,
+      bankReference: uniqueName('ref'),
+      direction: 'deposit',
+      status: 'pending',
+      amount: BigInt(s.amount),
+      counterparty: nameCase.depositor,
       occurredAt: new Date(OCCURRED_AT),
     },
   });
@@ -102,8 +119,15 @@ describe('depositDecider over the database (properties)', () => {
       fc.asyncProperty(scenario, async (s) => {
         const { orgId, deposit } = await store(s);
         const deps: DecideDepositDeps = {
-          database, prisma, lock, clock: new ManualClock(new Date(OCCURRED_AT + s.nowAfterMinutes * MINUTE)), logger: createLogger('test', 'silent'),
-          publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000, handOver: () => undefined,
+          database,
+          prisma,
+          lock,
+          clock: new ManualClock(new Date(OCCURRED_AT + s.nowAfterMinutes * MINUTE)),
+          logger: createLogger('test', 'silent'),
+          publicBaseUrl: 'http://localhost:3000',
+          lockTtlMs: 5_000,
+          lockWaitMs: 5_000,
+          handOver: () => undefined,
         };
 
         const decided = await depositDecider(deps)({ transaction_id: deposit.id, bank_account_id: deposit.bankAccountId }, `m_${deposit.id}`);

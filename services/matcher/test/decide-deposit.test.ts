@@ -39,9 +39,18 @@ async function seedAccount() {
 async function seedOrder(orgId: string, accountId: string, amount: number) {
   return prisma.order.create({
     data: {
-      id: newId('order'), organisationId: orgId, mode: 'test', bankAccountId: accountId, status: 'open', amount: BigInt(amount),
-      payerName: 'ﾔﾏﾀﾞ', externalId: uniqueName('e'), itemName: 'item', orderedAt: new Date('2026-11-21T00:00:00Z'),
-      expiresAt: new Date('2026-12-05T00:00:00Z'), paymentToken: uniqueName('tok'),
+      id: newId('order'),
+      organisationId: orgId,
+      mode: 'test',
+      bankAccountId: accountId,
+      status: 'open',
+      amount: BigInt(amount),
+      payerName: 'ﾔﾏﾀﾞ',
+      externalId: uniqueName('e'),
+      itemName: 'item',
+      orderedAt: new Date('2026-11-21T00:00:00Z'),
+      expiresAt: new Date('2026-12-05T00:00:00Z'),
+      paymentToken: uniqueName('tok'),
     },
   });
 }
@@ -49,16 +58,31 @@ async function seedOrder(orgId: string, accountId: string, amount: number) {
 async function seedDeposit(orgId: string, accountId: string, amount: number) {
   return prisma.transaction.create({
     data: {
-      id: newId('transaction'), organisationId: orgId, mode: 'test', bankAccountId: accountId, bankReference: uniqueName('ref'),
-      direction: 'deposit', status: 'pending', amount: BigInt(amount), counterparty: 'ﾔﾏﾀﾞ', occurredAt: new Date('2026-11-22T09:00:00Z'),
+      id: newId('transaction'),
+      organisationId: orgId,
+      mode: 'test',
+      bankAccountId: accountId,
+      bankReference: uniqueName('ref'),
+      direction: 'deposit',
+      status: 'pending',
+      amount: BigInt(amount),
+      counterparty: 'ﾔﾏﾀﾞ',
+      occurredAt: new Date('2026-11-22T09:00:00Z'),
     },
   });
 }
 
 function deps(lock: Pick<RedisLock, 'withLock'>): DecideDepositDeps {
   return {
-    database, prisma, lock: lock as RedisLock, clock, logger: createLogger('test', 'silent'),
-    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000, handOver: () => undefined,
+    database,
+    prisma,
+    lock: lock as RedisLock,
+    clock,
+    logger: createLogger('test', 'silent'),
+    publicBaseUrl: 'http://localhost:3000',
+    lockTtlMs: 5_000,
+    lockWaitMs: 5_000,
+    handOver: () => undefined,
   };
 }
 

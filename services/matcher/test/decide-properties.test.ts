@@ -14,7 +14,9 @@ const OCCURRED_AT = new Date('2026-11-22T09:00:00Z').getTime();
 /** Names that fit each other in many ways: every depositor and payer name of the corpus. */
 const CORPUS_NAMES = [...new Set(NAME_CORPUS.flatMap((c) => [c.depositor, c.payer]))];
 /** Kana in every width and size, dashes, spaces, brackets and the marks and compatibility characters that NFKC recombines (㈱, ㌀, ´). */
-const KANA_ALPHABET = [...'ｱｶﾞｷﾞｸｹｺﾊﾟﾎﾟｧｯｬｮあいうゃっゐゝカガキャッヵーｰ-－―〜 \u3000\u200B()（）ｶﾕﾄｸﾋシヤ株式会社AaＢé1２\u3099\u309A\u309B\uFF9E\u0301\u00B4㈱㌀'];
+const KANA_ALPHABET = [
+  ...'ｱｶﾞｷﾞｸｹｺﾊﾟﾎﾟｧｯｬｮあいうゃっゐゝカガキャッヵーｰ-－―〜 \u3000\u200B()（）ｶﾕﾄｸﾋシヤ株式会社AaＢé1２\u3099\u309A\u309B\uFF9E\u0301\u00B4㈱㌀',
+];
 /** Any code point, mostly from the BMP where the scripts are (fast-check's 'binary' unit takes seconds to set up). */
 const ANY_CHARACTER = fc
   .oneof({ arbitrary: fc.integer({ min: 0, max: 0xffff }), weight: 4 }, { arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }), weight: 1 })
@@ -91,10 +93,13 @@ const isEligible = (o: CandidateOrder, s: Scenario): boolean =>
 describe('name normalisation (properties)', () => {
   test('when any string is normalised twice, then the second pass changes nothing', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: ANY_CHARACTER, maxLength: 30 }), fc.string({ unit: fc.constantFrom(...KANA_ALPHABET), maxLength: 30 })), (name) => {
-        const once = normaliseName(name);
-        expect(normaliseName(once)).toBe(once);
-      }),
+      fc.property(
+        fc.oneof(fc.string({ unit: ANY_CHARACTER, maxLength: 30 }), fc.string({ unit: fc.constantFrom(...KANA_ALPHABET), maxLength: 30 })),
+        (name) => {
+          const once = normaliseName(name);
+          expect(normaliseName(once)).toBe(once);
+        },
+      ),
       RUNS,
     );
   });
@@ -174,7 +179,12 @@ describe('decide with nameMatcher (properties)', () => {
         const fit = nameMatcher(enabled);
         const others = amountCandidates(s).filter((o) => o.id !== decision.orderId && o.orderedAt.getTime() <= s.deposit.occurredAt.getTime());
         for (const other of others) expect(fit(s.deposit.counterparty, other.payerName)).toBeUndefined();
-        expect(isEligible(amountCandidates(s).find((o) => o.id === decision.orderId)!, s)).toBe(true);
+        expect(
+          isEligible(
+            amountCandidates(s).find((o) => o.id === decision.orderId)!,
+            s,
+          ),
+        ).toBe(true);
       }),
       RUNS,
     );

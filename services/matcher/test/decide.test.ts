@@ -141,7 +141,10 @@ describe('decide with one matching rule enabled (each rule includes kana_width)'
     const cut = 'ﾄｳｷﾖｳﾒﾄﾛﾎﾟﾘﾀﾝｱｰﾄｱﾝﾄﾞﾃﾞｻﾞｲﾝｱｶﾃﾞﾐｰｵﾌﾞﾌｱｲﾝｱｰﾂｼﾞﾑｷﾖｸ';
     const decision = decide(
       { ...deposit, counterparty: cut },
-      [order('ord_whole', { payerName: 'トウキョウメトロポリタンアートアンドデザインアカデミーオブファインアーツジムキョク' }), order('ord_longer', { payerName: 'トウキョウメトロポリタンアートアンドデザインアカデミーオブファインアーツジムキョクホンブ' })],
+      [
+        order('ord_whole', { payerName: 'トウキョウメトロポリタンアートアンドデザインアカデミーオブファインアーツジムキョク' }),
+        order('ord_longer', { payerName: 'トウキョウメトロポリタンアートアンドデザインアカデミーオブファインアーツジムキョクホンブ' }),
+      ],
       nameMatcher(['truncated']),
       now,
     );

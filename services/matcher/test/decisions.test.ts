@@ -11,7 +11,17 @@ import {
   type SqlOrPrisma,
 } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
-import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, statementWaitingForALock, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import {
+  PLAN_CACHE_MODES,
+  REDIS_URL,
+  createTestDatabase,
+  notingStatements,
+  planNodes,
+  preparedPlan,
+  statementWaitingForALock,
+  uniqueName,
+  type TestDatabase,
+} from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import { EXPIRED_CANDIDATE_LIMIT, OPEN_CANDIDATE_CAP, amountCandidatesStatement, findAmountCandidates } from '../src/data/candidates';
 import { StaleDecisionError, confirmDeposit, payOrder, setDepositStatus } from '../src/data/conditional-writes';
@@ -39,8 +49,15 @@ beforeAll(async () => {
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   deps = {
-    database, prisma, lock: new RedisLock(redis, uniqueName('pmatch-test:')), clock: new ManualClock(now), logger: createLogger('test', 'silent'),
-    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000, handOver,
+    database,
+    prisma,
+    lock: new RedisLock(redis, uniqueName('pmatch-test:')),
+    clock: new ManualClock(now),
+    logger: createLogger('test', 'silent'),
+    publicBaseUrl: 'http://localhost:3000',
+    lockTtlMs: 5_000,
+    lockWaitMs: 5_000,
+    handOver,
   };
 });
 
@@ -63,9 +80,18 @@ async function seedAccount(mode: 'test' | 'live' = 'test') {
 async function seedOrder(orgId: string, accountId: string, amount: bigint) {
   return prisma.order.create({
     data: {
-      id: newId('order'), organisationId: orgId, mode: 'test', bankAccountId: accountId, status: 'open', amount,
-      payerName: 'ヤマダ タロウ', externalId: uniqueName('e'), itemName: 'item', orderedAt: new Date('2026-11-21T00:00:00Z'),
-      expiresAt: new Date('2026-12-05T00:00:00Z'), paymentToken: uniqueName('tok'),
+      id: newId('order'),
+      organisationId: orgId,
+      mode: 'test',
+      bankAccountId: accountId,
+      status: 'open',
+      amount,
+      payerName: 'ヤマダ タロウ',
+      externalId: uniqueName('e'),
+      itemName: 'item',
+      orderedAt: new Date('2026-11-21T00:00:00Z'),
+      expiresAt: new Date('2026-12-05T00:00:00Z'),
+      paymentToken: uniqueName('tok'),
     },
   });
 }
@@ -73,8 +99,15 @@ async function seedOrder(orgId: string, accountId: string, amount: bigint) {
 async function seedDeposit(orgId: string, accountId: string, amount: bigint, fields: { direction?: string; status?: string; counterparty?: string } = {}) {
   return prisma.transaction.create({
     data: {
-      id: newId('transaction'), organisationId: orgId, mode: 'test', bankAccountId: accountId, bankReference: uniqueName('ref'),
-      direction: fields.direction ?? 'deposit', status: fields.status ?? 'pending', amount, counterparty: fields.counterparty ?? 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      id: newId('transaction'),
+      organisationId: orgId,
+      mode: 'test',
+      bankAccountId: accountId,
+      bankReference: uniqueName('ref'),
+      direction: fields.direction ?? 'deposit',
+      status: fields.status ?? 'pending',
+      amount,
+      counterparty: fields.counterparty ?? 'ﾔﾏﾀﾞ ﾀﾛｳ',
       occurredAt: DEPOSIT_AT,
     },
   });
@@ -92,10 +125,19 @@ async function seedOrders(orgId: string, accountId: string, amount: bigint, coun
   const ids = Array.from({ length: count }, () => newId('order'));
   await prisma.order.createMany({
     data: ids.map((id) => ({
-      id, organisationId: orgId, mode: 'test', bankAccountId: accountId, status, amount, payerName: fields.payerName ?? 'ﾔﾏﾀﾞ ﾀﾛｳ',
-      externalId: uniqueName('e'), itemName: 'item', orderedAt: fields.orderedAt ?? new Date('2026-11-21T00:00:00Z'),
+      id,
+      organisationId: orgId,
+      mode: 'test',
+      bankAccountId: accountId,
+      status,
+      amount,
+      payerName: fields.payerName ?? 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      externalId: uniqueName('e'),
+      itemName: 'item',
+      orderedAt: fields.orderedAt ?? new Date('2026-11-21T00:00:00Z'),
       expiresAt: new Date(status === 'expired' ? '2026-11-21T12:00:00Z' : '2026-12-05T00:00:00Z'),
-      closedAt: status === 'expired' ? new Date('2026-11-21T12:00:00Z') : null, paymentToken: uniqueName('tok'),
+      closedAt: status === 'expired' ? new Date('2026-11-21T12:00:00Z') : null,
+      paymentToken: uniqueName('tok'),
     })),
   });
   return ids;
@@ -128,11 +170,31 @@ async function openTransaction(text: string, values: unknown[]) {
  */
 function oneConfirmationLiterals(orgId: string, accountId: string, n: number): string {
   return [
-    `ARRAY['txn_none_${n}']`, "ARRAY['1']", "ARRAY['pending']", "ARRAY['confirmed']", `ARRAY['ord_none_${n}']`, "ARRAY['2']", "ARRAY['open']",
-    "ARRAY['{}'::jsonb]", "ARRAY['[]'::jsonb]", "ARRAY['{}'::jsonb]", 'ARRAY[now()]', "ARRAY['c']", `ARRAY['m${n}']`, 'ARRAY[now()]',
-    `ARRAY['${orgId}']`, "ARRAY['test']", `ARRAY['${accountId}']`,
-    'ARRAY[1, 1]', `ARRAY['evt_a${n}', 'evt_b${n}']`, "ARRAY['transaction.deposited', 'order.paid']", "ARRAY['{}'::jsonb, '{}'::jsonb]",
-    `ARRAY['evt_a${n}']`, "ARRAY['events']", "ARRAY['event.recorded']", "ARRAY['{}'::jsonb]",
+    `ARRAY['txn_none_${n}']`,
+    "ARRAY['1']",
+    "ARRAY['pending']",
+    "ARRAY['confirmed']",
+    `ARRAY['ord_none_${n}']`,
+    "ARRAY['2']",
+    "ARRAY['open']",
+    "ARRAY['{}'::jsonb]",
+    "ARRAY['[]'::jsonb]",
+    "ARRAY['{}'::jsonb]",
+    'ARRAY[now()]',
+    "ARRAY['c']",
+    `ARRAY['m${n}']`,
+    'ARRAY[now()]',
+    `ARRAY['${orgId}']`,
+    "ARRAY['test']",
+    `ARRAY['${accountId}']`,
+    'ARRAY[1, 1]',
+    `ARRAY['evt_a${n}', 'evt_b${n}']`,
+    "ARRAY['transaction.deposited', 'order.paid']",
+    "ARRAY['{}'::jsonb, '{}'::jsonb]",
+    `ARRAY['evt_a${n}']`,
+    "ARRAY['events']",
+    "ARRAY['event.recorded']",
+    "ARRAY['{}'::jsonb]",
   ].join(', ');
 }
 
@@ -269,7 +331,9 @@ describe.each(writePaths)('conditional updates through %s', (_path, inTransactio
     const deposit = await seedDeposit(orgId, accountId, 500n);
     const payment = depositPayment({ ...deposit, amount: 500 }, AUTOMATIC('exact'), now);
 
-    const paid = await inTransaction((tx) => payOrder(tx, order.id, { statuses: ['open'], bankAccountId: accountId, amount: 500n, payerName: 'ヤマダ タロウ' }, payment, 'paid', now));
+    const paid = await inTransaction((tx) =>
+      payOrder(tx, order.id, { statuses: ['open'], bankAccountId: accountId, amount: 500n, payerName: 'ヤマダ タロウ' }, payment, 'paid', now),
+    );
 
     expect(paid).toEqual(await prisma.order.findUniqueOrThrow({ where: { id: order.id } }));
     expect(paid).toMatchObject({ status: 'paid', closedAt: now, updatedAt: now, payment: JSON.parse(JSON.stringify(payment)) });
@@ -328,7 +392,9 @@ describe.each(writePaths)('conditional updates through %s', (_path, inTransactio
     const decidedBefore = new Date('2026-11-22T09:30:00Z');
     await prisma.transaction.update({ where: { id: deposit.id }, data: { decision: { reason: 'several', candidates: [] }, decidedAt: decidedBefore } });
 
-    const held = await inTransaction((tx) => setDepositStatus(tx, deposit.id, ['pending'], { status: 'held', orderId: null, candidateOrderIds: ['ord_a'] }, now));
+    const held = await inTransaction((tx) =>
+      setDepositStatus(tx, deposit.id, ['pending'], { status: 'held', orderId: null, candidateOrderIds: ['ord_a'] }, now),
+    );
 
     expect(held).toEqual(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } }));
     expect(held).toMatchObject({ status: 'held', decision: { reason: 'several', candidates: [] }, decidedAt: decidedBefore, updatedAt: now });
@@ -382,7 +448,10 @@ describe('writeDecisionInBatches: a decision written onto the rows it read, or n
     ["the order's payer name", (order: string) => prisma.$executeRaw`UPDATE orders SET payer_name = 'スズキ イチロウ' WHERE id = ${order}`],
     // Not a column the decision relies on, but one order.paid would show as it was read.
     ["the order's metadata", (order: string) => prisma.$executeRaw`UPDATE orders SET metadata = '{"note": "changed"}' WHERE id = ${order}`],
-    ['the deposit, in a column the decision does not read', (_order: string, deposit: string) => prisma.$executeRaw`UPDATE transactions SET updated_at = now() WHERE id = ${deposit}`],
+    [
+      'the deposit, in a column the decision does not read',
+      (_order: string, deposit: string) => prisma.$executeRaw`UPDATE transactions SET updated_at = now() WHERE id = ${deposit}`,
+    ],
   ])('when %s changes between the read and the write, then the write is refused as stale and writes nothing', async (_what, change) => {
     const { orgId, accountId } = await seedAccount();
     const order = await seedOrder(orgId, accountId, 500n);
@@ -422,45 +491,50 @@ describe('writeDecisionInBatches: a decision written onto the rows it read, or n
     ['confirmed', 'ヤマダ タロウ', 1, ['transaction.deposited', 'order.paid']],
     ['held', 'ヤマダ タロウ', 2, ['transaction.deposited', 'transaction.held']],
     ['unmatched', 'ヤマダ タロウ', 0, ['transaction.deposited']],
-  ] as const)('when a deposit is %s, then its events carry the rows as stored, and the message is marked processed with them', async (outcome, counterparty, orders, types) => {
-    const { orgId, accountId } = await seedAccount();
-    const seeded = await Promise.all(Array.from({ length: orders }, () => seedOrder(orgId, accountId, 500n)));
-    // Metadata, so that order.paid's copy of a JSON column is checked too.
-    for (const order of seeded) await prisma.order.update({ where: { id: order.id }, data: { metadata: { cart: 'c-1', lines: [1, 2] } } });
-    const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty });
-    const message = freshMessage();
+  ] as const)(
+    'when a deposit is %s, then its events carry the rows as stored, and the message is marked processed with them',
+    async (outcome, counterparty, orders, types) => {
+      const { orgId, accountId } = await seedAccount();
+      const seeded = await Promise.all(Array.from({ length: orders }, () => seedOrder(orgId, accountId, 500n)));
+      // Metadata, so that order.paid's copy of a JSON column is checked too.
+      for (const order of seeded) await prisma.order.update({ where: { id: order.id }, data: { metadata: { cart: 'c-1', lines: [1, 2] } } });
+      const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty });
+      const message = freshMessage();
 
-    const { pending } = await readDeposit(database.sql, deposit.id, message);
-    const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
-    const written = await writeDecisionInBatches(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
+      const { pending } = await readDeposit(database.sql, deposit.id, message);
+      const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
+      const written = await writeDecisionInBatches(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
 
-    const stored = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
-    expect(written).toEqual(stored);
-    expect(stored.status).toBe(outcome);
-    const events = await prisma.event.findMany({ where: { organisationId: orgId }, orderBy: { seq: 'asc' } });
-    expect(events.map((e) => e.type)).toEqual(types);
-    expect(events[0]!.data).toEqual(JSON.parse(JSON.stringify({ object: transactionView(stored) })));
-    if (outcome === 'confirmed') {
-      const paid = await prisma.order.findUniqueOrThrow({ where: { id: seeded[0]!.id } });
-      expect(paid).toMatchObject({ status: 'paid', closedAt: now, updatedAt: now });
-      expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify({ object: orderView(paid, ctx.publicBaseUrl) })));
-    }
-    if (outcome === 'held') {
-      expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify({ object: transactionView(stored), candidate_order_ids: stored.candidateOrderIds })));
-    }
-    // Processed when the decision began: the bench's stages split the time from a deposit's storing to its decision there.
-    expect(await prisma.inbox.findMany({ where: { consumer: message.consumer, messageId: message.messageId } })).toEqual([
-      expect.objectContaining({ processedAt: startedAt }),
-    ]);
-    const announced = await prisma.outbox.findMany({ where: { payload: { path: ['organisation_id'], equals: orgId } } });
-    expect(announced.map((m) => (m.payload as { events: { event_id: string }[] }).events.map((e) => e.event_id))).toEqual([events.map((e) => e.id)]);
-  });
+      const stored = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
+      expect(written).toEqual(stored);
+      expect(stored.status).toBe(outcome);
+      const events = await prisma.event.findMany({ where: { organisationId: orgId }, orderBy: { seq: 'asc' } });
+      expect(events.map((e) => e.type)).toEqual(types);
+      expect(events[0]!.data).toEqual(JSON.parse(JSON.stringify({ object: transactionView(stored) })));
+      if (outcome === 'confirmed') {
+        const paid = await prisma.order.findUniqueOrThrow({ where: { id: seeded[0]!.id } });
+        expect(paid).toMatchObject({ status: 'paid', closedAt: now, updatedAt: now });
+        expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify({ object: orderView(paid, ctx.publicBaseUrl) })));
+      }
+      if (outcome === 'held') {
+        expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify({ object: transactionView(stored), candidate_order_ids: stored.candidateOrderIds })));
+      }
+      // Processed when the decision began: the bench's stages split the time from a deposit's storing to its decision there.
+      expect(await prisma.inbox.findMany({ where: { consumer: message.consumer, messageId: message.messageId } })).toEqual([
+        expect.objectContaining({ processedAt: startedAt }),
+      ]);
+      const announced = await prisma.outbox.findMany({ where: { payload: { path: ['organisation_id'], equals: orgId } } });
+      expect(announced.map((m) => (m.payload as { events: { event_id: string }[] }).events.map((e) => e.event_id))).toEqual([events.map((e) => e.id)]);
+    },
+  );
 
   test('when the decision is made again after the change, then the changed order is not paid', async () => {
     const { orgId, accountId } = await seedAccount();
     const order = await seedOrder(orgId, accountId, 500n);
     const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty: 'ヤマダ タロウ' });
-    await expect(decideAcrossChange(deposit.id, () => prisma.$executeRaw`UPDATE orders SET amount = 999 WHERE id = ${order.id}`)).rejects.toThrow(StaleDecisionError);
+    await expect(decideAcrossChange(deposit.id, () => prisma.$executeRaw`UPDATE orders SET amount = 999 WHERE id = ${order.id}`)).rejects.toThrow(
+      StaleDecisionError,
+    );
 
     const again = await depositDecider(deps)({ transaction_id: deposit.id, bank_account_id: accountId }, `m_${deposit.id}`);
 
@@ -488,7 +562,11 @@ describe('writeDecisionsBatched: the decisions of several accounts in one statem
   test('when decisions of several accounts are written together, then each deposit comes back as stored, in the order given, with its own events, announcement and inbox row', async () => {
     const decisions = [await decidedDeposit('held'), await decidedDeposit('confirmed'), await decidedDeposit('unmatched')];
 
-    const written = await writeDecisionsBatched(database.sql, decisions.map((d) => d.decided), handOver);
+    const written = await writeDecisionsBatched(
+      database.sql,
+      decisions.map((d) => d.decided),
+      handOver,
+    );
 
     expect(written).toEqual(await Promise.all(decisions.map((d) => prisma.transaction.findUniqueOrThrow({ where: { id: d.deposit.id } }))));
     expect(written.map((w) => w?.status)).toEqual(['held', 'confirmed', 'unmatched']);
@@ -549,7 +627,9 @@ describe('writeDecisionsBatched: the decisions of several accounts in one statem
     await statementWaitingForALock(prisma, 'WITH items AS%');
     await changeFailing();
 
-    await expect(writingFailing).rejects.toThrow(new StaleDecisionError(`deposit ${failing.deposit.id} or order ${failing.orders[0]!.id} changed since the decision read it`));
+    await expect(writingFailing).rejects.toThrow(
+      new StaleDecisionError(`deposit ${failing.deposit.id} or order ${failing.orders[0]!.id} changed since the decision read it`),
+    );
     expect((await writingOther).status).toBe('held');
     // The first alone; the two together, failed whole; then each alone.
     expect(statements).toEqual(Array.from({ length: 4 }, () => writeDecisionsBatchedStatement.name));
@@ -640,7 +720,10 @@ describe('findAmountCandidates', () => {
 
     const read = await database.transaction((sql) => findAmountCandidates(sql, accountId, 700n, DEPOSIT_AT));
 
-    expect(read).toMatchObject({ orders: [expect.objectContaining({ id: before }), expect.objectContaining({ id: atTheSameTime })], read: { allOpenOrdersRead: true } });
+    expect(read).toMatchObject({
+      orders: [expect.objectContaining({ id: before }), expect.objectContaining({ id: atTheSameTime })],
+      read: { allOpenOrdersRead: true },
+    });
   });
 
   test('when a fixed-price shop has more expired orders than the read takes, then every open order is read with only the newest expired ones', async () => {
@@ -686,7 +769,11 @@ describe('findAmountCandidates', () => {
   // walk the index, whether the account and amount are parameters (the late-order check) or the
   // locked deposit's columns (the deposit's decision).
   const readsOfCandidates = [
-    ['amountCandidatesStatement', amountCandidatesStatement.text, (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`],
+    [
+      'amountCandidatesStatement',
+      amountCandidatesStatement.text,
+      (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`,
+    ],
     ['readDepositStatement', readDepositStatement.text, (_accountId: string, depositId: string) => `'${DEPOSITS_CONSUMER}', 'plan-check', '${depositId}'`],
   ] as const;
 
@@ -710,7 +797,11 @@ describe('findAmountCandidates', () => {
 
       // Turned off, a sequential scan, a bitmap scan or a sort is still chosen when nothing else can
       // answer the query: seeing none proves the index answers it in order.
-      const plan = await preparedPlan(prisma, text, values(accountId, deposit.id), planCacheMode, ['enable_seqscan = off', 'enable_bitmapscan = off', 'enable_sort = off']);
+      const plan = await preparedPlan(prisma, text, values(accountId, deposit.id), planCacheMode, [
+        'enable_seqscan = off',
+        'enable_bitmapscan = off',
+        'enable_sort = off',
+      ]);
 
       const nodes = planNodes(plan);
       expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');

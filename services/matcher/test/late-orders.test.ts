@@ -28,8 +28,14 @@ beforeAll(async () => {
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   deps = {
-    database, prisma, lock: new RedisLock(redis, lockPrefix), clock, logger: createLogger('test', 'silent'),
-    publicBaseUrl: 'http://localhost:3000', lockTtlMs: 5_000, lockWaitMs: 5_000,
+    database,
+    prisma,
+    lock: new RedisLock(redis, lockPrefix),
+    clock,
+    logger: createLogger('test', 'silent'),
+    publicBaseUrl: 'http://localhost:3000',
+    lockTtlMs: 5_000,
+    lockWaitMs: 5_000,
   };
   examine = lateOrderExaminer(deps);
 });
@@ -53,9 +59,18 @@ async function seedAccount() {
 async function seedOrder(orgId: string, accountId: string, amount: number, orderedAt: string, payerName = 'ﾔﾏﾀﾞ') {
   return prisma.order.create({
     data: {
-      id: newId('order'), organisationId: orgId, mode: 'test', bankAccountId: accountId, status: 'open', amount: BigInt(amount),
-      payerName, externalId: uniqueName('e'), itemName: 'item', orderedAt: new Date(orderedAt),
-      expiresAt: new Date('2026-12-05T00:00:00Z'), paymentToken: uniqueName('tok'),
+      id: newId('order'),
+      organisationId: orgId,
+      mode: 'test',
+      bankAccountId: accountId,
+      status: 'open',
+      amount: BigInt(amount),
+      payerName,
+      externalId: uniqueName('e'),
+      itemName: 'item',
+      orderedAt: new Date(orderedAt),
+      expiresAt: new Date('2026-12-05T00:00:00Z'),
+      paymentToken: uniqueName('tok'),
     },
   });
 }
@@ -63,8 +78,16 @@ async function seedOrder(orgId: string, accountId: string, amount: number, order
 async function seedDeposit(orgId: string, accountId: string, amount: number, occurredAt: string, status: string, counterparty = 'ﾔﾏﾀﾞ') {
   return prisma.transaction.create({
     data: {
-      id: newId('transaction'), organisationId: orgId, mode: 'test', bankAccountId: accountId, bankReference: uniqueName('ref'),
-      direction: 'deposit', status, amount: BigInt(amount), counterparty, occurredAt: new Date(occurredAt),
+      id: newId('transaction'),
+      organisationId: orgId,
+      mode: 'test',
+      bankAccountId: accountId,
+      bankReference: uniqueName('ref'),
+      direction: 'deposit',
+      status,
+      amount: BigInt(amount),
+      counterparty,
+      occurredAt: new Date(occurredAt),
     },
   });
 }
@@ -125,31 +148,38 @@ describe('the late-order examiner', () => {
   test.each([
     [true, 'confirmed'],
     [false, 'held'],
-  ])('when the late order fits an unmatched deposit by a matching rule and auto-confirm is %s, then the deposit is %s with reason rule:corporate_abbreviation', async (autoConfirm, status) => {
-    const { orgId, accountId } = await seedAccount();
-    await prisma.setting.create({ data: { organisationId: orgId, mode: 'test', autoConfirmLateOrders: autoConfirm, matchingRules: ['corporate_abbreviation'] } });
-    const deposit = await seedUnmatchedDeposit(orgId, accountId, 4300, '2026-11-22T09:00:00Z', 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
-    const order = await seedOrder(orgId, accountId, 4300, '2026-11-21T00:00:00Z', '株式会社ヤマダショウジ');
+  ])(
+    'when the late order fits an unmatched deposit by a matching rule and auto-confirm is %s, then the deposit is %s with reason rule:corporate_abbreviation',
+    async (autoConfirm, status) => {
+      const { orgId, accountId } = await seedAccount();
+      await prisma.setting.create({
+        data: { organisationId: orgId, mode: 'test', autoConfirmLateOrders: autoConfirm, matchingRules: ['corporate_abbreviation'] },
+      });
+      const deposit = await seedUnmatchedDeposit(orgId, accountId, 4300, '2026-11-22T09:00:00Z', 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
+      const order = await seedOrder(orgId, accountId, 4300, '2026-11-21T00:00:00Z', '株式会社ヤマダショウジ');
 
-    await examine([{ order_id: order.id, bank_account_id: accountId }]);
+      await examine([{ order_id: order.id, bank_account_id: accountId }]);
 
-    const decided = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
-    const paid = await prisma.order.findUniqueOrThrow({ where: { id: order.id } });
-    expect(decided.status).toBe(status);
-    expect((decided.decision as { candidates: unknown[] }).candidates).toEqual([
-      expect.objectContaining({ order_id: order.id, fit: 'rule:corporate_abbreviation', fit_rules: ['corporate_abbreviation'] }),
-    ]);
-    if (autoConfirm) {
-      expect(paid).toMatchObject({ status: 'paid', payment: { transaction_id: deposit.id, reason: 'rule:corporate_abbreviation' } });
-    } else {
-      expect(decided).toMatchObject({ candidateOrderIds: [order.id], decision: { reason: 'late_order' } });
-      expect(paid.status).toBe('open');
-    }
-  });
+      const decided = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
+      const paid = await prisma.order.findUniqueOrThrow({ where: { id: order.id } });
+      expect(decided.status).toBe(status);
+      expect((decided.decision as { candidates: unknown[] }).candidates).toEqual([
+        expect.objectContaining({ order_id: order.id, fit: 'rule:corporate_abbreviation', fit_rules: ['corporate_abbreviation'] }),
+      ]);
+      if (autoConfirm) {
+        expect(paid).toMatchObject({ status: 'paid', payment: { transaction_id: deposit.id, reason: 'rule:corporate_abbreviation' } });
+      } else {
+        expect(decided).toMatchObject({ candidateOrderIds: [order.id], decision: { reason: 'late_order' } });
+        expect(paid.status).toBe('open');
+      }
+    },
+  );
 
   test('when the late order fits a deposit only under a rule the seller has not enabled, then the deposit is held with no_name_fits, not confirmed', async () => {
     const { orgId, accountId } = await seedAccount();
-    await prisma.setting.create({ data: { organisationId: orgId, mode: 'test', autoConfirmLateOrders: true, matchingRules: ['kana_width', 'decorated', 'truncated'] } });
+    await prisma.setting.create({
+      data: { organisationId: orgId, mode: 'test', autoConfirmLateOrders: true, matchingRules: ['kana_width', 'decorated', 'truncated'] },
+    });
     const deposit = await seedUnmatchedDeposit(orgId, accountId, 4400, '2026-11-22T09:00:00Z', 'ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ');
     const order = await seedOrder(orgId, accountId, 4400, '2026-11-21T00:00:00Z', '株式会社ヤマダショウジ');
 
@@ -194,7 +224,9 @@ describe('late-order messages settled together', () => {
       settleStatements.unmatched.name, // the one a deposit waits for, under the lock
     ]);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', candidateOrderIds: [waitedFor.id] });
-    expect(await prisma.inbox.count({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: [...others, waitedFor].map((o) => `registered_${o.id}`) } } })).toBe(10);
+    expect(
+      await prisma.inbox.count({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: [...others, waitedFor].map((o) => `registered_${o.id}`) } } }),
+    ).toBe(10);
   });
 });
 
@@ -218,7 +250,9 @@ describe('late-order messages of several orders', () => {
     ]);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', candidateOrderIds: [waitedFor.id] });
     expect(await written(orgId, orderRegistrationId(waitedFor.id))).toEqual({ events: 1, inbox: 1 });
-    expect(await prisma.inbox.count({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: [...others, waitedFor].map((o) => orderRegistrationId(o.id)) } } })).toBe(5);
+    expect(
+      await prisma.inbox.count({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: [...others, waitedFor].map((o) => orderRegistrationId(o.id)) } } }),
+    ).toBe(5);
   });
 });
 
@@ -237,8 +271,7 @@ describe('the late-order examiner and the account lock', () => {
     await seedUnmatchedDeposit(orgId, accountId, 5199, '2026-11-22T09:00:00Z');
     const order = await seedOrder(orgId, accountId, 5100, '2026-11-21T00:00:00Z');
 
-    const recorded = await whileLockHeldElsewhere(accountId, (impatient) =>
-      lateOrderExaminer(impatient)([{ order_id: order.id, bank_account_id: accountId }]));
+    const recorded = await whileLockHeldElsewhere(accountId, (impatient) => lateOrderExaminer(impatient)([{ order_id: order.id, bank_account_id: accountId }]));
 
     expect(recorded).toBe(false);
     expect(await written(orgId, `registered_${order.id}`)).toEqual({ events: 0, inbox: 1 });
@@ -268,27 +301,33 @@ describe('the late-order examiner and the account lock', () => {
   });
 });
 
-describe('the late-order check\'s plan', () => {
+describe("the late-order check's plan", () => {
   const cases = (['pending or unmatched', 'unmatched'] as Waiting[]).flatMap((waiting) => PLAN_CACHE_MODES.map((mode) => [waiting, mode] as const));
 
   // Run for every new order, on accounts whose decided deposits only grow: the read must go
   // through the partial index of waiting deposits, whatever plan the prepared statement settles on.
-  test.each(cases)('when the check for %s deposits is planned (%s), then it reads transactions through transactions_waiting_idx', async (waiting, planCacheMode) => {
-    const { orgId, accountId } = await seedAccount();
-    await prisma.$executeRaw`
+  test.each(cases)(
+    'when the check for %s deposits is planned (%s), then it reads transactions through transactions_waiting_idx',
+    async (waiting, planCacheMode) => {
+      const { orgId, accountId } = await seedAccount();
+      await prisma.$executeRaw`
       INSERT INTO transactions (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at)
       SELECT 'txn_' || md5(random()::text), ${orgId}, 'test', ${accountId}, md5(random()::text), 'deposit',
              (ARRAY['held', 'excluded', 'unmatched', 'pending'])[1 + g % 4], 5000 + g % 50, 'ﾔﾏﾀﾞ', '2026-11-22T09:00:00Z'
       FROM generate_series(1, 4000) g`;
-    const order = await seedOrder(orgId, accountId, 5010, '2026-11-21T00:00:00Z');
-    await prisma.$executeRaw`ANALYZE transactions`;
+      const order = await seedOrder(orgId, accountId, 5010, '2026-11-21T00:00:00Z');
+      await prisma.$executeRaw`ANALYZE transactions`;
 
-    const plan = await preparedPlan(prisma, settleStatements[waiting].text, `ARRAY['${order.id}'], ARRAY['plan-check'], '${LATE_ORDERS_CONSUMER}'`, planCacheMode, [
-      'enable_seqscan = off',
-      'enable_bitmapscan = off',
-    ]);
+      const plan = await preparedPlan(
+        prisma,
+        settleStatements[waiting].text,
+        `ARRAY['${order.id}'], ARRAY['plan-check'], '${LATE_ORDERS_CONSUMER}'`,
+        planCacheMode,
+        ['enable_seqscan = off', 'enable_bitmapscan = off'],
+      );
 
-    const transactionScans = planNodes(plan).filter((n) => n['Relation Name'] === 'transactions');
-    expect(transactionScans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Scan', 'transactions_waiting_idx']]);
-  });
+      const transactionScans = planNodes(plan).filter((n) => n['Relation Name'] === 'transactions');
+      expect(transactionScans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Scan', 'transactions_waiting_idx']]);
+    },
+  );
 });

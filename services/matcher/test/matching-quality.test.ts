@@ -14,9 +14,12 @@ describe('the matching-quality corpus', () => {
     for (const c of corpus.filter((k) => k.right !== null)) expect(c.orders.map((o) => o.ref)).toContain(c.right);
   });
 
-  test.each(RULE_SETS.map((set) => [set.name, set] as const))('when the rule set is %s, then no deposit is confirmed to an order its depositor did not pay', (_name, set) => {
-    expect(evaluate(corpus, set).wrongConfirmations).toEqual([]);
-  });
+  test.each(RULE_SETS.map((set) => [set.name, set] as const))(
+    'when the rule set is %s, then no deposit is confirmed to an order its depositor did not pay',
+    (_name, set) => {
+      expect(evaluate(corpus, set).wrongConfirmations).toEqual([]);
+    },
+  );
 
   test('when every rule is enabled, then every fair case is confirmed to the right order', () => {
     const all = RULE_SETS.find((set) => set.name === 'all')!;
@@ -25,7 +28,10 @@ describe('the matching-quality corpus', () => {
 
   test.each(corpus.map((c) => [c.id, c] as const))('when every rule is enabled, then %s is decided as expected', (_id, c) => {
     const decision = decideCase(c, RULE_SETS.find((set) => set.name === 'all')!.rules);
-    const actual = decision.outcome === 'confirmed' ? { outcome: 'confirmed', order: decision.orderId, reason: decision.reason } : { outcome: decision.outcome, reason: decision.explanation.reason };
+    const actual =
+      decision.outcome === 'confirmed'
+        ? { outcome: 'confirmed', order: decision.orderId, reason: decision.reason }
+        : { outcome: decision.outcome, reason: decision.explanation.reason };
     expect(actual).toEqual(c.expected);
   });
 });

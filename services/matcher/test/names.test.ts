@@ -1,6 +1,15 @@
 import { LONG_VOWEL, MATCHING_RULES, bankForm, corporateForms, normaliseName, withoutCorporateForms } from '@pmatch/contracts';
 import { nameMatcher } from '../src/domain/names/matcher';
-import { corporate_abbreviation, decorated, depositorName, halfWidthLength, isCutFrom, kana_width, truncated, withoutDecoration } from '../src/domain/names/rules';
+import {
+  corporate_abbreviation,
+  decorated,
+  depositorName,
+  halfWidthLength,
+  isCutFrom,
+  kana_width,
+  truncated,
+  withoutDecoration,
+} from '../src/domain/names/rules';
 import { NAME_CORPUS, RULE_SETS, type RuleSetName } from './fixtures/names-corpus';
 
 const RULE_SET_NAMES = Object.keys(RULE_SETS) as RuleSetName[];
@@ -20,14 +29,17 @@ describe('the names corpus', () => {
     expect(actual).toEqual(expected);
   });
 
-  test.each(NAME_CORPUS)('when a pair fits only under rules not enabled, then it is marked outside the rules with the fit every rule gives: $depositor ~ $payer', ({ depositor, payer, expected }) => {
-    for (const set of RULE_SET_NAMES) {
-      const fit = MATCHERS[set](depositor, payer);
-      if (expected[set] !== undefined) expect(fit).toMatchObject({ reason: expected[set] });
-      else if (expected.all === undefined) expect(fit).toBeUndefined();
-      else expect(fit).toMatchObject({ reason: expected.all, outsideRules: true });
-    }
-  });
+  test.each(NAME_CORPUS)(
+    'when a pair fits only under rules not enabled, then it is marked outside the rules with the fit every rule gives: $depositor ~ $payer',
+    ({ depositor, payer, expected }) => {
+      for (const set of RULE_SET_NAMES) {
+        const fit = MATCHERS[set](depositor, payer);
+        if (expected[set] !== undefined) expect(fit).toMatchObject({ reason: expected[set] });
+        else if (expected.all === undefined) expect(fit).toBeUndefined();
+        else expect(fit).toMatchObject({ reason: expected.all, outsideRules: true });
+      }
+    },
+  );
 });
 
 describe('normaliseName (kana_width)', () => {
@@ -117,9 +129,12 @@ describe('corporate_abbreviation', () => {
     expect(corporate_abbreviation(`ﾐﾗｲ(${abbreviation}`, 'ミライ')).toBe(true);
   });
 
-  test.each(['（カ）ミライ', '(ｶ)ﾐﾗｲ', 'カ）ミライ', 'ミライ（カ', '㈱ミライ', 'ミライ（株）'])('when the brackets are full-width or half-width (%s), then the form is removed', (name) => {
-    expect(withoutCorporateForms(normaliseName(name))).toBe('ミライ');
-  });
+  test.each(['（カ）ミライ', '(ｶ)ﾐﾗｲ', 'カ）ミライ', 'ミライ（カ', '㈱ミライ', 'ミライ（株）'])(
+    'when the brackets are full-width or half-width (%s), then the form is removed',
+    (name) => {
+      expect(withoutCorporateForms(normaliseName(name))).toBe('ミライ');
+    },
+  );
 
   test.each([
     ['株式会社ミライ', 'kanji, front'],
@@ -290,7 +305,12 @@ describe('nameMatcher', () => {
     expect(nameMatcher(['kana_width'])('ﾔﾏﾀﾞ', 'ヤマダ')?.rank).toBe(1);
     expect(nameMatcher(['corporate_abbreviation'])('ｶ)ﾔﾏﾀﾞ', 'ヤマダ')?.rank).toBe(2);
     expect(nameMatcher(['decorated'])('12 ﾔﾏﾀﾞ', 'ヤマダ')?.rank).toBe(3);
-    expect(nameMatcher(['truncated'])('ﾖｺﾊﾏﾐﾅﾄﾐﾗｲﾃﾞｼﾞﾀﾙﾏｰｹﾃｲﾝｸﾞｱﾝﾄﾞﾌﾞﾗﾝﾃﾞｲﾝｸﾞｿﾘﾕｰｼﾖﾝｽﾞｼ', 'ヨコハマミナトミライデジタルマーケティングアンドブランディングソリューションズジギョウブ')?.rank).toBe(4);
+    expect(
+      nameMatcher(['truncated'])(
+        'ﾖｺﾊﾏﾐﾅﾄﾐﾗｲﾃﾞｼﾞﾀﾙﾏｰｹﾃｲﾝｸﾞｱﾝﾄﾞﾌﾞﾗﾝﾃﾞｲﾝｸﾞｿﾘﾕｰｼﾖﾝｽﾞｼ',
+        'ヨコハマミナトミライデジタルマーケティングアンドブランディングソリューションズジギョウブ',
+      )?.rank,
+    ).toBe(4);
   });
 
   test('when kana_width is not enabled, then the other rules still include it', () => {

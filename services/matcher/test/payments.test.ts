@@ -4,7 +4,16 @@ import { AUTOMATIC, assertReversible, decidedBy } from '../src/domain/payments';
 const CONFIRMED_AT = '2026-11-27T00:00:00.000Z';
 const paid = (): { status: string; payment: Payment } => ({
   status: 'paid',
-  payment: { transaction_id: 'txn_000000000000', amount: 500, counterparty: 'c', occurred_at: CONFIRMED_AT, matched_at: CONFIRMED_AT, decided_by: 'auto', trigger: 'auto', reason: 'exact' },
+  payment: {
+    transaction_id: 'txn_000000000000',
+    amount: 500,
+    counterparty: 'c',
+    occurred_at: CONFIRMED_AT,
+    matched_at: CONFIRMED_AT,
+    decided_by: 'auto',
+    trigger: 'auto',
+    reason: 'exact',
+  },
 });
 const hoursAfter = (hours: number) => new Date(Date.parse(CONFIRMED_AT) + hours * 60 * 60 * 1000);
 const refusal = (run: () => unknown): string | undefined => {
@@ -22,9 +31,18 @@ describe('who a payment records as deciding', () => {
   });
 
   test.each([
-    [{ decided_by: 'api_key:key_abc', trigger: 'api' as const }, { decidedBy: 'api_key:key_abc', trigger: 'api' }],
-    [{ decided_by: 'user:usr_abc', trigger: 'dashboard' as const }, { decidedBy: 'user:usr_abc', trigger: 'dashboard' }],
-    [{ decided_by: undefined, trigger: 'api' as const }, { decidedBy: 'api', trigger: 'api' }],
+    [
+      { decided_by: 'api_key:key_abc', trigger: 'api' as const },
+      { decidedBy: 'api_key:key_abc', trigger: 'api' },
+    ],
+    [
+      { decided_by: 'user:usr_abc', trigger: 'dashboard' as const },
+      { decidedBy: 'user:usr_abc', trigger: 'dashboard' },
+    ],
+    [
+      { decided_by: undefined, trigger: 'api' as const },
+      { decidedBy: 'api', trigger: 'api' },
+    ],
     [{ trigger: 'shop' as const }, { decidedBy: 'shop', trigger: 'shop' }],
   ])('when a command says %j, then the payment records %j', (command, recorded) => {
     expect(decidedBy(command)).toEqual({ ...recorded, reason: 'manual' });

@@ -23,7 +23,11 @@ const identity = (name: string): string => withoutCorporateForms(normaliseName(n
  * written here.
  */
 const NAMES = [...new Set(loadCorpus().flatMap((c) => [c.deposit, ...c.orders.map((o) => o.payer_name)]))].filter(
-  (name) => bankForm(name) !== undefined && identity(name) !== '' && !/[0-9０-９]|ﾌﾘｺﾐ|フリコミ|振込/u.test(name) && !BANK_NAME_FIELD_LENGTHS.has(halfWidthLength(name)!),
+  (name) =>
+    bankForm(name) !== undefined &&
+    identity(name) !== '' &&
+    !/[0-9０-９]|ﾌﾘｺﾐ|フリコミ|振込/u.test(name) &&
+    !BANK_NAME_FIELD_LENGTHS.has(halfWidthLength(name)!),
 );
 /** Names that begin like each other (a family name, the start of a company's): where mistakes hide. */
 const NEIGHBOURS = new Map(NAMES.map((a) => [a, NAMES.filter((b) => b !== a && identity(b).slice(0, 3) === identity(a).slice(0, 3))]));
@@ -72,17 +76,25 @@ describe('no rule makes two people one (properties)', () => {
 
   test('when a deposit is written as a bank writes A, then it is never confirmed to an order for another name B', () => {
     fc.assert(
-      fc.property(twoNames, fc.option(fc.constantFrom(...NAMES), { nil: undefined }), fc.boolean(), writing, fc.subarray([...MATCHING_RULES]), ([a, b], c, withA, w, rules) => {
-        const deposit = asBankWrites(a, w);
-        const others = [b, c].filter((name): name is string => name !== undefined && identity(name) !== identity(a));
-        const orders = others.map((name, i) => order(`ord_other_${i}`, name));
-        if (withA) orders.push(order('ord_a', a));
-        const decision = decide({ ...at, counterparty: deposit.text }, orders, nameMatcher(rules), now);
-        if (decision.outcome !== 'confirmed' || decision.orderId === 'ord_a') return;
-        const confirmed = orders.find((o) => o.id === decision.orderId)!;
-        const explicitlyEquated = deposit.cutAt !== undefined && deposit.cutAt.length >= 6 && identity(confirmed.payerName).startsWith(deposit.cutAt.slice(0, -1));
-        expect({ deposit: deposit.text, confirmed: confirmed.payerName, explicitlyEquated }).toMatchObject({ explicitlyEquated: true });
-      }),
+      fc.property(
+        twoNames,
+        fc.option(fc.constantFrom(...NAMES), { nil: undefined }),
+        fc.boolean(),
+        writing,
+        fc.subarray([...MATCHING_RULES]),
+        ([a, b], c, withA, w, rules) => {
+          const deposit = asBankWrites(a, w);
+          const others = [b, c].filter((name): name is string => name !== undefined && identity(name) !== identity(a));
+          const orders = others.map((name, i) => order(`ord_other_${i}`, name));
+          if (withA) orders.push(order('ord_a', a));
+          const decision = decide({ ...at, counterparty: deposit.text }, orders, nameMatcher(rules), now);
+          if (decision.outcome !== 'confirmed' || decision.orderId === 'ord_a') return;
+          const confirmed = orders.find((o) => o.id === decision.orderId)!;
+          const explicitlyEquated =
+            deposit.cutAt !== undefined && deposit.cutAt.length >= 6 && identity(confirmed.payerName).startsWith(deposit.cutAt.slice(0, -1));
+          expect({ deposit: deposit.text, confirmed: confirmed.payerName, explicitlyEquated }).toMatchObject({ explicitlyEquated: true });
+        },
+      ),
       RUNS,
     );
   });
@@ -95,7 +107,10 @@ describe('no rule makes two people one (properties)', () => {
         if (deposit.cutAt !== undefined && (halfWidthLength(deposit.text) !== w.field || [...deposit.cutAt].length < 6)) return;
         const rivals = others.filter((name) => !identity(name).startsWith(identity(a).slice(0, 6)) && !identity(a).startsWith(identity(name).slice(0, 6)));
         const orders = [...rivals.map((name, i) => order(`ord_other_${i}`, name)), order('ord_a', a)];
-        expect(decide({ ...at, counterparty: deposit.text }, orders, nameMatcher(MATCHING_RULES), now)).toMatchObject({ outcome: 'confirmed', orderId: 'ord_a' });
+        expect(decide({ ...at, counterparty: deposit.text }, orders, nameMatcher(MATCHING_RULES), now)).toMatchObject({
+          outcome: 'confirmed',
+          orderId: 'ord_a',
+        });
       }),
       RUNS,
     );

@@ -26,7 +26,11 @@ export const OrdersApiConfig = BaseConfig.extend({
    */
   PAYMENT_LINK_ORDERS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   /** How often records past their retention (events 30 days, idempotency keys 24 h) are deleted. */
-  RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).default(60 * 60 * 1000),
+  RETENTION_SWEEP_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(60 * 60 * 1000),
   /** Ranges exempt from the public-address rule for webhook URLs: test receivers only. */
   WEBHOOK_ALLOWED_CIDRS: AllowedCidrsSetting,
 }).refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOK_ALLOWED_CIDRS.length === 0, {

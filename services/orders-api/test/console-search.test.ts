@@ -20,7 +20,15 @@ beforeAll(async () => {
   ({ prisma } = testDatabase = await openPrismaTestDatabase());
   await prisma.organisation.create({ data: { id: scope.organisationId, name: 'n', ownerEmail: 'o@example.com' } });
   await prisma.bankAccount.create({
-    data: { id: 'ba_console_search', organisationId: scope.organisationId, mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: '1234567', holderName: 'h' },
+    data: {
+      id: 'ba_console_search',
+      organisationId: scope.organisationId,
+      mode: 'live',
+      bankCode: '0001',
+      branchCode: '001',
+      accountNumber: '1234567',
+      holderName: 'h',
+    },
   });
   // The excluded history first, then the held deposits: the newest rows are not the ones asked for.
   await prisma.$executeRaw`
@@ -89,6 +97,8 @@ test("when an order's timeline is read, then its events are found through events
   );
 
   expect(events).toHaveLength(2);
-  const indexes = planNodes(explained!['QUERY PLAN'][0]!.Plan).map((n) => n['Index Name']).filter(Boolean);
+  const indexes = planNodes(explained!['QUERY PLAN'][0]!.Plan)
+    .map((n) => n['Index Name'])
+    .filter(Boolean);
   expect(indexes).toContain('events_object_idx');
 });

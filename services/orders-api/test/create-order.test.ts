@@ -19,7 +19,16 @@ beforeAll(async () => {
   await owner.organisation.create({ data: { id: 'org_none', name: 'n', ownerEmail: 'o@example.com' } });
   const account = (id: string, mode: string, createdAt: string) =>
     owner.bankAccount.create({
-      data: { id, organisationId: 'org_a', mode, bankCode: '0001', branchCode: '001', accountNumber: '1234567', holderName: 'h', createdAt: new Date(createdAt) },
+      data: {
+        id,
+        organisationId: 'org_a',
+        mode,
+        bankCode: '0001',
+        branchCode: '001',
+        accountNumber: '1234567',
+        holderName: 'h',
+        createdAt: new Date(createdAt),
+      },
     });
   // Created in another order than their ids sort in: the scope lists oldest first.
   await account('ba_live_2', 'live', '2026-11-22T00:00:00Z');
@@ -29,12 +38,27 @@ beforeAll(async () => {
     data: [
       { id: 'key_all', organisationId: 'org_a', mode: 'live', name: 'n', permission: 'read_write', keyHash: sha256Hex('all'), keyHint: 'h' },
       {
-        id: 'key_scoped', organisationId: 'org_a', mode: 'live', name: 'n', permission: 'read_only', keyHash: sha256Hex('scoped'), keyHint: 'h',
+        id: 'key_scoped',
+        organisationId: 'org_a',
+        mode: 'live',
+        name: 'n',
+        permission: 'read_only',
+        keyHash: sha256Hex('scoped'),
+        keyHint: 'h',
         bankAccountId: 'ba_live_1',
       },
       { id: 'key_none', organisationId: 'org_none', mode: 'live', name: 'n', permission: 'read_write', keyHash: sha256Hex('none'), keyHint: 'h' },
       { id: 'key_test', organisationId: 'org_a', mode: 'test', name: 'n', permission: 'read_write', keyHash: sha256Hex('test'), keyHint: 'h' },
-      { id: 'key_revoked', organisationId: 'org_a', mode: 'test', name: 'n', permission: 'read_write', keyHash: sha256Hex('revoked'), keyHint: 'h', revokedAt: new Date() },
+      {
+        id: 'key_revoked',
+        organisationId: 'org_a',
+        mode: 'test',
+        name: 'n',
+        permission: 'read_write',
+        keyHash: sha256Hex('revoked'),
+        keyHint: 'h',
+        revokedAt: new Date(),
+      },
     ],
   });
 });
@@ -110,9 +134,19 @@ describe('an order by external_id', () => {
   test('when the organisation and mode have an order with it, then it is read as Prisma reads it; other modes and organisations do not see it', async () => {
     await owner.order.create({
       data: {
-        id: 'ord_ext', organisationId: 'org_a', mode: 'test', bankAccountId: 'ba_test', status: 'open', amount: 500n, payerName: 'p',
-        externalId: 'ext_1', itemName: 'i', orderedAt: new Date('2026-11-22T00:00:00Z'), expiresAt: new Date('2026-12-06T00:00:00Z'),
-        metadata: { k: 'v' }, paymentToken: 'tok_ext',
+        id: 'ord_ext',
+        organisationId: 'org_a',
+        mode: 'test',
+        bankAccountId: 'ba_test',
+        status: 'open',
+        amount: 500n,
+        payerName: 'p',
+        externalId: 'ext_1',
+        itemName: 'i',
+        orderedAt: new Date('2026-11-22T00:00:00Z'),
+        expiresAt: new Date('2026-12-06T00:00:00Z'),
+        metadata: { k: 'v' },
+        paymentToken: 'tok_ext',
       },
     });
 
@@ -127,8 +161,17 @@ describe('new orders written together', () => {
   const at = new Date('2026-11-22T00:00:00Z');
   const order = (externalId: string, amount: number) => ({
     order: {
-      organisationId: 'org_a', mode: 'test' as const, bankAccountId: 'ba_test', amount, payerName: 'ﾔﾏﾀﾞ', externalId, itemName: 'i',
-      orderedAt: at, expiresAt: new Date('2026-12-06T00:00:00Z'), metadata: {}, source: null,
+      organisationId: 'org_a',
+      mode: 'test' as const,
+      bankAccountId: 'ba_test',
+      amount,
+      payerName: 'ﾔﾏﾀﾞ',
+      externalId,
+      itemName: 'i',
+      orderedAt: at,
+      expiresAt: new Date('2026-12-06T00:00:00Z'),
+      metadata: {},
+      source: null,
     },
     now: at,
   });

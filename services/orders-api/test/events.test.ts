@@ -19,10 +19,23 @@ async function organisation(): Promise<{ auth: AuthContext; record: (types: stri
   organisations += 1;
   const id = `org_events_${organisations}`;
   await prisma.organisation.create({ data: { id, name: 'n', ownerEmail: 'o@example.com' } });
-  const auth: AuthContext = { keyId: 'key_x', organisationId: id, mode: 'test', permission: 'read_write', bankAccountId: null, accountIds: [], keyHash: 'hash_x', cached: false };
+  const auth: AuthContext = {
+    keyId: 'key_x',
+    organisationId: id,
+    mode: 'test',
+    permission: 'read_write',
+    bankAccountId: null,
+    accountIds: [],
+    keyHash: 'hash_x',
+    cached: false,
+  };
   const record = (types: string[]) =>
     prisma.$transaction((tx) =>
-      recordEvents(tx, { organisationId: id, mode: 'test', bankAccountId: null, at }, types.map((type) => ({ type, data: { object: {} } }) as unknown as NewEvent)),
+      recordEvents(
+        tx,
+        { organisationId: id, mode: 'test', bankAccountId: null, at },
+        types.map((type) => ({ type, data: { object: {} } }) as unknown as NewEvent),
+      ),
     );
   return { auth, record };
 }
@@ -64,10 +77,13 @@ describe('listing events', () => {
     commitA();
     await transactionA;
     const cursor = seenWhileAIsOpen.at(-1);
-    const seenAfterwards = await waitFor(async () => {
-      const ids = await idsAfter(auth, cursor);
-      return ids.includes(eventOfB!) ? ids : undefined;
-    }, { what: 'the event of B to be listed' });
+    const seenAfterwards = await waitFor(
+      async () => {
+        const ids = await idsAfter(auth, cursor);
+        return ids.includes(eventOfB!) ? ids : undefined;
+      },
+      { what: 'the event of B to be listed' },
+    );
 
     expect(seenWhileAIsOpen).toEqual([first]);
     expect(seenAfterwards).toEqual([eventOfA, eventOfB]);
@@ -108,10 +124,13 @@ describe('listing events', () => {
     const types = ['transaction.deposited', 'order.paid', 'transaction.held', 'order.expired', 'order.created'];
     const ids = await record(types);
 
-    const listed = await waitFor(async () => {
-      const all = await idsAfter(auth);
-      return all.length === ids.length ? all : undefined;
-    }, { what: 'the events to be listed' });
+    const listed = await waitFor(
+      async () => {
+        const all = await idsAfter(auth);
+        return all.length === ids.length ? all : undefined;
+      },
+      { what: 'the events to be listed' },
+    );
 
     expect(listed).toEqual(ids);
   });
@@ -125,16 +144,21 @@ describe('listing events', () => {
     }
     const onAccount = (bankAccountId: string) =>
       prisma.$transaction((tx) =>
-        recordEvents(tx, { organisationId: auth.organisationId, mode: 'live', bankAccountId, at }, [{ type: 'order.created', data: { object: {} } } as unknown as NewEvent]),
+        recordEvents(tx, { organisationId: auth.organisationId, mode: 'live', bankAccountId, at }, [
+          { type: 'order.created', data: { object: {} } } as unknown as NewEvent,
+        ]),
       );
     const [ofA] = await onAccount('ba_events_a');
     const [ofB] = await onAccount('ba_events_b');
     const live = { ...auth, mode: 'live' as const };
 
-    const all = await waitFor(async () => {
-      const ids = await idsAfter(live);
-      return ids.length === 2 ? ids : undefined;
-    }, { what: 'both events to be listed' });
+    const all = await waitFor(
+      async () => {
+        const ids = await idsAfter(live);
+        return ids.length === 2 ? ids : undefined;
+      },
+      { what: 'both events to be listed' },
+    );
 
     expect(all).toEqual([ofA, ofB]);
     expect(await idsAfter({ ...live, bankAccountId: 'ba_events_a' })).toEqual([ofA]);

@@ -102,7 +102,9 @@ describe('idempotency keys', () => {
     await answered('e', 'hash-1', t0);
 
     expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), apiKeyId: 'key_same_org' }, 'hash-1', t0))).toEqual({ state: 'new' });
-    expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), apiKeyId: 'key_other', organisationId: 'org_other' }, 'hash-2', t0))).toEqual({ state: 'new' });
+    expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), apiKeyId: 'key_other', organisationId: 'org_other' }, 'hash-2', t0))).toEqual({
+      state: 'new',
+    });
     expect(await database.transaction((tx) => holdKey(tx, { ...key('e'), apiKeyId: 'key_live', mode: 'live' }, 'hash-2', t0))).toEqual({ state: 'new' });
   });
 });

@@ -30,11 +30,22 @@ async function organisation(accounts = 1): Promise<{ auth: AuthContext; accountI
   const accountIds: string[] = [];
   for (let a = 0; a < accounts; a += 1) {
     const account = await prisma.bankAccount.create({
-      data: { id: `ba_lists_${organisations}_${a}`, organisationId: id, mode: 'live', bankCode: '0001', branchCode: '001', accountNumber: String(2_000_000 + a), holderName: 'ｼﾖﾂﾌﾟ' },
+      data: {
+        id: `ba_lists_${organisations}_${a}`,
+        organisationId: id,
+        mode: 'live',
+        bankCode: '0001',
+        branchCode: '001',
+        accountNumber: String(2_000_000 + a),
+        holderName: 'ｼﾖﾂﾌﾟ',
+      },
     });
     accountIds.push(account.id);
   }
-  return { auth: { keyId: 'key_x', organisationId: id, mode: 'live', permission: 'read_write', bankAccountId: null, accountIds, keyHash: 'hash_x', cached: false }, accountIds };
+  return {
+    auth: { keyId: 'key_x', organisationId: id, mode: 'live', permission: 'read_write', bankAccountId: null, accountIds, keyHash: 'hash_x', cached: false },
+    accountIds,
+  };
 }
 
 /** What `list` returns, and the rows of `table` it read to do so. */
@@ -118,12 +129,17 @@ test("when an endpoint's few attempts are older than thousands of another mercha
 
   const log = await deliveryLog(quiet, { limit: 10 });
 
-  expect(log.page).toEqual([[`evt_${key}_2`, 2], [`evt_${key}_2`, 1], [`evt_${key}_1`, 2], [`evt_${key}_1`, 1]]);
+  expect(log.page).toEqual([
+    [`evt_${key}_2`, 2],
+    [`evt_${key}_2`, 1],
+    [`evt_${key}_1`, 2],
+    [`evt_${key}_1`, 1],
+  ]);
   expect(log.hasMore).toBe(false);
   expect(log.read).toBeLessThan(HISTORY / 10);
 });
 
-test("when an endpoint has thousands of attempts and another merchant thousands of newer ones, then each page of its delivery log reads about a page, and one event reads its own", async () => {
+test('when an endpoint has thousands of attempts and another merchant thousands of newer ones, then each page of its delivery log reads about a page, and one event reads its own', async () => {
   const busy = await endpointWithLog(HISTORY / 3, 3);
   await endpointWithLog(HISTORY, 1);
   const key = busy.replace('we_', '');
@@ -133,10 +149,19 @@ test("when an endpoint has thousands of attempts and another merchant thousands 
   const oldEvent = await deliveryLog(busy, { limit: 10, eventId: `evt_${key}_1` });
 
   const newest = HISTORY / 3;
-  expect(first.page.slice(0, 4)).toEqual([[`evt_${key}_${newest}`, 3], [`evt_${key}_${newest}`, 2], [`evt_${key}_${newest}`, 1], [`evt_${key}_${newest - 1}`, 3]]);
+  expect(first.page.slice(0, 4)).toEqual([
+    [`evt_${key}_${newest}`, 3],
+    [`evt_${key}_${newest}`, 2],
+    [`evt_${key}_${newest}`, 1],
+    [`evt_${key}_${newest - 1}`, 3],
+  ]);
   expect(second.page[0]).toEqual([`evt_${key}_${newest - 3}`, 2]);
   expect([first.hasMore, second.hasMore]).toEqual([true, true]);
-  expect(oldEvent.page).toEqual([[`evt_${key}_1`, 3], [`evt_${key}_1`, 2], [`evt_${key}_1`, 1]]);
+  expect(oldEvent.page).toEqual([
+    [`evt_${key}_1`, 3],
+    [`evt_${key}_1`, 2],
+    [`evt_${key}_1`, 1],
+  ]);
   expect(oldEvent.hasMore).toBe(false);
   for (const log of [first, second, oldEvent]) expect(log.read).toBeLessThan(HISTORY / 10);
 });

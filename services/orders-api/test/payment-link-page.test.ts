@@ -8,7 +8,7 @@ import { renderPaymentPage } from '../src/domain/payment-page';
 const NOW = new Date('2026-11-28T03:00:00.000Z');
 const LINK = { mode: 'test', amount: 3000n, itemName: '新米 2kg', expiresAt: null };
 
-describe('a buyer\'s name', () => {
+describe("a buyer's name", () => {
   test.each([
     ['やまだ たろう', 'ﾔﾏﾀﾞ ﾀﾛｳ'],
     ['ヤマダ　タロウ', 'ﾔﾏﾀﾞ ﾀﾛｳ'],
@@ -58,7 +58,7 @@ describe('a payment link', () => {
   });
 });
 
-describe('the payment page\'s payer name', () => {
+describe("the payment page's payer name", () => {
   const bankAccount = { bankCode: '9999', bankName: 'テスト銀行', branchCode: '001', branchName: '本店', accountNumber: '1234567', holderName: 'ﾃｽﾄ' };
   const order = (payerName: string) => ({ status: 'open', mode: 'test', amount: 5000n, itemName: 'x', payerName, expiresAt: new Date(NOW.getTime() + 60_000) });
 

@@ -60,10 +60,9 @@ describe('published outbox rows', () => {
 
       const nodes = planNodes(plan);
       expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');
-      expect(nodes.filter((n) => n['Relation Name'] === 'outbox' && n['Node Type'] !== 'ModifyTable').map((n) => [n['Node Type'], n['Index Name']])).toContainEqual([
-        'Index Scan',
-        'outbox_pkey',
-      ]);
+      expect(
+        nodes.filter((n) => n['Relation Name'] === 'outbox' && n['Node Type'] !== 'ModifyTable').map((n) => [n['Node Type'], n['Index Name']]),
+      ).toContainEqual(['Index Scan', 'outbox_pkey']);
     },
   );
 });

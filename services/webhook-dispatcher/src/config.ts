@@ -23,7 +23,12 @@ export const DispatcherConfig = BaseConfig.extend({
   WEBHOOK_DNS_SERVERS: z
     .string()
     .default('')
-    .transform((text) => text.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    )
     .refine((servers) => servers.every(isNameServer), 'must be IP addresses, each with an optional port (1.2.3.4:53, [2001:db8::1]:53)'),
   /** A webhook host's lookup is cancelled, and the attempt fails, after this. */
   WEBHOOK_DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(DNS_LOOKUP_TIMEOUT_MS),

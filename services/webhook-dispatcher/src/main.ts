@@ -55,77 +55,95 @@ export interface DispatcherSeams {
 }
 
 export async function start(config: DispatcherConfig, clock: Clock = systemClock, seams: DispatcherSeams = {}): Promise<Dispatcher> {
-  return startService({ name: 'webhook-dispatcher', config, port: config.WEBHOOK_DISPATCHER_PORT, adminPort: config.WEBHOOK_DISPATCHER_ADMIN_PORT }, async (runtime) => {
-    const { database, logger } = runtime;
-    const { prisma } = database;
-    const extraCa = config.WEBHOOK_CA_FILE === undefined ? undefined : readFileSync(config.WEBHOOK_CA_FILE, 'utf8');
-    if (config.WEBHOOK_ALLOWED_CIDRS.length > 0 || extraCa !== undefined) {
-      logger.warn({ allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE }, 'webhook address or CA exemptions for test receivers are in force');
-    }
-    const secretBox = new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD);
-    const metrics = createMetrics(runtime.metrics, async () => {
-      const now = clock.now();
-      return { ...(await readWebhookBacklog(prisma, now)), now };
-    });
-    const agents = new AgentsByOrganisation({
-      policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
-      resolve: seams.resolveHost ?? createCancellableResolver({ servers: config.WEBHOOK_DNS_SERVERS, timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS }),
-      lookupTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
-      lookupsPerOrganisation: config.WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION,
-      connectTimeoutMs: config.DELIVERY_TIMEOUT_MS,
-      ...(extraCa === undefined ? {} : { extraCa }),
-      ...(seams.connectVetted === undefined ? {} : { connectVetted: seams.connectVetted }),
-    });
-    const client = new WebhookClient((organisationId) => agents.for(organisationId), config.DELIVERY_TIMEOUT_MS);
-    const mailer =
-      config.SMTP_URL === undefined
-        ? await createFileMailer({ dir: config.MAIL_DIR, from: config.WEBHOOK_EMAIL_FROM, clock, logger })
-        : createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
-    if ('dir' in mailer) logger.warn({ mailDir: mailer.dir }, 'SMTP_URL is not set: e-mails are written to files in MAIL_DIR, not sent');
-    const acknowledged = new BatchWriter((attempts: FinishedAttempt[]) => recordAcknowledgedAttempts(database.sql, attempts), ACKNOWLEDGED_PER_STATEMENT);
-    const attemptDeps = { database, acknowledged, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
+  return startService(
+    { name: 'webhook-dispatcher', config, port: config.WEBHOOK_DISPATCHER_PORT, adminPort: config.WEBHOOK_DISPATCHER_ADMIN_PORT },
+    async (runtime) => {
+      const { database, logger } = runtime;
+      const { prisma } = database;
+      const extraCa = config.WEBHOOK_CA_FILE === undefined ? undefined : readFileSync(config.WEBHOOK_CA_FILE, 'utf8');
+      if (config.WEBHOOK_ALLOWED_CIDRS.length > 0 || extraCa !== undefined) {
+        logger.warn(
+          { allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE },
+          'webhook address or CA exemptions for test receivers are in force',
+        );
+      }
+      const secretBox = new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD);
+      const metrics = createMetrics(runtime.metrics, async () => {
+        const now = clock.now();
+        return { ...(await readWebhookBacklog(prisma, now)), now };
+      });
+      const agents = new AgentsByOrganisation({
+        policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
+        resolve: seams.resolveHost ?? createCancellableResolver({ servers: config.WEBHOOK_DNS_SERVERS, timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS }),
+        lookupTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
+        lookupsPerOrganisation: config.WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION,
+        connectTimeoutMs: config.DELIVERY_TIMEOUT_MS,
+        ...(extraCa === undefined ? {} : { extraCa }),
+        ...(seams.connectVetted === undefined ? {} : { connectVetted: seams.connectVetted }),
+      });
+      const client = new WebhookClient((organisationId) => agents.for(organisationId), config.DELIVERY_TIMEOUT_MS);
+      const mailer =
+        config.SMTP_URL === undefined
+          ? await createFileMailer({ dir: config.MAIL_DIR, from: config.WEBHOOK_EMAIL_FROM, clock, logger })
+          : createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
+      if ('dir' in mailer) logger.warn({ mailDir: mailer.dir }, 'SMTP_URL is not set: e-mails are written to files in MAIL_DIR, not sent');
+      const acknowledged = new BatchWriter((attempts: FinishedAttempt[]) => recordAcknowledgedAttempts(database.sql, attempts), ACKNOWLEDGED_PER_STATEMENT);
+      const attemptDeps = { database, acknowledged, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
 
-    const scheduler = new DeliveryScheduler(
-      { database, clock, logger, metrics, attempt: (delivery) => attemptDelivery(attemptDeps, delivery) },
-      {
-        concurrency: config.DELIVERY_CONCURRENCY,
-        perEndpoint: config.DELIVERY_CONCURRENCY_PER_ENDPOINT,
-        leaseMs: config.DELIVERY_LEASE_MS,
-        pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
-        slowAfterMs: slowAfterMs(config.DELIVERY_TIMEOUT_MS),
-      },
-    );
-    const emailDeps = { prisma, clock, logger, metrics, mailer };
-    runtime.addWorker(scheduler);
-    runtime.every('owner e-mails', config.EMAIL_POLL_INTERVAL_MS, () => sendDueEmails(emailDeps));
-    runtime.every(
-      'retention sweep',
-      config.RETENTION_INTERVAL_MS,
-      async () => (await deleteExpiredDeliveryLog(prisma, clock.now())) + (await forgetProcessedMessages(prisma, [EVENTS_CONSUMER, REQUESTS_CONSUMER], clock.now())),
-    );
-    runtime.onStop(() => agents.close());
-    runtime.onStop(() => mailer.close());
+      const scheduler = new DeliveryScheduler(
+        { database, clock, logger, metrics, attempt: (delivery) => attemptDelivery(attemptDeps, delivery) },
+        {
+          concurrency: config.DELIVERY_CONCURRENCY,
+          perEndpoint: config.DELIVERY_CONCURRENCY_PER_ENDPOINT,
+          leaseMs: config.DELIVERY_LEASE_MS,
+          pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
+          slowAfterMs: slowAfterMs(config.DELIVERY_TIMEOUT_MS),
+        },
+      );
+      const emailDeps = { prisma, clock, logger, metrics, mailer };
+      runtime.addWorker(scheduler);
+      runtime.every('owner e-mails', config.EMAIL_POLL_INTERVAL_MS, () => sendDueEmails(emailDeps));
+      runtime.every(
+        'retention sweep',
+        config.RETENTION_INTERVAL_MS,
+        async () =>
+          (await deleteExpiredDeliveryLog(prisma, clock.now())) + (await forgetProcessedMessages(prisma, [EVENTS_CONSUMER, REQUESTS_CONSUMER], clock.now())),
+      );
+      runtime.onStop(() => agents.close());
+      runtime.onStop(() => mailer.close());
 
-    const onDue = () => scheduler.nudge();
-    const received = new BatchWriter((events: ReceivedEvent[]) => recordReceivedEvents(database.sql, events, clock.now()), RECEIVED_PER_STATEMENT);
-    await runtime.consume(QUEUES.dispatcherEvents, EventsRecorded, eventHandler({ received, metrics, onDue, logger }), { prefetch: config.DISPATCHER_PREFETCH });
-    await runtime.consume(
-      QUEUES.dispatcherRequests,
-      WebhookRequest,
-      requestHandler({ prisma, clock, secretBox, client, logger, metrics, onDue, enqueueTestEvent: (endpointId, send) => scheduler.enqueueTestEvent(endpointId, send) }),
-      { prefetch: config.DISPATCHER_PREFETCH },
-    );
+      const onDue = () => scheduler.nudge();
+      const received = new BatchWriter((events: ReceivedEvent[]) => recordReceivedEvents(database.sql, events, clock.now()), RECEIVED_PER_STATEMENT);
+      await runtime.consume(QUEUES.dispatcherEvents, EventsRecorded, eventHandler({ received, metrics, onDue, logger }), {
+        prefetch: config.DISPATCHER_PREFETCH,
+      });
+      await runtime.consume(
+        QUEUES.dispatcherRequests,
+        WebhookRequest,
+        requestHandler({
+          prisma,
+          clock,
+          secretBox,
+          client,
+          logger,
+          metrics,
+          onDue,
+          enqueueTestEvent: (endpointId, send) => scheduler.enqueueTestEvent(endpointId, send),
+        }),
+        { prefetch: config.DISPATCHER_PREFETCH },
+      );
 
-    return {
-      async runDueDeliveries() {
-        const started = await scheduler.runDue({ sweep: true });
-        await scheduler.drain();
-        return started;
-      },
-      sendDueEmails: () => sendDueEmails(emailDeps),
-      deleteExpiredDeliveryLog: () => deleteExpiredDeliveryLog(prisma, clock.now()),
-    };
-  });
+      return {
+        async runDueDeliveries() {
+          const started = await scheduler.runDue({ sweep: true });
+          await scheduler.drain();
+          return started;
+        },
+        sendDueEmails: () => sendDueEmails(emailDeps),
+        deleteExpiredDeliveryLog: () => deleteExpiredDeliveryLog(prisma, clock.now()),
+      };
+    },
+  );
 }
 
 if (require.main === module) runService('webhook-dispatcher', loadConfig, start);

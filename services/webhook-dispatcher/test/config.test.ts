@@ -19,7 +19,9 @@ describe('dispatcher configuration', () => {
       /DELIVERY_LEASE_MS: must be at least DELIVERY_TIMEOUT_MS/,
     );
     expect(() => loadConfig({ ...base, DELIVERY_TIMEOUT_MS: '3000', DELIVERY_LEASE_MS: '3001' })).toThrow(/DELIVERY_LEASE_MS/);
-    expect(loadConfig({ ...base, DELIVERY_TIMEOUT_MS: '3000', DELIVERY_LEASE_MS: String(3000 + LEASE_MARGIN_MS) }).DELIVERY_LEASE_MS).toBe(3000 + LEASE_MARGIN_MS);
+    expect(loadConfig({ ...base, DELIVERY_TIMEOUT_MS: '3000', DELIVERY_LEASE_MS: String(3000 + LEASE_MARGIN_MS) }).DELIVERY_LEASE_MS).toBe(
+      3000 + LEASE_MARGIN_MS,
+    );
   });
 
   test('when NODE_ENV is production, then WEBHOOK_ALLOWED_CIDRS and WEBHOOK_CA_FILE are each refused, and without them it starts', () => {
@@ -49,7 +51,10 @@ describe('dispatcher configuration', () => {
 
   test('when name servers for webhook hosts are set, then IP addresses with optional ports are taken and anything else is refused', () => {
     expect(loadConfig({ ...base, WEBHOOK_DNS_SERVERS: '9.9.9.9, 127.0.0.1:5353,[2001:db8::1]:53,2001:db8::2' }).WEBHOOK_DNS_SERVERS).toEqual([
-      '9.9.9.9', '127.0.0.1:5353', '[2001:db8::1]:53', '2001:db8::2',
+      '9.9.9.9',
+      '127.0.0.1:5353',
+      '[2001:db8::1]:53',
+      '2001:db8::2',
     ]);
     expect(loadConfig(base)).toMatchObject({ WEBHOOK_DNS_SERVERS: [], WEBHOOK_DNS_TIMEOUT_MS: 5000, WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION: 4 });
     for (const bad of ['dns.example', '1.2.3.4:99999', '[not-v6]:53']) {

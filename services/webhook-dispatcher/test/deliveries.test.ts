@@ -59,7 +59,9 @@ async function dueDelivery(failingSince: Date | null = null) {
 /** A second pending delivery to the endpoint, of a fresh event, due at `dueAt`. */
 async function anotherDelivery(endpoint: { id: string; organisationId: string }, dueAt: Date) {
   const [eventId] = await owner.$transaction((tx) =>
-    recordEvents(tx, { organisationId: endpoint.organisationId, mode: 'test', bankAccountId: null, at: NOW }, [{ type: 'order.paid', data: { object: sampleOrder('test', NOW) } }]),
+    recordEvents(tx, { organisationId: endpoint.organisationId, mode: 'test', bankAccountId: null, at: NOW }, [
+      { type: 'order.paid', data: { object: sampleOrder('test', NOW) } },
+    ]),
   );
   return owner.webhookDelivery.create({ data: { id: newId('delivery'), endpointId: endpoint.id, eventId: eventId!, status: 'pending', nextAttemptAt: dueAt } });
 }
@@ -147,7 +149,7 @@ test('when an outcome comes after its lease passed to another claim, then neithe
   expect(await owner.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({ failingSince });
 });
 
-test('when acknowledged attempts are recorded together, then each under its own lease is written with its log line and ends its endpoint\'s failures, and a stale one writes nothing', async () => {
+test("when acknowledged attempts are recorded together, then each under its own lease is written with its log line and ends its endpoint's failures, and a stale one writes nothing", async () => {
   const failingSince = new Date(NOW.getTime() - MINUTE);
   const made = [await dueDelivery(failingSince), await dueDelivery(failingSince), await dueDelivery(failingSince)];
   const [first, stale, second] = await claimEach(made.map((m) => m.endpoint.id));
@@ -161,7 +163,10 @@ test('when acknowledged attempts are recorded together, then each under its own 
   ]);
 
   expect(written).toEqual([true, false, true]);
-  for (const [delivery, statusCode, durationMs] of [[first!, 200, 7], [second!, 204, 9]] as const) {
+  for (const [delivery, statusCode, durationMs] of [
+    [first!, 200, 7],
+    [second!, 204, 9],
+  ] as const) {
     expect(await owner.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({
       status: 'succeeded',
       attemptCount: 1,
@@ -210,10 +215,24 @@ test('when endpoints with only deliveries due later lie between endpoints with d
   }
   const ours = new Set(made.map((m) => m.endpoint.id));
 
-  const claimed = await claimDueDeliveries(dispatcher.sql, NOW, { leaseUntil: new Date(NOW.getTime() + MINUTE), free: 100, slowFree: 100, known: [], unknownAllowance: 1 });
+  const claimed = await claimDueDeliveries(dispatcher.sql, NOW, {
+    leaseUntil: new Date(NOW.getTime() + MINUTE),
+    free: 100,
+    slowFree: 100,
+    known: [],
+    unknownAllowance: 1,
+  });
 
-  const claimedOurs = claimed.filter((c) => ours.has(c.endpoint.id)).map((c) => c.id).sort();
-  expect(claimedOurs).toEqual(made.filter((_, i) => i % 2 === 0).map((m) => m.delivery.id).sort());
+  const claimedOurs = claimed
+    .filter((c) => ours.has(c.endpoint.id))
+    .map((c) => c.id)
+    .sort();
+  expect(claimedOurs).toEqual(
+    made
+      .filter((_, i) => i % 2 === 0)
+      .map((m) => m.delivery.id)
+      .sort(),
+  );
 });
 
 test('when two dispatchers claim at once, then the second skips the deliveries the first holds and takes the others, without waiting for it', async () => {
@@ -306,7 +325,8 @@ describe('received events', () => {
   /** The endpoints each event has a pending delivery to, due now. */
   async function deliveredTo(eventIds: string[]): Promise<Record<string, string[]>> {
     const rows = await owner.webhookDelivery.findMany({ where: { eventId: { in: eventIds } }, orderBy: { endpointId: 'asc' } });
-    for (const row of rows) expect({ status: row.status, attempts: row.attemptCount, due: row.nextAttemptAt }).toEqual({ status: 'pending', attempts: 0, due: NOW });
+    for (const row of rows)
+      expect({ status: row.status, attempts: row.attemptCount, due: row.nextAttemptAt }).toEqual({ status: 'pending', attempts: 0, due: NOW });
     return Object.fromEntries(eventIds.map((eventId) => [eventId, rows.filter((r) => r.eventId === eventId).map((r) => r.endpointId)]));
   }
 
@@ -427,7 +447,9 @@ describe('under a backlog the statistics predate', () => {
       dispatcher.transaction(async (sql) => {
         const claims: ClaimedDelivery[][] = [];
         for (let poll = 0; poll < POLLS; poll += 1) {
-          claims.push(await claimDueDeliveries(sql, NOW, { leaseUntil: new Date(NOW.getTime() + MINUTE), free: 8, slowFree: 8, known: [], unknownAllowance: 2 }));
+          claims.push(
+            await claimDueDeliveries(sql, NOW, { leaseUntil: new Date(NOW.getTime() + MINUTE), free: 8, slowFree: 8, known: [], unknownAllowance: 2 }),
+          );
         }
         return { read: await rowsReadInTransaction(sql, 'webhook_deliveries'), claims };
       }),
@@ -448,7 +470,13 @@ describe('under a backlog the statistics predate', () => {
     const ids = endpoints.map((e) => e.id);
 
     const read = await withBacklog(ids, async () => {
-      const claimed = await claimDueDeliveries(dispatcher.sql, NOW, { leaseUntil: new Date(NOW.getTime() + MINUTE), free: 3 * POLLS, slowFree: 0, known: [], unknownAllowance: POLLS });
+      const claimed = await claimDueDeliveries(dispatcher.sql, NOW, {
+        leaseUntil: new Date(NOW.getTime() + MINUTE),
+        free: 3 * POLLS,
+        slowFree: 0,
+        known: [],
+        unknownAllowance: POLLS,
+      });
       expect(claimed).toHaveLength(3 * POLLS);
       return dispatcher.transaction(async (sql) => {
         for (let poll = 0; poll < POLLS; poll += 1) {

@@ -170,7 +170,12 @@ describe('delivery format', () => {
     await waitFor(async () => ((await harness.metric('webhook_events_received_total')) >= received + 6 ? true : undefined));
     await harness.dispatcher.runDueDeliveries();
     expect(await harness.prisma.webhookDelivery.count({ where: { eventId: { in: eventIds } } })).toBe(3);
-    expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id']).sort()).toEqual([...eventIds].sort());
+    expect(
+      receiver
+        .requestsTo(path)
+        .map((r) => r.headers['webhook-id'])
+        .sort(),
+    ).toEqual([...eventIds].sort());
   });
 
   test('when an endpoint selected other types, then it is not sent this one', async () => {
@@ -333,7 +338,7 @@ describe('isolation', () => {
     }
   }
 
-  test('when more endpoints hang than the slots could hold at their per-endpoint limit, then a healthy endpoint\'s deliveries go out while they still hang', async () => {
+  test("when more endpoints hang than the slots could hold at their per-endpoint limit, then a healthy endpoint's deliveries go out while they still hang", async () => {
     await withIsolatedDispatcher({ DELIVERY_CONCURRENCY: '4', DELIVERY_CONCURRENCY_PER_ENDPOINT: '2' }, async (isolated) => {
       const hangPaths = [freshPath(), freshPath(), freshPath()];
       for (const path of hangPaths) receiver.answer(path, 'hang');
@@ -349,14 +354,19 @@ describe('isolation', () => {
       const healthyEvents = await isolated.recordEvents(orgId, 3, 'order.created');
 
       for (const eventId of healthyEvents) await isolated.waitForAttempts(healthy.id, eventId, 1);
-      expect(receiver.requestsTo(healthyPath).map((r) => r.headers['webhook-id']).sort()).toEqual([...healthyEvents].sort());
+      expect(
+        receiver
+          .requestsTo(healthyPath)
+          .map((r) => r.headers['webhook-id'])
+          .sort(),
+      ).toEqual([...healthyEvents].sort());
       // Not one hanging attempt has ended: the healthy endpoint did not wait for a slot to time out.
       expect(await isolated.prisma.webhookDelivery.count({ where: { endpointId: { in: hanging.map((e) => e.id) }, attemptCount: { gt: 0 } } })).toBe(0);
       expect(hangPaths.map((path) => receiver.hanging(path))).toEqual([1, 1, 1]);
     });
   });
 
-  test('when a test event\'s URL hangs, then it holds neither the request queue nor more than its endpoint\'s slot: a resend goes out meanwhile', async () => {
+  test("when a test event's URL hangs, then it holds neither the request queue nor more than its endpoint's slot: a resend goes out meanwhile", async () => {
     await withIsolatedDispatcher({ DISPATCHER_PREFETCH: '1' }, async (isolated) => {
       const hangPath = freshPath();
       receiver.answer(hangPath, 'hang');
@@ -420,7 +430,10 @@ describe('requests from the API', () => {
     await harness.publishRequest({ type: 'webhook.resend', endpoint_id: endpoint.id, event_id: eventId });
 
     const attempts = await harness.waitForAttempts(endpoint.id, eventId, 2);
-    expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 200], [2, 200]]);
+    expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+      [1, 200],
+      [2, 200],
+    ]);
     expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', maxAttempts: 2 });
   });

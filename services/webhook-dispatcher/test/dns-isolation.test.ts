@@ -103,7 +103,7 @@ async function timedGoodDelivery(path: string): Promise<{ ms: number; arrivedAt:
   return { ms: arrivedAt - started, arrivedAt };
 }
 
-test('when one merchant\'s webhook hosts never resolve, then another merchant\'s delivery arrives while those lookups still hang, and the stalled merchant has at most its share of lookups in flight', async () => {
+test("when one merchant's webhook hosts never resolve, then another merchant's delivery arrives while those lookups still hang, and the stalled merchant has at most its share of lookups in flight", async () => {
   const alone = await timedGoodDelivery('/alone');
   const stalledOrg = await harness.createOrganisation();
   const stalled = await Promise.all([1, 2, 3, 4].map((n) => harness.createEndpoint(stalledOrg, `https://never-${n}.example/hooks`)));
@@ -133,6 +133,8 @@ test('when one merchant\'s webhook hosts never resolve, then another merchant\'s
   expect(nameServer.namesAsked((name) => name.startsWith('never-'), during.arrivedAt).size).toBeLessThanOrEqual(LOOKUPS_PER_ORGANISATION);
   expect(firstStalledEnd.attempts[0]).toMatchObject({
     statusCode: null,
-    error: expect.stringMatching(/^url_not_allowed: (Looking up never-\d\.example took longer than 8 s|never-\d\.example does not resolve to a public address)/),
+    error: expect.stringMatching(
+      /^url_not_allowed: (Looking up never-\d\.example took longer than 8 s|never-\d\.example does not resolve to a public address)/,
+    ),
   });
 });

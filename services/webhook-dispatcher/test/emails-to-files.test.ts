@@ -17,7 +17,10 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-const emlFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.eml')).sort();
+const emlFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith('.eml'))
+    .sort();
 
 test('when SMTP_URL is not set and an owner e-mail is due, then it is written as one .eml file under MAIL_DIR and counts as sent', async () => {
   const orgId = await harness.createOrganisation();

@@ -26,7 +26,7 @@ afterAll(async () => {
   ca?.remove();
 });
 
-test('when the retention sweep runs on the dispatcher\'s clock, then a delivery log of 31 days ago is deleted and one of 29 days ago kept', async () => {
+test("when the retention sweep runs on the dispatcher's clock, then a delivery log of 31 days ago is deleted and one of 29 days ago kept", async () => {
   const orgId = await harness.createOrganisation();
   const endpoint = await harness.createEndpoint(orgId, receiver.url('/kept-30-days'));
   const start = harness.clock.now();

@@ -194,7 +194,9 @@ test('when an attempt cannot even be signed (its secret no longer decrypts), the
 
   const attempts = await harness.attempts(endpoint.id, eventId);
   expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, null]));
-  expect(new Set(attempts.map((a) => a.error))).toEqual(new Set(["not sent: the endpoint's signing secret could not be decrypted (a fault on our side, not of the endpoint)"]));
+  expect(new Set(attempts.map((a) => a.error))).toEqual(
+    new Set(["not sent: the endpoint's signing secret could not be decrypted (a fault on our side, not of the endpoint)"]),
+  );
   expect(attempts[0]!.error).not.toContain(endpoint.secret.slice('whsec_'.length, 20));
   expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'failed', attemptCount: 8, nextAttemptAt: null });
   expect(receiver.requestsTo(path)).toEqual([]);

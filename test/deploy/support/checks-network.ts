@@ -33,8 +33,11 @@ export function networkPolicyProblems(objects: readonly K8sObject[]): string[] {
   const selected = (p: INetworkPolicy & K8sObject): Workload[] =>
     workloads.filter((w) => w.namespace === p.metadata.namespace && matches(p.spec?.podSelector.matchLabels, w.labels));
   const isDefaultDeny = (p: INetworkPolicy) =>
-    Object.keys(p.spec?.podSelector.matchLabels ?? {}).length === 0 && p.spec?.podSelector.matchExpressions === undefined &&
-    (['Ingress', 'Egress'] as const).every((t) => p.spec?.policyTypes?.includes(t)) && p.spec?.ingress === undefined && p.spec?.egress === undefined;
+    Object.keys(p.spec?.podSelector.matchLabels ?? {}).length === 0 &&
+    p.spec?.podSelector.matchExpressions === undefined &&
+    (['Ingress', 'Egress'] as const).every((t) => p.spec?.policyTypes?.includes(t)) &&
+    p.spec?.ingress === undefined &&
+    p.spec?.egress === undefined;
   if (!policies.some(isDefaultDeny)) problems.push('no default-deny NetworkPolicy (empty podSelector, Ingress and Egress, no rules)');
   for (const policy of policies) {
     const id = idOf(policy);
@@ -58,7 +61,8 @@ export function networkPolicyProblems(objects: readonly K8sObject[]): string[] {
       if ((rule.to ?? []).length === 0 && (rule.ports ?? []).length === 0) problems.push(`${id}: an egress rule lets out everything`);
       if (!toInternet) continue;
       const ports = (rule.ports ?? []).map((p) => p.port);
-      if (ports.length !== 1 || ports[0] !== 443) problems.push(`${id}: lets out to the internet on ${ports.length === 0 ? 'every port' : ports.join(', ')}, not 443 only`);
+      if (ports.length !== 1 || ports[0] !== 443)
+        problems.push(`${id}: lets out to the internet on ${ports.length === 0 ? 'every port' : ports.join(', ')}, not 443 only`);
       for (const w of pods) if (w.name !== INTERNET_CLIENT) problems.push(`${id}: lets ${w.name} out to the internet`);
     }
   }
@@ -78,7 +82,8 @@ export function serviceProblems(objects: readonly K8sObject[]): string[] {
     if (pods.length === 0) problems.push(`${idOf(service)}: selects no pod`);
     for (const port of service.spec?.ports ?? []) {
       for (const w of pods) {
-        if (portNumber(w.main, port.targetPort ?? port.port) === undefined) problems.push(`${idOf(service)}: targets port ${String(port.targetPort)}, which ${w.name} does not have`);
+        if (portNumber(w.main, port.targetPort ?? port.port) === undefined)
+          problems.push(`${idOf(service)}: targets port ${String(port.targetPort)}, which ${w.name} does not have`);
       }
     }
   }
@@ -108,8 +113,11 @@ export function ingressProblems(objects: readonly K8sObject[], options: { tls: b
         if (port.name !== 'http') problems.push(`${idOf(ingress)}: ${path.path} goes to port ${port.name}, not a public port`);
         routed.set(path.path ?? '', service.spec?.selector?.['app.kubernetes.io/name'] ?? '');
       }
-      const baseUrl = ofKind<IConfigMap>(objects, 'ConfigMap').map((c) => c.data?.PUBLIC_BASE_URL).find((u) => u !== undefined);
-      if (baseUrl === undefined || new URL(baseUrl).host !== rule.host) problems.push(`${idOf(ingress)}: host ${rule.host} is not PUBLIC_BASE_URL's (${baseUrl})`);
+      const baseUrl = ofKind<IConfigMap>(objects, 'ConfigMap')
+        .map((c) => c.data?.PUBLIC_BASE_URL)
+        .find((u) => u !== undefined);
+      if (baseUrl === undefined || new URL(baseUrl).host !== rule.host)
+        problems.push(`${idOf(ingress)}: host ${rule.host} is not PUBLIC_BASE_URL's (${baseUrl})`);
       else if (options.tls && !baseUrl.startsWith('https:')) problems.push(`${idOf(ingress)}: PUBLIC_BASE_URL ${baseUrl} is not https`);
     }
   }

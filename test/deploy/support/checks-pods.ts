@@ -171,7 +171,8 @@ function graceProblems(w: Workload, env: Map<string, Provided>, facts: ServiceFa
   const problems: string[] = [];
   const preStop = w.main?.lifecycle?.preStop?.sleep?.seconds ?? 0;
   const servesTraffic = w.main?.ports?.some((p) => p.name === 'http') ?? false;
-  if (servesTraffic && preStop < 5) problems.push(`${w.id}: serves traffic and has no preStop sleep of at least 5 s, so it stops before its endpoints are removed`);
+  if (servesTraffic && preStop < 5)
+    problems.push(`${w.id}: serves traffic and has no preStop sleep of at least 5 s, so it stops before its endpoints are removed`);
   let config: Record<string, unknown>;
   try {
     config = facts.loadConfig(asProcessEnv(env, (p) => sampleOf(p.value)));
@@ -181,7 +182,10 @@ function graceProblems(w: Workload, env: Map<string, Provided>, facts: ServiceFa
   const boundS = Math.ceil((IN_FLIGHT_BOUND_MS[w.name]?.(config, repo) ?? Number.NaN) / 1000);
   const needed = preStop + boundS + CLOSE_MARGIN_S;
   const grace = w.pod.terminationGracePeriodSeconds ?? 30;
-  if (!(grace >= needed)) problems.push(`${w.id}: terminationGracePeriodSeconds ${grace} < ${needed} (preStop ${preStop} s + in-flight work ${boundS} s + ${CLOSE_MARGIN_S} s to close)`);
+  if (!(grace >= needed))
+    problems.push(
+      `${w.id}: terminationGracePeriodSeconds ${grace} < ${needed} (preStop ${preStop} s + in-flight work ${boundS} s + ${CLOSE_MARGIN_S} s to close)`,
+    );
   return problems;
 }
 

@@ -34,7 +34,8 @@ export function autoscalingProblems(objects: readonly K8sObject[], options: { mi
   for (const w of workloads) {
     const own = scalers.filter((s) => s.target === w.name);
     if (own.length > 1) problems.push(`${w.id}: scaled by ${own.map((s) => s.id).join(' and ')}`);
-    if (own.length > 0 && w.deployment.spec?.replicas !== undefined) problems.push(`${w.id}: sets replicas, which its autoscaler owns: every apply would reset it`);
+    if (own.length > 0 && w.deployment.spec?.replicas !== undefined)
+      problems.push(`${w.id}: sets replicas, which its autoscaler owns: every apply would reset it`);
     const least = own[0]?.min ?? w.deployment.spec?.replicas ?? 1;
     if (least < options.minReplicas) problems.push(`${w.id}: may run ${least} replicas, fewer than ${options.minReplicas}`);
   }
@@ -47,7 +48,10 @@ export function autoscalingProblems(objects: readonly K8sObject[], options: { mi
  */
 export function queueScalingProblems(objects: readonly K8sObject[], secrets: readonly K8sObject[], queues: readonly string[]): string[] {
   const problems: string[] = [];
-  const prefix = ofKind<IConfigMap>(objects, 'ConfigMap').map((c) => c.data?.AMQP_PREFIX).find((p) => p !== undefined) ?? '';
+  const prefix =
+    ofKind<IConfigMap>(objects, 'ConfigMap')
+      .map((c) => c.data?.AMQP_PREFIX)
+      .find((p) => p !== undefined) ?? '';
   const auths = ofKind<ITriggerAuthentication>(objects, 'TriggerAuthentication');
   for (const scaled of ofKind<IScaledObject>(objects, 'ScaledObject')) {
     const service = scaled.spec?.scaleTargetRef.name ?? '';
@@ -60,7 +64,8 @@ export function queueScalingProblems(objects: readonly K8sObject[], secrets: rea
       if (auth === undefined) problems.push(`${idOf(scaled)}: names TriggerAuthentication ${trigger.authenticationRef?.name}, which is not rendered`);
       for (const ref of auth?.spec?.secretTargetRef ?? []) {
         const secret = ofKind<ISecret>(secrets, 'Secret').find((s) => s.metadata.name === ref.name);
-        if (secret?.stringData?.[ref.key] === undefined) problems.push(`${idOf(auth as K8sObject)}: reads Secret ${ref.name} key ${ref.key}, which no template has`);
+        if (secret?.stringData?.[ref.key] === undefined)
+          problems.push(`${idOf(auth as K8sObject)}: reads Secret ${ref.name} key ${ref.key}, which no template has`);
       }
     }
     for (const queue of consumed) {
@@ -123,12 +128,16 @@ export function metricNameProblems(queries: { where: string; expr: string }[], d
 /** Every alert has a section of its own name in the operations guide. */
 export function alertDocumentationProblems(objects: readonly K8sObject[], guide: string): string[] {
   return ofKind<IPrometheusRule>(objects, 'PrometheusRule').flatMap((r) =>
-    (r.spec?.groups ?? []).flatMap((g) => g.rules ?? []).flatMap((rule) => {
-      if (rule.alert === undefined) return [];
-      const problems: string[] = [];
-      if (!new RegExp(`^### ${rule.alert}$`, 'm').test(guide)) problems.push(`${idOf(r)}: alert ${rule.alert} has no "### ${rule.alert}" section in docs/OPERATIONS.md`);
-      if (rule.annotations?.runbook !== `docs/OPERATIONS.md#${rule.alert.toLowerCase()}`) problems.push(`${idOf(r)}: alert ${rule.alert} does not link its section`);
-      return problems;
-    }),
+    (r.spec?.groups ?? [])
+      .flatMap((g) => g.rules ?? [])
+      .flatMap((rule) => {
+        if (rule.alert === undefined) return [];
+        const problems: string[] = [];
+        if (!new RegExp(`^### ${rule.alert}$`, 'm').test(guide))
+          problems.push(`${idOf(r)}: alert ${rule.alert} has no "### ${rule.alert}" section in docs/OPERATIONS.md`);
+        if (rule.annotations?.runbook !== `docs/OPERATIONS.md#${rule.alert.toLowerCase()}`)
+          problems.push(`${idOf(r)}: alert ${rule.alert} does not link its section`);
+        return problems;
+      }),
   );
 }

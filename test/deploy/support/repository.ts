@@ -32,8 +32,7 @@ export interface Repository {
   leaseMarginMs: number;
 }
 
-const isSchema = (value: unknown): value is ConfigSchema =>
-  typeof value === 'object' && value !== null && 'shape' in value && 'safeParse' in value;
+const isSchema = (value: unknown): value is ConfigSchema => typeof value === 'object' && value !== null && 'shape' in value && 'safeParse' in value;
 
 function serviceFacts(name: string): ServiceFacts {
   const configModule = join(REPOSITORY, 'services', name, 'dist', 'config.js');
@@ -65,17 +64,16 @@ function sourceFiles(dir: string): string[] {
 }
 
 function codeOf(...dirs: string[]): string {
-  return dirs.flatMap(sourceFiles).map((file) => readFileSync(file, 'utf8')).join('\n');
+  return dirs
+    .flatMap(sourceFiles)
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
 }
 
 export function readRepository(): Repository {
   const names = readdirSync(join(REPOSITORY, 'services')).filter((dir) => existsSync(join(REPOSITORY, 'services', dir, 'package.json')));
   const adminServer = readFileSync(join(REPOSITORY, 'packages', 'platform', 'src', 'admin-server.ts'), 'utf8');
-  const allCode = codeOf(
-    ...['packages', 'services'].flatMap((top) =>
-      readdirSync(join(REPOSITORY, top)).map((dir) => join(REPOSITORY, top, dir, 'src')),
-    ),
-  );
+  const allCode = codeOf(...['packages', 'services'].flatMap((top) => readdirSync(join(REPOSITORY, top)).map((dir) => join(REPOSITORY, top, dir, 'src'))));
   const { QUEUES } = require('@pmatch/contracts') as { QUEUES: Record<string, string> };
   const { LEASE_MARGIN_MS } = require(join(REPOSITORY, 'services', 'webhook-dispatcher', 'dist', 'config.js')) as { LEASE_MARGIN_MS: number };
   return {

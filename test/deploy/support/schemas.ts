@@ -61,7 +61,15 @@ export function unknownFieldProblems(objects: readonly K8sObject[]): string[] {
   const host = ts.createCompilerHost({});
   const read = host.getSourceFile.bind(host);
   host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, source, language) : read(name, language, ...rest));
-  const options = { strict: true, noEmit: true, skipLibCheck: true, types: [], lib: ['lib.es2015.d.ts'], module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 };
+  const options = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+    lib: ['lib.es2015.d.ts'],
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+  };
   return ts.getPreEmitDiagnostics(ts.createProgram([file], options, host)).map((diagnostic) => {
     const line = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line : -1;
     const object = objects[line];

@@ -51,10 +51,15 @@ describe('held deposits', () => {
     expect(await entry.innerText()).toContain(second.id);
   });
 
-  test('when a held deposit\'s order is not among its candidates, then it can be matched to another open order of its account and amount found by search', async () => {
+  test("when a held deposit's order is not among its candidates, then it can be matched to another open order of its account and amount found by search", async () => {
     const listed = await world.merchant.createOrder({ amount: 2222, payer_name: 'タナカ イチロウ', external_id: 'search-listed' });
     const deposit = await world.merchant.deposit(2222, 'スズキ ジロウ');
-    const other = await world.merchant.createOrder({ amount: 2222, payer_name: 'スズキ ハナコ', external_id: 'search-other', ordered_at: new Date(Date.parse(deposit.occurred_at) - 60_000).toISOString() });
+    const other = await world.merchant.createOrder({
+      amount: 2222,
+      payer_name: 'スズキ ハナコ',
+      external_id: 'search-other',
+      ordered_at: new Date(Date.parse(deposit.occurred_at) - 60_000).toISOString(),
+    });
     const page = await world.logIn('operator');
     await page.goto(`${world.baseUrl}/dashboard/deposits/${deposit.id}`);
     expect(await page.getByText('判定理由').innerText()).toContain('名義が一致しません');
@@ -115,7 +120,10 @@ describe('exclude and restore', () => {
     const page = await world.logIn('operator');
     await page.goto(`${world.baseUrl}/dashboard/deposits/${deposit.id}`);
 
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/exclude')), page.getByRole('button', { name: '除外する（この店への入金ではない）' }).click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/exclude')),
+      page.getByRole('button', { name: '除外する（この店への入金ではない）' }).click(),
+    ]);
 
     expect(response.status()).toBe(409);
     expect(await page.getByRole('alert').innerText()).toContain('同じ金額の受付中の注文があるため、この入金は除外できません');

@@ -56,7 +56,9 @@ describe('logging in', () => {
   });
 
   test('when a password-setup link is used once, then it cannot set a password again', async () => {
-    const added = (await world.system.ops('user', 'add', '--org', world.orgId, '--email', 'once@example.com', '--role', 'operator')) as { password_setup_url: string };
+    const added = (await world.system.ops('user', 'add', '--org', world.orgId, '--email', 'once@example.com', '--role', 'operator')) as {
+      password_setup_url: string;
+    };
     const first = await postForm(added.password_setup_url, { password: PASSWORD, password_again: PASSWORD }, await fetchForm(added.password_setup_url));
 
     const again = await fetch(added.password_setup_url);
@@ -67,7 +69,9 @@ describe('logging in', () => {
   });
 
   test('when a password shorter than 12 characters is chosen, then it is refused and the link still works', async () => {
-    const added = (await world.system.ops('user', 'add', '--org', world.orgId, '--email', 'short@example.com', '--role', 'viewer')) as { password_setup_url: string };
+    const added = (await world.system.ops('user', 'add', '--org', world.orgId, '--email', 'short@example.com', '--role', 'viewer')) as {
+      password_setup_url: string;
+    };
     const res = await postForm(added.password_setup_url, { password: 'short pass', password_again: 'short pass' }, await fetchForm(added.password_setup_url));
 
     expect(res.status).toBe(400);
@@ -112,13 +116,17 @@ describe('sessions', () => {
 });
 
 describe('what the console refuses', () => {
-  test('when a POST comes without the CSRF token, or with another session\'s, then it is refused with 403 and nothing changes', async () => {
+  test("when a POST comes without the CSRF token, or with another session's, then it is refused with 403 and nothing changes", async () => {
     const admin = await world.session('admin');
     const other = await world.session('operator');
 
     const without = await admin.post('/dashboard/settings/auto-confirm', { auto_confirm_late_orders: 'true' }, { csrf: null });
     const foreign = await admin.post('/dashboard/settings/auto-confirm', { auto_confirm_late_orders: 'true' }, { csrf: other.csrf });
-    const crossSite = await admin.post('/dashboard/settings/auto-confirm', { auto_confirm_late_orders: 'true' }, { headers: { origin: 'https://evil.example' } });
+    const crossSite = await admin.post(
+      '/dashboard/settings/auto-confirm',
+      { auto_confirm_late_orders: 'true' },
+      { headers: { origin: 'https://evil.example' } },
+    );
 
     expect([without.status, foreign.status, crossSite.status]).toEqual([403, 403, 403]);
     expect(await without.text()).toContain('フォームの有効期限が切れたか');
@@ -143,7 +151,7 @@ describe('what the console refuses', () => {
     expect(api.status).toBe(401);
   });
 
-  test('when another organisation\'s order or deposit is opened by URL, then the console answers 404', async () => {
+  test("when another organisation's order or deposit is opened by URL, then the console answers 404", async () => {
     const other = await world.system.createMerchant({ name: '別の店' });
     const order = await other.client.createOrder({ amount: 777 });
     const deposit = await other.client.deposit(777, 'ヤマダ タロウ');

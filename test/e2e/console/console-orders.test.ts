@@ -54,7 +54,11 @@ describe('orders', () => {
     expect((await world.merchant.order(order.id)).status).toBe('open');
     expect((await world.merchant.transaction(deposit.id)).status).toBe('unmatched');
     const reversed = await delivered(world, HOOKS, 'order.payment_reversed', order.id);
-    expect(reversed.data.reversal).toMatchObject({ decided_by: `user:${world.people.operator.id}`, trigger: 'dashboard', reason: '買い手の依頼で返金したため' });
+    expect(reversed.data.reversal).toMatchObject({
+      decided_by: `user:${world.people.operator.id}`,
+      trigger: 'dashboard',
+      reason: '買い手の依頼で返金したため',
+    });
     expect(reversed.data.previous_payment.transaction_id).toBe(deposit.id);
     const [audit] = await world.system.sql(`SELECT detail FROM audit_log WHERE object_id = $1 AND action = 'order.reverse'`, [order.id]);
     expect(audit!.detail).toEqual({ reason: '買い手の依頼で返金したため', after_24_hours: true });

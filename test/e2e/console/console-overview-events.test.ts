@@ -25,7 +25,12 @@ test('when the morning starts, then the overview counts held and unmatched depos
 
   const page = await world.logIn('viewer');
 
-  const figure = async (title: string) => page.locator('.card').filter({ has: page.getByRole('heading', { name: title }) }).locator('.figure').innerText();
+  const figure = async (title: string) =>
+    page
+      .locator('.card')
+      .filter({ has: page.getByRole('heading', { name: title }) })
+      .locator('.figure')
+      .innerText();
   expect(await figure('確認待ちの入金（保留）')).toBe('1');
   expect(await figure('未消込の入金')).toBe('1');
   expect(await figure('受付中の注文')).toBe('3');

@@ -92,11 +92,12 @@ test('when the console is used with the keyboard alone, then the skip link and e
   const first = await page.evaluate(() => document.activeElement?.textContent);
   await page.keyboard.press('Enter');
   const afterSkip = await page.evaluate(() => document.activeElement?.id);
-  const unlabelled = await page.evaluate(() =>
-    [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')].filter((el) => {
-      const control = el as HTMLInputElement;
-      return control.labels?.length === 0 && !control.getAttribute('aria-label') && (el.tagName !== 'BUTTON' || el.textContent?.trim() === '');
-    }).length,
+  const unlabelled = await page.evaluate(
+    () =>
+      [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')].filter((el) => {
+        const control = el as HTMLInputElement;
+        return control.labels?.length === 0 && !control.getAttribute('aria-label') && (el.tagName !== 'BUTTON' || el.textContent?.trim() === '');
+      }).length,
   );
 
   expect(first).toBe('本文へ移動');

@@ -44,14 +44,33 @@ describe('matching rules with a preview', () => {
     const after = await Promise.all(held.map((d) => world.merchant.transaction(d.id)));
     const confirmed = after.filter((t) => t.status === 'confirmed').map((t) => `${t.id}:${t.order_id}`);
     expect(confirmed.sort()).toEqual(previewed.sort());
-    expect(after.filter((t) => t.status === 'held').map((t) => t.id).sort()).toEqual([stillAmbiguous.id, otherName.id].sort());
+    expect(
+      after
+        .filter((t) => t.status === 'held')
+        .map((t) => t.id)
+        .sort(),
+    ).toEqual([stillAmbiguous.id, otherName.id].sort());
     expect((await world.merchant.request('GET', '/v1/settings')).body.matching_rules).toEqual(['decorated']);
-    expect((await world.merchant.order(fits1.id)).payment).toMatchObject({ decided_by: `user:${world.people.admin.id}`, trigger: 'dashboard', reason: 'rule:decorated' });
+    expect((await world.merchant.order(fits1.id)).payment).toMatchObject({
+      decided_by: `user:${world.people.admin.id}`,
+      trigger: 'dashboard',
+      reason: 'rule:decorated',
+    });
   });
 });
 
 describe('roles', () => {
-  const PAGES = ['/dashboard/', '/dashboard/deposits', '/dashboard/orders', '/dashboard/events', '/dashboard/webhooks', '/dashboard/api-keys', '/dashboard/settings', '/dashboard/team', '/dashboard/account'];
+  const PAGES = [
+    '/dashboard/',
+    '/dashboard/deposits',
+    '/dashboard/orders',
+    '/dashboard/events',
+    '/dashboard/webhooks',
+    '/dashboard/api-keys',
+    '/dashboard/settings',
+    '/dashboard/team',
+    '/dashboard/account',
+  ];
 
   test('when a viewer opens every page, then each shows; every action they forge (with a valid CSRF token) is 403 and changes nothing', async () => {
     const order = await world.merchant.createOrder({ amount: 31000, external_id: 'viewer-target' });

@@ -39,22 +39,32 @@ describe('webhook endpoints', () => {
     await page.getByRole('button', { name: `再送 ${createdEvent.id}` }).click();
 
     expect(await page.getByRole('status').innerText()).toContain(createdEvent.id);
-    await waitFor(() => (world.receiver.requestsTo('/console-made').filter((r) => r.headers['webhook-id'] === createdEvent.id).length === 2 ? true : undefined), {
-      what: 'the resent delivery',
-    });
+    await waitFor(
+      () => (world.receiver.requestsTo('/console-made').filter((r) => r.headers['webhook-id'] === createdEvent.id).length === 2 ? true : undefined),
+      {
+        what: 'the resent delivery',
+      },
+    );
   });
 
   test('when an endpoint was switched off for failing, then the admin switches it back on and it receives events again', async () => {
     const created = await world.merchant.request('POST', '/v1/webhook-endpoints', { url: world.receiver.url('/switched-off') });
     // As the dispatcher leaves an endpoint after 72 hours of failures.
-    await world.system.sql(`UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', failing_since = now() - interval '73 hours' WHERE id = $1`, [created.body.id]);
+    await world.system.sql(
+      `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', failing_since = now() - interval '73 hours' WHERE id = $1`,
+      [created.body.id],
+    );
     const page = await world.logIn('admin');
     await page.goto(`${world.baseUrl}/dashboard/webhooks/${created.body.id}`);
     expect(await page.getByText('失敗が72時間続いたため自動停止').isVisible()).toBe(true);
 
     await page.getByRole('button', { name: '有効にする（再開）' }).click();
 
-    expect((await world.merchant.request('GET', `/v1/webhook-endpoints/${created.body.id}`)).body).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+    expect((await world.merchant.request('GET', `/v1/webhook-endpoints/${created.body.id}`)).body).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+      failing_since: null,
+    });
     const order = await world.merchant.createOrder({ amount: 602 });
     await delivered(world, '/switched-off', 'order.created', order.id);
   });
@@ -70,7 +80,11 @@ describe('webhook endpoints', () => {
     expect(await page.getByRole('alert').innerText()).toBe('パスワードが正しくありません。');
     expect(await page.content()).not.toContain(created.body.secret);
 
-    await page.locator('form').filter({ has: page.getByRole('button', { name: 'シークレットを表示' }) }).getByLabel('パスワードを再入力').fill(PASSWORD);
+    await page
+      .locator('form')
+      .filter({ has: page.getByRole('button', { name: 'シークレットを表示' }) })
+      .getByLabel('パスワードを再入力')
+      .fill(PASSWORD);
     await page.getByRole('button', { name: 'シークレットを表示' }).click();
     expect(await page.locator('#secret-text').innerText()).toBe(created.body.secret);
   });
@@ -92,7 +106,9 @@ describe('API keys', () => {
     await page.goto(`${world.baseUrl}/dashboard/api-keys`);
     expect(await page.content()).not.toContain(keyText);
     const row = page.getByRole('row').filter({ hasText: '会計ソフト' });
-    await waitFor(async () => ((await row.innerText()).includes('まだ使われていません') ? (await page.reload(), undefined) : true), { what: 'last used to show' });
+    await waitFor(async () => ((await row.innerText()).includes('まだ使われていません') ? (await page.reload(), undefined) : true), {
+      what: 'last used to show',
+    });
 
     await row.getByRole('button', { name: '失効させる: 会計ソフト' }).click();
 

@@ -11,7 +11,15 @@ import { TestCa } from '../../../services/webhook-dispatcher/test/support/tls';
  */
 
 const CHROMIUM_PATH = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 export const PASSWORD = 'correct horse battery staple';
 export type Role = 'admin' | 'operator' | 'viewer';
 
@@ -38,7 +46,12 @@ export class Console {
     if (!existsSync(CHROMIUM_PATH)) throw new Error(`Debian's chromium is not installed at ${CHROMIUM_PATH}; run 'bash scripts/ensure-chromium.sh' (as root).`);
     const ca = TestCa.create();
     const receiver = await HttpsReceiver.start(ca.issueServerCertificate());
-    const system = await TestSystem.start({ WEBHOOK_CA_FILE: ca.certFile, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', DELIVERY_POLL_INTERVAL_MS: '100', ...extraEnv });
+    const system = await TestSystem.start({
+      WEBHOOK_CA_FILE: ca.certFile,
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      DELIVERY_POLL_INTERVAL_MS: '100',
+      ...extraEnv,
+    });
     try {
       const { orgId, client } = await system.createMerchant({ name: 'テスト商店' });
       const people = {} as Record<Role, Person>;
@@ -100,8 +113,18 @@ export class Console {
 }
 
 /** Adds a person with `ops user add` and sets their password through the link it printed. */
-export async function addPerson(system: TestSystem, orgId: string, role: Role, email = `${role}-${orgId.slice(-6).toLowerCase()}@example.com`): Promise<Person> {
-  const added = (await system.ops('user', 'add', '--org', orgId, '--email', email, '--role', role)) as { id: string; email: string; role: Role; password_setup_url: string };
+export async function addPerson(
+  system: TestSystem,
+  orgId: string,
+  role: Role,
+  email = `${role}-${orgId.slice(-6).toLowerCase()}@example.com`,
+): Promise<Person> {
+  const added = (await system.ops('user', 'add', '--org', orgId, '--email', email, '--role', role)) as {
+    id: string;
+    email: string;
+    role: Role;
+    password_setup_url: string;
+  };
   const form = await fetchForm(added.password_setup_url);
   const res = await postForm(added.password_setup_url, { password: PASSWORD, password_again: PASSWORD, email: added.email }, form);
   if (res.status !== 303) throw new Error(`password not set for ${email}: ${res.status}`);
@@ -195,7 +218,11 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 export async function seriousViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {
   await page.evaluate(AXE_SOURCE);
   const results = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: { run: (context: unknown, options: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
     return axe.run(document, { resultTypes: ['violations'] });
   });
   return results.violations

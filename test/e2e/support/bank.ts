@@ -37,9 +37,29 @@ export const notify = (system: TestSystem, secret: string, notification: Record<
   signedPost(system, '/ingest/v1/notifications', secret, JSON.stringify(notification));
 
 /** A live account of the organisation, as `ops bank-account add` makes it. */
-export async function liveAccount(system: TestSystem, orgId: string, fields: { bank?: string; branch?: string; type?: string; number: string; holder?: string }) {
-  const account = await system.ops('bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', fields.bank ?? '0001', '--branch-code', fields.branch ?? '001',
-    '--account-type', fields.type ?? 'ordinary', '--account-number', fields.number, '--holder-name', fields.holder ?? 'ﾃｽﾄｼﾖｳﾃﾝ');
+export async function liveAccount(
+  system: TestSystem,
+  orgId: string,
+  fields: { bank?: string; branch?: string; type?: string; number: string; holder?: string },
+) {
+  const account = await system.ops(
+    'bank-account',
+    'add',
+    '--org',
+    orgId,
+    '--mode',
+    'live',
+    '--bank-code',
+    fields.bank ?? '0001',
+    '--branch-code',
+    fields.branch ?? '001',
+    '--account-type',
+    fields.type ?? 'ordinary',
+    '--account-number',
+    fields.number,
+    '--holder-name',
+    fields.holder ?? 'ﾃｽﾄｼﾖｳﾃﾝ',
+  );
   return String(account.id);
 }
 

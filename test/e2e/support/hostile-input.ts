@@ -111,9 +111,7 @@ export const isPast = (v: string) => Date.parse(v) < Date.now();
  * no key `__proto__`, which no JSON body may carry (platform http.ts: it would be lost silently).
  */
 export const isMetadata = (v: unknown): boolean =>
-  isRecord(v) &&
-  Object.keys(v).length <= 50 &&
-  Object.entries(v).every(([k, value]) => k !== '__proto__' && isText(k, 40, 1) && isText(value, 500));
+  isRecord(v) && Object.keys(v).length <= 50 && Object.entries(v).every(([k, value]) => k !== '__proto__' && isText(k, 40, 1) && isText(value, 500));
 
 /** The body is absent or an object whose keys are all among `allowed`; unknown fields are refused. */
 export const onlyKeys = (body: Record<string, unknown>, allowed: string[]) => Object.keys(body).every((k) => allowed.includes(k));
@@ -128,8 +126,28 @@ export const refused: Want = { status: 400 };
 export const weirdString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 80 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u0000', '\u0007', '\n', '\u202e', '\ud800', '\udc00x', '\u3000', '\ufeff', '𠮷野家', 'ﾔﾏﾀﾞ ﾀﾛｳ', 'e\u0301',
-    '<script>alert(1)</script>', "'; DROP TABLE orders; --", '%00', '../../etc/passwd', '${7*7}', '{{7*7}}', 'x'.repeat(300)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\u0007',
+    '\n',
+    '\u202e',
+    '\ud800',
+    '\udc00x',
+    '\u3000',
+    '\ufeff',
+    '𠮷野家',
+    'ﾔﾏﾀﾞ ﾀﾛｳ',
+    'e\u0301',
+    '<script>alert(1)</script>',
+    "'; DROP TABLE orders; --",
+    '%00',
+    '../../etc/passwd',
+    '${7*7}',
+    '{{7*7}}',
+    'x'.repeat(300),
+  ),
 );
 export const weirdNumber = fc.oneof(
   fc.integer(),
@@ -143,9 +161,33 @@ export const jsonValue = fc.letrec((tie) => ({
   object: fc
     .array(
       fc.tuple(
-        fc.oneof(weirdString, fc.constantFrom('amount', 'payer_name', 'external_id', 'item_name', 'metadata', 'order_id', 'paid_at', 'counterparty', 'ordered_at',
-          'expires_at', 'matching_rules', 'auto_confirm_late_orders', 'url', 'enabled_events', 'enabled', 'event_id', 'bank_account_id', 'bank_reference',
-          'direction', 'occurred_at', '__proto__', 'constructor')),
+        fc.oneof(
+          weirdString,
+          fc.constantFrom(
+            'amount',
+            'payer_name',
+            'external_id',
+            'item_name',
+            'metadata',
+            'order_id',
+            'paid_at',
+            'counterparty',
+            'ordered_at',
+            'expires_at',
+            'matching_rules',
+            'auto_confirm_late_orders',
+            'url',
+            'enabled_events',
+            'enabled',
+            'event_id',
+            'bank_account_id',
+            'bank_reference',
+            'direction',
+            'occurred_at',
+            '__proto__',
+            'constructor',
+          ),
+        ),
         tie('value'),
       ),
       { maxLength: 8 },
@@ -215,10 +257,13 @@ export function nearlyValidBody(fields: Record<string, FieldArbitraries>): fc.Ar
       { weight: 1, arbitrary: fc.constant(undefined) },
     ),
   );
-  const unknownField = fc.option(fc.tuple(fc.oneof(weirdString, fc.constantFrom('id', 'object', 'status', 'livemode', '__proto__', 'constructor')), jsonValue), { freq: 15 });
-  const nearly = fc.tuple(fc.tuple(...entries), unknownField).map(([pairs, extra]) =>
-    objectOf([...pairs.filter((p): p is [string, unknown] => p !== undefined), ...(extra ? [extra as [string, unknown]] : [])]),
+  const unknownField = fc.option(
+    fc.tuple(fc.oneof(weirdString, fc.constantFrom('id', 'object', 'status', 'livemode', '__proto__', 'constructor')), jsonValue),
+    { freq: 15 },
   );
+  const nearly = fc
+    .tuple(fc.tuple(...entries), unknownField)
+    .map(([pairs, extra]) => objectOf([...pairs.filter((p): p is [string, unknown] => p !== undefined), ...(extra ? [extra as [string, unknown]] : [])]));
   return fc.oneof({ weight: 6, arbitrary: nearly }, { weight: 1, arbitrary: jsonValue }, { weight: 1, arbitrary: fc.constant(undefined) });
 }
 
@@ -229,10 +274,41 @@ export function hostileId(known: { near: string[] }): fc.Arbitrary<{ text: strin
   const notDotSegment = (s: string) => !/^\.{1,2}$/.test(s);
   return fc.oneof(
     { weight: 4, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).filter(notDotSegment).map(encoded) },
-    { weight: 2, arbitrary: fc.constantFrom(...known.near, 'ord_', 'txn_', 'we_', 'evt_', 'ord_0000000000000000000000', 'ORD_x', 'null', 'undefined', '0', '-1', "1' OR '1'='1", ' ', '\u0000', 'x'.repeat(2000)).map(encoded) },
-    { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.split('')), minLength: 12, maxLength: 40 }).chain((body) => fc.constantFrom('ord_', 'txn_', 'we_').map((p) => encoded(`${p}${body}`))) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom(
+          ...known.near,
+          'ord_',
+          'txn_',
+          'we_',
+          'evt_',
+          'ord_0000000000000000000000',
+          'ORD_x',
+          'null',
+          'undefined',
+          '0',
+          '-1',
+          "1' OR '1'='1",
+          ' ',
+          '\u0000',
+          'x'.repeat(2000),
+        )
+        .map(encoded),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .string({ unit: fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.split('')), minLength: 12, maxLength: 40 })
+        .chain((body) => fc.constantFrom('ord_', 'txn_', 'we_').map((p) => encoded(`${p}${body}`))),
+    },
     // Percent-encoding that does not decode: the URL itself is unreadable.
-    { weight: 1, arbitrary: fc.tuple(fc.string({ unit: fc.constantFrom('a', 'b', '1', '_'), maxLength: 8 }), fc.constantFrom('%', '%Z', '%ZZ', '%G0', '%e', '%%', '%u00e9', '%C3%28')).map(([p, m]) => ({ text: `${p}${m}`, malformed: true })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.string({ unit: fc.constantFrom('a', 'b', '1', '_'), maxLength: 8 }), fc.constantFrom('%', '%Z', '%ZZ', '%G0', '%e', '%%', '%u00e9', '%C3%28'))
+        .map(([p, m]) => ({ text: `${p}${m}`, malformed: true })),
+    },
   );
 }
 
@@ -240,8 +316,20 @@ export function hostileId(known: { near: string[] }): fc.Arbitrary<{ text: strin
 export function queryPairs(known: Record<string, fc.Arbitrary<string>>): fc.Arbitrary<[string, string][]> {
   const names = Object.keys(known);
   const pair = fc.oneof(
-    { weight: 6, arbitrary: names.length === 0 ? weirdString.map((v): [string, string] => ['limit', v]) : fc.constantFrom(...names).chain((name) => known[name]!.map((v): [string, string] => [name, v])) },
-    { weight: 1, arbitrary: fc.tuple(fc.oneof(weirdString, fc.constantFrom('expand[]', 'limit[]', 'ending_before', 'api_key', '__proto__', 'constructor', 'LIMIT')), weirdString) },
+    {
+      weight: 6,
+      arbitrary:
+        names.length === 0
+          ? weirdString.map((v): [string, string] => ['limit', v])
+          : fc.constantFrom(...names).chain((name) => known[name]!.map((v): [string, string] => [name, v])),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(
+        fc.oneof(weirdString, fc.constantFrom('expand[]', 'limit[]', 'ending_before', 'api_key', '__proto__', 'constructor', 'LIMIT')),
+        weirdString,
+      ),
+    },
   );
   return fc.array(pair, { maxLength: 4 });
 }
@@ -259,7 +347,8 @@ export const limitValue = fc.oneof(
   weirdString,
 );
 /** starting_after values: ids of the list's objects and others', and text that is no id. */
-export const startingAfterOf = (ids: string[]) => fc.oneof(fc.constantFrom(...ids), weirdString, fc.constantFrom('ord_000000000000000000000000', 'x'.repeat(65)));
+export const startingAfterOf = (ids: string[]) =>
+  fc.oneof(fc.constantFrom(...ids), weirdString, fc.constantFrom('ord_000000000000000000000000', 'x'.repeat(65)));
 export const isLimit = (v: string) => /^[0-9]+$/.test(v) && Number(v) >= 1 && Number(v) <= 100;
 
 /**
@@ -342,10 +431,23 @@ export function wrongAuthorization(key: string): fc.Arbitrary<string | undefined
   return fc.oneof(
     fc.constant(undefined),
     fc.string({ unit: PRINTABLE, maxLength: 300 }),
-    fc.constantFrom('Bearer', 'Bearer ', `Bearer ${key}x`, `Bearer ${key.slice(0, -1)}`, `Bearer ${key.toUpperCase()}`, `Bearer ${key} ${key}`, `Token ${key}`, key,
-      `Basic ${Buffer.from(`${key}:`).toString('base64')}`, `Bearer ${key.replace(/^svc_(test|live)_/, (_m, mode: string) => `svc_${mode === 'test' ? 'live' : 'test'}_`)}`,
-      `Bearer ${'svc_test_'.padEnd(41, 'A')}`),
-    fc.tuple(fc.integer({ min: 0, max: key.length - 1 }), fc.constantFrom(...BASE62.split(''))).filter(([i, c]) => key[i] !== c).map(([i, c]) => `Bearer ${key.slice(0, i)}${c}${key.slice(i + 1)}`),
+    fc.constantFrom(
+      'Bearer',
+      'Bearer ',
+      `Bearer ${key}x`,
+      `Bearer ${key.slice(0, -1)}`,
+      `Bearer ${key.toUpperCase()}`,
+      `Bearer ${key} ${key}`,
+      `Token ${key}`,
+      key,
+      `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+      `Bearer ${key.replace(/^svc_(test|live)_/, (_m, mode: string) => `svc_${mode === 'test' ? 'live' : 'test'}_`)}`,
+      `Bearer ${'svc_test_'.padEnd(41, 'A')}`,
+    ),
+    fc
+      .tuple(fc.integer({ min: 0, max: key.length - 1 }), fc.constantFrom(...BASE62.split('')))
+      .filter(([i, c]) => key[i] !== c)
+      .map(([i, c]) => `Bearer ${key.slice(0, i)}${c}${key.slice(i + 1)}`),
   );
 }
 
@@ -379,25 +481,30 @@ export const framing: fc.Arbitrary<Framing> = fc.constantFrom<Framing>(
  * clients' headers, and a method override that must not be honoured.
  */
 export const harmlessHeaders: fc.Arbitrary<Record<string, string>> = fc
-  .subarray([
-    ['origin', 'https://evil.example'],
-    ['x-forwarded-for', '10.0.0.1, 203.0.113.9'],
-    ['x-forwarded-host', 'evil.example'],
-    ['x-http-method-override', 'DELETE'],
-    ['accept', 'text/html'],
-    ['accept-language', 'ja-JP'],
-    ['cookie', 'session=abc'],
-    ['user-agent', '<script>alert(1)</script>'],
-    ['x-request-id', '../../etc/passwd'],
-    ['request-id', 'req_forged'],
-  ] as [string, string][], { minLength: 1 })
+  .subarray(
+    [
+      ['origin', 'https://evil.example'],
+      ['x-forwarded-for', '10.0.0.1, 203.0.113.9'],
+      ['x-forwarded-host', 'evil.example'],
+      ['x-http-method-override', 'DELETE'],
+      ['accept', 'text/html'],
+      ['accept-language', 'ja-JP'],
+      ['cookie', 'session=abc'],
+      ['user-agent', '<script>alert(1)</script>'],
+      ['x-request-id', '../../etc/passwd'],
+      ['request-id', 'req_forged'],
+    ] as [string, string][],
+    { minLength: 1 },
+  )
   .map((pairs) => Object.fromEntries(pairs));
 
 /** Idempotency-Key values that are not keys: the guide takes 1…255 printable ASCII characters. */
 export const badIdempotencyKey = fc.oneof(
   fc.constant(''),
   fc.integer({ min: 256, max: 8_000 }).map((n) => 'k'.repeat(n)),
-  fc.tuple(fc.string({ unit: PRINTABLE, minLength: 1, maxLength: 20 }), fc.string({ unit: PRINTABLE, minLength: 1, maxLength: 20 })).map(([a, b]) => `${a.trim() || 'a'} ${b.trim() || 'b'}`),
+  fc
+    .tuple(fc.string({ unit: PRINTABLE, minLength: 1, maxLength: 20 }), fc.string({ unit: PRINTABLE, minLength: 1, maxLength: 20 }))
+    .map(([a, b]) => `${a.trim() || 'a'} ${b.trim() || 'b'}`),
 );
 /** A key nobody used before: printable ASCII, up to 255 characters. */
 export function freshIdempotencyKey(seed: string): string {
@@ -467,7 +574,10 @@ export async function send(baseUrl: string, request: SentRequest): Promise<ApiRe
 }
 
 /** Sends through the testkit client, which also checks every /v1 JSON answer against the OpenAPI document. */
-export function sendChecked(baseUrl: string, request: { method: string; path: string; headers: Record<string, string>; rawBody?: string }): Promise<ApiResponse> {
+export function sendChecked(
+  baseUrl: string,
+  request: { method: string; path: string; headers: Record<string, string>; rawBody?: string },
+): Promise<ApiResponse> {
   return api(baseUrl, request.method, request.path, { headers: request.headers, ...(request.rawBody === undefined ? {} : { rawBody: request.rawBody }) });
 }
 
@@ -535,7 +645,9 @@ export async function fuzzEndpoint(target: FuzzTarget, stored: StoredState, runs
   kinds.push({ weight: 1, arbitrary: harmlessHeaders.map((headers): Case => ({ kind: 'harmless headers', headers })) });
   if (target.idempotencyKeys && target.body) {
     const keyCase = fc.oneof(
-      fc.tuple(fc.string({ unit: PRINTABLE, maxLength: 40 }), target.body.arbitrary).map(([seed, body]): Case => ({ kind: 'idempotency key', good: true, key: seed, body })),
+      fc
+        .tuple(fc.string({ unit: PRINTABLE, maxLength: 40 }), target.body.arbitrary)
+        .map(([seed, body]): Case => ({ kind: 'idempotency key', good: true, key: seed, body })),
       fc.tuple(badIdempotencyKey, target.body.arbitrary).map(([key, body]): Case => ({ kind: 'idempotency key', good: false, key, body })),
     );
     kinds.push({ weight: 3, arbitrary: keyCase });
@@ -598,7 +710,12 @@ async function runCase(target: FuzzTarget, stored: StoredState, c: Case, before:
       const text = bodyText(c.body);
       sent = { body: asParsed(text) };
       want = target.body!.judge(sent.body);
-      request = { method: target.method, path: pathOf(target), headers: { ...target.credentials(text), ...withJson(text) }, ...(text === undefined ? {} : { body: text }) };
+      request = {
+        method: target.method,
+        path: pathOf(target),
+        headers: { ...target.credentials(text), ...withJson(text) },
+        ...(text === undefined ? {} : { body: text }),
+      };
       break;
     }
     case 'query': {
@@ -611,17 +728,32 @@ async function runCase(target: FuzzTarget, stored: StoredState, c: Case, before:
     case 'path id': {
       // Checked before the body and before the object's state: an unknown id is 404 whatever else.
       want = c.id.malformed ? { status: 400, code: 'parameter_invalid' } : { status: 404, code: 'resource_missing' };
-      request = { method: target.method, path: pathOf(target, c.id.text), headers: { ...target.credentials(goodBody), ...withJson(goodBody) }, ...(goodBody === undefined ? {} : { body: goodBody }) };
+      request = {
+        method: target.method,
+        path: pathOf(target, c.id.text),
+        headers: { ...target.credentials(goodBody), ...withJson(goodBody) },
+        ...(goodBody === undefined ? {} : { body: goodBody }),
+      };
       break;
     }
     case 'credentials': {
       want = { status: 401, code: 'invalid_api_key' };
-      request = { method: target.method, path: pathOf(target), headers: { ...c.credentials(goodBody), ...withJson(goodBody) }, ...(goodBody === undefined ? {} : { body: goodBody }) };
+      request = {
+        method: target.method,
+        path: pathOf(target),
+        headers: { ...c.credentials(goodBody), ...withJson(goodBody) },
+        ...(goodBody === undefined ? {} : { body: goodBody }),
+      };
       break;
     }
     case 'harmless headers': {
       want = target.good.want;
-      request = { method: target.method, path: pathOf(target), headers: { ...c.headers, ...target.credentials(goodBody), ...withJson(goodBody) }, ...(goodBody === undefined ? {} : { body: goodBody }) };
+      request = {
+        method: target.method,
+        path: pathOf(target),
+        headers: { ...c.headers, ...target.credentials(goodBody), ...withJson(goodBody) },
+        ...(goodBody === undefined ? {} : { body: goodBody }),
+      };
       break;
     }
     case 'framing': {
@@ -638,7 +770,12 @@ async function runCase(target: FuzzTarget, stored: StoredState, c: Case, before:
       // A body that is not a JSON object or array is refused as JSON before the key is read.
       const keyIsRead = sent.body === undefined || (typeof sent.body === 'object' && sent.body !== null);
       want = c.good ? target.body!.judge(sent.body) : keyIsRead ? { status: 400, code: 'parameter_invalid' } : refused;
-      request = { method: target.method, path: pathOf(target), headers: { ...target.credentials(text), ...withJson(text), 'idempotency-key': key }, ...(text === undefined ? {} : { body: text }) };
+      request = {
+        method: target.method,
+        path: pathOf(target),
+        headers: { ...target.credentials(text), ...withJson(text), 'idempotency-key': key },
+        ...(text === undefined ? {} : { body: text }),
+      };
       const res = await send(target.baseUrl, request);
       const what = `${target.name} ${c.kind} ${JSON.stringify(key).slice(0, 80)} with ${shown(sent.body)}`;
       expectAnswer(res, want, what);
@@ -657,14 +794,19 @@ async function runCase(target: FuzzTarget, stored: StoredState, c: Case, before:
       const replay = await send(target.baseUrl, request);
       expectAnswer(replay, { status: res.status }, `${what}, sent again`);
       if (replay.headers.get('idempotent-replayed') !== 'true' || !isDeepStrictEqual(replay.body, res.body)) {
-        throw new Error(`a repeat was not the stored answer: ${what}\n  first  ${JSON.stringify(res.body)}\n  repeat ${replay.headers.get('idempotent-replayed')} ${JSON.stringify(replay.body)}`);
+        throw new Error(
+          `a repeat was not the stored answer: ${what}\n  first  ${JSON.stringify(res.body)}\n  repeat ${replay.headers.get('idempotent-replayed')} ${JSON.stringify(replay.body)}`,
+        );
       }
       if ((await readingOf(target, stored)) !== settled) throw new Error(`a replay stored something: ${what}`);
       return { succeeded: true };
     }
   }
   const what = `${target.name} ${c.kind}: ${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers).slice(0, 200)} ${shown('params' in sent ? sent.params : sent.body)}`;
-  const res = request.body === undefined || typeof request.body === 'string' ? await sendChecked(target.baseUrl, { ...request, ...(request.body === undefined ? {} : { rawBody: request.body as string }) }) : await send(target.baseUrl, request);
+  const res =
+    request.body === undefined || typeof request.body === 'string'
+      ? await sendChecked(target.baseUrl, { ...request, ...(request.body === undefined ? {} : { rawBody: request.body as string }) })
+      : await send(target.baseUrl, request);
   expectAnswer(res, want, what);
   // No CORS on /v1 (docs/guide.md "Authentication and modes"), whatever the request carried.
   const cors = [...res.headers.keys()].filter((h) => h.startsWith('access-control-'));
@@ -686,13 +828,21 @@ export type FuzzOutcome = { counts: FuzzCounts; ms: number } | { error: unknown 
  * objects) just before its turn. Resolves per endpoint with its counts or its failure, never
  * rejecting, so each test can await its own endpoint and report it by name.
  */
-export function startFuzzing(setups: [string, () => Promise<FuzzTarget>][], stored: StoredState, concurrency = FUZZ_CONCURRENCY): Map<string, Promise<FuzzOutcome>> {
+export function startFuzzing(
+  setups: [string, () => Promise<FuzzTarget>][],
+  stored: StoredState,
+  concurrency = FUZZ_CONCURRENCY,
+): Map<string, Promise<FuzzOutcome>> {
   // FUZZ_ONLY (a regular expression on endpoint names) narrows a local run to the endpoints being worked on.
   const only = process.env.FUZZ_ONLY === undefined ? undefined : new RegExp(process.env.FUZZ_ONLY);
   setups = setups.filter(([name]) => only === undefined || only.test(name));
   const outcomes = new Map<string, Promise<FuzzOutcome>>();
   const starts = new Map<string, () => void>();
-  for (const [name] of setups) outcomes.set(name, new Promise<void>((resolve) => starts.set(name, resolve)).then(() => runOne(name)));
+  for (const [name] of setups)
+    outcomes.set(
+      name,
+      new Promise<void>((resolve) => starts.set(name, resolve)).then(() => runOne(name)),
+    );
   const queue = setups.map(([name]) => name);
   const byName = new Map(setups);
   const runOne = async (name: string): Promise<FuzzOutcome> => {

@@ -84,7 +84,9 @@ export async function cutDatabaseConnections(system: TestSystem): Promise<number
 
 /** How many connections the services hold to the system's database now. */
 export async function databaseConnections(system: TestSystem): Promise<number> {
-  const rows = await system.sql<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  const rows = await system.sql<{ n: number }>(
+    'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
   return rows[0]!.n;
 }
 

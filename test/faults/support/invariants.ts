@@ -62,12 +62,7 @@ export interface Invariants {
   };
 }
 
-export async function checkInvariants(
-  system: TestSystem,
-  load: LoadGenerator,
-  received: ReceivedRequest[],
-  amqpPrefix: string,
-): Promise<Invariants> {
+export async function checkInvariants(system: TestSystem, load: LoadGenerator, received: ReceivedRequest[], amqpPrefix: string): Promise<Invariants> {
   const transactions = await system.sql<Deposit>(
     `SELECT id, bank_account_id, bank_reference, status, order_id, candidate_order_ids, decided_at FROM transactions WHERE direction = 'deposit'`,
   );
@@ -83,14 +78,17 @@ export async function checkInvariants(
     .map((n) => `${n.bankReference}: no 2xx in ${n.attempts.length} attempts (last ${n.attempts.at(-1) ?? 'none'})`);
   const abandonedScenarios = load.scenarios
     .filter((s) => s.abandoned)
-    .map((s) => `${s.kind} scenario ${s.index}: order not created (${s.orderFailure?.status ?? '?'} ${JSON.stringify(s.orderFailure?.body ?? '').slice(0, 300)})`);
+    .map(
+      (s) => `${s.kind} scenario ${s.index}: order not created (${s.orderFailure?.status ?? '?'} ${JSON.stringify(s.orderFailure?.body ?? '').slice(0, 300)})`,
+    );
 
   const lostOrDuplicated: string[] = [];
   for (const n of notifications) {
     if (n.transactionId === undefined) continue;
     const rows = byReference.get(`${n.bankAccountId}/${n.bankReference}`) ?? [];
     if (rows.length !== 1) lostOrDuplicated.push(`${n.bankReference}: answered 2xx (${n.transactionId}) but stored ${rows.length} time(s)`);
-    else if (n.answeredIds.some((id) => id !== rows[0]!.id)) lostOrDuplicated.push(`${n.bankReference}: answered ${n.answeredIds.join(', ')}, stored ${rows[0]!.id}`);
+    else if (n.answeredIds.some((id) => id !== rows[0]!.id))
+      lostOrDuplicated.push(`${n.bankReference}: answered ${n.answeredIds.join(', ')}, stored ${rows[0]!.id}`);
   }
 
   const undecided = transactions.filter((t) => t.status === 'pending' || t.decided_at === null).map((t) => `${t.id} (${t.bank_reference}) ${t.status}`);
@@ -99,7 +97,9 @@ export async function checkInvariants(
     `SELECT data->'object'->>'id' AS id, count(*)::int AS n FROM events WHERE type = 'transaction.deposited' GROUP BY 1`,
   );
   const depositedCount = new Map(deposited.map((d) => [d.id, d.n]));
-  const depositedEvents = transactions.filter((t) => depositedCount.get(t.id) !== 1).map((t) => `${t.id}: ${depositedCount.get(t.id) ?? 0} transaction.deposited event(s)`);
+  const depositedEvents = transactions
+    .filter((t) => depositedCount.get(t.id) !== 1)
+    .map((t) => `${t.id}: ${depositedCount.get(t.id) ?? 0} transaction.deposited event(s)`);
 
   const decidedOnce = await decidedOnceViolations(system, transactions);
 
@@ -113,7 +113,8 @@ export async function checkInvariants(
   );
   const confirmedBy = new Map(transactions.filter((t) => t.status === 'confirmed').map((t) => [t.order_id, t.id]));
   for (const o of paidOrders) {
-    if (o.status === 'paid' && confirmedBy.get(o.id) !== o.transaction_id) doublePaidOrders.push(`${o.id} paid by ${o.transaction_id}, confirmed by ${confirmedBy.get(o.id)}`);
+    if (o.status === 'paid' && confirmedBy.get(o.id) !== o.transaction_id)
+      doublePaidOrders.push(`${o.id} paid by ${o.transaction_id}, confirmed by ${confirmedBy.get(o.id)}`);
   }
   const doubleUsedDeposits = (
     await system.sql<{ transaction_id: string; ids: string[] }>(
@@ -122,7 +123,8 @@ export async function checkInvariants(
   ).map((r) => `${r.transaction_id} pays ${r.ids.join(', ')}`);
   const paidIds = new Set(paidOrders.filter((o) => o.status === 'paid').map((o) => o.id));
   for (const t of transactions) {
-    if (t.status === 'confirmed' && (t.order_id === null || !paidIds.has(t.order_id))) doubleUsedDeposits.push(`${t.id} confirmed for ${t.order_id}, which is not paid`);
+    if (t.status === 'confirmed' && (t.order_id === null || !paidIds.has(t.order_id)))
+      doubleUsedDeposits.push(`${t.id} confirmed for ${t.order_id}, which is not paid`);
   }
   const orderPaidEvents = (
     await system.sql<{ id: string; n: number }>(

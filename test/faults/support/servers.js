@@ -92,8 +92,22 @@ async function startRedis(servers) {
   const dir = join(servers.dir, 'redis');
   mkdirSync(dir, { recursive: true });
   await run('redis-server', [
-    '--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(servers.redisPort), '--save', '', '--appendonly', 'no',
-    '--dir', dir, '--logfile', join(dir, 'redis.log'), '--pidfile', join(dir, 'redis.pid'),
+    '--daemonize',
+    'yes',
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(servers.redisPort),
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--logfile',
+    join(dir, 'redis.log'),
+    '--pidfile',
+    join(dir, 'redis.pid'),
   ]);
 }
 

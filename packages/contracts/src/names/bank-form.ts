@@ -11,7 +11,11 @@ const ZENGIN_NAME = /^[\uFF66-\uFF9F A-Z0-9().\-/,]*$/u;
  * Undefined when the name holds a character no bank prints (kanji, ・).
  */
 export function bankForm(name: string): string | undefined {
-  const folded = abbreviateCorporateForms(foldKana(name).replace(/[\s\u200B-\u200D\u2060]+/gu, ' ').trim());
+  const folded = abbreviateCorporateForms(
+    foldKana(name)
+      .replace(/[\s\u200B-\u200D\u2060]+/gu, ' ')
+      .trim(),
+  );
   const printed = Encoding.toHankakuCase(Encoding.toHankanaCase(folded));
   return ZENGIN_NAME.test(printed) ? printed : undefined;
 }

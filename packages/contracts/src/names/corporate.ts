@@ -60,7 +60,10 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Longest first, so トクヒ wins over ヒ, シヤ over シ, 一般社団法人 over 社団法人. */
 function alternation(forms: string[]): string {
   const normalised = [...new Set(forms.map(normaliseName))];
-  return normalised.sort((a, b) => b.length - a.length || a.localeCompare(b)).map(escape).join('|');
+  return normalised
+    .sort((a, b) => b.length - a.length || a.localeCompare(b))
+    .map(escape)
+    .join('|');
 }
 
 /** Each normalised form (word or abbreviation) and the type it names, by its Zengin abbreviation. */

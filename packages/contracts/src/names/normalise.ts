@@ -28,9 +28,35 @@ export const isLongVowelVariant = (ch: string): boolean => ONE_LONG_VOWEL_VARIAN
  * are turned into katakana first, so small hiragana arrive here as small katakana.
  */
 const SMALL_TO_LARGE: Readonly<Record<string, string>> = {
-  ァ: 'ア', ィ: 'イ', ゥ: 'ウ', ェ: 'エ', ォ: 'オ', ッ: 'ツ', ャ: 'ヤ', ュ: 'ユ', ョ: 'ヨ', ヮ: 'ワ', ヵ: 'カ', ヶ: 'ケ',
+  ァ: 'ア',
+  ィ: 'イ',
+  ゥ: 'ウ',
+  ェ: 'エ',
+  ォ: 'オ',
+  ッ: 'ツ',
+  ャ: 'ヤ',
+  ュ: 'ユ',
+  ョ: 'ヨ',
+  ヮ: 'ワ',
+  ヵ: 'カ',
+  ヶ: 'ケ',
   // Katakana Phonetic Extensions (Ainu small kana).
-  ㇰ: 'ク', ㇱ: 'シ', ㇲ: 'ス', ㇳ: 'ト', ㇴ: 'ヌ', ㇵ: 'ハ', ㇶ: 'ヒ', ㇷ: 'フ', ㇸ: 'ヘ', ㇹ: 'ホ', ㇺ: 'ム', ㇻ: 'ラ', ㇼ: 'リ', ㇽ: 'ル', ㇾ: 'レ', ㇿ: 'ロ',
+  ㇰ: 'ク',
+  ㇱ: 'シ',
+  ㇲ: 'ス',
+  ㇳ: 'ト',
+  ㇴ: 'ヌ',
+  ㇵ: 'ハ',
+  ㇶ: 'ヒ',
+  ㇷ: 'フ',
+  ㇸ: 'ヘ',
+  ㇹ: 'ホ',
+  ㇺ: 'ム',
+  ㇻ: 'ラ',
+  ㇼ: 'リ',
+  ㇽ: 'ル',
+  ㇾ: 'レ',
+  ㇿ: 'ロ',
 };
 const SMALL_KANA = new RegExp(`[${Object.keys(SMALL_TO_LARGE).join('')}]`, 'gu');
 

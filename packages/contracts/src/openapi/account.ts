@@ -11,7 +11,7 @@ document({
   tag: 'Events',
   summary: 'List events',
   description:
-    'Every event of the key\'s mode in the order it was recorded, oldest first, kept 30 days. Filter by `type`. ' +
+    "Every event of the key's mode in the order it was recorded, oldest first, kept 30 days. Filter by `type`. " +
     'Page with `starting_after` set to the last event you have: a merchant that missed webhooks catches up this way.',
   query: EventListQuery,
   responses: {
@@ -29,7 +29,7 @@ document({
   operationId: 'listBankAccounts',
   tag: 'Bank accounts',
   summary: 'List bank accounts',
-  description: 'The bank accounts in the key\'s scope. Account numbers show only their last four digits.',
+  description: "The bank accounts in the key's scope. Account numbers show only their last four digits.",
   query: ListQuery,
   responses: {
     200: {
@@ -46,7 +46,7 @@ document({
   operationId: 'retrieveSettings',
   tag: 'Settings',
   summary: 'Retrieve the settings',
-  description: 'The matching settings of the key\'s mode.',
+  description: "The matching settings of the key's mode.",
   responses: { 200: { description: 'The settings.', schema: Settings, example: exampleSettings } },
 });
 

@@ -48,7 +48,14 @@ const STATEMENT_ERRORS: ErrorCode[] = [
 export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
   const registry = new OpenAPIRegistry();
   registerSharedComponents(registry);
-  const signature = (name: string, description: string, example: string) => ({ in: 'header' as const, name, required: true, description, schema: { type: 'string' as const }, example });
+  const signature = (name: string, description: string, example: string) => ({
+    in: 'header' as const,
+    name,
+    required: true,
+    description,
+    schema: { type: 'string' as const },
+    example,
+  });
   const accepted = (duplicate: boolean) => ({ transaction_id: EXAMPLE_IDS.transaction, duplicate });
   registry.registerPath({
     method: 'post',
@@ -64,7 +71,11 @@ export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
     parameters: [
       signature('webhook-id', 'Unique per request, e.g. `msg_` and a random part.', 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'),
       signature('webhook-timestamp', 'Unix seconds when the request was signed; at most 5 minutes from ours.', '1795496531'),
-      signature('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`.', 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='),
+      signature(
+        'webhook-signature',
+        '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`.',
+        'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+      ),
     ],
     request: { body: { required: true, content: { 'application/json': { schema: BankNotification, example: exampleBankNotification } } } },
     responses: {
@@ -94,10 +105,20 @@ export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
       '(`422 statement_invalid` with `line` and `field`, or `403 account_not_allowed`). Then every record is stored as a notification would be; the same file again stores nothing.',
     security: [],
     parameters: [
-      { in: 'query', name: 'format', required: false, description: 'Detected from the first bytes when absent.', schema: { type: 'string', enum: ['zengin', 'camt.054', 'camt.053'] } },
+      {
+        in: 'query',
+        name: 'format',
+        required: false,
+        description: 'Detected from the first bytes when absent.',
+        schema: { type: 'string', enum: ['zengin', 'camt.054', 'camt.053'] },
+      },
       signature('webhook-id', 'Unique per request.', 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'),
       signature('webhook-timestamp', 'Unix seconds when the request was signed; at most 5 minutes from ours.', '1795496531'),
-      signature('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw bytes of the file>`.', 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='),
+      signature(
+        'webhook-signature',
+        '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw bytes of the file>`.',
+        'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+      ),
     ],
     request: {
       body: {
@@ -115,7 +136,17 @@ export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
         content: {
           'application/json': {
             schema: StatementImport,
-            example: { object: 'statement_import', id: 'imp_2KWPBgLlAfxdpx2AI54pPJ85', format: 'zengin', accounts: 3, records: 42, stored: 40, duplicates: 2, withdrawals: 5, created_at: '2026-11-27T01:00:00.000Z' },
+            example: {
+              object: 'statement_import',
+              id: 'imp_2KWPBgLlAfxdpx2AI54pPJ85',
+              format: 'zengin',
+              accounts: 3,
+              records: 42,
+              stored: 40,
+              duplicates: 2,
+              withdrawals: 5,
+              created_at: '2026-11-27T01:00:00.000Z',
+            },
           },
         },
       },

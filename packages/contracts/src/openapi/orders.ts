@@ -32,7 +32,7 @@ document({
   operationId: 'listOrders',
   tag,
   summary: 'List orders',
-  description: 'Orders of the key\'s mode and bank accounts, newest first. Filter by `status` or find one by `external_id`.',
+  description: "Orders of the key's mode and bank accounts, newest first. Filter by `status` or find one by `external_id`.",
   query: OrderListQuery,
   responses: { 200: { description: 'A page of orders.', schema: OrderList, example: { object: 'list', data: [exampleOrder], has_more: false } } },
 });

@@ -28,7 +28,7 @@ document({
   operationId: 'listPaymentLinks',
   tag,
   summary: 'List payment links',
-  description: 'Payment links of the key\'s mode and bank accounts, newest first.',
+  description: "Payment links of the key's mode and bank accounts, newest first.",
   query: ListQuery,
   responses: {
     200: { description: 'A page of payment links.', schema: PaymentLinkList, example: { object: 'list', data: [examplePaymentLink], has_more: false } },

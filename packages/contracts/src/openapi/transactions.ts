@@ -13,7 +13,7 @@ document({
   operationId: 'listTransactions',
   tag,
   summary: 'List transactions',
-  description: 'Deposits and withdrawals of the key\'s mode and bank accounts, newest first. `status=held` lists the deposits waiting for a person.',
+  description: "Deposits and withdrawals of the key's mode and bank accounts, newest first. `status=held` lists the deposits waiting for a person.",
   query: TransactionListQuery,
   responses: {
     200: { description: 'A page of transactions.', schema: TransactionList, example: { object: 'list', data: [exampleHeldTransaction], has_more: false } },

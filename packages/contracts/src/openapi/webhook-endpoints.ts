@@ -50,7 +50,7 @@ document({
   operationId: 'listWebhookEndpoints',
   tag,
   summary: 'List webhook endpoints',
-  description: 'The webhook endpoints of the key\'s mode, oldest first.',
+  description: "The webhook endpoints of the key's mode, oldest first.",
   query: ListQuery,
   responses: {
     200: {

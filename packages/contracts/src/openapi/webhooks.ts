@@ -11,10 +11,9 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
     'The order is paid: a deposit was matched to it automatically or by a person, it was marked paid, or a shop platform ' +
     'reported it paid. `data.object.payment` says how.',
   'order.canceled': 'The order was canceled.',
-  'order.expired': 'The order\'s `expires_at` passed while it was open; a later deposit for it is held, not confirmed.',
+  'order.expired': "The order's `expires_at` passed while it was open; a later deposit for it is held, not confirmed.",
   'order.payment_reversed': 'A payment was reversed: the order is open again. `data.previous_payment` is the payment undone.',
-  'transaction.deposited':
-    'A deposit arrived and was decided, once per deposit: its `status` is the decision (`confirmed`, `held` or `unmatched`).',
+  'transaction.deposited': 'A deposit arrived and was decided, once per deposit: its `status` is the decision (`confirmed`, `held` or `unmatched`).',
   'transaction.withdrawn': 'Money left the bank account.',
   'transaction.held':
     'A deposit could fit more than one order, or fits only in a way a person should confirm: it waits in `held` until ' +

@@ -86,10 +86,14 @@ export async function storeImportedWithdrawals(prisma: PrismaClient, importId: s
     const byAccount = new Map<string, TransactionRow[]>();
     for (const row of stored) byAccount.set(row.bankAccountId, [...(byAccount.get(row.bankAccountId) ?? []), row]);
     for (const [bankAccountId, rows] of byAccount) {
-      await recordEvents(tx, { organisationId: rows[0]!.organisationId, mode: rows[0]!.mode as 'live', bankAccountId, at }, rows.map((row) => ({
-        type: 'transaction.withdrawn' as const,
-        data: { object: transactionView(row) },
-      })));
+      await recordEvents(
+        tx,
+        { organisationId: rows[0]!.organisationId, mode: rows[0]!.mode as 'live', bankAccountId, at },
+        rows.map((row) => ({
+          type: 'transaction.withdrawn' as const,
+          data: { object: transactionView(row) },
+        })),
+      );
     }
     return stored.length;
   });

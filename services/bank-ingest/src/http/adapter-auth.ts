@@ -19,7 +19,10 @@ export function signatureHeaders(req: Request): SignatureHeaders {
 /** The adapter that signed a request whose whole body is in `req.rawBody`, or 401. */
 export async function authenticateAdapter(req: Request, adapters: AdapterCache): Promise<Adapter> {
   const { id, timestamp, signature } = signatureHeaders(req);
-  const signed = { rawBody: req.rawBody?.toString('utf8') ?? '', headers: { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature } };
+  const signed = {
+    rawBody: req.rawBody?.toString('utf8') ?? '',
+    headers: { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature },
+  };
   // A miss may re-read the adapters (at most once per interval), so a freshly created adapter works without waiting out the cache.
   let adapter = findSigningAdapter(await adapters.current(), signed);
   if (adapter === undefined) {

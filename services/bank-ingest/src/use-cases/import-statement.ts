@@ -146,7 +146,10 @@ function parserFor(kind: StatementFormat | 'camt', today: string, receivedAt: Da
 
 /** XML (a declaration, a BOM or an element first) is camt; anything else is read as Zengin. */
 function detectFormat(first: Uint8Array): 'zengin' | 'camt' {
-  const text = Buffer.from(first.subarray(0, 64)).toString('latin1').replace(/^\xef\xbb\xbf/, '').trimStart();
+  const text = Buffer.from(first.subarray(0, 64))
+    .toString('latin1')
+    .replace(/^\xef\xbb\xbf/, '')
+    .trimStart();
   return text.startsWith('<') ? 'camt' : 'zengin';
 }
 
@@ -186,7 +189,12 @@ async function storeBatch(
   const storedWithdrawals = await storeImportedWithdrawals(
     deps.database.prisma,
     importId,
-    withdrawals.map((e): ImportedWithdrawal => ({ incoming: incoming(e), line: e.line, raw: e.raw, ...(e.cancels === undefined ? {} : { cancels: e.cancels }) })),
+    withdrawals.map((e): ImportedWithdrawal => ({
+      incoming: incoming(e),
+      line: e.line,
+      raw: e.raw,
+      ...(e.cancels === undefined ? {} : { cancels: e.cancels }),
+    })),
     request.receivedAt,
   );
   deps.onDepositsStored?.(storedDeposits.filter((row) => row !== null).length);

@@ -40,16 +40,21 @@ export function amountCandidatesQuery(deposit: { account: SqlPart; amount: SqlPa
      ORDER BY seq DESC LIMIT ${EXPIRED_CANDIDATE_LIMIT})`;
 }
 
-export const amountCandidatesStatement = statement<{ bankAccountId: string; amount: bigint; occurredAt: Date }, CandidateRow>('matcher.amount_candidates', (p) =>
-  amountCandidatesQuery({ account: p.bankAccountId, amount: p.amount, occurredAt: p.occurredAt }),
+export const amountCandidatesStatement = statement<{ bankAccountId: string; amount: bigint; occurredAt: Date }, CandidateRow>(
+  'matcher.amount_candidates',
+  (p) => amountCandidatesQuery({ account: p.bankAccountId, amount: p.amount, occurredAt: p.occurredAt }),
 );
 
 export function amountCandidatesFrom(rows: CandidateRow[]): AmountCandidates {
   const openRead = rows.filter((r) => r.status === 'open').length;
   const oldestFirst = [...rows].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
-  const orders = oldestFirst.map(
-    (r): CandidateOrder => ({ id: r.id, status: r.status as CandidateOrder['status'], payerName: r.payerName, orderedAt: r.orderedAt, expiresAt: r.expiresAt }),
-  );
+  const orders = oldestFirst.map((r): CandidateOrder => ({
+    id: r.id,
+    status: r.status as CandidateOrder['status'],
+    payerName: r.payerName,
+    orderedAt: r.orderedAt,
+    expiresAt: r.expiresAt,
+  }));
   return { orders, read: { allOpenOrdersRead: openRead <= OPEN_CANDIDATE_CAP }, rows: new Map(oldestFirst.map((r) => [r.id, r])) };
 }
 

@@ -72,10 +72,18 @@ function payOrderValues(orderId: string, expected: PaidOrderExpectation, payment
   };
 }
 
-const notPayable = (orderId: string, expected: PaidOrderExpectation) => `order ${orderId} is no longer ${expected.statuses.join(' or ')} with what the decision saw`;
+const notPayable = (orderId: string, expected: PaidOrderExpectation) =>
+  `order ${orderId} is no longer ${expected.statuses.join(' or ')} with what the decision saw`;
 
 /** Marks an open (or expired) order paid, conditional on what the caller relied on. */
-export async function payOrder(tx: SqlOrPrisma, orderId: string, expected: PaidOrderExpectation, payment: Payment, status: 'paid' | 'paid_outside', now: Date): Promise<OrderRow> {
+export async function payOrder(
+  tx: SqlOrPrisma,
+  orderId: string,
+  expected: PaidOrderExpectation,
+  payment: Payment,
+  status: 'paid' | 'paid_outside',
+  now: Date,
+): Promise<OrderRow> {
   const rows = await asSql(tx).rows(payOrderStatement, payOrderValues(orderId, expected, payment, status, now));
   return onlyRow(rows, notPayable(orderId, expected));
 }
@@ -121,13 +129,27 @@ const setDepositStatusStatement = statement<DepositStatusValues, TransactionRow>
 
 function depositStatusValues(transactionId: string, fromStatuses: string[], to: DepositStatusChange, now: Date): DepositStatusValues {
   const decision = to.decision === undefined ? null : JSON.stringify(to.decision);
-  return { transactionId, depositStatuses: fromStatuses, depositStatus: to.status, orderId: to.orderId, candidateOrderIds: to.candidateOrderIds, decision, now };
+  return {
+    transactionId,
+    depositStatuses: fromStatuses,
+    depositStatus: to.status,
+    orderId: to.orderId,
+    candidateOrderIds: to.candidateOrderIds,
+    decision,
+    now,
+  };
 }
 
 const notInStatus = (transactionId: string, fromStatuses: string[]) => `transaction ${transactionId} is no longer ${fromStatuses.join(' or ')}`;
 
 /** Changes a deposit's status, conditional on its being in one of `fromStatuses`. */
-export async function setDepositStatus(tx: SqlOrPrisma, transactionId: string, fromStatuses: string[], to: DepositStatusChange, now: Date): Promise<TransactionRow> {
+export async function setDepositStatus(
+  tx: SqlOrPrisma,
+  transactionId: string,
+  fromStatuses: string[],
+  to: DepositStatusChange,
+  now: Date,
+): Promise<TransactionRow> {
   const rows = await asSql(tx).rows(setDepositStatusStatement, depositStatusValues(transactionId, fromStatuses, to, now));
   return onlyRow(rows, notInStatus(transactionId, fromStatuses));
 }
@@ -179,6 +201,11 @@ export async function confirmDeposit(
 }
 
 /** Records events of an order's or a deposit's organisation, mode and account, in the caller's transaction. */
-export async function recordEventsFor(tx: SqlOrPrisma, row: { organisationId: string; mode: string; bankAccountId: string }, now: Date, events: NewEvent[]): Promise<void> {
+export async function recordEventsFor(
+  tx: SqlOrPrisma,
+  row: { organisationId: string; mode: string; bankAccountId: string },
+  now: Date,
+  events: NewEvent[],
+): Promise<void> {
   await recordEvents(tx, { organisationId: row.organisationId, mode: modeOf(row), bankAccountId: row.bankAccountId, at: now }, events);
 }

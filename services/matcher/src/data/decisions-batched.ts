@@ -1,4 +1,18 @@
-import { columns, modeOf, outboxInsert, outboxValues, sql, statement, transactionFields, type Columns, type OutboxHandOver, type OutboxValues, type Sql, type Statement, type TransactionRow } from '@pmatch/db';
+import {
+  columns,
+  modeOf,
+  outboxInsert,
+  outboxValues,
+  sql,
+  statement,
+  transactionFields,
+  type Columns,
+  type OutboxHandOver,
+  type OutboxValues,
+  type Sql,
+  type Statement,
+  type TransactionRow,
+} from '@pmatch/db';
 import { BatchWriter, currentTraceparent, inboxClaimSql } from '@pmatch/platform';
 import { StaleDecisionError } from './conditional-writes';
 import { decisionRows, type DecidedDeposit, type DecisionRows } from './decision-rows';
@@ -147,7 +161,8 @@ export function writeDecisionInBatches(db: Sql, handOver: OutboxHandOver): Write
   return async (decided) => {
     const { deposit } = decided.pending;
     const orderId = decided.decision.outcome === 'confirmed' ? decided.decision.orderId : undefined;
-    const changed = () => new StaleDecisionError(`deposit ${deposit.id}${orderId === undefined ? '' : ` or order ${orderId}`} changed since the decision read it`);
+    const changed = () =>
+      new StaleDecisionError(`deposit ${deposit.id}${orderId === undefined ? '' : ` or order ${orderId}`} changed since the decision read it`);
     // Written with others, maybe in another message's turn: the trace goes with the decision.
     const traceparent = currentTraceparent();
     const written = await batches.submit(traceparent === undefined ? decided : { ...decided, traceparent }).catch((error: unknown) => {

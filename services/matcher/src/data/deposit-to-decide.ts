@@ -44,7 +44,11 @@ export const readDepositStatement = statement<MessageClaim & { transactionId: st
  * undefined when there is nothing to decide. An order committed after the read is the late-order
  * check's to see, which waits for the account's lock, so for this decision to be written.
  */
-export async function readDeposit(db: SqlOrPrisma, transactionId: string, claim: MessageClaim): Promise<{ transaction: TransactionRow; pending?: PendingDeposit }> {
+export async function readDeposit(
+  db: SqlOrPrisma,
+  transactionId: string,
+  claim: MessageClaim,
+): Promise<{ transaction: TransactionRow; pending?: PendingDeposit }> {
   const rows = await asSql(db).rows(readDepositStatement, { transactionId, consumer: claim.consumer, messageId: claim.messageId });
   const first = rows[0];
   const transaction = first === undefined ? undefined : unprefixed<TransactionRow>(first, 'transaction.');
@@ -53,7 +57,12 @@ export async function readDeposit(db: SqlOrPrisma, transactionId: string, claim:
   const candidates = rows.flatMap((row) => unprefixed<CandidateRow>(row, CANDIDATE) ?? []);
   return {
     transaction,
-    pending: { deposit: transaction, version: first.version as string, nameMatcher: nameMatcherOf(first.matchingRules as string[] | null), candidates: amountCandidatesFrom(candidates) },
+    pending: {
+      deposit: transaction,
+      version: first.version as string,
+      nameMatcher: nameMatcherOf(first.matchingRules as string[] | null),
+      candidates: amountCandidatesFrom(candidates),
+    },
   };
 }
 

@@ -19,7 +19,9 @@ export async function readHeldDeposits(
   scope: { organisationId: string; mode: string },
   page: { afterSeq: bigint; size: number },
 ): Promise<{ held: HeldDeposit[]; lastSeq: bigint | undefined }> {
-  const candidates = Prisma.raw(constantText(amountCandidatesQuery({ account: 'h.bank_account_id', amount: 'h.amount', occurredAt: 'h.occurred_at' }, CANDIDATE)));
+  const candidates = Prisma.raw(
+    constantText(amountCandidatesQuery({ account: 'h.bank_account_id', amount: 'h.amount', occurredAt: 'h.occurred_at' }, CANDIDATE)),
+  );
   const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
     WITH held AS (
       SELECT * FROM transactions

@@ -61,17 +61,18 @@ export function outsidePayment(order: { amount: number; payerName: string }, pai
  * console (`dashboard`), and only with a reason, which is what makes the late reversal a
  * deliberate act rather than a slip.
  */
-export function assertReversible(order: { status: string; payment: Payment | null }, now: Date, request: { trigger: string; reason?: string | undefined }): Payment {
+export function assertReversible(
+  order: { status: string; payment: Payment | null },
+  now: Date,
+  request: { trigger: string; reason?: string | undefined },
+): Payment {
   if (order.status !== 'paid' || order.payment === null) {
     throw new AppError('order_not_open', 'Only an order paid by a deposit can be reversed.');
   }
   const matchedAt = Date.parse(order.payment.matched_at);
   if (now.getTime() - matchedAt <= LIMITS.reversalWindowMs) return order.payment;
   if (request.trigger !== 'dashboard') {
-    throw new AppError(
-      'reverse_window_passed',
-      'The payment was confirmed more than 24 hours ago; it can be reversed only on the seller screen.',
-    );
+    throw new AppError('reverse_window_passed', 'The payment was confirmed more than 24 hours ago; it can be reversed only on the seller screen.');
   }
   if (request.reason === undefined) {
     throw new AppError('parameter_missing', 'The payment was confirmed more than 24 hours ago: say why it is reversed.', { param: 'reason' });

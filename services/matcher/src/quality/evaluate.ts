@@ -42,7 +42,16 @@ export interface QualityReport {
 }
 
 export function evaluate(cases: readonly QualityCase[], ruleSet: { name: string; rules: readonly MatchingRule[] }): QualityReport {
-  const report: QualityReport = { ruleSet: ruleSet.name, cases: cases.length, fair: 0, confirmedRight: 0, wrongConfirmations: [], held: 0, heldFair: 0, unmatched: 0 };
+  const report: QualityReport = {
+    ruleSet: ruleSet.name,
+    cases: cases.length,
+    fair: 0,
+    confirmedRight: 0,
+    wrongConfirmations: [],
+    held: 0,
+    heldFair: 0,
+    unmatched: 0,
+  };
   for (const c of cases) {
     const decision = decideCase(c, ruleSet.rules);
     if (c.right !== null) report.fair += 1;

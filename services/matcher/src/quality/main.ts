@@ -19,7 +19,9 @@ function main(): void {
   const cases = loadCorpus();
   const reports = RULE_SETS.map((set) => evaluate(cases, set));
   const fair = reports[0]!.fair;
-  console.log(`matching quality: ${cases.length} cases, ${fair} fair (the depositor paid one of the orders shown), ${cases.length - fair} where no confirmation is right\n`);
+  console.log(
+    `matching quality: ${cases.length} cases, ${fair} fair (the depositor paid one of the orders shown), ${cases.length - fair} where no confirmation is right\n`,
+  );
   console.log(['rule set'.padEnd(24), 'wrong'.padStart(6), 'fair confirmed'.padStart(20), 'fair held'.padStart(20), 'all held'.padStart(20)].join('  '));
   for (const report of reports) console.log(row(report));
   const wrong = reports.flatMap((r) => r.wrongConfirmations.map((id) => `${r.ruleSet}: ${id}`));

@@ -124,7 +124,10 @@ async function markPaid(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.mar
   const order = await lockOrder(tx, command.order_id, command);
   // A shop platform reports only its own orders' payments, and only it reports theirs.
   if ((command.trigger === 'shop') !== (order.source === 'shop')) {
-    throw new AppError('order_not_open', command.trigger === 'shop' ? 'The order did not come from a shop platform.' : 'The order is managed by a shop platform.');
+    throw new AppError(
+      'order_not_open',
+      command.trigger === 'shop' ? 'The order did not come from a shop platform.' : 'The order is managed by a shop platform.',
+    );
   }
   if (order.status !== 'open') throw new AppError('order_not_open', `The order is ${order.status}; only an open order can be marked paid.`);
   const paidAt = command.paid_at === undefined ? now : new Date(command.paid_at);

@@ -35,7 +35,11 @@ export async function previewRules(deps: MatcherDeps, command: Preview): Promise
   let examined = 0;
   let afterSeq = 0n;
   for (;;) {
-    const { held, lastSeq } = await readHeldDeposits(deps.prisma, { organisationId: command.organisation_id, mode: command.mode }, { afterSeq, size: HELD_PAGE_SIZE });
+    const { held, lastSeq } = await readHeldDeposits(
+      deps.prisma,
+      { organisationId: command.organisation_id, mode: command.mode },
+      { afterSeq, size: HELD_PAGE_SIZE },
+    );
     for (const { deposit, candidates } of held) {
       examined += 1;
       const decision = decide(depositFacts(deposit), candidates.orders, fitName, now, candidates.read);

@@ -662,7 +662,8 @@ const en: Texts = {
     unavailable: 'The service is busy. Wait a moment and retry.',
     internal: 'Something unexpected went wrong. It has been logged.',
     codes: {
-      open_order_with_same_amount: 'An open order with the same amount exists, so this deposit cannot be excluded. Match it to that order or cancel the order first.',
+      open_order_with_same_amount:
+        'An open order with the same amount exists, so this deposit cannot be excluded. Match it to that order or cancel the order first.',
       transaction_not_excludable: 'A confirmed deposit cannot be excluded.',
       transaction_not_excluded: 'This deposit is not excluded.',
       transaction_not_matchable: 'This deposit cannot be matched to that order (another account or amount, deposited before the order, or already decided).',

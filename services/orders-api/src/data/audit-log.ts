@@ -30,7 +30,11 @@ export async function appendAudit(prisma: PrismaClient, entry: AuditEntry): Prom
 }
 
 /** The organisation's audit log, newest first, before the entry `beforeId` when given. */
-export async function listAudit(prisma: PrismaClient, organisationId: string, page: { limit: number; beforeId?: bigint }): Promise<{ rows: AuditLogRow[]; hasMore: boolean }> {
+export async function listAudit(
+  prisma: PrismaClient,
+  organisationId: string,
+  page: { limit: number; beforeId?: bigint },
+): Promise<{ rows: AuditLogRow[]; hasMore: boolean }> {
   const rows = await prisma.auditLog.findMany({
     where: { organisationId, ...(page.beforeId === undefined ? {} : { id: { lt: page.beforeId } }) },
     orderBy: { id: 'desc' },

@@ -7,11 +7,7 @@ import type { Page } from './pages';
  * client saw (undefined when that is not an account in scope). Accounts have no `seq`, so the
  * order is (created_at, id).
  */
-export async function listAccountsInScope(
-  db: Db,
-  scope: Scope,
-  query: { limit: number; startingAfter?: string },
-): Promise<Page<BankAccountRow> | undefined> {
+export async function listAccountsInScope(db: Db, scope: Scope, query: { limit: number; startingAfter?: string }): Promise<Page<BankAccountRow> | undefined> {
   const inScope = { organisationId: scope.organisationId, mode: scope.mode, ...(scope.bankAccountId === null ? {} : { id: scope.bankAccountId }) };
   let after = {};
   if (query.startingAfter !== undefined) {

@@ -163,5 +163,11 @@ export async function overviewCounts(prisma: Db, scope: Scope, today: { now: Dat
          AND organisation_id = ${scope.organisationId} AND mode = ${scope.mode} LIMIT ${capped(cap)}) e) AS expiring,
       (SELECT count(*) FROM webhook_endpoints WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND deleted_at IS NULL
          AND (NOT enabled OR failing_since IS NOT NULL)) AS endpoints`;
-  return { held: Number(row!.held), unmatched: Number(row!.unmatched), open: Number(row!.open), expiringToday: Number(row!.expiring), endpointsInTrouble: Number(row!.endpoints) };
+  return {
+    held: Number(row!.held),
+    unmatched: Number(row!.unmatched),
+    open: Number(row!.open),
+    expiringToday: Number(row!.expiring),
+    endpointsInTrouble: Number(row!.endpoints),
+  };
 }

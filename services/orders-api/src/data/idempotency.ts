@@ -2,11 +2,7 @@ import type { Mode } from '@pmatch/contracts';
 import { sql, statement, type Sql } from '@pmatch/db';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../domain/idempotency';
 
-export type KeyState =
-  | { state: 'new' }
-  | { state: 'in_use' }
-  | { state: 'reused' }
-  | { state: 'completed'; status: number; body: unknown };
+export type KeyState = { state: 'new' } | { state: 'in_use' } | { state: 'reused' } | { state: 'completed'; status: number; body: unknown };
 
 /** An Idempotency-Key as remembered: per API key (the organisation and mode are the key's). */
 export interface KeyId {

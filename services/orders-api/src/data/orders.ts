@@ -33,12 +33,7 @@ const ORDERS_PER_STATEMENT = 100;
  * `gatherMs` above 0, a statement that commits with orders waiting is followed by that pause
  * (docs/decisions/0010-new-orders-written-together-gathered-under-load.md).
  */
-export function newOrderWriter(
-  sql: Sql,
-  publicBaseUrl: string,
-  handOver: OutboxHandOver,
-  gatherMs: number,
-): (order: NewOrderAt) => Promise<OrderRow | null> {
+export function newOrderWriter(sql: Sql, publicBaseUrl: string, handOver: OutboxHandOver, gatherMs: number): (order: NewOrderAt) => Promise<OrderRow | null> {
   const batches = new BatchWriter((orders: NewOrderAt[]) => insertOrdersUnlessExternalIdTaken(sql, orders, publicBaseUrl, handOver), ORDERS_PER_STATEMENT, {
     gatherUnderLoad: gatherMs > 0 ? pauseFor(gatherMs) : undefined,
   });
@@ -87,7 +82,10 @@ export async function changeOpenOrder(
     ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
   };
   return prisma.$transaction(async (tx) => {
-    const updated = await tx.order.updateMany({ where: { id: orderId, status: 'open', OR: [{ source: null }, { source: { not: 'shop' } }] }, data: { ...data, updatedAt: now } });
+    const updated = await tx.order.updateMany({
+      where: { id: orderId, status: 'open', OR: [{ source: null }, { source: { not: 'shop' } }] },
+      data: { ...data, updatedAt: now },
+    });
     if (updated.count !== 1) return null;
     return recordChange(tx, orderId, 'order.updated', now, publicBaseUrl);
   });

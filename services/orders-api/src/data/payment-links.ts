@@ -70,7 +70,13 @@ export type OrderAtLink = { kind: 'created' | 'existing'; order: OrderRow } | { 
  * order's external_id names the buyer's attempt: asked again (a second click), the order made
  * the first time is answered and the count stays. `refused` gives the link as it is now.
  */
-export async function createOrderAtLink(prisma: PrismaClient, linkId: string, order: NewOrder & { externalId: string }, now: Date, publicBaseUrl: string): Promise<OrderAtLink> {
+export async function createOrderAtLink(
+  prisma: PrismaClient,
+  linkId: string,
+  order: NewOrder & { externalId: string },
+  now: Date,
+  publicBaseUrl: string,
+): Promise<OrderAtLink> {
   const scope = { organisationId: order.organisationId, mode: order.mode, bankAccountId: null };
   try {
     return await prisma.$transaction(async (tx): Promise<OrderAtLink> => {

@@ -13,13 +13,7 @@ export async function readSettings(prisma: PrismaClient, organisationId: string,
   return row ?? { mode, autoConfirmLateOrders: false, matchingRules: [] };
 }
 
-export async function updateSettings(
-  prisma: PrismaClient,
-  organisationId: string,
-  mode: Mode,
-  change: UpdateSettingsRequest,
-  now: Date,
-): Promise<SettingRow> {
+export async function updateSettings(prisma: PrismaClient, organisationId: string, mode: Mode, change: UpdateSettingsRequest, now: Date): Promise<SettingRow> {
   const data = {
     ...(change.auto_confirm_late_orders === undefined ? {} : { autoConfirmLateOrders: change.auto_confirm_late_orders }),
     ...(change.matching_rules === undefined ? {} : { matchingRules: change.matching_rules }),

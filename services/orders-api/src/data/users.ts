@@ -32,7 +32,13 @@ export async function setPasswordWithToken(prisma: PrismaClient, token: string, 
  * counts the other admins under a lock on the organisation's users (an advisory lock, so two
  * admins demoting each other at once cannot both succeed).
  */
-export async function changeRole(prisma: PrismaClient, organisationId: string, userId: string, role: UserRole, now: Date): Promise<'changed' | 'last_admin' | 'missing'> {
+export async function changeRole(
+  prisma: PrismaClient,
+  organisationId: string,
+  userId: string,
+  role: UserRole,
+  now: Date,
+): Promise<'changed' | 'last_admin' | 'missing'> {
   return prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`users:${organisationId}`}, 0))`;
     const user = await tx.user.findFirst({ where: { id: userId, organisationId } });

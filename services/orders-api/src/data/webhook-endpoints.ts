@@ -1,12 +1,4 @@
-import {
-  AppError,
-  EXCHANGES,
-  ROUTING_KEYS,
-  WEBHOOK_LIMITS,
-  randomBase62,
-  type Mode,
-  type WebhookRequest,
-} from '@pmatch/contracts';
+import { AppError, EXCHANGES, ROUTING_KEYS, WEBHOOK_LIMITS, randomBase62, type Mode, type WebhookRequest } from '@pmatch/contracts';
 import { Prisma, enqueue, type Db, type EventRow, type PrismaClient, type WebhookEndpointRow } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
 import type { DeliveryAttemptRow } from '../domain/webhook-endpoints';
@@ -35,10 +27,7 @@ export async function insertWebhookEndpoint(prisma: PrismaClient, endpoint: NewW
       where: { organisationId: endpoint.organisationId, mode: endpoint.mode, deletedAt: null },
     });
     if (existing >= WEBHOOK_LIMITS.endpointsPerMode) {
-      throw new AppError(
-        'endpoint_limit_reached',
-        `At most ${WEBHOOK_LIMITS.endpointsPerMode} webhook endpoints per mode; delete one before adding another.`,
-      );
+      throw new AppError('endpoint_limit_reached', `At most ${WEBHOOK_LIMITS.endpointsPerMode} webhook endpoints per mode; delete one before adding another.`);
     }
     return tx.webhookEndpoint.create({
       data: {
@@ -66,11 +55,7 @@ export async function listWebhookEndpoints(prisma: PrismaClient, scope: Scope): 
   });
 }
 
-export async function updateWebhookEndpoint(
-  prisma: PrismaClient,
-  id: string,
-  change: Prisma.WebhookEndpointUpdateInput,
-): Promise<WebhookEndpointRow> {
+export async function updateWebhookEndpoint(prisma: PrismaClient, id: string, change: Prisma.WebhookEndpointUpdateInput): Promise<WebhookEndpointRow> {
   return prisma.webhookEndpoint.update({ where: { id }, data: change });
 }
 
@@ -131,9 +116,10 @@ export async function listDeliveryAttempts(
   endpointId: string,
   query: { eventId?: string; limit: number; beforeAttemptId?: bigint },
 ): Promise<{ rows: DeliveryAttemptRow[]; hasMore: boolean }> {
-  const byEvent = query.eventId === undefined
-    ? Prisma.empty
-    : Prisma.sql`AND a.delivery_id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND event_id = ${query.eventId})`;
+  const byEvent =
+    query.eventId === undefined
+      ? Prisma.empty
+      : Prisma.sql`AND a.delivery_id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND event_id = ${query.eventId})`;
   const before = query.beforeAttemptId === undefined ? Prisma.empty : Prisma.sql`AND a.id < ${query.beforeAttemptId}`;
   const rows = await prisma.$queryRaw<DeliveryAttemptRow[]>`
     SELECT a.id, a.attempt, a.status_code, a.duration_ms, a.error, a.attempted_at,

@@ -20,5 +20,9 @@ export function sameOrderContent(existing: OrderRow, request: CreateOrderRequest
 
 function canonical(value: unknown): string {
   const record = (value ?? {}) as Record<string, unknown>;
-  return JSON.stringify(Object.keys(record).sort().map((k) => [k, record[k]]));
+  return JSON.stringify(
+    Object.keys(record)
+      .sort()
+      .map((k) => [k, record[k]]),
+  );
 }

@@ -36,8 +36,7 @@ export const LINK_PAGE_TEXTS: Record<PageLanguage, PaymentLinkPageTexts> = {
     edit: '名義を直す',
     emptyName: 'お振込みの名義を入力してください。',
     tooLongName: `お名前は${LIMITS.payerNameMax}文字以内で入力してください。`,
-    unprintableName: (characters) =>
-      `${characters} は銀行の振込名義に使えない文字です。漢字や記号は使わず、カタカナ・ひらがな・英字で入力してください。`,
+    unprintableName: (characters) => `${characters} は銀行の振込名義に使えない文字です。漢字や記号は使わず、カタカナ・ひらがな・英字で入力してください。`,
     unprintableNameGeneric: 'このお名前は銀行の振込名義に使えません。カタカナ・ひらがな・英字で入力してください。',
     closed: {
       deactivated: 'このリンクは現在ご利用いただけません。ご注文については、お店にお問い合わせください。',

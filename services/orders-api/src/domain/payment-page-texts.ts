@@ -91,8 +91,7 @@ export const PAGE_TEXTS: Record<PageLanguage, PaymentPageTexts> = {
       'このお名前には銀行の振込名義に使えない文字（漢字など）が含まれているため、お振込みを自動では確認できません。' +
       'ご自身の口座名義（カタカナ）のままお振り込みください。お振込みはお店が確認するまで保留され、確認されるとこのページの状態が「お支払い済み」に変わります。' +
       '確認を早めるため、お振り込みの後にご注文のお店へお振込みの日時と名義をお知らせください。',
-    exactAmountNote: (amount) =>
-      `${amount} ちょうどをお振り込みください。金額の異なるお振込み、分割や複数のご注文をまとめたお振込みは自動では確認できません。`,
+    exactAmountNote: (amount) => `${amount} ちょうどをお振り込みください。金額の異なるお振込み、分割や複数のご注文をまとめたお振込みは自動では確認できません。`,
     statusUpdateNote: '入金が確認されると、このページの状態が「お支払い済み」に変わります。',
     deadline: (t) => `${t.year}年${t.month}月${t.day}日（${JA_WEEKDAYS[t.weekday]}）${twoDigits(t.hour)}:${twoDigits(t.minute)}（日本時間）`,
   },
@@ -134,8 +133,7 @@ export const PAGE_TEXTS: Record<PageLanguage, PaymentPageTexts> = {
     exactAmountNote: (amount) =>
       `Transfer exactly ${amount}. A different amount, a partial payment, or one transfer for several orders cannot be confirmed automatically.`,
     statusUpdateNote: 'Once your payment arrives, the status on this page changes to “Payment received”.',
-    deadline: (t) =>
-      `${EN_WEEKDAYS[t.weekday]}, ${t.day} ${EN_MONTHS[t.month - 1]} ${t.year}, ${twoDigits(t.hour)}:${twoDigits(t.minute)} (Japan time)`,
+    deadline: (t) => `${EN_WEEKDAYS[t.weekday]}, ${t.day} ${EN_MONTHS[t.month - 1]} ${t.year}, ${twoDigits(t.hour)}:${twoDigits(t.minute)} (Japan time)`,
   },
 };
 

@@ -74,7 +74,11 @@ function languageOf(req: Request): PageLanguage {
 }
 
 function send(req: Request, res: Response, answer: LinkPageAnswer | null): void {
-  if (answer === null) res.status(404).type('html').send(renderNotFoundPage(languageOf(req)));
+  if (answer === null)
+    res
+      .status(404)
+      .type('html')
+      .send(renderNotFoundPage(languageOf(req)));
   else if ('redirectTo' in answer) res.redirect(303, answer.redirectTo);
   else res.status(answer.status).type('html').send(answer.page);
 }

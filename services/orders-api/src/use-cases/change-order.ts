@@ -7,7 +7,11 @@ import type { OrdersApiDeps } from './deps';
 // Each acts on an order the actor may see (`findVisibleOrder`).
 
 /** Changes an open order and records order.updated. */
-export async function updateOrder(deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl' | 'outbox'>, order: OrderRow, change: UpdateOrderRequest): Promise<Order> {
+export async function updateOrder(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl' | 'outbox'>,
+  order: OrderRow,
+  change: UpdateOrderRequest,
+): Promise<Order> {
   assertEditable(order, ['open'], 'changed');
   const row = await changeOpenOrder(deps.database.prisma, order.id, change, deps.clock.now(), deps.publicBaseUrl);
   if (row === null) throw notOpen('changed');

@@ -15,8 +15,7 @@ export type ConsoleDeps = Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'
 export const newToken = (): string => randomBytes(32).toString('base64url');
 
 export type LoginOutcome =
-  | { outcome: 'logged_in'; token: string; secondFactorPending: boolean; user: UserRow }
-  | { outcome: 'failed' | 'throttled' | 'unavailable' };
+  { outcome: 'logged_in'; token: string; secondFactorPending: boolean; user: UserRow } | { outcome: 'failed' | 'throttled' | 'unavailable' };
 
 /**
  * Checks an e-mail and password. An unknown e-mail, a user without a password yet and a wrong
@@ -25,7 +24,11 @@ export type LoginOutcome =
  * success starts a new session (a new id, whatever the browser had), owing a second factor if the
  * user has one.
  */
-export async function logIn(deps: ConsoleDeps, throttle: LoginThrottle, request: { email: string; password: string; ip: string; mode: Mode }): Promise<LoginOutcome> {
+export async function logIn(
+  deps: ConsoleDeps,
+  throttle: LoginThrottle,
+  request: { email: string; password: string; ip: string; mode: Mode },
+): Promise<LoginOutcome> {
   try {
     if (!(await throttle.mayTry(request.email, request.ip))) return { outcome: 'throttled' };
   } catch {

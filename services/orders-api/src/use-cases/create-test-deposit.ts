@@ -12,7 +12,11 @@ export function assertMayCreateTestDeposits(actor: Actor): void {
  * A deposit into a test account, as if the bank had announced it: bank-ingest stores it as it
  * stores a bank notification, and the matcher decides it. Resolves with the decided deposit.
  */
-export async function createTestDeposit(deps: Pick<OrdersApiDeps, 'clock' | 'bankIngest'>, actor: Actor, request: CreateTestDepositRequest): Promise<Transaction> {
+export async function createTestDeposit(
+  deps: Pick<OrdersApiDeps, 'clock' | 'bankIngest'>,
+  actor: Actor,
+  request: CreateTestDepositRequest,
+): Promise<Transaction> {
   assertMayCreateTestDeposits(actor);
   const now = deps.clock.now();
   const occurredAt = request.occurred_at === undefined ? now : new Date(request.occurred_at);

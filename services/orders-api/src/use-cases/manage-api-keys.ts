@@ -24,7 +24,13 @@ export async function issueApiKey(deps: Pick<OrdersApiDeps, 'database'>, actor: 
   }
   return deps.database.prisma.$transaction(async (tx) => {
     const organisation = await tx.organisation.findUniqueOrThrow({ where: { id: actor.organisationId }, select: { id: true, name: true } });
-    return insertApiKey(tx, organisation, { organisationId: actor.organisationId, mode: actor.mode, name, permission: request.permission, bankAccountId: request.bankAccountId });
+    return insertApiKey(tx, organisation, {
+      organisationId: actor.organisationId,
+      mode: actor.mode,
+      name,
+      permission: request.permission,
+      bankAccountId: request.bankAccountId,
+    });
   });
 }
 

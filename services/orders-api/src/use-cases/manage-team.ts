@@ -26,7 +26,12 @@ export async function inviteUser(
 
 const LAST_ADMIN = () => new AppError('parameter_invalid', 'The last admin of an organisation cannot lose the role or be removed.', { param: 'role' });
 
-export async function changeUserRole(deps: Pick<OrdersApiDeps, 'database' | 'clock'>, organisationId: string, userId: string, role: string | undefined): Promise<void> {
+export async function changeUserRole(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
+  organisationId: string,
+  userId: string,
+  role: string | undefined,
+): Promise<void> {
   const outcome = await changeRole(deps.database.prisma, organisationId, userId, roleOf(role), deps.clock.now());
   if (outcome === 'missing') throw new AppError('resource_missing', `No such user: ${userId}.`);
   if (outcome === 'last_admin') throw LAST_ADMIN();

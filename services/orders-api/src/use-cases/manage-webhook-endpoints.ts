@@ -69,7 +69,11 @@ export async function getWebhookEndpoint(deps: Pick<OrdersApiDeps, 'database'>, 
 }
 
 /** Oldest first. At most five per mode, so the list is paged in memory. */
-export async function getWebhookEndpointList(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor, query: z.infer<typeof ListQuery>): Promise<List<WebhookEndpoint>> {
+export async function getWebhookEndpointList(
+  deps: Pick<OrdersApiDeps, 'database'>,
+  actor: Actor,
+  query: z.infer<typeof ListQuery>,
+): Promise<List<WebhookEndpoint>> {
   assertMayManageWebhookEndpoints(actor);
   const rows = await listWebhookEndpoints(deps.database.prisma, actor);
   const start = query.starting_after === undefined ? 0 : rows.findIndex((r) => r.id === query.starting_after) + 1;

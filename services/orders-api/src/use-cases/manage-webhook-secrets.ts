@@ -41,7 +41,10 @@ export async function revealWebhookSecret(
 }
 
 /** Replaces the signing secret of an endpoint the actor may see; the replaced one signs for 24 more hours. */
-export async function rotateWebhookSecret(deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'>, endpoint: WebhookEndpointRow): Promise<WebhookEndpointSecret> {
+export async function rotateWebhookSecret(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'>,
+  endpoint: WebhookEndpointRow,
+): Promise<WebhookEndpointSecret> {
   const secret = newSigningSecret();
   const now = deps.clock.now();
   const rotated = await replaceWebhookSecret(deps.database.prisma, endpoint.id, deps.secretBox.seal(secret, ownerOf(endpoint)), now, previousSecretExpiry(now));
@@ -59,10 +62,8 @@ function openForEndpoint(deps: Pick<OrdersApiDeps, 'secretBox'>, endpoint: Webho
     return deps.secretBox.open(endpoint.secretEncrypted, ownerOf(endpoint));
   } catch (error) {
     if (!(error instanceof SecretNotOpened)) throw error;
-    throw new AppError(
-      'secret_unavailable',
-      "This endpoint's signing secret cannot be read; rotate it (POST …/rotate-secret) to get a new one.",
-      { cause: error },
-    );
+    throw new AppError('secret_unavailable', "This endpoint's signing secret cannot be read; rotate it (POST …/rotate-secret) to get a new one.", {
+      cause: error,
+    });
   }
 }

@@ -30,10 +30,22 @@ export async function matchTransaction(
 
 /** Asks the matcher to set the deposit aside as no payment for an order. */
 export async function excludeTransaction(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, transaction: TransactionRow): Promise<Transaction> {
-  return deps.matcher.transactionCommand({ type: 'transaction.exclude', organisation_id: actor.organisationId, mode: actor.mode, transaction_id: transaction.id, ...decider(actor) });
+  return deps.matcher.transactionCommand({
+    type: 'transaction.exclude',
+    organisation_id: actor.organisationId,
+    mode: actor.mode,
+    transaction_id: transaction.id,
+    ...decider(actor),
+  });
 }
 
 /** Asks the matcher to undo an exclusion. */
 export async function restoreTransaction(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, transaction: TransactionRow): Promise<Transaction> {
-  return deps.matcher.transactionCommand({ type: 'transaction.restore', organisation_id: actor.organisationId, mode: actor.mode, transaction_id: transaction.id, ...decider(actor) });
+  return deps.matcher.transactionCommand({
+    type: 'transaction.restore',
+    organisation_id: actor.organisationId,
+    mode: actor.mode,
+    transaction_id: transaction.id,
+    ...decider(actor),
+  });
 }

@@ -1,4 +1,12 @@
-import { AppError, receivesEventType, type DeliveryLogQuery, type Event, type EventType, type ResendRequest, type WebhookDeliveryAttempt } from '@pmatch/contracts';
+import {
+  AppError,
+  receivesEventType,
+  type DeliveryLogQuery,
+  type Event,
+  type EventType,
+  type ResendRequest,
+  type WebhookDeliveryAttempt,
+} from '@pmatch/contracts';
 import type { WebhookEndpointRow } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';

@@ -10,7 +10,15 @@ const queueEmailStatement = statement<Email & { id: string; endpointId: string; 
 
 /** Queues an e-mail in the caller's DB transaction, with the state change it reports. */
 export async function queueEmail(tx: Sql, email: Email & { endpointId: string; recipient: string }, at: Date): Promise<void> {
-  await tx.count(queueEmailStatement, { id: `eml_${randomBase62(24)}`, endpointId: email.endpointId, kind: email.kind, recipient: email.recipient, subject: email.subject, body: email.body, at });
+  await tx.count(queueEmailStatement, {
+    id: `eml_${randomBase62(24)}`,
+    endpointId: email.endpointId,
+    kind: email.kind,
+    recipient: email.recipient,
+    subject: email.subject,
+    body: email.body,
+    at,
+  });
 }
 
 export interface DueEmail {

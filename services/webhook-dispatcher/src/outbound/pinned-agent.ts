@@ -1,5 +1,5 @@
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { AddressPolicy, DNS_LOOKUP_TIMEOUT_MS, vetHost, type ResolveHost } from '@pmatch/platform';
+import { type AddressPolicy, DNS_LOOKUP_TIMEOUT_MS, vetHost, type ResolveHost } from '@pmatch/platform';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 
 export interface PinnedAgentOptions {

@@ -39,7 +39,12 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
   const attemptedAt = deps.clock.now();
   const outcome = await sendOrExplain(deps, { endpointId: endpoint.id, eventId: event.id }, async () => {
     const body = JSON.stringify(eventView(event));
-    return deps.client.post(endpoint.organisationId, endpoint.url, deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, attemptedAt), event.id, attemptedAt, body), body);
+    return deps.client.post(
+      endpoint.organisationId,
+      endpoint.url,
+      deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, attemptedAt), event.id, attemptedAt, body),
+      body,
+    );
   });
 
   const attempt = delivery.attemptCount + 1;
@@ -67,7 +72,11 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
         const failing = recorded.endpoint;
         if (failing.enabled && failingTooLong(failing.failingSince, attemptedAt)) {
           await switchOffFailingEndpoint(tx, endpoint.id, attemptedAt);
-          await queueEmail(tx, { ...endpointDisabledEmail(endpoint, failing.failingSince), endpointId: endpoint.id, recipient: failing.ownerEmail }, attemptedAt);
+          await queueEmail(
+            tx,
+            { ...endpointDisabledEmail(endpoint, failing.failingSince), endpointId: endpoint.id, recipient: failing.ownerEmail },
+            attemptedAt,
+          );
           deps.metrics.endpointsSwitchedOff.inc();
           deps.logger.warn({ endpointId: endpoint.id, failingSince: failing.failingSince }, 'webhook endpoint switched off after 72 h of failures');
         }
@@ -98,7 +107,7 @@ export function openSigningSecrets(secretBox: SecretBox, endpoint: Pick<ClaimedE
     try {
       return secretBox.open(s, { kind: 'webhook_endpoint', id: endpoint.id });
     } catch (error) {
-      throw new UnsendableError('the endpoint\'s signing secret could not be decrypted', error);
+      throw new UnsendableError("the endpoint's signing secret could not be decrypted", error);
     }
   });
 }
@@ -115,7 +124,11 @@ class UnsendableError extends Error {
  * log gets a plain reason and never the fault's own message (which might carry internals); our log
  * gets all of it.
  */
-export async function sendOrExplain(deps: Pick<AttemptDeps, 'logger'>, context: Record<string, string>, send: () => Promise<HttpOutcome>): Promise<HttpOutcome> {
+export async function sendOrExplain(
+  deps: Pick<AttemptDeps, 'logger'>,
+  context: Record<string, string>,
+  send: () => Promise<HttpOutcome>,
+): Promise<HttpOutcome> {
   const started = performance.now();
   try {
     return await send();

@@ -50,7 +50,12 @@ export function createMetrics(registry: Registry, readBacklog?: () => Promise<We
       help: 'Endpoints switched off after 72 hours of failures',
       registers,
     }),
-    testEventsSent: new Counter({ name: 'webhook_test_events_total', help: 'webhook.test sends by outcome (succeeded, failed, dropped: too many waiting for the endpoint)', labelNames: ['outcome'], registers }),
+    testEventsSent: new Counter({
+      name: 'webhook_test_events_total',
+      help: 'webhook.test sends by outcome (succeeded, failed, dropped: too many waiting for the endpoint)',
+      labelNames: ['outcome'],
+      registers,
+    }),
     emails: new Counter({ name: 'webhook_emails_total', help: 'Owner e-mails by kind and outcome (sent, failed)', labelNames: ['kind', 'outcome'], registers }),
   };
 }

@@ -108,7 +108,10 @@ export class DispatcherHarness {
       where: { id: endpointId },
       data: {
         secretEncrypted: this.secretBox.seal(secret, { kind: 'webhook_endpoint', id: endpointId }),
-        previousSecrets: replaced.map((r) => ({ secret_encrypted: this.secretBox.seal(r.secret, { kind: 'webhook_endpoint', id: endpointId }), expires_at: r.expiresAt.toISOString() })),
+        previousSecrets: replaced.map((r) => ({
+          secret_encrypted: this.secretBox.seal(r.secret, { kind: 'webhook_endpoint', id: endpointId }),
+          expires_at: r.expiresAt.toISOString(),
+        })),
       },
     });
   }

@@ -21,8 +21,21 @@ export class TestCa {
   static create(): TestCa {
     const dir = mkdtempSync(join(tmpdir(), 'pmatch-test-ca-'));
     const ca = new TestCa(dir, join(dir, 'ca.crt'));
-    openssl(['req', '-x509', ...ecKey(join(dir, 'ca.key')), '-out', ca.certFile, '-days', '3', '-subj', '/CN=pmatch webhook test CA',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+    openssl([
+      'req',
+      '-x509',
+      ...ecKey(join(dir, 'ca.key')),
+      '-out',
+      ca.certFile,
+      '-days',
+      '3',
+      '-subj',
+      '/CN=pmatch webhook test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ]);
     return ca;
   }
 
@@ -34,8 +47,23 @@ export class TestCa {
     const ext = join(this.dir, 'server.ext');
     writeFileSync(ext, 'subjectAltName=IP:127.0.0.1,IP:::1,DNS:receiver.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
     openssl(['req', ...ecKey(key), '-out', csr, '-subj', '/CN=receiver.test']);
-    openssl(['x509', '-req', '-in', csr, '-CA', this.certFile, '-CAkey', join(this.dir, 'ca.key'), '-CAcreateserial', '-out', cert,
-      '-days', '3', '-extfile', ext]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      this.certFile,
+      '-CAkey',
+      join(this.dir, 'ca.key'),
+      '-CAcreateserial',
+      '-out',
+      cert,
+      '-days',
+      '3',
+      '-extfile',
+      ext,
+    ]);
     return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
   }
 

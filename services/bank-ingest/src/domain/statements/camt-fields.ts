@@ -64,7 +64,12 @@ export function counterpartyOf(t: Map<string, string>, deposit: boolean): string
   const parties = deposit ? ['Dbtr', 'UltmtDbtr'] : ['Cdtr', 'UltmtCdtr'];
   for (const party of parties) {
     const name = t.get(`RltdPties/${party}/Pty/Nm`) ?? t.get(`RltdPties/${party}/Nm`);
-    if (name !== undefined && name !== '') return name.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 140);
+    if (name !== undefined && name !== '')
+      return name
+        .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim()
+        .slice(0, 140);
   }
   return undefined;
 }

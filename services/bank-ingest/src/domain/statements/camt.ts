@@ -36,7 +36,20 @@ const REPORT_PATHS = new Set([
   'TxsSummry/TtlDbtNtries/NbOfNtries',
   'TxsSummry/TtlDbtNtries/Sum',
 ]);
-const ENTRY_PATHS = new Set(['Amt', 'CdtDbtInd', 'RvslInd', 'Sts', 'Sts/Cd', 'BookgDt/Dt', 'BookgDt/DtTm', 'ValDt/Dt', 'ValDt/DtTm', 'NtryRef', 'AcctSvcrRef', 'AddtlNtryInf']);
+const ENTRY_PATHS = new Set([
+  'Amt',
+  'CdtDbtInd',
+  'RvslInd',
+  'Sts',
+  'Sts/Cd',
+  'BookgDt/Dt',
+  'BookgDt/DtTm',
+  'ValDt/Dt',
+  'ValDt/DtTm',
+  'NtryRef',
+  'AcctSvcrRef',
+  'AddtlNtryInf',
+]);
 const DETAIL_PATHS = new Set([
   'Amt',
   'AmtDtls/TxAmt/Amt',
@@ -130,7 +143,8 @@ export class CamtParser implements StatementParser {
     if (lastTag === -1 && this.run > MAX_RUN) this.fail('XML', `more than ${MAX_RUN} characters without a tag`);
     this.kept += text;
     this.consumed += text.length;
-    if (this.entry !== undefined && this.consumed - this.entry.start > MAX_ENTRY_CHARS) this.fail('Ntry', `an entry is longer than ${MAX_ENTRY_CHARS} characters`);
+    if (this.entry !== undefined && this.consumed - this.entry.start > MAX_ENTRY_CHARS)
+      this.fail('Ntry', `an entry is longer than ${MAX_ENTRY_CHARS} characters`);
     this.sax.write(text);
     // Outside entries only the text from the last '<' on is kept: an entry's start tag may begin there.
     if (this.entry === undefined) {
@@ -256,13 +270,17 @@ export class CamtParser implements StatementParser {
     if (status !== 'BOOK') return;
     const reversal = t.get('RvslInd') === 'true';
     const { day, at } = bookingOf(t, this.receivedAt, this.failure);
-    const details = entry.details.length > 0 ? entry.details : [{ depth: 0, texts: new Map<string, string>(), currency: new Map<string, string>(), line: entry.line }];
+    const details =
+      entry.details.length > 0 ? entry.details : [{ depth: 0, texts: new Map<string, string>(), currency: new Map<string, string>(), line: entry.line }];
     const amounts = details.map((d) => {
-      const [text, currency, path] = d.texts.has('Amt') ? [d.texts.get('Amt'), d.currency!.get('Amt'), 'TxDtls/Amt'] : [d.texts.get('AmtDtls/TxAmt/Amt'), d.currency!.get('AmtDtls/TxAmt/Amt'), 'TxDtls/AmtDtls/TxAmt/Amt'];
+      const [text, currency, path] = d.texts.has('Amt')
+        ? [d.texts.get('Amt'), d.currency!.get('Amt'), 'TxDtls/Amt']
+        : [d.texts.get('AmtDtls/TxAmt/Amt'), d.currency!.get('AmtDtls/TxAmt/Amt'), 'TxDtls/AmtDtls/TxAmt/Amt'];
       if (text === undefined && details.length > 1) this.fail(path, 'each of several TxDtls needs its amount');
       return text === undefined ? amount : camtAmount(this.failure, text, currency, path);
     });
-    if (amounts.reduce((a, b) => a + b, 0) !== amount) this.fail('NtryDtls/TxDtls/Amt', `the details add up to ${amounts.reduce((a, b) => a + b, 0)}, not the entry's ${amount}`);
+    if (amounts.reduce((a, b) => a + b, 0) !== amount)
+      this.fail('NtryDtls/TxDtls/Amt', `the details add up to ${amounts.reduce((a, b) => a + b, 0)}, not the entry's ${amount}`);
     details.forEach((d, i) => {
       const detailCredit = d.texts.has('CdtDbtInd') ? creditIndicator(this.failure, d.texts.get('CdtDbtInd'), 'TxDtls/CdtDbtInd') : credit;
       const deposit = detailCredit !== reversal;

@@ -39,7 +39,12 @@ const D01 = {
   otherB: field('うち他店券金額(2)', 141, 152),
   formatB: field('金額(2)・うち他店券金額(2)', 129, 152),
 };
-const T01 = { count: field('振込合計件数', 2, 7), sum: field('振込合計金額', 8, 19), cancelCount: field('取消合計件数', 20, 25), cancelSum: field('取消合計金額', 26, 37) };
+const T01 = {
+  count: field('振込合計件数', 2, 7),
+  sum: field('振込合計金額', 8, 19),
+  cancelCount: field('取消合計件数', 20, 25),
+  cancelSum: field('取消合計金額', 26, 37),
+};
 const D03 = {
   reference: field('照会番号', 2, 9),
   booked: field('勘定日', 10, 15),
@@ -112,7 +117,11 @@ export class ZenginParser implements StatementParser {
       this.pending = Buffer.alloc(0);
     }
     if (this.state !== 'done') {
-      throw new StatementInvalid(this.line + 1, 'データ区分', `the file ends after record ${this.line} without its ${this.state === 'data' ? 'trailer and ' : ''}end record`);
+      throw new StatementInvalid(
+        this.line + 1,
+        'データ区分',
+        `the file ends after record ${this.line} without its ${this.state === 'data' ? 'trailer and ' : ''}end record`,
+      );
     }
     return items;
   }
@@ -137,7 +146,8 @@ export class ZenginParser implements StatementParser {
     const record = new ZenginRecord(bytes.subarray(0, RECORD_BYTES), this.line);
     const type = record.digits(F.recordType);
     const expected = { header: ['1'], data: ['2', '8'], between: ['1', '9'] }[this.state];
-    if (!expected.includes(type)) record.fail(F.recordType, `is ${type}; expected ${expected.join(' or ')} here (order: header 1, data 2…, trailer 8, for each account, then end 9)`);
+    if (!expected.includes(type))
+      record.fail(F.recordType, `is ${type}; expected ${expected.join(' or ')} here (order: header 1, data 2…, trailer 8, for each account, then end 9)`);
     if (type === '1') return [this.header(record)];
     if (type === '2') return [this.data(record)];
     if (type === '8') this.trailer(record);
@@ -165,7 +175,11 @@ export class ZenginParser implements StatementParser {
     this.group = emptyTotals();
     this.repeats.nextGroup();
     this.state = 'data';
-    return { kind: 'account', line: record.line, account: { bankCode: record.digits(F.bank), branchCode: record.digits(F.branch), accountType, accountNumber: number.slice(-7) } };
+    return {
+      kind: 'account',
+      line: record.line,
+      account: { bankCode: record.digits(F.bank), branchCode: record.digits(F.branch), accountType, accountNumber: number.slice(-7) },
+    };
   }
 
   private data(record: ZenginRecord): StatementItem {
@@ -248,14 +262,17 @@ export class ZenginParser implements StatementParser {
         [g.credits, g.creditSum],
         [g.credits - g.debits, g.creditSum - g.debitSum],
       ];
-      if (!readings.some(([c]) => c === count)) record.fail(T01.count, `is ${count}; the group has ${g.credits} data records (${g.debits} of them cancellations)`);
+      if (!readings.some(([c]) => c === count))
+        record.fail(T01.count, `is ${count}; the group has ${g.credits} data records (${g.debits} of them cancellations)`);
       if (!readings.some(([c, s]) => c === count && s === sum)) {
         record.fail(T01.sum, `is ${sum}; the group's amounts add up to ${g.creditSum} (${g.creditSum - g.debitSum} without cancellations)`);
       }
       const cancelCount = record.optionalNumber(T01.cancelCount);
       const cancelSum = record.optionalNumber(T01.cancelSum);
-      if (cancelCount !== undefined && cancelCount !== 0 && cancelCount !== g.debits) record.fail(T01.cancelCount, `is ${cancelCount}; the group has ${g.debits} cancellations`);
-      if (cancelSum !== undefined && cancelSum !== 0 && cancelSum !== g.debitSum) record.fail(T01.cancelSum, `is ${cancelSum}; the group's cancellations add up to ${g.debitSum}`);
+      if (cancelCount !== undefined && cancelCount !== 0 && cancelCount !== g.debits)
+        record.fail(T01.cancelCount, `is ${cancelCount}; the group has ${g.debits} cancellations`);
+      if (cancelSum !== undefined && cancelSum !== 0 && cancelSum !== g.debitSum)
+        record.fail(T01.cancelSum, `is ${cancelSum}; the group's cancellations add up to ${g.debitSum}`);
     } else {
       const checks: [typeof T03.creditCount, number][] = [
         [T03.creditCount, g.credits],

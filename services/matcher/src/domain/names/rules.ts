@@ -36,10 +36,13 @@ function removing(pattern: RegExp, name: string): Changed {
  */
 function undecorated(normalisedDepositor: string): Changed {
   const steps = [BRACKETED_DIGITS, LEADING_DECORATION, TRAILING_DIGITS];
-  return steps.reduce<Changed>((changed, pattern) => {
-    const next = removing(pattern, changed.name);
-    return { name: next.name, endKept: changed.endKept && next.endKept };
-  }, { name: normalisedDepositor, endKept: true });
+  return steps.reduce<Changed>(
+    (changed, pattern) => {
+      const next = removing(pattern, changed.name);
+      return { name: next.name, endKept: changed.endKept && next.endKept };
+    },
+    { name: normalisedDepositor, endKept: true },
+  );
 }
 
 export function withoutDecoration(normalisedDepositor: string): string {

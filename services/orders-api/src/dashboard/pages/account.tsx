@@ -59,7 +59,17 @@ export function accountPages(deps: OrdersApiDeps): Router {
   return router;
 }
 
-function AccountPage({ ctx, user, enrolling, problem }: { ctx: ConsoleRequestContext; user: UserRow; enrolling?: { secret: string; uri: string }; problem?: string }) {
+function AccountPage({
+  ctx,
+  user,
+  enrolling,
+  problem,
+}: {
+  ctx: ConsoleRequestContext;
+  user: UserRow;
+  enrolling?: { secret: string; uri: string };
+  problem?: string;
+}) {
   const { t } = ctx;
   const a = t.account;
   const done = new URLSearchParams(ctx.query).get('done');
@@ -85,7 +95,10 @@ function AccountPage({ ctx, user, enrolling, problem }: { ctx: ConsoleRequestCon
           <>
             <p>{a.secretIntro}</p>
             <p>
-              {a.secretKey}: <code class="secret" id="totp-secret">{enrolling.secret}</code>
+              {a.secretKey}:{' '}
+              <code class="secret" id="totp-secret">
+                {enrolling.secret}
+              </code>
             </p>
             <p class="muted">
               {a.uri}: <code>{enrolling.uri}</code>

@@ -21,7 +21,9 @@ export function apiKeyPages(deps: OrdersApiDeps): Router {
   router.post('/dashboard/api-keys', requireRole('admin'), async (req, res) => {
     const ctx = contextOf(req);
     const { actor } = signedInOf(req);
-    const permission = (API_KEY_PERMISSIONS as readonly string[]).includes(field(req, 'permission') ?? '') ? (field(req, 'permission') as ApiKeyPermission) : 'read_write';
+    const permission = (API_KEY_PERMISSIONS as readonly string[]).includes(field(req, 'permission') ?? '')
+      ? (field(req, 'permission') as ApiKeyPermission)
+      : 'read_write';
     const account = field(req, 'bank_account_id') ?? '';
     const { row, keyText } = await issueApiKey(deps, actor, { name: field(req, 'name') ?? '', permission, bankAccountId: account === '' ? null : account });
     await recordAudit(deps, auditContextOf(req), 'api_key.issue', row.id, { name: row.name, permission: row.permission, bank_account_id: row.bankAccountId });
@@ -76,12 +78,15 @@ function KeyList({ ctx, keys, accounts }: { ctx: ConsoleRequestContext; keys: Ap
           { header: k.lastUsed, cell: (key) => (key.lastUsedAt ? tokyoTime(key.lastUsedAt) : k.never) },
           {
             header: t.common.status,
-            cell: (key) => (key.revokedAt ? <Badge kind="revoked">{`${k.revoked} ${tokyoTime(key.revokedAt)}`}</Badge> : <Badge kind="on">{t.webhooks.enabled}</Badge>),
+            cell: (key) =>
+              key.revokedAt ? <Badge kind="revoked">{`${k.revoked} ${tokyoTime(key.revokedAt)}`}</Badge> : <Badge kind="on">{t.webhooks.enabled}</Badge>,
           },
           admin && {
             header: t.common.actions,
             cell: (key) =>
-              key.revokedAt ? null : <ActionButton ctx={ctx} action={`/dashboard/api-keys/${key.id}/revoke`} kind="danger" label={k.revoke} ariaLabel={`${k.revoke}: ${key.name}`} />,
+              key.revokedAt ? null : (
+                <ActionButton ctx={ctx} action={`/dashboard/api-keys/${key.id}/revoke`} kind="danger" label={k.revoke} ariaLabel={`${k.revoke}: ${key.name}`} />
+              ),
           },
         ]}
       />

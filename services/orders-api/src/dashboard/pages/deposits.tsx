@@ -15,7 +15,8 @@ import { ActionButton, Badge, Facts, Layout, Notice, Pager, Table } from '../vie
 export const DEPOSIT_TABS = ['held', 'unmatched', 'confirmed', 'excluded'] as const;
 const PAGE_SIZE = 50;
 
-const amountFilter = (text: string | undefined) => (text !== undefined && /^\d{1,10}$/.test(text.replace(/[,¥\s]/g, '')) ? Number(text.replace(/[,¥\s]/g, '')) : undefined);
+const amountFilter = (text: string | undefined) =>
+  text !== undefined && /^\d{1,10}$/.test(text.replace(/[,¥\s]/g, '')) ? Number(text.replace(/[,¥\s]/g, '')) : undefined;
 const cursorOf = (text: string | undefined) => (text !== undefined && /^\d{1,19}$/.test(text) ? BigInt(text) : undefined);
 
 export function depositPages(deps: OrdersApiDeps): Router {
@@ -50,10 +51,15 @@ export function depositPages(deps: OrdersApiDeps): Router {
     const deposit = await findVisibleTransaction(deps, actor, pathId(req));
     const decision = Decision.safeParse(deposit.decision);
     const explained = decision.success ? decision.data : { reason: '', candidates: [] };
-    const orders = await findOrdersByIds(deps.database.prisma, actor, [...new Set([...explained.candidates.map((c) => c.order_id), ...(deposit.orderId ? [deposit.orderId] : [])])]);
+    const orders = await findOrdersByIds(deps.database.prisma, actor, [
+      ...new Set([...explained.candidates.map((c) => c.order_id), ...(deposit.orderId ? [deposit.orderId] : [])]),
+    ]);
     const search = queryText(req, 'order_search');
     const searching = req.query.find === '1' || search !== undefined;
-    const matchable = searching && (deposit.status === 'held' || deposit.status === 'unmatched') ? await findMatchableOrders(deps.database.prisma, actor, deposit, search, 20) : undefined;
+    const matchable =
+      searching && (deposit.status === 'held' || deposit.status === 'unmatched')
+        ? await findMatchableOrders(deps.database.prisma, actor, deposit, search, 20)
+        : undefined;
     sendPage(res, <DepositDetail ctx={ctx} deposit={deposit} decision={explained} orders={orders} matchable={matchable} search={search} />);
   });
 
@@ -82,7 +88,19 @@ export function depositPages(deps: OrdersApiDeps): Router {
   return router;
 }
 
-function DepositList({ ctx, status, rows, next, req }: { ctx: ConsoleRequestContext; status: string; rows: TransactionRow[]; next: bigint | undefined; req: Record<string, string> }) {
+function DepositList({
+  ctx,
+  status,
+  rows,
+  next,
+  req,
+}: {
+  ctx: ConsoleRequestContext;
+  status: string;
+  rows: TransactionRow[];
+  next: bigint | undefined;
+  req: Record<string, string>;
+}) {
   const { t } = ctx;
   const d = t.deposits;
   return (
@@ -162,7 +180,8 @@ function DepositDetail({
   const d = t.deposits;
   const mayDecide = ctx.signedIn!.actor.role !== 'viewer';
   const orderById = new Map(orders.map((o) => [o.id, o]));
-  const doneKey = DONE_KEYS[ctx.query.includes('done=') ? (new URLSearchParams(ctx.query).get('done') as keyof typeof DONE_KEYS) : ('' as keyof typeof DONE_KEYS)];
+  const doneKey =
+    DONE_KEYS[ctx.query.includes('done=') ? (new URLSearchParams(ctx.query).get('done') as keyof typeof DONE_KEYS) : ('' as keyof typeof DONE_KEYS)];
   const decidable = deposit.status === 'held' || deposit.status === 'unmatched';
   return (
     <Layout ctx={ctx} title={d.detailTitle(deposit.counterparty)} section="deposits">
@@ -176,7 +195,9 @@ function DepositDetail({
             [t.common.amount, yen(deposit.amount)],
             [d.counterparty, deposit.counterparty],
             [d.occurredAt, tokyoTime(deposit.occurredAt)],
-            ...(deposit.orderId ? [[d.linkedOrder, <a href={`/dashboard/orders/${deposit.orderId}`}>{deposit.orderId}</a>] as [string, preact.ComponentChildren]] : []),
+            ...(deposit.orderId
+              ? [[d.linkedOrder, <a href={`/dashboard/orders/${deposit.orderId}`}>{deposit.orderId}</a>] as [string, preact.ComponentChildren]]
+              : []),
           ]}
         />
       </section>
@@ -213,7 +234,7 @@ function DepositDetail({
               header: d.fit,
               cell: (c) => (
                 <>
-                  {c.fit === null ? t.fits.none : t.fits[c.fit] ?? c.fit}
+                  {c.fit === null ? t.fits.none : (t.fits[c.fit] ?? c.fit)}
                   {c.would_fit ? (
                     <>
                       <br />
@@ -232,9 +253,16 @@ function DepositDetail({
                 header: t.common.actions,
                 cell: (c) => {
                   const order = orderById.get(c.order_id);
-                  const confirmable = order !== undefined && (order.status === 'open' || order.status === 'expired') && c.excluded_because !== 'ordered_after_deposit';
+                  const confirmable =
+                    order !== undefined && (order.status === 'open' || order.status === 'expired') && c.excluded_because !== 'ordered_after_deposit';
                   return confirmable ? (
-                    <ActionButton ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`} hidden={{ order_id: c.order_id }} label={d.confirm} ariaLabel={d.confirmFor(order.externalId)} />
+                    <ActionButton
+                      ctx={ctx}
+                      action={`/dashboard/deposits/${deposit.id}/match`}
+                      hidden={{ order_id: c.order_id }}
+                      label={d.confirm}
+                      ariaLabel={d.confirmFor(order.externalId)}
+                    />
                   ) : null;
                 },
               },
@@ -268,7 +296,13 @@ function DepositDetail({
                 {
                   header: t.common.actions,
                   cell: (order) => (
-                    <ActionButton ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`} hidden={{ order_id: order.id }} label={d.matchTo} ariaLabel={`${d.matchTo}: ${order.externalId}`} />
+                    <ActionButton
+                      ctx={ctx}
+                      action={`/dashboard/deposits/${deposit.id}/match`}
+                      hidden={{ order_id: order.id }}
+                      label={d.matchTo}
+                      ariaLabel={`${d.matchTo}: ${order.externalId}`}
+                    />
                   ),
                 },
               ]}

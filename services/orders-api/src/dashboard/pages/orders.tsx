@@ -14,7 +14,8 @@ import { ActionButton, Badge, Facts, Layout, Notice, Pager, PostForm, Table } fr
 import { reasonText } from './deposits';
 
 const PAGE_SIZE = 50;
-const amountOf = (text: string | undefined) => (text !== undefined && /^\d{1,10}$/.test(text.replace(/[,¥\s]/g, '')) ? Number(text.replace(/[,¥\s]/g, '')) : undefined);
+const amountOf = (text: string | undefined) =>
+  text !== undefined && /^\d{1,10}$/.test(text.replace(/[,¥\s]/g, '')) ? Number(text.replace(/[,¥\s]/g, '')) : undefined;
 
 /** Whether the payment was confirmed longer ago than the API may reverse. */
 const pastReversalWindow = (order: OrderRow, now: Date) => {
@@ -105,7 +106,11 @@ export function orderPages(deps: OrdersApiDeps): Router {
       change = parseInput(UpdateOrderRequest, { amount: amountOf(field(req, 'amount')) ?? -1, payer_name: field(req, 'payer_name') ?? '', metadata });
     } catch (error) {
       if (error instanceof SyntaxError || error instanceof AppError) {
-        return sendPage(res, <EditPage ctx={ctx} order={order} problem={error instanceof AppError && error.param !== 'metadata' ? error.message : ctx.t.orders.invalidMetadata} />, 400);
+        return sendPage(
+          res,
+          <EditPage ctx={ctx} order={order} problem={error instanceof AppError && error.param !== 'metadata' ? error.message : ctx.t.orders.invalidMetadata} />,
+          400,
+        );
       }
       throw error;
     }
@@ -239,9 +244,7 @@ function OrderDetail({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext
       </section>
       {mayDecide && !fromShop ? (
         <div class="actions panel">
-          {order.status === 'paid' ? (
-            <a href={`/dashboard/orders/${order.id}/reverse`}>{o.reverse}</a>
-          ) : null}
+          {order.status === 'paid' ? <a href={`/dashboard/orders/${order.id}/reverse`}>{o.reverse}</a> : null}
           {order.status === 'open' ? (
             <>
               <a href={`/dashboard/orders/${order.id}/edit`}>{o.edit}</a>

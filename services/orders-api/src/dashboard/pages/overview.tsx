@@ -53,7 +53,13 @@ export function overviewPage(deps: OrdersApiDeps): Router {
 export function EventTable({ ctx, events }: { ctx: ConsoleRequestContext; events: { id: string; type: string; createdAt: Date; data: unknown }[] }) {
   const { t } = ctx;
   const objectLink = (object: string) =>
-    object.startsWith('ord_') ? <a href={`/dashboard/orders/${object}`}>{object}</a> : object.startsWith('txn_') ? <a href={`/dashboard/deposits/${object}`}>{object}</a> : object;
+    object.startsWith('ord_') ? (
+      <a href={`/dashboard/orders/${object}`}>{object}</a>
+    ) : object.startsWith('txn_') ? (
+      <a href={`/dashboard/deposits/${object}`}>{object}</a>
+    ) : (
+      object
+    );
   return (
     <Table
       ctx={ctx}

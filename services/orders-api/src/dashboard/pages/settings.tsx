@@ -46,13 +46,18 @@ export function settingsPages(deps: OrdersApiDeps): Router {
     const [preview, current] = await Promise.all([previewRules(deps, actor, rules), getSettings(deps, actor)]);
     const ids = preview.confirmations;
     const [deposits, orders] = await Promise.all([
-      findTransactionsByIds(deps.database.prisma, actor, ids.map((c) => c.transaction_id)),
-      findOrdersByIds(deps.database.prisma, actor, ids.map((c) => c.order_id)),
+      findTransactionsByIds(
+        deps.database.prisma,
+        actor,
+        ids.map((c) => c.transaction_id),
+      ),
+      findOrdersByIds(
+        deps.database.prisma,
+        actor,
+        ids.map((c) => c.order_id),
+      ),
     ]);
-    sendPage(
-      res,
-      <PreviewPage ctx={contextOf(req)} rules={rules} current={current.matching_rules} preview={preview} deposits={deposits} orders={orders} />,
-    );
+    sendPage(res, <PreviewPage ctx={contextOf(req)} rules={rules} current={current.matching_rules} preview={preview} deposits={deposits} orders={orders} />);
   });
 
   router.post('/dashboard/settings/rules/apply', requireRole('admin'), async (req, res) => {
@@ -62,7 +67,9 @@ export function settingsPages(deps: OrdersApiDeps): Router {
       .slice(0, RULE_PREVIEW_MAX)
       .flatMap((pair) => {
         const [transactionId = '', orderId = ''] = pair.split(':');
-        return TransactionId.safeParse(transactionId).success && OrderId.safeParse(orderId).success ? [{ transaction_id: transactionId, order_id: orderId }] : [];
+        return TransactionId.safeParse(transactionId).success && OrderId.safeParse(orderId).success
+          ? [{ transaction_id: transactionId, order_id: orderId }]
+          : [];
       });
     const result = await applyRules(deps, actor, rules, pairs);
     await recordAudit(deps, auditContextOf(req), 'settings.matching_rules', null, {
@@ -82,7 +89,8 @@ function RuleChoices({ ctx, selected }: { ctx: ConsoleRequestContext; selected: 
       <legend>{ctx.t.settings.rules}</legend>
       {MATCHING_RULES.map((rule) => (
         <label class="checkbox">
-          <input type="checkbox" name="rules" value={rule} checked={selected.includes(rule)} /> {ctx.t.settings.ruleNames[rule]} <code class="muted">{rule}</code>
+          <input type="checkbox" name="rules" value={rule} checked={selected.includes(rule)} /> {ctx.t.settings.ruleNames[rule]}{' '}
+          <code class="muted">{rule}</code>
         </label>
       ))}
     </fieldset>

@@ -98,7 +98,13 @@ function TeamPage({ ctx, users, invited }: { ctx: ConsoleRequestContext; users: 
                     {t.common.save}
                   </button>
                 </PostForm>
-                <ActionButton ctx={ctx} action={`/dashboard/team/${user.id}/remove`} kind="danger" label={tm.remove} ariaLabel={`${tm.remove}: ${user.email}`} />
+                <ActionButton
+                  ctx={ctx}
+                  action={`/dashboard/team/${user.id}/remove`}
+                  kind="danger"
+                  label={tm.remove}
+                  ariaLabel={`${tm.remove}: ${user.email}`}
+                />
               </>
             ),
           },

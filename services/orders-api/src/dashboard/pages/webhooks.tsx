@@ -1,4 +1,13 @@
-import { ALL_EVENT_TYPES, CreateWebhookEndpointRequest, EventId, UpdateWebhookEndpointRequest, SUBSCRIBABLE_EVENT_TYPES, type WebhookDeliveryAttempt, type WebhookEndpoint, type WebhookEndpointSecret } from '@pmatch/contracts';
+import {
+  ALL_EVENT_TYPES,
+  CreateWebhookEndpointRequest,
+  EventId,
+  UpdateWebhookEndpointRequest,
+  SUBSCRIBABLE_EVENT_TYPES,
+  type WebhookDeliveryAttempt,
+  type WebhookEndpoint,
+  type WebhookEndpointSecret,
+} from '@pmatch/contracts';
 import type { WebhookEndpointRow } from '@pmatch/db';
 import { parseInput } from '@pmatch/platform';
 import { Router, type Request } from 'express';
@@ -49,7 +58,17 @@ export function webhookPages(deps: OrdersApiDeps): Router {
       ...(eventId !== undefined && EventId.safeParse(eventId).success ? { event_id: eventId } : {}),
       ...(after !== undefined && /^dla_[0-9]{1,18}$/.test(after) ? { starting_after: after } : {}),
     });
-    return <EndpointDetail ctx={contextOf(req)} endpoint={webhookEndpointView(endpoint)} log={log.data} hasMore={log.has_more} eventId={eventId} secret={secret} problem={problem} />;
+    return (
+      <EndpointDetail
+        ctx={contextOf(req)}
+        endpoint={webhookEndpointView(endpoint)}
+        log={log.data}
+        hasMore={log.has_more}
+        eventId={eventId}
+        secret={secret}
+        problem={problem}
+      />
+    );
   };
 
   router.get('/dashboard/webhooks/:id', async (req, res) => {
@@ -171,7 +190,11 @@ function EndpointState({ ctx, endpoint }: { ctx: ConsoleRequestContext; endpoint
       </Badge>
     );
   }
-  return endpoint.failing_since ? <Badge kind="failing">{`${w.failingSince}: ${tokyoTime(endpoint.failing_since)}`}</Badge> : <Badge kind="on">{w.enabled}</Badge>;
+  return endpoint.failing_since ? (
+    <Badge kind="failing">{`${w.failingSince}: ${tokyoTime(endpoint.failing_since)}`}</Badge>
+  ) : (
+    <Badge kind="on">{w.enabled}</Badge>
+  );
 }
 
 const DONE_TEXT = (ctx: ConsoleRequestContext): Record<string, string> => {
@@ -306,7 +329,14 @@ function EndpointDetail({
             admin && {
               header: t.common.actions,
               cell: (a) => (
-                <ActionButton ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/resend`} hidden={{ event_id: a.event_id }} kind="secondary" label={w.resend} ariaLabel={`${w.resend} ${a.event_id}`} />
+                <ActionButton
+                  ctx={ctx}
+                  action={`/dashboard/webhooks/${endpoint.id}/resend`}
+                  hidden={{ event_id: a.event_id }}
+                  kind="secondary"
+                  label={w.resend}
+                  ariaLabel={`${w.resend} ${a.event_id}`}
+                />
               ),
             },
           ]}

@@ -112,7 +112,11 @@ export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: C
     if (outcome === 'done') return res.redirect(303, '/dashboard/login?done=password');
     const user = await findSetupUser(deps, req.params.token);
     const problem = { invalid: undefined, too_short: ctx.t.setup.tooShort, too_long: ctx.t.setup.tooLong, mismatch: ctx.t.setup.mismatch }[outcome];
-    sendPage(res, SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res), ...(problem ? { problem } : {}) }), outcome === 'invalid' ? 404 : 400);
+    sendPage(
+      res,
+      SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res), ...(problem ? { problem } : {}) }),
+      outcome === 'invalid' ? 404 : 400,
+    );
   });
 
   router.post('/dashboard/mode', signedInPage(), csrfChecked(publicOrigin), async (req, res) => {

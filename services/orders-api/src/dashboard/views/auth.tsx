@@ -1,7 +1,17 @@
 import type { ConsoleRequestContext } from '../http';
 import { Layout, Notice } from './layout';
 
-export function LoginPage({ ctx, csrf, message, email }: { ctx: ConsoleRequestContext; csrf: string; message?: { kind: 'info' | 'error' | 'success'; text: string }; email?: string }) {
+export function LoginPage({
+  ctx,
+  csrf,
+  message,
+  email,
+}: {
+  ctx: ConsoleRequestContext;
+  csrf: string;
+  message?: { kind: 'info' | 'error' | 'success'; text: string };
+  email?: string;
+}) {
   const { t } = ctx;
   // Whoever opens the log-in page is logging in anew: the page shows no session it may still have.
   return (
