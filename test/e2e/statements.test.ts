@@ -53,6 +53,9 @@ async function paidBy(client: MerchantClient, orderId: string) {
   );
 }
 
+const pendingDeposits = async (orgId: string) =>
+  (await system.sql<{ n: number }>(`SELECT count(*)::int AS n FROM transactions WHERE organisation_id = $1 AND status = 'pending'`, [orgId]))[0]!.n;
+
 const counts = async (orgId: string) =>
   (
     await system.sql<{ transactions: number; events: number }>(
@@ -452,6 +455,8 @@ describe('statement import refusals', () => {
         async (file, mutations) => {
           let bent = Buffer.from(file);
           for (const m of mutations) bent = Buffer.concat([bent.subarray(0, m.at % bent.length), m.insert, bent.subarray((m.at % bent.length) + m.cut)]);
+          // An earlier run's deposits are decided in their own time, with events: wait for that first.
+          await waitFor(async () => ((await pendingDeposits(s.orgId)) === 0 ? true : undefined), { what: 'earlier deposits decided' });
           const before = await counts(s.orgId);
           const res = await importStatement(s.secret, bent);
           statuses.add(res.status);

@@ -1,21 +1,13 @@
-import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { type PrismaClient } from '@pmatch/db';
 import { SecretBox, sha256Hex } from '@pmatch/platform';
-import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { usePrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import * as commands from '../src/commands';
 import { TEST_SECRETS_KEY, expectFailure, runOps, runOpsOk } from './run-ops';
 
 let db: TestDatabase;
 let prisma: PrismaClient;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url, { poolSize: 2 });
-});
-
-afterAll(async () => {
-  await prisma.$disconnect();
-  await db.drop();
-});
+usePrismaTestDatabase({ poolSize: 2 }, (opened) => ({ db, prisma } = opened));
 
 /** Runs the built CLI and asserts it succeeded with exactly one JSON object on stdout. */
 const ops = (...args: string[]) => runOpsOk(db.url, args);

@@ -1,8 +1,8 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { newId } from '@pmatch/contracts';
-import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { type PrismaClient } from '@pmatch/db';
 import { SecretBox, newSigningSecret } from '@pmatch/platform';
-import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
+import { DATABASE_ROLE, databaseUrlAs, usePrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import * as commands from '../src/commands';
 import { runOpsOk } from './run-ops';
 
@@ -14,15 +14,7 @@ const NEW_KEY = 'the-secrets-key-after-rotation';
 let db: TestDatabase;
 let prisma: PrismaClient;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url, { poolSize: 2 });
-});
-
-afterAll(async () => {
-  await prisma.$disconnect();
-  await db.drop();
-});
+usePrismaTestDatabase({ poolSize: 2 }, (opened) => ({ db, prisma } = opened));
 
 /** A secret sealed as before secrets were bound to their row (v1: SHA-256 of the key, no associated data). */
 function sealV1(key: string, plaintext: string): string {

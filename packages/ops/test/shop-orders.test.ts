@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MatcherCommand, QUEUES, type OrderReply } from '@pmatch/contracts';
-import { createPrisma, insertOrder, orderView, type PrismaClient } from '@pmatch/db';
+import { insertOrder, orderView, type PrismaClient } from '@pmatch/db';
 import { Broker, createLogger } from '@pmatch/platform';
-import { RABBITMQ_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { RABBITMQ_URL, uniqueName, usePrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import * as commands from '../src/commands';
 import { expectFailure, runOps, runOpsOk } from './run-ops';
 
@@ -16,15 +16,7 @@ const NO_BROKER = { RABBITMQ_URL: 'amqp://guest:guest@127.0.0.1:1', AMQP_PREFIX:
 let db: TestDatabase;
 let prisma: PrismaClient;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url, { poolSize: 2 });
-});
-
-afterAll(async () => {
-  await prisma.$disconnect();
-  await db.drop();
-});
+usePrismaTestDatabase({ poolSize: 2 }, (opened) => ({ db, prisma } = opened));
 
 const ops = (args: string[], env: Record<string, string> = {}) => runOpsOk(db.url, args, { PUBLIC_BASE_URL, ...NO_BROKER, ...env });
 const opsRun = (args: string[], env: Record<string, string> = {}) => runOps(db.url, args, { PUBLIC_BASE_URL, ...NO_BROKER, ...env });
@@ -87,6 +79,9 @@ describe('shop-order create', () => {
       status: 'open',
       amount: 3300,
       payer_name: 'ヤマダ タロウ',
+      payer_name_bank_form: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      payer_name_printable: true,
+      payment_link_id: null,
       external_id: expect.stringMatching(/^shop-/),
       item_name: 'お米 5kg',
       bank_account_id: testAccountId,

@@ -1,19 +1,14 @@
-import { type PrismaClient } from '@pmatch/db';
-import { openPrismaTestDatabase, type PrismaTestDatabase } from '@pmatch/testkit';
+import type { PrismaClient } from '@pmatch/db';
+import { usePrismaTestDatabase } from '@pmatch/testkit';
 import { INBOX_RETENTION_MS, claimMessage, forgetProcessedMessages } from '../src';
 
 /** A consumer remembers processed messages for 30 days, then forgets only its own. */
 
 const DAY = 24 * 3600_000;
 const now = new Date('2026-11-22T12:00:00Z');
-let testDatabase: PrismaTestDatabase | undefined;
 let prisma: PrismaClient;
 
-beforeAll(async () => {
-  ({ prisma } = testDatabase = await openPrismaTestDatabase());
-});
-
-afterAll(() => testDatabase?.close());
+usePrismaTestDatabase(undefined, (opened) => ({ prisma } = opened));
 
 const processedDaysAgo = (consumer: string, messageId: string, days: number) =>
   prisma.inbox.create({ data: { consumer, messageId, processedAt: new Date(now.getTime() - days * DAY) } });

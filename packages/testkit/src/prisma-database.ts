@@ -30,3 +30,16 @@ export async function rejectionOf(work: () => Promise<unknown>): Promise<unknown
   }
   throw new Error('expected the work to fail');
 }
+
+/**
+ * Gives the calling test file its own database for all its tests: opened before them (then handed
+ * to `onOpen`, which keeps what it needs) and closed after them.
+ */
+export function usePrismaTestDatabase(options: { poolSize?: number } | undefined, onOpen: (opened: PrismaTestDatabase) => void): void {
+  let opened: PrismaTestDatabase | undefined;
+  beforeAll(async () => {
+    opened = await openPrismaTestDatabase(options);
+    onOpen(opened);
+  });
+  afterAll(() => opened?.close());
+}

@@ -1,12 +1,13 @@
-import { MatcherCommand, OrderReply, QUEUES, newId } from '@pmatch/contracts';
+import { MatcherCommand, OrderReply, QUEUES } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
-import { Broker, DEADLINE_HEADER, ManualClock, RedisLock, createLogger } from '@pmatch/platform';
+import { Broker, DEADLINE_HEADER, ManualClock, createLogger } from '@pmatch/platform';
 import { RABBITMQ_URL, REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import { commandHandler } from '../src/amqp/commands';
 import { CommandExpiredError, runCommand } from '../src/use-cases/commands';
 import type { MatcherDeps } from '../src/use-cases/deps';
+import { orderRow, seedAccount, matcherDeps } from './support/seed';
 
 /**
  * A command whose caller got 503 on timeout is never carried out afterwards (the caller may have
@@ -28,16 +29,7 @@ beforeAll(async () => {
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   broker = await Broker.connect(RABBITMQ_URL, `${uniqueName('t')}.`, logger);
-  deps = {
-    database,
-    prisma,
-    lock: new RedisLock(redis, uniqueName('pmatch-test:')),
-    clock: new ManualClock('2026-11-22T10:00:00Z'),
-    logger,
-    publicBaseUrl: 'http://localhost:3000',
-    lockTtlMs: 5_000,
-    lockWaitMs: 5_000,
-  };
+  deps = matcherDeps(database, redis, new ManualClock('2026-11-22T10:00:00Z'));
 });
 
 afterAll(async () => {
@@ -49,30 +41,10 @@ afterAll(async () => {
 });
 
 async function seedOpenOrders(count: number): Promise<{ orgId: string; orderIds: string[] }> {
-  const orgId = newId('organisation');
-  const accountId = newId('bankAccount');
-  await prisma.organisation.create({ data: { id: orgId, name: 'Shop', ownerEmail: 'o@example.com' } });
-  await prisma.bankAccount.create({
-    data: { id: accountId, organisationId: orgId, mode: 'test', bankCode: '9999', branchCode: '001', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ' },
-  });
-  const orderIds = Array.from({ length: count }, () => newId('order'));
-  await prisma.order.createMany({
-    data: orderIds.map((id) => ({
-      id,
-      organisationId: orgId,
-      mode: 'test',
-      bankAccountId: accountId,
-      status: 'open',
-      amount: 5000n,
-      payerName: 'ﾔﾏﾀﾞ',
-      externalId: uniqueName('e'),
-      itemName: 'item',
-      orderedAt: new Date('2026-11-21T00:00:00Z'),
-      expiresAt: new Date('2026-12-05T00:00:00Z'),
-      paymentToken: uniqueName('tok'),
-    })),
-  });
-  return { orgId, orderIds };
+  const { orgId, accountId } = await seedAccount(prisma);
+  const rows = Array.from({ length: count }, () => orderRow(orgId, accountId, 5000n));
+  await prisma.order.createMany({ data: rows });
+  return { orgId, orderIds: rows.map((row) => row.id) };
 }
 
 const markPaid = (orgId: string, orderId: string): Extract<MatcherCommand, { type: 'order.mark_paid' }> => ({

@@ -1,4 +1,3 @@
-import { newId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
@@ -6,6 +5,7 @@ import { Redis } from 'ioredis';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { PENDING_GRACE_MS, redeliverPendingDeposits } from '../src/use-cases/redeliver-pending';
 import { stuckPendingDeposits } from '../src/data/pending-deposits';
+import { seedAccount as seedTestAccount, seedDeposit as seedTestDeposit, seedOrder as seedTestOrder } from './support/seed';
 
 let db: TestDatabase;
 let database: Database;
@@ -26,51 +26,11 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function seedAccount() {
-  const orgId = newId('organisation');
-  const accountId = newId('bankAccount');
-  await prisma.organisation.create({ data: { id: orgId, name: 'Shop', ownerEmail: 'o@example.com' } });
-  await prisma.bankAccount.create({
-    data: { id: accountId, organisationId: orgId, mode: 'test', bankCode: '9999', branchCode: '001', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ' },
-  });
-  return { orgId, accountId };
-}
+const seedAccount = () => seedTestAccount(prisma);
 
-async function seedOrder(orgId: string, accountId: string, amount: number) {
-  return prisma.order.create({
-    data: {
-      id: newId('order'),
-      organisationId: orgId,
-      mode: 'test',
-      bankAccountId: accountId,
-      status: 'open',
-      amount: BigInt(amount),
-      payerName: 'ﾔﾏﾀﾞ',
-      externalId: uniqueName('e'),
-      itemName: 'item',
-      orderedAt: new Date('2026-11-21T00:00:00Z'),
-      expiresAt: new Date('2026-12-05T00:00:00Z'),
-      paymentToken: uniqueName('tok'),
-    },
-  });
-}
+const seedOrder = (orgId: string, accountId: string, amount: number) => seedTestOrder(prisma, orgId, accountId, BigInt(amount));
 
-async function seedDeposit(orgId: string, accountId: string, amount: number) {
-  return prisma.transaction.create({
-    data: {
-      id: newId('transaction'),
-      organisationId: orgId,
-      mode: 'test',
-      bankAccountId: accountId,
-      bankReference: uniqueName('ref'),
-      direction: 'deposit',
-      status: 'pending',
-      amount: BigInt(amount),
-      counterparty: 'ﾔﾏﾀﾞ',
-      occurredAt: new Date('2026-11-22T09:00:00Z'),
-    },
-  });
-}
+const seedDeposit = (orgId: string, accountId: string, amount: number) => seedTestDeposit(prisma, orgId, accountId, BigInt(amount));
 
 function deps(lock: Pick<RedisLock, 'withLock'>): DecideDepositDeps {
   return {

@@ -1,4 +1,4 @@
-import { LIMITS, newId } from '@pmatch/contracts';
+import { LIMITS } from '@pmatch/contracts';
 import {
   createDatabase,
   isUniqueViolation,
@@ -10,7 +10,7 @@ import {
   type PrismaClient,
   type SqlOrPrisma,
 } from '@pmatch/db';
-import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
+import { ManualClock } from '@pmatch/platform';
 import {
   PLAN_CACHE_MODES,
   REDIS_URL,
@@ -31,6 +31,14 @@ import { decide } from '../src/domain/decide';
 import { depositFacts } from '../src/domain/deposit';
 import { AUTOMATIC, decidedBy, depositPayment, outsidePayment } from '../src/domain/payments';
 import { DEPOSITS_CONSUMER, depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
+import {
+  orderRow,
+  seedAccount as seedTestAccount,
+  seedDeposit as seedTestDeposit,
+  seedOrder as seedTestOrder,
+  type SeededOrderFields,
+  matcherDeps,
+} from './support/seed';
 
 let db: TestDatabase;
 let database: Database;
@@ -48,17 +56,7 @@ beforeAll(async () => {
   database = createDatabase(db.url);
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
-  deps = {
-    database,
-    prisma,
-    lock: new RedisLock(redis, uniqueName('pmatch-test:')),
-    clock: new ManualClock(now),
-    logger: createLogger('test', 'silent'),
-    publicBaseUrl: 'http://localhost:3000',
-    lockTtlMs: 5_000,
-    lockWaitMs: 5_000,
-    handOver,
-  };
+  deps = { ...matcherDeps(database, redis, new ManualClock(now)), handOver };
 });
 
 afterAll(async () => {
@@ -67,80 +65,20 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function seedAccount(mode: 'test' | 'live' = 'test') {
-  const orgId = newId('organisation');
-  const accountId = newId('bankAccount');
-  await prisma.organisation.create({ data: { id: orgId, name: 'Shop', ownerEmail: 'o@example.com' } });
-  await prisma.bankAccount.create({
-    data: { id: accountId, organisationId: orgId, mode, bankCode: '9999', branchCode: '001', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ' },
-  });
-  return { orgId, accountId };
-}
+const seedAccount = (mode: 'test' | 'live' = 'test') => seedTestAccount(prisma, mode);
 
-async function seedOrder(orgId: string, accountId: string, amount: bigint) {
-  return prisma.order.create({
-    data: {
-      id: newId('order'),
-      organisationId: orgId,
-      mode: 'test',
-      bankAccountId: accountId,
-      status: 'open',
-      amount,
-      payerName: 'ヤマダ タロウ',
-      externalId: uniqueName('e'),
-      itemName: 'item',
-      orderedAt: new Date('2026-11-21T00:00:00Z'),
-      expiresAt: new Date('2026-12-05T00:00:00Z'),
-      paymentToken: uniqueName('tok'),
-    },
-  });
-}
+const seedOrder = (orgId: string, accountId: string, amount: bigint) => seedTestOrder(prisma, orgId, accountId, amount, { payerName: 'ヤマダ タロウ' });
 
-async function seedDeposit(orgId: string, accountId: string, amount: bigint, fields: { direction?: string; status?: string; counterparty?: string } = {}) {
-  return prisma.transaction.create({
-    data: {
-      id: newId('transaction'),
-      organisationId: orgId,
-      mode: 'test',
-      bankAccountId: accountId,
-      bankReference: uniqueName('ref'),
-      direction: fields.direction ?? 'deposit',
-      status: fields.status ?? 'pending',
-      amount,
-      counterparty: fields.counterparty ?? 'ﾔﾏﾀﾞ ﾀﾛｳ',
-      occurredAt: DEPOSIT_AT,
-    },
-  });
-}
+const seedDeposit = (orgId: string, accountId: string, amount: bigint, fields: { direction?: string; status?: string; counterparty?: string } = {}) =>
+  seedTestDeposit(prisma, orgId, accountId, amount, { counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ', occurredAt: DEPOSIT_AT, ...fields });
 
-interface OrderFields {
-  status?: 'open' | 'expired';
-  payerName?: string;
-  orderedAt?: Date;
-}
+type OrderFields = SeededOrderFields;
 
 /** Orders in one statement, in seq order: a fixed-price shop's history is thousands of them. */
 async function seedOrders(orgId: string, accountId: string, amount: bigint, count: number, fields: OrderFields = {}): Promise<string[]> {
-  const status = fields.status ?? 'open';
-  const ids = Array.from({ length: count }, () => newId('order'));
-  await prisma.order.createMany({
-    data: ids.map((id) => ({
-      id,
-      organisationId: orgId,
-      mode: 'test',
-      bankAccountId: accountId,
-      status,
-      amount,
-      payerName: fields.payerName ?? 'ﾔﾏﾀﾞ ﾀﾛｳ',
-      externalId: uniqueName('e'),
-      itemName: 'item',
-      orderedAt: fields.orderedAt ?? new Date('2026-11-21T00:00:00Z'),
-      expiresAt: new Date(status === 'expired' ? '2026-11-21T12:00:00Z' : '2026-12-05T00:00:00Z'),
-      closedAt: status === 'expired' ? new Date('2026-11-21T12:00:00Z') : null,
-      paymentToken: uniqueName('tok'),
-    })),
-  });
-  return ids;
+  const rows = Array.from({ length: count }, () => orderRow(orgId, accountId, amount, { payerName: 'ﾔﾏﾀﾞ ﾀﾛｳ', ...fields }));
+  await prisma.order.createMany({ data: rows });
+  return rows.map((row) => row.id);
 }
 
 /** A claim of a message not processed before. */
@@ -194,6 +132,7 @@ function oneConfirmationLiterals(orgId: string, accountId: string, n: number): s
     `ARRAY['evt_a${n}']`,
     "ARRAY['events']",
     "ARRAY['event.recorded']",
+    "ARRAY['{}'::jsonb]",
     "ARRAY['{}'::jsonb]",
   ].join(', ');
 }

@@ -1,11 +1,12 @@
-import { newId, orderRegistrationId } from '@pmatch/contracts';
+import { orderRegistrationId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
-import { LockTimeoutError, ManualClock, RedisLock, createLogger } from '@pmatch/platform';
+import { LockTimeoutError, ManualClock, RedisLock } from '@pmatch/platform';
 import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { settleStatements, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
 import { LATE_ORDERS_CONSUMER, lateOrderExaminer, type LateOrderExaminer } from '../src/use-cases/late-orders';
+import { seedAccount as seedTestAccount, seedDeposit as seedTestDeposit, seedOrder as seedTestOrder, matcherDeps } from './support/seed';
 
 /**
  * The late-order examiner against the real database: the common case (no deposit waits for the
@@ -27,16 +28,7 @@ beforeAll(async () => {
   database = createDatabase(db.url);
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
-  deps = {
-    database,
-    prisma,
-    lock: new RedisLock(redis, lockPrefix),
-    clock,
-    logger: createLogger('test', 'silent'),
-    publicBaseUrl: 'http://localhost:3000',
-    lockTtlMs: 5_000,
-    lockWaitMs: 5_000,
-  };
+  deps = matcherDeps(database, redis, clock, lockPrefix);
   examine = lateOrderExaminer(deps);
 });
 
@@ -46,51 +38,13 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function seedAccount() {
-  const orgId = newId('organisation');
-  const accountId = newId('bankAccount');
-  await prisma.organisation.create({ data: { id: orgId, name: 'Shop', ownerEmail: 'o@example.com' } });
-  await prisma.bankAccount.create({
-    data: { id: accountId, organisationId: orgId, mode: 'test', bankCode: '9999', branchCode: '001', accountNumber: '1234567', holderName: 'ｼﾖﾂﾌﾟ' },
-  });
-  return { orgId, accountId };
-}
+const seedAccount = () => seedTestAccount(prisma);
 
-async function seedOrder(orgId: string, accountId: string, amount: number, orderedAt: string, payerName = 'ﾔﾏﾀﾞ') {
-  return prisma.order.create({
-    data: {
-      id: newId('order'),
-      organisationId: orgId,
-      mode: 'test',
-      bankAccountId: accountId,
-      status: 'open',
-      amount: BigInt(amount),
-      payerName,
-      externalId: uniqueName('e'),
-      itemName: 'item',
-      orderedAt: new Date(orderedAt),
-      expiresAt: new Date('2026-12-05T00:00:00Z'),
-      paymentToken: uniqueName('tok'),
-    },
-  });
-}
+const seedOrder = (orgId: string, accountId: string, amount: number, orderedAt: string, payerName = 'ﾔﾏﾀﾞ') =>
+  seedTestOrder(prisma, orgId, accountId, BigInt(amount), { orderedAt: new Date(orderedAt), payerName });
 
-async function seedDeposit(orgId: string, accountId: string, amount: number, occurredAt: string, status: string, counterparty = 'ﾔﾏﾀﾞ') {
-  return prisma.transaction.create({
-    data: {
-      id: newId('transaction'),
-      organisationId: orgId,
-      mode: 'test',
-      bankAccountId: accountId,
-      bankReference: uniqueName('ref'),
-      direction: 'deposit',
-      status,
-      amount: BigInt(amount),
-      counterparty,
-      occurredAt: new Date(occurredAt),
-    },
-  });
-}
+const seedDeposit = (orgId: string, accountId: string, amount: number, occurredAt: string, status: string, counterparty = 'ﾔﾏﾀﾞ') =>
+  seedTestDeposit(prisma, orgId, accountId, BigInt(amount), { occurredAt: new Date(occurredAt), status, counterparty });
 
 const seedUnmatchedDeposit = (orgId: string, accountId: string, amount: number, occurredAt: string, counterparty?: string) =>
   seedDeposit(orgId, accountId, amount, occurredAt, 'unmatched', counterparty);

@@ -1,5 +1,5 @@
 import { type PrismaClient } from '@pmatch/db';
-import { openPrismaTestDatabase, planNodes, rowsReadInTransaction, type PrismaTestDatabase } from '@pmatch/testkit';
+import { planNodes, rowsReadInTransaction, usePrismaTestDatabase } from '@pmatch/testkit';
 import { eventsAbout, searchDeposits, searchOrders } from '../src/data/console-search';
 import type { Scope } from '../src/domain/actor';
 
@@ -9,15 +9,15 @@ import type { Scope } from '../src/domain/actor';
  * events through events_object_idx. Rows read are counted in the listing's own transaction.
  */
 
-let testDatabase: PrismaTestDatabase | undefined;
 let prisma: PrismaClient;
 const scope: Scope = { organisationId: 'org_console_search', mode: 'live', bankAccountId: null };
 const HISTORY = 3_000;
 const HELD = 120;
 const PAGE = 50;
 
+usePrismaTestDatabase(undefined, (opened) => ({ prisma } = opened));
+
 beforeAll(async () => {
-  ({ prisma } = testDatabase = await openPrismaTestDatabase());
   await prisma.organisation.create({ data: { id: scope.organisationId, name: 'n', ownerEmail: 'o@example.com' } });
   await prisma.bankAccount.create({
     data: {
@@ -49,8 +49,6 @@ beforeAll(async () => {
     FROM generate_series(1, ${HISTORY * 2}) n`;
   await prisma.$executeRawUnsafe('ANALYZE transactions, orders, events');
 });
-
-afterAll(() => testDatabase?.close());
 
 test('when the held deposits are listed, then a page reads the held rows it shows, not the excluded history', async () => {
   const { page, read } = await prisma.$transaction(async (tx) => {

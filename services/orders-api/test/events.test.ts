@@ -1,18 +1,13 @@
 import type { NewEvent } from '@pmatch/contracts';
 import { recordEvents, type PrismaClient } from '@pmatch/db';
-import { openPrismaTestDatabase, waitFor, type PrismaTestDatabase } from '@pmatch/testkit';
+import { usePrismaTestDatabase, waitFor } from '@pmatch/testkit';
 import { listEvents, waitForEarlierTransactions } from '../src/data/events';
 import type { AuthContext } from '../src/domain/auth';
 
-let testDatabase: PrismaTestDatabase | undefined;
 let prisma: PrismaClient;
 const at = new Date('2026-11-22T01:02:03.456Z');
 
-beforeAll(async () => {
-  ({ prisma } = testDatabase = await openPrismaTestDatabase());
-});
-
-afterAll(() => testDatabase?.close());
+usePrismaTestDatabase(undefined, (opened) => ({ prisma } = opened));
 
 let organisations = 0;
 async function organisation(): Promise<{ auth: AuthContext; record: (types: string[]) => Promise<string[]> }> {

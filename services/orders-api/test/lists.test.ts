@@ -1,5 +1,5 @@
 import { type PrismaClient, type Tx } from '@pmatch/db';
-import { openPrismaTestDatabase, rowsReadInTransaction, type PrismaTestDatabase } from '@pmatch/testkit';
+import { rowsReadInTransaction, usePrismaTestDatabase } from '@pmatch/testkit';
 import { listOrders } from '../src/data/orders';
 import { listTransactions } from '../src/data/transactions';
 import { listDeliveryAttempts } from '../src/data/webhook-endpoints';
@@ -11,15 +11,10 @@ import type { AuthContext } from '../src/domain/auth';
  * read are counted in its own transaction (pg_stat_xact_user_tables).
  */
 
-let testDatabase: PrismaTestDatabase | undefined;
 let prisma: PrismaClient;
 const HISTORY = 3_000;
 
-beforeAll(async () => {
-  ({ prisma } = testDatabase = await openPrismaTestDatabase());
-});
-
-afterAll(() => testDatabase?.close());
+usePrismaTestDatabase(undefined, (opened) => ({ prisma } = opened));
 
 let organisations = 0;
 /** An organisation with `accounts` live bank accounts, and a live key's view of it. */

@@ -166,44 +166,37 @@ export function renderPaymentPage({ order, bankAccount, language, now }: Payment
   // must not invite a second payment, or one that can no longer be matched.
   const instructions =
     status === 'awaiting_payment'
-      ? html` <section aria-labelledby="payee">
-            <h2 id="payee">${t.payeeHeading}</h2>
-            <dl>
-              <dt>${t.bankLabel}</dt>
-              <dd>${nameWithCode(bankAccount.bankName, bankAccount.bankCode)}</dd>
-              <dt>${t.branchLabel}</dt>
-              <dd>${nameWithCode(bankAccount.branchName, bankAccount.branchCode)}</dd>
-              <dt>${t.accountTypeLabel}</dt>
-              <dd>${t.ordinaryAccount}</dd>
-              <dt>${t.accountNumberLabel}</dt>
-              <dd class="account-number">${bankAccount.accountNumber}</dd>
-              <dt>${t.holderLabel}</dt>
-              <dd>${bankAccount.holderName}</dd>
-            </dl>
-          </section>
-          ${payerNameSection(order.payerName, t)}
-          <ul class="notes">
-            <li>${t.exactAmountNote(amount)}</li>
-            <li>${t.statusUpdateNote}</li>
-          </ul>`
+      ? html`
+<section aria-labelledby="payee">
+<h2 id="payee">${t.payeeHeading}</h2>
+<dl>
+<dt>${t.bankLabel}</dt><dd>${nameWithCode(bankAccount.bankName, bankAccount.bankCode)}</dd>
+<dt>${t.branchLabel}</dt><dd>${nameWithCode(bankAccount.branchName, bankAccount.branchCode)}</dd>
+<dt>${t.accountTypeLabel}</dt><dd>${t.ordinaryAccount}</dd>
+<dt>${t.accountNumberLabel}</dt><dd class="account-number">${bankAccount.accountNumber}</dd>
+<dt>${t.holderLabel}</dt><dd>${bankAccount.holderName}</dd>
+</dl>
+</section>
+${payerNameSection(order.payerName, t)}
+<ul class="notes">
+<li>${t.exactAmountNote(amount)}</li>
+<li>${t.statusUpdateNote}</li>
+</ul>`
       : html`<p class="notice notice-${status}" role="status">${t.closedNotice[status]}</p>`;
   return buyerPage(
     language,
     t.title,
     order.mode === 'test',
-    html` <section aria-label="${t.title}">
-        <dl>
-          <dt>${t.statusLabel}</dt>
-          <dd><span class="status status-${status}">${t.status[status]}</span></dd>
-          <dt>${t.itemLabel}</dt>
-          <dd>${order.itemName}</dd>
-          <dt>${t.amountLabel}</dt>
-          <dd class="amount">${amount}</dd>
-          <dt>${t.deadlineLabel}</dt>
-          <dd>${deadline}</dd>
-        </dl>
-      </section>
-      ${instructions}`,
+    html`
+<section aria-label="${t.title}">
+<dl>
+<dt>${t.statusLabel}</dt><dd><span class="status status-${status}">${t.status[status]}</span></dd>
+<dt>${t.itemLabel}</dt><dd>${order.itemName}</dd>
+<dt>${t.amountLabel}</dt><dd class="amount">${amount}</dd>
+<dt>${t.deadlineLabel}</dt><dd>${deadline}</dd>
+</dl>
+</section>
+${instructions}`,
   );
 }
 
@@ -216,14 +209,14 @@ function payerNameSection(payerName: string, t: PaymentPageTexts): Html {
   const body =
     printed === undefined
       ? html`<p class="payer-name">${payerName}</p>
-          <p class="notice notice-unprintable">${t.unprintablePayerName}</p>`
+<p class="notice notice-unprintable">${t.unprintablePayerName}</p>`
       : html`<p>${t.payerNameInstruction}</p>
-          <p class="payer-name">${printed}</p>
-          ${printed === payerName ? null : html`<p class="hint">${t.payerNameAsGiven(payerName)}</p>`}`;
+<p class="payer-name">${printed}</p>
+${printed === payerName ? null : html`<p class="hint">${t.payerNameAsGiven(payerName)}</p>`}`;
   return html`<section aria-labelledby="payer-name">
-    <h2 id="payer-name">${t.payerNameHeading}</h2>
-    ${body}
-  </section>`;
+<h2 id="payer-name">${t.payerNameHeading}</h2>
+${body}
+</section>`;
 }
 
 /** One page for every address that leads to no order, so none of them tells anything apart. */
@@ -242,26 +235,22 @@ export function buyerPage(language: PageLanguage, title: string, testMode: boole
   // A relative link keeps the secret token out of the markup; the page's own path is reused.
   const languageSwitch = html`<a href="?lang=${other}" hreflang="${other}" lang="${other}">${PAGE_TEXTS[other].languageName}</a>`;
   return html`<!doctype html>
-    <html lang="${language}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <title>${title}</title>
-        <link rel="icon" href="data:," />
-        <style>
-          ${new Html(PAGE_STYLE)}
-        </style>
-      </head>
-      <body>
-        ${testMode ? html`<p class="test-banner" role="note">${PAGE_TEXTS[language].testBanner}</p>` : null}
-        <main>
-          <header>
-            <h1>${title}</h1>
-            ${languageSwitch}
-          </header>
-          ${content}
-        </main>
-      </body>
-    </html> `.markup;
+<html lang="${language}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${title}</title>
+<link rel="icon" href="data:,">
+<style>${new Html(PAGE_STYLE)}</style>
+</head>
+<body>
+${testMode ? html`<p class="test-banner" role="note">${PAGE_TEXTS[language].testBanner}</p>` : null}
+<main>
+<header><h1>${title}</h1>${languageSwitch}</header>
+${content}
+</main>
+</body>
+</html>
+`.markup;
 }

@@ -9,7 +9,7 @@ import { findVisibleTransaction } from '../../use-cases/read-transactions';
 import { tokyoDateInput, tokyoTime, yen } from '../format';
 import { auditContextOf, contextOf, field, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { ActionButton, Badge, Facts, Layout, Notice, Pager, Table } from '../views/layout';
+import { ActionButton, Badge, Facts, Field, Layout, Notice, Pager, Table } from '../views/layout';
 
 /** Held first: they wait for a person; then unmatched, confirmed, excluded. */
 export const DEPOSIT_TABS = ['held', 'unmatched', 'confirmed', 'excluded'] as const;
@@ -118,22 +118,10 @@ function DepositList({
       </nav>
       <form method="get" action="/dashboard/deposits" class="form-grid panel" role="search">
         <input type="hidden" name="status" value={status} />
-        <label>
-          {d.searchName}
-          <input name="name" value={req.name ?? ''} />
-        </label>
-        <label>
-          {d.searchAmount}
-          <input name="amount" inputMode="numeric" value={req.amount ?? ''} />
-        </label>
-        <label>
-          {t.common.from}
-          <input type="date" name="from" value={req.from ?? ''} />
-        </label>
-        <label>
-          {t.common.to}
-          <input type="date" name="to" value={req.to ?? ''} />
-        </label>
+        <Field label={d.searchName} name="name" value={req.name} />
+        <Field label={d.searchAmount} name="amount" inputMode="numeric" value={req.amount} />
+        <Field label={t.common.from} name="from" type="date" value={req.from} />
+        <Field label={t.common.to} name="to" type="date" value={req.to} />
         <button type="submit">{t.common.search}</button>
         <a href={`/dashboard/deposits?status=${status}`}>{t.common.clear}</a>
       </form>
@@ -275,10 +263,7 @@ function DepositDetail({
           <p>{d.matchOtherIntro}</p>
           <form method="get" action={`/dashboard/deposits/${deposit.id}`} class="form-grid" role="search">
             <input type="hidden" name="find" value="1" />
-            <label>
-              {d.matchSearch}
-              <input name="order_search" value={search ?? ''} />
-            </label>
+            <Field label={d.matchSearch} name="order_search" value={search} />
             <button type="submit" class="secondary">
               {t.common.search}
             </button>

@@ -10,7 +10,7 @@ import { findVisibleOrder } from '../../use-cases/read-orders';
 import { tokyoDateInput, tokyoTime, yen } from '../format';
 import { auditContextOf, contextOf, field, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { ActionButton, Badge, Facts, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
+import { ActionButton, Badge, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
 import { reasonText } from './deposits';
 
 const PAGE_SIZE = 50;
@@ -148,30 +148,12 @@ function OrderList({ ctx, rows, next, q }: { ctx: ConsoleRequestContext; rows: O
             ))}
           </select>
         </label>
-        <label>
-          {o.externalId}
-          <input name="external_id" value={q.external_id ?? ''} />
-        </label>
-        <label>
-          {o.payerName}
-          <input name="payer_name" value={q.payer_name ?? ''} />
-        </label>
-        <label>
-          {o.amountFrom}
-          <input name="amount_from" inputMode="numeric" value={q.amount_from ?? ''} />
-        </label>
-        <label>
-          {o.amountTo}
-          <input name="amount_to" inputMode="numeric" value={q.amount_to ?? ''} />
-        </label>
-        <label>
-          {t.common.from}
-          <input type="date" name="from" value={q.from ?? ''} />
-        </label>
-        <label>
-          {t.common.to}
-          <input type="date" name="to" value={q.to ?? ''} />
-        </label>
+        <Field label={o.externalId} name="external_id" value={q.external_id} />
+        <Field label={o.payerName} name="payer_name" value={q.payer_name} />
+        <Field label={o.amountFrom} name="amount_from" inputMode="numeric" value={q.amount_from} />
+        <Field label={o.amountTo} name="amount_to" inputMode="numeric" value={q.amount_to} />
+        <Field label={t.common.from} name="from" type="date" value={q.from} />
+        <Field label={t.common.to} name="to" type="date" value={q.to} />
         <button type="submit">{t.common.search}</button>
         <a href="/dashboard/orders">{t.common.clear}</a>
       </form>

@@ -27,7 +27,7 @@ import { getDeliveryLog, resendWebhook, sendTestWebhook } from '../../use-cases/
 import { tokyoTime } from '../format';
 import { auditContextOf, contextOf, field, fieldList, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { ActionButton, Badge, Facts, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
+import { ActionButton, Badge, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
 
 const selectedEvents = (req: Request): string[] => {
   const chosen = fieldList(req, 'events').filter((e) => (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(e));
@@ -306,10 +306,7 @@ function EndpointDetail({
       <section aria-labelledby="log">
         <h2 id="log">{w.log}</h2>
         <form method="get" action={`/dashboard/webhooks/${endpoint.id}`} class="form-grid" role="search">
-          <label>
-            {w.searchEvent}
-            <input name="event_id" value={eventId ?? ''} />
-          </label>
+          <Field label={w.searchEvent} name="event_id" value={eventId} />
           <button type="submit" class="secondary">
             {t.common.search}
           </button>

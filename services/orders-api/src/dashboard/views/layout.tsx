@@ -163,6 +163,20 @@ export function Facts({ rows }: { rows: [string, ComponentChildren][] }) {
   );
 }
 
+/** A labelled input; the label wraps the input, so it names the control. */
+export function Field(props: { label: ComponentChildren; name: string; value?: string | undefined; type?: 'date'; inputMode?: 'numeric' }) {
+  return (
+    <label>
+      {props.label}
+      {props.type === 'date' ? (
+        <input type="date" name={props.name} value={props.value ?? ''} />
+      ) : (
+        <input name={props.name} inputMode={props.inputMode} value={props.value ?? ''} />
+      )}
+    </label>
+  );
+}
+
 /** One column of a `Table`: its header and how a row fills its cell; `num` right-aligns figures. */
 export interface Column<Row> {
   header: ComponentChildren;
