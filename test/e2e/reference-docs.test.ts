@@ -71,7 +71,7 @@ async function renderedSections(page: Page): Promise<{ id: string | null; text: 
 describe('/docs', () => {
   test('when /docs is opened, then every operation of the document is rendered with its summary', async () => {
     const { page } = await openDocs();
-    expect(operationsOf(document.paths)).toHaveLength(27);
+    expect(operationsOf(document.paths)).toHaveLength(31);
 
     const rendered = await renderedSections(page);
 
