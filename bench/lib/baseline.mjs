@@ -278,6 +278,7 @@ async function decide(db, decisionWrites, transactionId, deposit) {
     outboxExchange: ['events'],
     outboxRoutingKey: ['event.recorded'],
     outboxPayload: [JSON.stringify(announcement)],
+    outboxHeaders: ['{}'],
   });
   if (!written) throw new Error(`the baseline's decision of ${transactionId} was not written`);
   return outcome;
