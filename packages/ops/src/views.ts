@@ -22,30 +22,12 @@ export function organisationView(row: OrganisationRow): OrganisationView {
 }
 
 /** Carries the key text, which exists only in this one output: the database keeps its hash. */
-export interface IssuedApiKeyView {
-  id: string;
-  object: 'api_key';
-  key: string;
-  name: string;
-  mode: Mode;
-  permission: string;
-  bank_account_id: string | null;
-  organisation_id: string;
-  created_at: string;
-}
+/** A key just issued: its text, printed this once, and what identifies it. */
+export type IssuedApiKeyView = Omit<ApiKeyView, 'key_hint' | 'revoked_at' | 'last_used_at'> & { key: string };
 
 export function issuedApiKeyView(row: ApiKeyRow, keyText: string): IssuedApiKeyView {
-  return {
-    id: row.id,
-    object: 'api_key',
-    key: keyText,
-    name: row.name,
-    mode: modeOf(row),
-    permission: row.permission,
-    bank_account_id: row.bankAccountId,
-    organisation_id: row.organisationId,
-    created_at: row.createdAt.toISOString(),
-  };
+  const { key_hint: _hint, revoked_at: _revoked, last_used_at: _used, ...key } = apiKeyView(row);
+  return { ...key, key: keyText };
 }
 
 export interface RevokedApiKeyView {

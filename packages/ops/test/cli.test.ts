@@ -12,6 +12,12 @@ usePrismaTestDatabase({ poolSize: 2 }, (opened) => ({ db, prisma } = opened));
 /** Runs the built CLI and asserts it succeeded with exactly one JSON object on stdout. */
 const ops = (...args: string[]) => runOpsOk(db.url, args);
 
+/** `bank-account add` for the organisation, with these flags (by name, without `--`) in place of a valid live account's. */
+function bankAccountAdd(organisationId: string, flags: Record<string, string> = {}): string[] {
+  const all = { mode: 'live', 'bank-code': '0001', 'branch-code': '001', 'account-number': '1234567', 'holder-name': 'X', ...flags };
+  return ['bank-account', 'add', '--org', organisationId, ...Object.entries(all).flatMap(([flag, value]) => [`--${flag}`, value])];
+}
+
 // Arrange steps call the command functions directly: the CLI run is what each test acts on.
 async function createOrganisation(name = 'アクメ株式会社'): Promise<string> {
   return (await commands.createOrganisation(prisma, { name, ownerEmail: 'owner@example.com' })).id;
@@ -169,26 +175,7 @@ describe('bank-account add', () => {
   test('when a live account is added, then it is stored in full but printed with only the last 4 digits', async () => {
     const organisationId = await createOrganisation();
 
-    const account = await ops(
-      'bank-account',
-      'add',
-      '--org',
-      organisationId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0001',
-      '--branch-code',
-      '001',
-      '--account-number',
-      '1234567',
-      '--holder-name',
-      'ｱｸﾒ(ｶ',
-      '--bank-name',
-      'みずほ銀行',
-      '--branch-name',
-      '本店',
-    );
+    const account = await ops(...bankAccountAdd(organisationId, { 'holder-name': 'ｱｸﾒ(ｶ', 'bank-name': 'みずほ銀行', 'branch-name': '本店' }));
 
     expect(account).toEqual({
       id: expect.stringMatching(/^ba_/),
@@ -349,22 +336,7 @@ describe('list and get', () => {
   test('when bank accounts exist, then bank-account get prints what add printed and bank-account list filters by organisation and mode', async () => {
     const organisationId = await createOrganisation('口座商店');
     await ops('key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'k');
-    const added = await ops(
-      'bank-account',
-      'add',
-      '--org',
-      organisationId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0001',
-      '--branch-code',
-      '001',
-      '--account-number',
-      '7777777',
-      '--holder-name',
-      'ｺｳｻﾞ',
-    );
+    const added = await ops(...bankAccountAdd(organisationId, { 'account-number': '7777777', 'holder-name': 'ｺｳｻﾞ' }));
 
     const got = await read('bank-account', 'get', '--bank-account', String(added.id));
     const all = await read('bank-account', 'list', '--org', organisationId);
@@ -479,28 +451,7 @@ describe('invalid input', () => {
       () => ['adapter', 'create', '--name', 'a', '--bank-account', otherOrganisationsLiveAccountId, '--bank-account', otherOrganisationsLiveAccountId],
       2,
     ],
-    [
-      'a bad account type',
-      () => [
-        'bank-account',
-        'add',
-        '--org',
-        organisationId,
-        '--mode',
-        'live',
-        '--bank-code',
-        '0001',
-        '--branch-code',
-        '001',
-        '--account-type',
-        'futsu',
-        '--account-number',
-        '1234567',
-        '--holder-name',
-        'X',
-      ],
-      2,
-    ],
+    ['a bad account type', () => bankAccountAdd(organisationId, { 'account-type': 'futsu' }), 2],
     ['a bad mode', () => ['key', 'issue', '--org', organisationId, '--mode', 'production', '--name', 'k'], 2],
     ['a missing required flag', () => ['key', 'issue', '--org', organisationId, '--mode', 'test'], 2],
     ['a flag without its value', () => ['org', 'create', '--name', '--owner-email', 'a@example.com'], 2],
@@ -517,84 +468,12 @@ describe('invalid input', () => {
       () => ['key', 'issue', '--org', organisationId, '--mode', 'live', '--name', 'k', '--bank-account', otherOrganisationsLiveAccountId],
       2,
     ],
-    [
-      'a bad bank code',
-      () => [
-        'bank-account',
-        'add',
-        '--org',
-        organisationId,
-        '--mode',
-        'live',
-        '--bank-code',
-        '01',
-        '--branch-code',
-        '001',
-        '--account-number',
-        '1234567',
-        '--holder-name',
-        'X',
-      ],
-      2,
-    ],
-    [
-      'a bad account number',
-      () => [
-        'bank-account',
-        'add',
-        '--org',
-        organisationId,
-        '--mode',
-        'live',
-        '--bank-code',
-        '0001',
-        '--branch-code',
-        '001',
-        '--account-number',
-        '12345678',
-        '--holder-name',
-        'X',
-      ],
-      2,
-    ],
-    [
-      'a test bank account',
-      () => [
-        'bank-account',
-        'add',
-        '--org',
-        organisationId,
-        '--mode',
-        'test',
-        '--bank-code',
-        '0001',
-        '--branch-code',
-        '001',
-        '--account-number',
-        '1234567',
-        '--holder-name',
-        'X',
-      ],
-      2,
-    ],
+    ['a bad bank code', () => bankAccountAdd(organisationId, { 'bank-code': '01' }), 2],
+    ['a bad account number', () => bankAccountAdd(organisationId, { 'account-number': '12345678' }), 2],
+    ['a test bank account', () => bankAccountAdd(organisationId, { mode: 'test' }), 2],
     [
       'an account the organisation already has',
-      () => [
-        'bank-account',
-        'add',
-        '--org',
-        otherOrganisationId,
-        '--mode',
-        'live',
-        '--bank-code',
-        '0009',
-        '--branch-code',
-        '100',
-        '--account-number',
-        '1111111',
-        '--holder-name',
-        'ｱｸﾒ(ｶ',
-      ],
+      () => bankAccountAdd(otherOrganisationId, { 'bank-code': '0009', 'branch-code': '100', 'account-number': '1111111', 'holder-name': 'ｱｸﾒ(ｶ' }),
       4,
     ],
     ['a malformed e-mail', () => ['org', 'create', '--name', 'n', '--owner-email', 'not-an-email'], 2],

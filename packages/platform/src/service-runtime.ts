@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDatabase, type Database } from '@pmatch/db';
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import { Redis, type RedisOptions } from 'ioredis';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics, type Counter } from 'prom-client';
 import type { z } from 'zod';
+import { addressLimit, limitedRequestsCounter, type AddressLimitOptions } from './address-limit';
 import { createAdminApp } from './admin-server';
 import { Broker, type Handler } from './broker';
 import { clockFromEnv, type Clock } from './clock';
@@ -15,6 +16,7 @@ import { exitOnLoss, runMain } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { OutboxRelay } from './outbox-relay';
 import { PeriodicTask } from './periodic-task';
+import { RateLimiter, logRedisChanges } from './rate-limit';
 import { registerDeadLetterDepth, registerOutboxAge } from './pipeline-metrics';
 import { tracedRequests } from './tracing';
 
@@ -67,6 +69,7 @@ export class ServiceRuntime {
   private readonly readiness: Record<string, () => Promise<void>>;
   private relay: OutboxRelay | undefined;
   private redisClient: Redis | undefined;
+  private limited: Counter<'limit' | 'decided_by'> | undefined;
   private readonly stopConsumers: (() => Promise<void>)[] = [];
   private readonly consumedQueues: string[] = [];
   private readonly workers: Worker[] = [];
@@ -138,6 +141,25 @@ export class ServiceRuntime {
       if (use === 'required') this.addReadinessCheck('redis', async () => void (await redis.ping()));
     }
     return this.redisClient;
+  }
+
+  /**
+   * A token bucket in the service's Redis (best effort: the process's own bucket decides while
+   * Redis is down), its Redis changes logged.
+   */
+  rateLimiter(ratePerSecond: number, burst: number): RateLimiter {
+    return new RateLimiter(this.redis('best-effort'), this.options.config.REDIS_PREFIX, ratePerSecond, burst, { onRedisChange: logRedisChanges(this.logger) });
+  }
+
+  /** A per-client-address limit (see `addressLimit`) counted in `pmatch_requests_limited_total`. */
+  addressLimit(options: Omit<AddressLimitOptions, 'limited'>): RequestHandler {
+    return addressLimit({ ...options, limited: this.limitedRequests() });
+  }
+
+  /** `pmatch_requests_limited_total`, the requests any rate limit of the service refused. */
+  limitedRequests(): Counter<'limit' | 'decided_by'> {
+    this.limited ??= limitedRequestsCounter(this.metrics);
+    return this.limited;
   }
 
   /** Another dependency /readyz reports on; `check` throws when it is unusable. */

@@ -1,16 +1,5 @@
 import { BankIngestCommand, QUEUES } from '@pmatch/contracts';
-import {
-  RateLimiter,
-  SecretBox,
-  addressLimit,
-  limitedRequestsCounter,
-  logRedisChanges,
-  runService,
-  startService,
-  systemClock,
-  type Clock,
-  type RunningService,
-} from '@pmatch/platform';
+import { SecretBox, runService, startService, systemClock, type Clock, type RunningService } from '@pmatch/platform';
 import { commandHandler } from './amqp/commands';
 import { loadConfig, type BankIngestConfig } from './config';
 import { AdapterCache, listActiveAdapters } from './data/adapters';
@@ -42,17 +31,14 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
         },
       );
       // Per client address, before a body is read or a signature checked: docs/decisions/0070-limits-before-authentication.md.
-      const refusals = new RateLimiter(runtime.redis('best-effort'), config.REDIS_PREFIX, config.REFUSAL_LIMIT_PER_SECOND, config.REFUSAL_LIMIT_BURST, {
-        onRedisChange: logRedisChanges(logger),
-      });
+      const refusals = runtime.rateLimiter(config.REFUSAL_LIMIT_PER_SECOND, config.REFUSAL_LIMIT_BURST);
       runtime.http.use(
         '/ingest',
-        addressLimit({
+        runtime.addressLimit({
           name: 'ingest',
           limiter: refusals,
           counts: [400, 401, 413],
           message: 'Too many refused requests from this address; retry after the time in Retry-After.',
-          limited: limitedRequestsCounter(runtime.metrics),
         }),
       );
       runtime.http.use(

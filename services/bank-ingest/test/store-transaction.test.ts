@@ -1,27 +1,18 @@
 import { EXCHANGES, ROUTING_KEYS, newId } from '@pmatch/contracts';
-import { createDatabase, createPrisma, transactionView, type Database, type PrismaClient, type Sql } from '@pmatch/db';
+import { transactionView, type Database, type PrismaClient, type Sql } from '@pmatch/db';
 import type { OutboxPublisher } from '@pmatch/platform';
-import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, notingStatements, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { notingStatements, uniqueName, useServiceTestDatabase } from '@pmatch/testkit';
 import { TransactionStore, insertNewDeposits } from '../src/data/transactions';
 import type { IncomingTransaction } from '../src/domain/transaction';
 
-let db: TestDatabase;
 /** The owner's client, to seed and to look. */
 let prisma: PrismaClient;
 /** bank-ingest's own database role, as the service connects: what it stores, its role may store. */
 let ingest: Database;
 const at = new Date('2026-11-22T10:00:00.123Z');
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url);
-  ingest = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['bank-ingest']));
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await ingest?.prisma.$disconnect();
-  await db?.drop();
+useServiceTestDatabase('bank-ingest', (opened) => {
+  ({ owner: prisma, database: ingest } = opened);
 });
 
 async function seedAccount(mode: 'live' | 'test' = 'live') {

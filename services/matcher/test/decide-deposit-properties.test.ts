@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { NAME_CORPUS } from './fixtures/names-corpus';
+import { MINUTE, OCCURRED_AT, amount, nearbyOrder, placed } from './support/scenarios';
 
 /**
  * The safety property (never a wrong confirmation) over the whole use case and the REAL database: generated orders
@@ -16,9 +17,6 @@ import { NAME_CORPUS } from './fixtures/names-corpus';
  */
 
 const RUNS = { numRuns: 150 };
-const MINUTE = 60_000;
-const OCCURRED_AT = new Date('2026-11-22T09:00:00Z').getTime();
-const CORPUS_NAMES = [...new Set(NAME_CORPUS.flatMap((c) => [c.depositor, c.payer]))];
 
 let db: TestDatabase;
 let database: Database;
@@ -44,19 +42,9 @@ const scenario = fc.record({
   caseIndex: fc.nat({ max: NAME_CORPUS.length - 1 }),
   rules: fc.subarray([...MATCHING_RULES]),
   depositOnSecondAccount: fc.boolean(),
-  amount: fc.constantFrom(1000, 5000, 5001),
+  amount,
   nowAfterMinutes: fc.integer({ min: 0, max: 3 * 24 * 60 }),
-  orders: fc.array(
-    fc.record({
-      onSecondAccount: fc.boolean(),
-      amount: fc.constantFrom(1000, 5000, 5001),
-      status: fc.constantFrom('open', 'open', 'expired', 'paid', 'canceled'),
-      payerName: fc.oneof(fc.constant('own payer'), fc.constant('depositor'), fc.constantFrom(...CORPUS_NAMES)),
-      orderedMinutesBefore: fc.integer({ min: -24 * 60, max: 10 * 24 * 60 }),
-      openForMinutes: fc.integer({ min: 0, max: 14 * 24 * 60 }),
-    }),
-    { maxLength: 8 },
-  ),
+  orders: fc.array(nearbyOrder, { maxLength: 8 }),
 });
 
 type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;
@@ -74,8 +62,7 @@ async function store(s: Scenario) {
   const nameCase = NAME_CORPUS[s.caseIndex]!;
   await prisma.order.createMany({
     data: s.orders.map((o) => {
-      const orderedAt = new Date(OCCURRED_AT - o.orderedMinutesBefore * MINUTE);
-      const expiresAt = new Date(orderedAt.getTime() + o.openForMinutes * MINUTE);
+      const { payerName, orderedAt, expiresAt } = placed(o, nameCase);
       const closed = o.status !== 'open';
       return {
         id: newId('order'),
@@ -84,7 +71,7 @@ async function store(s: Scenario) {
         bankAccountId: accounts[o.onSecondAccount ? 1 : 0]!,
         status: o.status,
         amount: BigInt(o.amount),
-        payerName: o.payerName === 'own payer' ? nameCase.payer : o.payerName === 'depositor' ? nameCase.depositor : o.payerName,
+        payerName,
         externalId: uniqueName('e'),
         itemName: 'item',
         orderedAt,

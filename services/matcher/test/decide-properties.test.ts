@@ -4,15 +4,12 @@ import { decide, type CandidateOrder, type DepositFacts } from '../src/domain/de
 import { nameMatcher } from '../src/domain/names/matcher';
 import { kana_width } from '../src/domain/names/rules';
 import { NAME_CORPUS } from './fixtures/names-corpus';
+import { CORPUS_NAMES, MINUTE, OCCURRED_AT, amount, nearbyOrder, placed } from './support/scenarios';
 
 const RUNS = { numRuns: 2000 };
 /** The fixed seed of the one test that checks what the generator reaches (see that test). */
 const GENERATOR_REACH_SEED = 20261123;
-const MINUTE = 60_000;
-const OCCURRED_AT = new Date('2026-11-22T09:00:00Z').getTime();
 
-/** Names that fit each other in many ways: every depositor and payer name of the corpus. */
-const CORPUS_NAMES = [...new Set(NAME_CORPUS.flatMap((c) => [c.depositor, c.payer]))];
 /** Kana in every width and size, dashes, spaces, brackets and the marks and compatibility characters that NFKC recombines (㈱, ㌀, ´). */
 const KANA_ALPHABET = [
   ...'ｱｶﾞｷﾞｸｹｺﾊﾟﾎﾟｧｯｬｮあいうゃっゐゝカガキャッヵーｰ-－―〜 \u3000\u200B()（）ｶﾕﾄｸﾋシヤ株式会社AaＢé1２\u3099\u309A\u309B\uFF9E\u0301\u00B4㈱㌀',
@@ -28,7 +25,7 @@ const rules = fc.subarray([...MATCHING_RULES]);
 interface StoredOrder extends CandidateOrder {
   bankAccountId: string;
   amount: number;
-  storedStatus: 'open' | 'expired' | 'paid' | 'cancelled';
+  storedStatus: 'open' | 'expired' | 'paid' | 'canceled';
 }
 
 interface Scenario {
@@ -46,28 +43,17 @@ const scenario: fc.Arbitrary<Scenario> = fc
   .record({
     caseIndex: fc.nat({ max: NAME_CORPUS.length - 1 }),
     bankAccountId: fc.constantFrom('ba_1', 'ba_2'),
-    amount: fc.constantFrom(1000, 5000, 5001),
+    amount,
     nowAfterMinutes: fc.integer({ min: 0, max: 3 * 24 * 60 }),
-    orders: fc.array(
-      fc.record({
-        bankAccountId: fc.constantFrom('ba_1', 'ba_2'),
-        amount: fc.constantFrom(1000, 5000, 5001),
-        storedStatus: fc.constantFrom('open', 'open', 'expired', 'paid', 'cancelled'),
-        payerName: fc.oneof(fc.constant('own payer'), fc.constant('depositor'), fc.constantFrom(...CORPUS_NAMES)),
-        orderedMinutesBefore: fc.integer({ min: -24 * 60, max: 10 * 24 * 60 }),
-        openForMinutes: fc.integer({ min: 0, max: 14 * 24 * 60 }),
-      }),
-      { maxLength: 8 },
-    ),
+    orders: fc.array(nearbyOrder, { maxLength: 8 }),
   })
   .map(({ caseIndex, bankAccountId, amount, nowAfterMinutes, orders }) => {
     const nameCase = NAME_CORPUS[caseIndex]!;
     const stored = orders.map((o, i): StoredOrder => {
-      const orderedAt = new Date(OCCURRED_AT - o.orderedMinutesBefore * MINUTE);
-      const payerName = o.payerName === 'own payer' ? nameCase.payer : o.payerName === 'depositor' ? nameCase.depositor : o.payerName;
-      const status = o.storedStatus === 'expired' ? 'expired' : 'open';
-      const expiresAt = new Date(orderedAt.getTime() + o.openForMinutes * MINUTE);
-      return { id: `ord_${i}`, bankAccountId: o.bankAccountId, amount: o.amount, storedStatus: o.storedStatus, status, payerName, orderedAt, expiresAt };
+      const { payerName, orderedAt, expiresAt } = placed(o, nameCase);
+      const status = o.status === 'expired' ? 'expired' : 'open';
+      const bankAccountId = o.onSecondAccount ? 'ba_2' : 'ba_1';
+      return { id: `ord_${i}`, bankAccountId, amount: o.amount, storedStatus: o.status, status, payerName, orderedAt, expiresAt };
     });
     return {
       deposit: { bankAccountId, amount, counterparty: nameCase.depositor, occurredAt: new Date(OCCURRED_AT) },

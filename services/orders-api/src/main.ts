@@ -1,18 +1,5 @@
 import { buildOpenApiDocument } from '@pmatch/contracts';
-import {
-  AddressPolicy,
-  RateLimiter,
-  SecretBox,
-  addressLimit,
-  jsonBodies,
-  limitedRequestsCounter,
-  logRedisChanges,
-  runService,
-  startService,
-  systemClock,
-  type Clock,
-  type RunningService,
-} from '@pmatch/platform';
+import { AddressPolicy, SecretBox, jsonBodies, runService, startService, systemClock, type Clock, type RunningService } from '@pmatch/platform';
 import { loadConfig, type OrdersApiConfig } from './config';
 import { dashboardRouter } from './dashboard/router';
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from './dashboard/http';
@@ -59,28 +46,24 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       };
 
       const redis = runtime.redis('best-effort');
-      const limiter = (ratePerSecond: number, burst: number) =>
-        new RateLimiter(redis, config.REDIS_PREFIX, ratePerSecond, burst, { onRedisChange: logRedisChanges(logger) });
-      const limited = limitedRequestsCounter(runtime.metrics);
       // Per client address, in front of everything that answers without an API key: docs/decisions/0070-limits-before-authentication.md.
-      const refusals = limiter(config.REFUSAL_LIMIT_PER_SECOND, config.REFUSAL_LIMIT_BURST);
+      const refusals = runtime.rateLimiter(config.REFUSAL_LIMIT_PER_SECOND, config.REFUSAL_LIMIT_BURST);
       const tooManyRefusals = 'Too many refused requests from this address; retry after the time in Retry-After.';
-      http.use('/pay', addressLimit({ name: 'payment-page', limiter: refusals, counts: [404], message: tooManyRefusals, limited }));
+      http.use('/pay', runtime.addressLimit({ name: 'payment-page', limiter: refusals, counts: [404], message: tooManyRefusals }));
       http.use(paymentPageRouter(deps));
-      const consoleLimiter = limiter(config.CONSOLE_LIMIT_PER_SECOND, config.CONSOLE_LIMIT_BURST);
+      const consoleLimiter = runtime.rateLimiter(config.CONSOLE_LIMIT_PER_SECOND, config.CONSOLE_LIMIT_BURST);
       http.use(
         '/dashboard',
-        addressLimit({
+        runtime.addressLimit({
           name: 'console',
           limiter: consoleLimiter,
           counts: 'every request',
           message: 'Too many requests from this address; retry after the time in Retry-After.',
-          limited,
         }),
       );
-      http.use('/link', addressLimit({ name: 'payment-link', limiter: refusals, counts: [404], message: tooManyRefusals, limited }));
+      http.use('/link', runtime.addressLimit({ name: 'payment-link', limiter: refusals, counts: [404], message: tooManyRefusals }));
       // Per buyer address: a burst of PAYMENT_LINK_ORDERS_PER_HOUR orders, refilled over the hour.
-      const linkOrders = limiter(config.PAYMENT_LINK_ORDERS_PER_HOUR / 3600, config.PAYMENT_LINK_ORDERS_PER_HOUR);
+      const linkOrders = runtime.rateLimiter(config.PAYMENT_LINK_ORDERS_PER_HOUR / 3600, config.PAYMENT_LINK_ORDERS_PER_HOUR);
       http.use(paymentLinkPageRouter(deps, { limiter: linkOrders, logger }));
       http.use(
         dashboardRouter(deps, {
@@ -96,14 +79,14 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
         res.json(openApiDocument);
       });
       http.use(referenceDocsRouter());
-      const perKey = limiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+      const perKey = runtime.rateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
       const keys = new ApiKeys(database.sql, runtime.metrics, (keyId, at) => markKeyUsed(database.prisma, keyId, at), clock, logger);
       // The address and the key first: a request without a valid key is refused before its body is read or parsed.
       http.use(
         '/v1',
-        addressLimit({ name: 'api', limiter: refusals, counts: [401], message: tooManyRefusals, limited }),
+        runtime.addressLimit({ name: 'api', limiter: refusals, counts: [401], message: tooManyRefusals }),
         authenticate(keys, createsOrderWithoutIdempotencyKey),
-        rateLimit(perKey, limited),
+        rateLimit(perKey, runtime.limitedRequests()),
         jsonBodies(),
       );
       http.use(ordersRouter({ ...deps, keys }));

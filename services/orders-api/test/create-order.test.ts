@@ -1,20 +1,17 @@
-import { createDatabase, createPrisma, type Database, type PrismaClient } from '@pmatch/db';
+import type { Database, PrismaClient } from '@pmatch/db';
 import { sha256Hex } from '@pmatch/platform';
-import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, notingStatements, type TestDatabase } from '@pmatch/testkit';
+import { notingStatements, useServiceTestDatabase } from '@pmatch/testkit';
 import { findOrderByExternalId, newOrderWriter } from '../src/data/orders';
 import { findActiveKeyByHash } from '../src/data/keys';
 import { resolveBankAccount, type AuthContext } from '../src/domain/auth';
 
 /** The reads and the write of POST /v1/orders (and of every /v1 request's key), on plain SQL in orders-api's own role. */
 
-let db: TestDatabase;
 let owner: PrismaClient;
 let database: Database;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  owner = createPrisma(db.url);
-  database = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['orders-api']));
+useServiceTestDatabase('orders-api', async (opened) => {
+  ({ owner, database } = opened);
   await owner.organisation.create({ data: { id: 'org_a', name: 'n', ownerEmail: 'o@example.com' } });
   await owner.organisation.create({ data: { id: 'org_none', name: 'n', ownerEmail: 'o@example.com' } });
   const account = (id: string, mode: string, createdAt: string) =>
@@ -61,12 +58,6 @@ beforeAll(async () => {
       },
     ],
   });
-});
-
-afterAll(async () => {
-  await database?.prisma.$disconnect();
-  await owner?.$disconnect();
-  await db?.drop();
 });
 
 const auth = (mode: 'test' | 'live', bankAccountId: string | null = null): AuthContext => ({

@@ -1,29 +1,20 @@
 import { AppError } from '@pmatch/contracts';
-import { createDatabase, createPrisma, type Database, type PrismaClient } from '@pmatch/db';
+import type { Database, PrismaClient } from '@pmatch/db';
 import { MAX_JSON_DEPTH } from '@pmatch/platform';
-import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, type TestDatabase } from '@pmatch/testkit';
+import { useServiceTestDatabase } from '@pmatch/testkit';
 import { holdKey, storeAnswer, type KeyState } from '../src/data/idempotency';
 import { RETENTION_BATCH, deleteExpiredRecords } from '../src/data/retention';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, requestFingerprint } from '../src/domain/idempotency';
 
-let db: TestDatabase;
 let prisma: PrismaClient;
 /** As orders-api connects: in its own least-privilege role. */
 let database: Database;
 const t0 = new Date('2026-11-22T00:00:00Z');
 const later = (ms: number) => new Date(t0.getTime() + ms);
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url);
-  database = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['orders-api']));
+useServiceTestDatabase('orders-api', async (opened) => {
+  ({ owner: prisma, database } = opened);
   await prisma.organisation.create({ data: { id: 'org_idem', name: 'n', ownerEmail: 'o@example.com' } });
-});
-
-afterAll(async () => {
-  await database?.prisma.$disconnect();
-  await prisma?.$disconnect();
-  await db?.drop();
 });
 
 const key = (name: string) => ({ apiKeyId: 'key_idem', organisationId: 'org_idem', mode: 'test' as const, key: name });

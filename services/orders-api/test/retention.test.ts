@@ -1,5 +1,5 @@
-import { createDatabase, createPrisma, type Database, type PrismaClient } from '@pmatch/db';
-import { DATABASE_ROLE, PLAN_CACHE_MODES, createTestDatabase, databaseUrlAs, planNodes, preparedPlan, type TestDatabase } from '@pmatch/testkit';
+import type { Database, PrismaClient } from '@pmatch/db';
+import { PLAN_CACHE_MODES, planNodes, preparedPlan, useServiceTestDatabase } from '@pmatch/testkit';
 import { RETENTION_BATCH, deleteExpiredRecords, deletePublishedOutbox } from '../src/data/retention';
 
 /**
@@ -11,20 +11,11 @@ const DAY = 24 * 3600_000;
 const now = new Date('2026-11-22T00:00:00Z');
 const daysAgo = (days: number) => new Date(now.getTime() - days * DAY);
 
-let db: TestDatabase;
 let owner: PrismaClient;
 let database: Database;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  owner = createPrisma(db.url);
-  database = createDatabase(databaseUrlAs(db.url, DATABASE_ROLE['orders-api']));
-});
-
-afterAll(async () => {
-  await database?.prisma.$disconnect();
-  await owner?.$disconnect();
-  await db?.drop();
+useServiceTestDatabase('orders-api', (opened) => {
+  ({ owner, database } = opened);
 });
 
 /** Outbox rows named `prefix-1…count`, in that order, published at `publishedAt` (null: not yet). */

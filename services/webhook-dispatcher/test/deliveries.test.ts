@@ -68,19 +68,18 @@ async function anotherDelivery(endpoint: { id: string; organisationId: string },
 
 const statusOf = async (id: string) => (await owner.webhookDelivery.findUniqueOrThrow({ where: { id } })).status;
 
+/** Claims every due delivery, one per endpoint, with room for all of them. */
+function claimAllDue(): Promise<ClaimedDelivery[]> {
+  return claimDueDeliveries(dispatcher.sql, NOW, { leaseUntil: new Date(NOW.getTime() + MINUTE), free: 100, slowFree: 100, known: [], unknownAllowance: 1 });
+}
+
 /** Claims every due delivery (one per endpoint) and returns the one of `endpointId`. */
 async function claim(endpointId: string): Promise<ClaimedDelivery> {
   return (await claimEach([endpointId]))[0]!;
 }
 
 async function claimEach(endpointIds: string[]): Promise<ClaimedDelivery[]> {
-  const claimed = await claimDueDeliveries(dispatcher.sql, NOW, {
-    leaseUntil: new Date(NOW.getTime() + MINUTE),
-    free: 100,
-    slowFree: 100,
-    known: [],
-    unknownAllowance: 1,
-  });
+  const claimed = await claimAllDue();
   return endpointIds.map((endpointId) => {
     const mine = claimed.find((c) => c.endpoint.id === endpointId);
     if (mine === undefined) throw new Error(`no delivery of ${endpointId} was claimed`);
@@ -215,13 +214,7 @@ test('when endpoints with only deliveries due later lie between endpoints with d
   }
   const ours = new Set(made.map((m) => m.endpoint.id));
 
-  const claimed = await claimDueDeliveries(dispatcher.sql, NOW, {
-    leaseUntil: new Date(NOW.getTime() + MINUTE),
-    free: 100,
-    slowFree: 100,
-    known: [],
-    unknownAllowance: 1,
-  });
+  const claimed = await claimAllDue();
 
   const claimedOurs = claimed
     .filter((c) => ours.has(c.endpoint.id))

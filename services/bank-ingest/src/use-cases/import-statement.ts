@@ -8,19 +8,12 @@ import { CamtParser } from '../domain/statements/camt';
 import { StatementInvalid, type StatementAccount, type StatementEntry, type StatementFormat, type StatementParser } from '../domain/statements/statement';
 import { ZenginParser } from '../domain/statements/zengin';
 import type { IncomingTransaction } from '../domain/transaction';
-import { beginImport, finishImport, storeImportedWithdrawals, type ImportedWithdrawal } from '../data/statement-imports';
+import { beginImport, finishImport, storeImportedWithdrawals, type ImportedWithdrawal, type StatementImportRow } from '../data/statement-imports';
 import { insertNewDeposits } from '../data/transactions';
 
 /** The body of a statement import's answer (and of `ops statement import`). */
-export interface StatementImportView {
+export interface StatementImportView extends Omit<StatementImportRow, 'createdAt'> {
   object: 'statement_import';
-  id: string;
-  format: string;
-  accounts: number;
-  records: number;
-  stored: number;
-  duplicates: number;
-  withdrawals: number;
   created_at: string;
 }
 

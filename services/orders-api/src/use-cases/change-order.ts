@@ -35,17 +35,15 @@ export async function cancelOrder(deps: Pick<OrdersApiDeps, 'database' | 'clock'
 export async function reverseOrder(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, order: OrderRow, reason?: string): Promise<Order> {
   return deps.matcher.orderCommand({
     type: 'order.reverse',
-    organisation_id: actor.organisationId,
-    mode: actor.mode,
     order_id: order.id,
-    ...decider(actor),
+    ...commandContext(actor),
     ...(reason === undefined ? {} : { reason }),
   });
 }
 
-/** Who decides, as the matcher records it on the payment. */
-export function decider(actor: Actor): { decided_by: string; trigger: Actor['trigger'] } {
-  return { decided_by: actor.decidedBy, trigger: actor.trigger };
+/** The organisation and mode a command acts in, and who decides, as the matcher records it on the payment. */
+export function commandContext(actor: Actor): { organisation_id: string; mode: Actor['mode']; decided_by: string; trigger: Actor['trigger'] } {
+  return { organisation_id: actor.organisationId, mode: actor.mode, decided_by: actor.decidedBy, trigger: actor.trigger };
 }
 
 /** Asks the matcher to record the order as paid outside any deposit it saw. */
@@ -53,10 +51,8 @@ export async function markOrderPaid(deps: Pick<OrdersApiDeps, 'matcher'>, actor:
   if (order.source !== null) throw notOpen('marked paid');
   return deps.matcher.orderCommand({
     type: 'order.mark_paid',
-    organisation_id: actor.organisationId,
-    mode: actor.mode,
     order_id: order.id,
-    ...decider(actor),
+    ...commandContext(actor),
     ...(request.paid_at === undefined ? {} : { paid_at: request.paid_at }),
   });
 }

@@ -2,7 +2,7 @@ import { AppError, type MatchTransactionRequest, type Transaction } from '@pmatc
 import type { TransactionRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { findOrder } from '../data/orders';
-import { decider } from './change-order';
+import { commandContext } from './change-order';
 import type { OrdersApiDeps } from './deps';
 
 // Matching by hand, decided by the matcher; each acts on a transaction the actor may see (`findVisibleTransaction`).
@@ -20,32 +20,18 @@ export async function matchTransaction(
   }
   return deps.matcher.transactionCommand({
     type: 'transaction.match',
-    organisation_id: actor.organisationId,
-    mode: actor.mode,
     transaction_id: transaction.id,
     order_id: request.order_id,
-    ...decider(actor),
+    ...commandContext(actor),
   });
 }
 
 /** Asks the matcher to set the deposit aside as no payment for an order. */
 export async function excludeTransaction(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, transaction: TransactionRow): Promise<Transaction> {
-  return deps.matcher.transactionCommand({
-    type: 'transaction.exclude',
-    organisation_id: actor.organisationId,
-    mode: actor.mode,
-    transaction_id: transaction.id,
-    ...decider(actor),
-  });
+  return deps.matcher.transactionCommand({ type: 'transaction.exclude', transaction_id: transaction.id, ...commandContext(actor) });
 }
 
 /** Asks the matcher to undo an exclusion. */
 export async function restoreTransaction(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, transaction: TransactionRow): Promise<Transaction> {
-  return deps.matcher.transactionCommand({
-    type: 'transaction.restore',
-    organisation_id: actor.organisationId,
-    mode: actor.mode,
-    transaction_id: transaction.id,
-    ...decider(actor),
-  });
+  return deps.matcher.transactionCommand({ type: 'transaction.restore', transaction_id: transaction.id, ...commandContext(actor) });
 }

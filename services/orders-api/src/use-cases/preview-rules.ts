@@ -1,6 +1,6 @@
 import type { MatchingRule, PreviewedConfirmation, Settings } from '@pmatch/contracts';
 import type { Actor } from '../domain/actor';
-import { decider } from './change-order';
+import { commandContext } from './change-order';
 import type { OrdersApiDeps } from './deps';
 import { assertMayChangeSettings, changeSettings } from './manage-settings';
 
@@ -27,11 +27,9 @@ export async function applyRules(
   if (confirmations.length === 0) return { settings, confirmed: [], left_held: [] };
   const result = await deps.matcher.confirmPreviewed({
     type: 'rules.confirm_previewed',
-    organisation_id: actor.organisationId,
-    mode: actor.mode,
     matching_rules: rules,
     confirmations,
-    ...decider(actor),
+    ...commandContext(actor),
   });
   return { settings, confirmed: result.confirmed, left_held: result.left_held };
 }

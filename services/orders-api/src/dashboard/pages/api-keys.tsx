@@ -7,7 +7,7 @@ import { KEY_NAME_MAX, getApiKeys, issueApiKey, revokeApiKey } from '../../use-c
 import { tokyoTime } from '../format';
 import { auditContextOf, contextOf, field, pathId, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { ActionButton, Badge, Layout, Notice, PostForm, Table } from '../views/layout';
+import { ActionButton, Badge, Layout, Notice, PostForm, Table, CopyableSecret } from '../views/layout';
 
 /** API keys of the mode: issue (the text shown once), revoke, and when each was last used. */
 export function apiKeyPages(deps: OrdersApiDeps): Router {
@@ -32,14 +32,9 @@ export function apiKeyPages(deps: OrdersApiDeps): Router {
       res,
       <Layout ctx={ctx} title={t.apiKeys.issuedTitle} section="apiKeys">
         <Notice kind="info">{t.apiKeys.shownOnce}</Notice>
-        <p>
-          <code class="secret" id="key-text">
-            {keyText}
-          </code>{' '}
-          <button type="button" class="secondary" data-copy="key-text" data-copied={t.common.copied} hidden>
-            {t.common.copy}
-          </button>
-        </p>
+        <CopyableSecret ctx={ctx} id="key-text">
+          {keyText}
+        </CopyableSecret>
         <p>
           <a href="/dashboard/api-keys">{t.common.back}</a>
         </p>

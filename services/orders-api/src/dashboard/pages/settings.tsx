@@ -97,6 +97,24 @@ function RuleChoices({ ctx, selected }: { ctx: ConsoleRequestContext; selected: 
   );
 }
 
+/** A labelled yes/no choice posted as `true` or `false`. */
+function YesNoField({ ctx, label, name, value, disabled }: { ctx: ConsoleRequestContext; label: string; name: string; value: boolean; disabled: boolean }) {
+  const { t } = ctx;
+  return (
+    <label>
+      {label}
+      <select name={name} disabled={disabled}>
+        <option value="true" selected={value}>
+          {t.common.yes}
+        </option>
+        <option value="false" selected={!value}>
+          {t.common.no}
+        </option>
+      </select>
+    </label>
+  );
+}
+
 function SettingsPage({ ctx, settings, requireAdminTotp }: { ctx: ConsoleRequestContext; settings: Settings; requireAdminTotp: boolean }) {
   const { t, language } = ctx;
   const s = t.settings;
@@ -116,17 +134,7 @@ function SettingsPage({ ctx, settings, requireAdminTotp }: { ctx: ConsoleRequest
         <h2 id="auto-confirm">{s.autoConfirm}</h2>
         <p class="muted">{s.autoConfirmHelp}</p>
         <PostForm ctx={ctx} action="/dashboard/settings/auto-confirm" class="form-grid">
-          <label>
-            {s.autoConfirm}
-            <select name="auto_confirm_late_orders" disabled={!admin}>
-              <option value="true" selected={settings.auto_confirm_late_orders}>
-                {t.common.yes}
-              </option>
-              <option value="false" selected={!settings.auto_confirm_late_orders}>
-                {t.common.no}
-              </option>
-            </select>
-          </label>
+          <YesNoField ctx={ctx} label={s.autoConfirm} name="auto_confirm_late_orders" value={settings.auto_confirm_late_orders} disabled={!admin} />
           {admin ? <button type="submit">{t.common.save}</button> : null}
         </PostForm>
       </section>
@@ -145,17 +153,7 @@ function SettingsPage({ ctx, settings, requireAdminTotp }: { ctx: ConsoleRequest
       <section aria-labelledby="security">
         <h2 id="security">{s.security}</h2>
         <PostForm ctx={ctx} action="/dashboard/settings/security" class="form-grid">
-          <label>
-            {s.requireAdminTotp}
-            <select name="require_admin_totp" disabled={!admin}>
-              <option value="true" selected={requireAdminTotp}>
-                {t.common.yes}
-              </option>
-              <option value="false" selected={!requireAdminTotp}>
-                {t.common.no}
-              </option>
-            </select>
-          </label>
+          <YesNoField ctx={ctx} label={s.requireAdminTotp} name="require_admin_totp" value={requireAdminTotp} disabled={!admin} />
           {admin ? <button type="submit">{t.common.save}</button> : null}
         </PostForm>
       </section>

@@ -7,7 +7,7 @@ import { changeUserRole, getTeam, inviteUser, removeTeamMember } from '../../use
 import { tokyoTime } from '../format';
 import { auditContextOf, contextOf, field, pathId, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { ActionButton, Layout, Notice, PostForm, Table } from '../views/layout';
+import { ActionButton, Layout, Notice, PostForm, Table, CopyableSecret } from '../views/layout';
 
 /** The organisation's people; admins invite them, change their roles and remove them. */
 export function teamPages(deps: OrdersApiDeps): Router {
@@ -58,14 +58,9 @@ function TeamPage({ ctx, users, invited }: { ctx: ConsoleRequestContext; users: 
         <section aria-labelledby="invited">
           <h2 id="invited">{tm.invite}</h2>
           <p>{tm.invited}</p>
-          <p>
-            <code class="secret" id="setup-url">
-              {invited}
-            </code>{' '}
-            <button type="button" class="secondary" data-copy="setup-url" data-copied={t.common.copied} hidden>
-              {t.common.copy}
-            </button>
-          </p>
+          <CopyableSecret ctx={ctx} id="setup-url">
+            {invited}
+          </CopyableSecret>
         </section>
       ) : null}
       <Table

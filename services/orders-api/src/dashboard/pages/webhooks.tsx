@@ -27,7 +27,7 @@ import { getDeliveryLog, resendWebhook, sendTestWebhook } from '../../use-cases/
 import { tokyoTime } from '../format';
 import { auditContextOf, contextOf, field, fieldList, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { ActionButton, Badge, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
+import { ActionButton, Badge, Facts, Field, Layout, Notice, Pager, PostForm, Table, CopyableSecret } from '../views/layout';
 
 const selectedEvents = (req: Request): string[] => {
   const chosen = fieldList(req, 'events').filter((e) => (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(e));
@@ -277,14 +277,9 @@ function EndpointDetail({
           {secret ? (
             <>
               <p>{w.secretShown}</p>
-              <p>
-                <code class="secret" id="secret-text">
-                  {secret.secret}
-                </code>{' '}
-                <button type="button" class="secondary" data-copy="secret-text" data-copied={t.common.copied} hidden>
-                  {t.common.copy}
-                </button>
-              </p>
+              <CopyableSecret ctx={ctx} id="secret-text">
+                {secret.secret}
+              </CopyableSecret>
               {secret.previous_secret_expires_at ? <p class="muted">{w.previousSecretUntil(tokyoTime(secret.previous_secret_expires_at))}</p> : null}
             </>
           ) : null}

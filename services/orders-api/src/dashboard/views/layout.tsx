@@ -128,6 +128,20 @@ export function Notice({ kind = 'info', children }: { kind?: 'info' | 'error' | 
   );
 }
 
+/** A secret shown once, with a copy button (the page's script shows the button). */
+export function CopyableSecret({ ctx, id, children }: { ctx: ConsoleRequestContext; id: string; children: ComponentChildren }) {
+  return (
+    <p>
+      <code class="secret" id={id}>
+        {children}
+      </code>{' '}
+      <button type="button" class="secondary" data-copy={id} data-copied={ctx.t.common.copied} hidden>
+        {ctx.t.common.copy}
+      </button>
+    </p>
+  );
+}
+
 /** A link to the next page of a list, keeping its filters. */
 export function Pager({ ctx, next }: { ctx: ConsoleRequestContext; next: Record<string, string> | undefined }) {
   const params = new URLSearchParams(ctx.query);
