@@ -5,3 +5,4 @@ export * from './listings';
 export * from './views';
 export * from './matcher-link';
 export * from './shop-orders';
+export * from './session';

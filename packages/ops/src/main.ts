@@ -1,47 +1,20 @@
 #!/usr/bin/env node
-import { createDatabase } from '@pmatch/db';
-import { SecretBox, checkDatabaseRole, clockFromEnv, loadConfig } from '@pmatch/platform';
-import { parseCommandLine } from './cli';
-import { OpsConfig } from './config';
-import { EXIT_CODES, failureOf } from './failures';
-import { LazyMatcherLink } from './matcher-link';
+import { OpsSession } from './session';
 
 /**
  * `ops <group> <action> --flag value …`: one JSON object on stdout and exit 0, or one JSON error
  * on stderr and the exit code of its kind (failures.ts); `--help` prints help and exits 0.
  */
 async function main(argv: readonly string[]): Promise<number> {
+  const session = new OpsSession(process.env);
   try {
-    const commandLine = parseCommandLine(argv);
-    if (commandLine.kind === 'help') {
-      process.stdout.write(commandLine.text);
-      return EXIT_CODES.ok;
-    }
-    const config = loadConfig(OpsConfig);
-    // One operator command, one statement at a time: a single connection is enough.
-    const database = createDatabase(config.DATABASE_URL, { poolSize: 1 });
-    const { prisma } = database;
-    const matcher = new LazyMatcherLink();
-    try {
-      if (config.NODE_ENV === 'production') await checkDatabaseRole(prisma, 'ops');
-      const output = await commandLine.run({
-        prisma,
-        database,
-        secretBox: new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD),
-        clock: clockFromEnv(),
-        publicBaseUrl: config.PUBLIC_BASE_URL,
-        matcher,
-      });
-      process.stdout.write(`${JSON.stringify(output)}\n`);
-    } finally {
-      await matcher.close();
-      await prisma.$disconnect();
-    }
-    return EXIT_CODES.ok;
-  } catch (error) {
-    const { exitCode, body } = failureOf(error);
-    process.stderr.write(`${JSON.stringify(body)}\n`);
-    return exitCode;
+    const outcome = await session.execute(argv);
+    if ('stdout' in outcome) process.stdout.write(outcome.stdout);
+    else process.stderr.write(outcome.stderr);
+    return outcome.exitCode;
+  } finally {
+    // What it printed stands; a connection that does not close cleanly changes nothing.
+    await session.close().catch(() => undefined);
   }
 }
 

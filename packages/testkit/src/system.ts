@@ -1,8 +1,8 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Broker, createLogger } from '@pmatch/platform';
 import amqp from 'amqplib';
 import { Client } from 'pg';
@@ -11,8 +11,15 @@ import { MerchantClient } from './merchant';
 import { useServedDocument } from './openapi-validator';
 import { RABBITMQ_URL, REDIS_URL, createTestDatabase, freePort, uniqueName, waitFor, type TestDatabase } from './infra';
 
-const execFileAsync = promisify(execFile);
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
+
+/** The part of packages/ops's built session the test system uses (read from dist: ops depends on the test kit for its own tests). */
+interface OpsSession {
+  execute(argv: readonly string[]): Promise<{ exitCode: 0; stdout: string } | { exitCode: number; stderr: string }>;
+  close(): Promise<void>;
+}
+const opsModule = (): { OpsSession: new (env: NodeJS.ProcessEnv) => OpsSession } =>
+  createRequire(__filename)(join(REPO_ROOT, 'packages', 'ops', 'dist', 'session.js')) as { OpsSession: new (env: NodeJS.ProcessEnv) => OpsSession };
 
 export const SERVICES = ['orders-api', 'bank-ingest', 'matcher', 'webhook-dispatcher'] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -82,6 +89,7 @@ export class TestSystem {
   private readonly services = new Map<ServiceName, RunningService>();
   private supervisor: Supervisor | undefined;
   private stopping = false;
+  private opsSession: OpsSession | undefined;
 
   private constructor(
     readonly database: TestDatabase,
@@ -117,6 +125,9 @@ export class TestSystem {
       REFUSAL_LIMIT_BURST: '1000000',
       CONSOLE_LIMIT_PER_SECOND: '1000000',
       CONSOLE_LIMIT_BURST: '1000000',
+      // A request no cached secret verifies re-reads the adapters at once: an adapter a test has
+      // just created is known to bank-ingest from its first request.
+      ADAPTER_MISS_REFRESH_MS: '0',
       ...ports,
       ...extraEnv,
     };
@@ -343,12 +354,17 @@ export class TestSystem {
     );
   }
 
-  /** Runs the ops CLI against this system's database; resolves with its one JSON object. */
+  /**
+   * Runs an ops command line against this system's database, in this process through the CLI's
+   * own session (a process per command costs a second or more), and resolves with its one JSON
+   * object; rejects with its JSON error when it exits non-zero. Tests of the CLI as a process
+   * (exit codes, stdout) spawn it themselves.
+   */
   async ops(...args: string[]): Promise<Record<string, unknown>> {
-    const { stdout } = await execFileAsync(process.execPath, [join(REPO_ROOT, 'packages', 'ops', 'dist', 'main.js'), ...args], {
-      env: { ...process.env, ...this.env, DATABASE_URL: databaseUrlAs(this.env.DATABASE_URL!, DATABASE_ROLE.ops) },
-    });
-    return JSON.parse(stdout) as Record<string, unknown>;
+    this.opsSession ??= new (opsModule().OpsSession)({ ...process.env, ...this.env, DATABASE_URL: databaseUrlAs(this.env.DATABASE_URL!, DATABASE_ROLE.ops) });
+    const outcome = await this.opsSession.execute(args);
+    if (!('stdout' in outcome)) throw new Error(`ops ${args.join(' ')} exited ${outcome.exitCode}: ${outcome.stderr.trim()}`);
+    return JSON.parse(outcome.stdout) as Record<string, unknown>;
   }
 
   /** An organisation with a test key (which also creates its test bank account). */
@@ -360,6 +376,7 @@ export class TestSystem {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    await this.opsSession?.close();
     for (const timer of this.supervisor?.timers.values() ?? []) clearTimeout(timer);
     await Promise.all(
       [...this.services.values()].map(async (s) => {
