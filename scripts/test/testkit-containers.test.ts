@@ -29,7 +29,7 @@ interface Asked {
 }
 
 /** A stand-in for the testcontainers module: images in `failing` reject their start with `reason`. */
-function fakeTestcontainers(failing: Set<string> = new Set(), reason = 'pull access denied') {
+function fakeTestcontainers(failing: Set<string> = new Set(), reason = 'pull access denied', host = '127.0.0.1') {
   const asked: Asked[] = [];
   let nextPort = 41000;
   class GenericContainer {
@@ -59,7 +59,7 @@ function fakeTestcontainers(failing: Set<string> = new Set(), reason = 'pull acc
       const record = this.record;
       const port = nextPort++;
       return {
-        getHost: () => '127.0.0.1',
+        getHost: () => host,
         getMappedPort: () => port,
         getId: () => `c0ffee${port}0000000000`,
         stop: async () => {
@@ -169,6 +169,15 @@ test("when RabbitMQ runs in a container, then its guest login is let in through 
     }),
   ]);
   expect(process.env.TEST_RABBITMQ_URL).toBe('amqp://guest:guest@127.0.0.1:41000');
+});
+
+test("when Docker's host is an IPv6 address, then the container's URL has it in brackets", async () => {
+  process.env.TEST_REDIS_URL = `redis://127.0.0.1:${closedPort}`;
+  const fake = fakeTestcontainers(new Set(), '', '::1');
+
+  await startMissingServers({ log: () => undefined, dockerFound: () => true, testcontainers: fake.module });
+
+  expect(process.env.TEST_REDIS_URL).toBe('redis://[::1]:41000');
 });
 
 test('when a server does not answer here and there is no Docker, then it is named, no container is asked for, and the variables stay', async () => {

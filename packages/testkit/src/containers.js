@@ -87,7 +87,10 @@ async function startOne(service, { GenericContainer, Wait }) {
     .withWaitStrategy(Wait.forLogMessage(message, times))
     .withStartupTimeout(STARTUP_TIMEOUT_MS)
     .start();
-  return { service, container, url: TEST_SIDE[service].containerUrl(container.getHost(), container.getMappedPort(spec.containerPort)) };
+  const host = container.getHost();
+  // An IPv6 address goes in brackets in a URL.
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return { service, container, url: TEST_SIDE[service].containerUrl(urlHost, container.getMappedPort(spec.containerPort)) };
 }
 
 /**
@@ -120,7 +123,13 @@ async function startMissingServers(options = {}) {
   }
   if (containers.length === 0) return;
 
-  const testcontainers = options.testcontainers ?? require('testcontainers');
+  const notStarted = (error) => new Error(containers.map((service) => cannotStart(service, addresses[service], error)).join('\n'));
+  let testcontainers = options.testcontainers;
+  try {
+    testcontainers ??= require('testcontainers');
+  } catch (error) {
+    throw notStarted(error);
+  }
   for (const service of containers) {
     log(
       `testkit: ${service} does not answer at ${addresses[service].host}:${addresses[service].port}: starting ${SERVICES[service].image} with testcontainers`,
@@ -129,10 +138,12 @@ async function startMissingServers(options = {}) {
   const results = await Promise.allSettled(containers.map((service) => startOne(service, testcontainers)));
   const started = results.filter((result) => result.status === 'fulfilled').map((result) => result.value);
   globalThis[STARTED] = started.map(({ container }) => container);
-  const failures = results.flatMap((result, index) => (result.status === 'rejected' ? [{ service: containers[index], error: result.reason }] : []));
+  const failures = results.flatMap((result, index) =>
+    result.status === 'rejected' ? [cannotStart(containers[index], addresses[containers[index]], result.reason)] : [],
+  );
   if (failures.length > 0) {
     await stopStartedServers();
-    throw new Error(failures.map(({ service, error }) => cannotStart(service, addresses[service], error)).join('\n'));
+    throw new Error(failures.join('\n'));
   }
   for (const { service, container, url } of started) {
     for (const variable of TEST_SIDE[service].variables) process.env[variable] = url;
