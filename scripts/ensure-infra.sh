@@ -4,8 +4,12 @@
 # for; a local one is started when installed, else installed from Debian's packages (root and
 # apt-get), else run in a Docker container (pmatch-<service>) when a Docker engine answers, else
 # the script stops naming what is missing. INFRA_WAIT_SECONDS bounds each wait (default 60).
+# `ensure-infra.sh test` (npm test) leaves what would run in Docker to the test kit, whose jest
+# global setup runs it with testcontainers; it names those services in INFRA_TESTCONTAINERS_FILE
+# when that is set, one a line.
 set -euo pipefail
 
+purpose="${1:-start}"
 wait_seconds="${INFRA_WAIT_SECONDS:-60}"
 
 database_url="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/matching}"
@@ -14,6 +18,7 @@ redis_url="${REDIS_URL:-redis://127.0.0.1:6379}"
 
 log() { echo "infra: $*"; }
 die() { echo "infra: ERROR: $*" >&2; exit 1; }
+[[ "$purpose" == start || "$purpose" == test ]] || die "usage: ensure-infra.sh [start|test]"
 
 # Sets url_host and url_port from a URL such as scheme://user:pass@host:port/path?query.
 parse_url() {
@@ -126,7 +131,12 @@ apt_installable() {
   apt_candidate "$1"
 }
 
-docker_reachable() { command -v docker >/dev/null 2>&1 && timeout 15 docker info >/dev/null 2>&1; }
+docker_reachable() {
+  command -v docker >/dev/null 2>&1 && timeout 15 docker info >/dev/null 2>&1 && return 0
+  # testcontainers talks to the engine's socket itself: for tests, the docker CLI is not needed.
+  [[ "$purpose" == test ]] || return 1
+  [[ -n "${DOCKER_HOST:-}" || -S /var/run/docker.sock || -S "${XDG_RUNTIME_DIR:-/nonexistent}/docker.sock" || -S "${HOME:-/nonexistent}/.docker/run/docker.sock" ]]
+}
 
 plan_script="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/infra/plan.cjs"
 plan_field() { node -e 'const s = require(process.argv[1]).SERVICES[process.argv[2]]; process.stdout.write(String(s[process.argv[3]]))' "$plan_script" "$1" "$2"; }
@@ -165,6 +175,7 @@ start_container() {
 # "name|host|port|how" (a "|" because IPv6 hosts contain colons).
 pending=()
 summary=()
+left_to_tests=()
 ensure() {
   local name="$1" env_name="$2" url="$3" default_port="$4"
   parse_url "$url" "$default_port"
@@ -180,7 +191,7 @@ ensure() {
       [[ "$installed" == 0 && "$apt" == 0 ]] && docker_reachable && docker=1
     fi
   fi
-  decision="$(node "$plan_script" "$name" "$reachable" "$local_host" "$installed" "$apt" "$docker")"
+  decision="$(node "$plan_script" "$name" "$reachable" "$local_host" "$installed" "$apt" "$docker" "$purpose")"
   action="${decision%%$'\t'*}"
   message="${decision#*$'\t'}"
   case "$action" in
@@ -198,6 +209,10 @@ ensure() {
     docker)
       if ! output="$(start_container "$name" "$port" 2>&1)"; then die "running $name in Docker failed: $output"; fi
       pending+=("$name|$host|$port|docker")
+      ;;
+    testcontainers)
+      left_to_tests+=("$name")
+      summary[${#summary[@]} - 1]="$name (left to testcontainers)"
       ;;
   esac
 }
@@ -245,4 +260,7 @@ for entry in "${pending[@]+"${pending[@]}"}"; do
   log "$name is up on $host:$port"
 done
 
+if [[ -n "${INFRA_TESTCONTAINERS_FILE:-}" ]]; then
+  printf '%s\n' "${left_to_tests[@]+"${left_to_tests[@]}"}" | sed '/^$/d' >"$INFRA_TESTCONTAINERS_FILE"
+fi
 log "up: $(IFS=,; echo "${summary[*]}" | sed 's/,/, /g')"

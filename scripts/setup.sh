@@ -2,12 +2,16 @@
 # Brings a clone to a runnable state: infrastructure up, dependencies installed, Prisma client
 # generated, everything built, database migrated. Used by `npm start` and `npm test`; safe to run
 # again and quick when nothing changed. Each step is quiet unless it fails, then its output shows.
+# `setup.sh test` (npm test) lets the test kit run with testcontainers what would otherwise run in
+# Docker (scripts/ensure-infra.sh); a database left to it is migrated by jest's global setup.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+purpose="${1:-start}"
 cache_dir="node_modules/.cache/pmatch-setup"
 log_file="$(mktemp)"
-trap 'rm -f "$log_file"' EXIT
+left_to_tests="$(mktemp)"
+trap 'rm -f "$log_file" "$left_to_tests"' EXIT
 
 step() { echo "setup: $*"; }
 
@@ -21,7 +25,7 @@ run_quiet() {
 }
 
 step "checking PostgreSQL, RabbitMQ, Redis"
-bash scripts/ensure-infra.sh
+INFRA_TESTCONTAINERS_FILE="$left_to_tests" bash scripts/ensure-infra.sh "$purpose"
 
 # Installing is skipped when none of its inputs changed since the last successful install: even a
 # no-op `pnpm install` costs seconds, most of them starting npm and pnpm.
@@ -63,5 +67,9 @@ fi
 step "building (tsc -b)"
 run_quiet npm run -s build
 
-step "migrating the database"
-node scripts/migrate.mjs
+if grep -qx postgres "$left_to_tests"; then
+  step "not migrating: PostgreSQL runs in the tests' container, migrated by jest's global setup"
+else
+  step "migrating the database"
+  node scripts/migrate.mjs
+fi

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Client } from 'pg';
-import { adminUrl, databaseUrl, templateDatabase } from './names';
+import { adminUrl, databaseUrl, rabbitmqUrl, redisUrl, templateDatabase } from './names';
 
-/** Broker and Redis addresses for tests: the environment first, the local defaults otherwise. */
-export const RABBITMQ_URL = process.env.TEST_RABBITMQ_URL ?? process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * Broker and Redis addresses for tests: the environment first, the local defaults otherwise (or
+ * the containers jest's global setup started in their place, which set the TEST_ variables).
+ */
+export const RABBITMQ_URL = rabbitmqUrl();
+export const REDIS_URL = redisUrl();
 
 export function uniqueName(prefix: string): string {
   return `${prefix}${randomBytes(5).toString('hex')}`;

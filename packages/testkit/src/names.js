@@ -11,6 +11,15 @@ function baseDatabaseUrl() {
   return process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 }
 
+/** Broker and Redis addresses for tests: the TEST_ variables first, then the services' own, then the local defaults. */
+function rabbitmqUrl() {
+  return process.env.TEST_RABBITMQ_URL ?? process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+}
+
+function redisUrl() {
+  return process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+
 function databaseUrl(name) {
   const url = new URL(baseDatabaseUrl());
   url.pathname = `/${name}`;
@@ -21,4 +30,4 @@ function adminUrl() {
   return databaseUrl('postgres');
 }
 
-module.exports = { TEMPLATE_VARIABLE, templateDatabase, databaseUrl, adminUrl };
+module.exports = { TEMPLATE_VARIABLE, templateDatabase, baseDatabaseUrl, databaseUrl, adminUrl, rabbitmqUrl, redisUrl };
