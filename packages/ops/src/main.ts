@@ -4,6 +4,7 @@ import { SecretBox, checkDatabaseRole, clockFromEnv, loadConfig } from '@pmatch/
 import { parseCommandLine } from './cli';
 import { OpsConfig } from './config';
 import { EXIT_CODES, failureOf } from './failures';
+import { LazyDeadLetterLink } from './dead-letter-link';
 import { LazyMatcherLink } from './matcher-link';
 
 /**
@@ -22,6 +23,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const database = createDatabase(config.DATABASE_URL, { poolSize: 1 });
     const { prisma } = database;
     const matcher = new LazyMatcherLink();
+    const deadLetters = new LazyDeadLetterLink();
     try {
       if (config.NODE_ENV === 'production') await checkDatabaseRole(prisma, 'ops');
       const output = await commandLine.run({
@@ -31,10 +33,12 @@ async function main(argv: readonly string[]): Promise<number> {
         clock: clockFromEnv(),
         publicBaseUrl: config.PUBLIC_BASE_URL,
         matcher,
+        deadLetters,
       });
       process.stdout.write(`${JSON.stringify(output)}\n`);
     } finally {
       await matcher.close();
+      await deadLetters.close();
       await prisma.$disconnect();
     }
     return EXIT_CODES.ok;

@@ -1,4 +1,4 @@
-import amqp, { type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
 import { QUEUES } from '@pmatch/contracts';
 
 /** The queues that have a dead-letter queue (`<queue>.dead`), without the prefix. */
@@ -32,13 +32,24 @@ export interface ReplayResult {
   replayed: (string | null)[];
 }
 
+/** A replay stopped because the original queue did not take a copy; that letter and the rest stay dead. */
+export class DeadLetterReplayError extends Error {
+  override name = 'DeadLetterReplayError';
+}
+
+/** A queue asked for does not exist under this prefix (a wrong prefix, or no service has started yet). */
+export class MissingQueueError extends Error {
+  override name = 'MissingQueueError';
+}
+
 /** AMQP field-table values as amqplib decodes them: a timestamp is `{ '!': 'timestamp', value }` or a number. */
 type XDeath = { count?: unknown; reason?: unknown; queue?: unknown; time?: unknown; 'routing-keys'?: unknown };
 
 /**
  * Reads and replays the dead-letter queues of one prefix, on a connection of its own. Reading
  * never loses a letter: the messages are taken unacknowledged and handed back when the read's
- * channel closes (RabbitMQ returns them to the head of the queue in their order). A replay takes one
+ * channel closes (a quorum queue puts them back behind the others, in their order, so a read
+ * may change which letter is first). A replay takes one
  * letter at a time, publishes it to its original queue on a confirm channel, and acknowledges it
  * only after the broker confirmed the copy: a replay that dies half-way leaves every letter either
  * still dead or put back (at worst both, and consumers are idempotent), never lost.
@@ -63,7 +74,7 @@ export class DeadLetters {
       channel.on('error', () => undefined);
       try {
         const dead = this.deadQueue(queue);
-        const { messageCount } = await channel.checkQueue(dead);
+        const { messageCount } = await checkQueue(channel, dead);
         const messages: DeadLetter[] = [];
         while (messages.length < Math.min(options.limit, messageCount)) {
           const msg = await channel.get(dead, { noAck: false });
@@ -72,7 +83,7 @@ export class DeadLetters {
         }
         result.push({ queue: `${queue}.dead`, messageCount, messages });
       } finally {
-        // Closing the channel hands every letter it holds back, unacknowledged, in its order.
+        // Closing the channel hands every letter it holds back, unacknowledged.
         await channel.close().catch(() => undefined);
       }
     }
@@ -89,10 +100,14 @@ export class DeadLetters {
     for (const queue of options.queues ?? DEAD_LETTERED_QUEUES) {
       const channel = await this.connection.createConfirmChannel();
       channel.on('error', () => undefined);
+      const returned = { count: 0 };
+      channel.on('return', () => (returned.count += 1));
       const replayed: (string | null)[] = [];
       try {
         const dead = this.deadQueue(queue);
-        const { messageCount } = await channel.checkQueue(dead);
+        const { messageCount } = await checkQueue(channel, dead);
+        // The original queue must be there: a copy published to no queue would be confirmed, and lost.
+        await checkQueue(channel, this.prefix + queue);
         // At most the letters there were at the start: a letter replayed that dies again at once
         // comes back to this queue, and must not be replayed in a loop.
         for (let seen = 0; seen < messageCount; seen++) {
@@ -100,7 +115,11 @@ export class DeadLetters {
           if (msg === false) break;
           const messageId = typeof msg.properties.messageId === 'string' ? msg.properties.messageId : null;
           if (options.messageId !== undefined && messageId !== options.messageId) continue;
+          const returnedBefore = returned.count;
           await republish(channel, this.prefix + queue, msg);
+          // A copy no queue took comes back before its confirm: the letter stays dead.
+          if (returned.count !== returnedBefore)
+            throw new DeadLetterReplayError(`${queue} took no copy of message ${messageId ?? '(no id)'}; it stays in ${queue}.dead`);
           channel.ack(msg);
           replayed.push(messageId);
           if (options.messageId !== undefined) break;
@@ -123,13 +142,24 @@ export class DeadLetters {
   }
 }
 
+/** The queue's message count; `MissingQueueError` if there is no such queue (the check closes the channel then). */
+async function checkQueue(channel: Channel, queue: string): Promise<{ messageCount: number }> {
+  try {
+    return await channel.checkQueue(queue);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 404)
+      throw new MissingQueueError(`no queue ${queue} (check AMQP_PREFIX; the services declare their queues when they start)`);
+    throw error;
+  }
+}
+
 /** Publishes a copy of `msg` straight to `queue` (the default exchange) and waits for the broker's confirm. */
 async function republish(channel: ConfirmChannel, queue: string, msg: GetMessage): Promise<void> {
   const { headers = {}, ...properties } = msg.properties;
   // The broker counts deliveries itself; a copied count would make the consumer's backoff start high.
   const { 'x-delivery-count': _deliveries, ...kept } = headers as Record<string, unknown>;
   await new Promise<void>((resolve, reject) => {
-    channel.publish('', queue, msg.content, { ...definedOnly(properties), headers: kept, persistent: true }, (error: unknown) =>
+    channel.publish('', queue, msg.content, { ...definedOnly(properties), headers: kept, persistent: true, mandatory: true }, (error: unknown) =>
       error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
     );
   });
