@@ -322,6 +322,11 @@ export class Broker {
           inFlight.add(work);
           void work.finally(() => inFlight.delete(work));
         });
+        if (stopping.signal.aborted) {
+          // Stopped while this start was under way (a reconnect): consume nothing on it.
+          await channel.close().catch(() => undefined);
+          return;
+        }
         current = { channel, consumerTag };
       },
       stop: async () => {
