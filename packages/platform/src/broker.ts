@@ -101,7 +101,8 @@ export class Broker {
   private rpcChannel: Promise<Channel> | undefined;
   private replyChannel: Promise<ConfirmChannel> | undefined;
   private statsChannel: Promise<Channel> | undefined;
-  private readonly pendingReplies = new Map<string, (content: Buffer) => void>();
+  /** Requests waiting for their reply, by correlation id: `settle` with the reply, or with the error that ends the wait. */
+  private readonly pendingReplies = new Map<string, (outcome: Buffer | AppError) => void>();
   private readonly consumers = new Set<Consumer>();
   private reconnectTimer: NodeJS.Timeout | undefined;
   /** An `open` runs: a connection lost meanwhile makes it fail, and its failure schedules the next try. */
@@ -166,6 +167,13 @@ export class Broker {
     this.rpcChannel = undefined;
     this.replyChannel = undefined;
     this.statsChannel = undefined;
+    // Replies come on the lost connection's reply-to: none can come now, so the callers are
+    // answered at once rather than at their timeout.
+    const lost = new AppError(
+      'service_unavailable',
+      'The connection to the message broker was lost while waiting for the reply; the request may still complete. Read the object again before retrying.',
+    );
+    for (const settle of [...this.pendingReplies.values()]) settle(lost);
     return true;
   }
 
@@ -463,10 +471,11 @@ export class Broker {
         this.pendingReplies.delete(correlationId);
         reject(new AppError('service_unavailable', 'The request timed out; it may still complete. Read the object again before retrying.'));
       }, timeoutMs);
-      this.pendingReplies.set(correlationId, (content) => {
+      this.pendingReplies.set(correlationId, (outcome) => {
         clearTimeout(timer);
         this.pendingReplies.delete(correlationId);
-        resolve(content);
+        if (outcome instanceof AppError) reject(outcome);
+        else resolve(outcome);
       });
     });
     try {
@@ -480,8 +489,8 @@ export class Broker {
       });
     } catch (error) {
       // The channel closed under it (the connection lost): nothing was sent.
-      this.pendingReplies.get(correlationId)?.(Buffer.alloc(0));
       reply.catch(() => undefined);
+      this.pendingReplies.get(correlationId)?.(notConnected(error));
       throw notConnected(error);
     }
     return schema.parse(JSON.parse((await reply).toString('utf8')));

@@ -112,7 +112,7 @@ async function readyz(adminPort: number): Promise<{ status: number; checks: Reco
 }
 
 describe('reconnects inside the process', () => {
-  test('when the RabbitMQ connection is cut and refused for a while, then the service stays up, /readyz says not ready, publishing and requests answer 503, and once it is back the consumer takes what was published meanwhile and after', async () => {
+  test('when the RabbitMQ connection is cut and refused for a while, then the service stays up, /readyz says not ready, publishing and requests answer 503 (one waiting for its reply at once), and once it is back the consumer takes what was published meanwhile and after', async () => {
     const handled: number[] = [];
     const service = await startService({ name: 'test-service', config: config(), port: 0, adminPort: 0 }, async (runtime) => {
       await runtime.consume(QUEUES.dispatcherEvents, Body, async (delivery) => void handled.push(delivery.body.n), { prefetch: 5 });
@@ -123,7 +123,13 @@ describe('reconnects inside the process', () => {
       await direct.publish('events', 'event.recorded', { n: 1 }, { messageId: 'm1' });
       await waitFor(() => (handled.includes(1) ? true : undefined), { what: 'the first message' });
 
+      // A request waiting for its reply (nobody consumes the queue) when the connection goes.
+      const waiting = service.broker.request(QUEUES.matcherCommands, {}, z.object({}), 60_000);
+      waiting.catch(() => undefined);
+      const cutAt = Date.now();
       amqpProxy.cut();
+      await expect(waiting).rejects.toMatchObject({ code: 'service_unavailable' });
+      expect(Date.now() - cutAt).toBeLessThan(10_000);
       await waitFor(async () => ((await readyz(service.adminPort)).status === 503 ? true : undefined), { what: '/readyz to say not ready' });
       expect((await readyz(service.adminPort)).checks).toEqual({ database: 'ok', broker: 'unavailable' });
       expect(service.broker.connected).toBe(false);
