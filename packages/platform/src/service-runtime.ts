@@ -49,8 +49,25 @@ const REDIS_OPTIONS: Record<RedisUse, RedisOptions> = {
   'best-effort': { maxRetriesPerRequest: 1, enableOfflineQueue: false },
 };
 
+/** How long a service that requires Redis waits for its first connection before it listens anyway (not ready). */
+const REDIS_START_WAIT_MS = 5_000;
+
+/** Resolves once `redis` is connected, or after `ms` (it goes on connecting). */
+function firstConnection(redis: Redis, ms: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.once('ready', done);
+  });
+}
+
 /** How long /readyz waits for Redis's answer to a ping. */
-const REDIS_READY_TIMEOUT_MS = 1_000;
+const REDIS_READY_TIMEOUT_MS = 2_000;
 
 export interface RunningService {
   port: number;
@@ -70,6 +87,7 @@ export class ServiceRuntime {
   private readonly readiness: Record<string, () => Promise<void>>;
   private relay: OutboxRelay | undefined;
   private redisClient: Redis | undefined;
+  private redisRequired = false;
   private readonly stopConsumers: (() => Promise<void>)[] = [];
   private readonly consumedQueues: string[] = [];
   private readonly workers: Worker[] = [];
@@ -153,8 +171,9 @@ export class ServiceRuntime {
         reported = false;
       });
       if (use === 'required') {
+        this.redisRequired = true;
         this.addReadinessCheck('redis', async () => {
-          // While ioredis reconnects, a ping waits in its offline queue: not ready after a second.
+          // While ioredis reconnects, a ping waits in its offline queue: not ready after two seconds (within the probes' 3 s timeout).
           const ping = redis.ping();
           ping.catch(() => undefined);
           let timer: NodeJS.Timeout | undefined;
@@ -205,6 +224,9 @@ export class ServiceRuntime {
   async listen(): Promise<{ port: number; adminPort: number }> {
     this.assertNotListening('listen');
     this.listening = true;
+    // A service that requires Redis is ready once it is connected: give the first connection a
+    // moment, so a service just started is not reported unready for a connection still opening.
+    if (this.redisClient !== undefined && this.redisRequired) await firstConnection(this.redisClient, REDIS_START_WAIT_MS);
     this.relay?.start();
     for (const worker of this.workers) worker.start();
     finishHttpApp(this.http, this.logger);
