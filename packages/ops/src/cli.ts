@@ -17,7 +17,7 @@ import {
 } from '@pmatch/contracts';
 import type { Database, PrismaClient } from '@pmatch/db';
 import { STATEMENT_FORMATS } from '@pmatch/bank-ingest';
-import type { Clock, SecretBox } from '@pmatch/platform';
+import { DEAD_LETTERED_QUEUES, type Clock, type SecretBox } from '@pmatch/platform';
 import { z } from 'zod';
 import { bindBankAdapter, createBankAdapter, revokeBankAdapter, unbindBankAdapter } from './adapters';
 import { addLiveBankAccount, addUser, createOrganisation, issueApiKey, revokeApiKey, updateSettings } from './commands';
@@ -38,6 +38,8 @@ import {
   type Page,
 } from './listings';
 import type { MatcherLink } from './matcher-link';
+import type { DeadLetterLink } from './dead-letter-link';
+import { listDeadLetters, replayDeadLetters } from './dead-letters';
 import { resealSecrets } from './secrets';
 import { createShopOrder, payShopOrder } from './shop-orders';
 import { importStatementFile } from './statements';
@@ -57,6 +59,8 @@ export interface OpsDependencies {
   publicBaseUrl: string;
   /** Connects on first use: only commands that ask the matcher need the broker. */
   matcher: MatcherLink;
+  /** Connects on first use: only the dlq commands need it. */
+  deadLetters: DeadLetterLink;
 }
 
 export type PreparedCommand = (dependencies: OpsDependencies) => Promise<object>;
@@ -223,6 +227,13 @@ function usageOf(option: CommandOption): string {
 }
 
 const ORG_HELP = { value: 'ORG', description: 'the organisation (org_…)' };
+
+/** A queue that has a dead-letter queue, by its name without the prefix (or its `.dead` queue's). */
+const deadLetteredQueue = z
+  .string()
+  .transform((name) => name.replace(/\.dead$/, ''))
+  .refine((name) => DEAD_LETTERED_QUEUES.includes(name), `must be one of ${DEAD_LETTERED_QUEUES.join(', ')}`);
+const QUEUE_HELP = { value: 'QUEUE', description: `only this queue's dead letters: ${DEAD_LETTERED_QUEUES.join(', ')} (or its .dead name); default all` };
 
 const COMMAND_LIST: readonly CommandDefinition[] = [
   command('org create', {
@@ -542,6 +553,30 @@ const COMMAND_LIST: readonly CommandDefinition[] = [
     run: ({ prisma, matcher }, flags) =>
       payShopOrder(prisma, matcher, { orderId: flags.order, ...(flags['paid-at'] === undefined ? {} : { paidAt: flags['paid-at'] }) }),
   }),
+  command('dlq list', {
+    summary: 'Lists the dead-letter queues with their counts and first messages, leaving every message where it is (needs RabbitMQ).',
+    flags: z.strictObject({ queue: deadLetteredQueue.optional(), limit: limitText }),
+    help: {
+      queue: QUEUE_HELP,
+      limit: { value: 'N', description: `at most N messages shown per queue (1 to ${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}); the count is of all` },
+    },
+    run: ({ deadLetters }, flags) =>
+      listDeadLetters(deadLetters, { ...(flags.queue === undefined ? {} : { queue: flags.queue }), limit: flags.limit ?? LIST_LIMIT_DEFAULT }),
+  }),
+  command('dlq replay', {
+    summary:
+      "Moves dead letters back to their original queue (all, one queue's, or one message), each published and confirmed before it is taken off (needs RabbitMQ).",
+    flags: z.strictObject({ queue: deadLetteredQueue.optional(), 'message-id': text(255).optional() }),
+    help: {
+      queue: QUEUE_HELP,
+      'message-id': { value: 'ID', description: 'only the message with this id (as dlq list shows it)' },
+    },
+    run: ({ deadLetters }, flags) =>
+      replayDeadLetters(deadLetters, {
+        ...(flags.queue === undefined ? {} : { queue: flags.queue }),
+        ...(flags['message-id'] === undefined ? {} : { messageId: flags['message-id'] }),
+      }),
+  }),
 ];
 
 /** Every command, in the order `ops --help` lists them. */
@@ -641,8 +676,8 @@ function toolHelp(): string {
       ['DATABASE_URL', 'PostgreSQL, as the role pmatch_ops (default postgresql://postgres@127.0.0.1:5432/matching)'],
       ['SECRETS_KEY', "the services' key that seals adapter secrets (required with NODE_ENV=production)"],
       ['PUBLIC_BASE_URL', "where payment pages are served: a shop order's payment_url (default http://localhost:3000)"],
-      ['RABBITMQ_URL', 'shop-order pay only: the broker (default amqp://guest:guest@127.0.0.1:5672)'],
-      ['AMQP_PREFIX', "shop-order pay only: the deployment's broker name prefix (default empty)"],
+      ['RABBITMQ_URL', 'shop-order pay and dlq only: the broker (default amqp://guest:guest@127.0.0.1:5672)'],
+      ['AMQP_PREFIX', "shop-order pay and dlq only: the deployment's broker name prefix (default empty)"],
       ['COMMAND_TIMEOUT_MS', "shop-order pay only: how long to wait for the matcher's answer (default 10000)"],
     ]),
     '',

@@ -3,22 +3,25 @@ import { SecretBox, checkDatabaseRole, clockFromEnv, loadConfig } from '@pmatch/
 import { parseCommandLine } from './cli';
 import { OpsConfig } from './config';
 import { EXIT_CODES, failureOf } from './failures';
+import { LazyDeadLetterLink } from './dead-letter-link';
 import { LazyMatcherLink } from './matcher-link';
 
 /** What one command line printed: its JSON object (or help text) on stdout, or its JSON error on stderr with the exit code of its kind. */
 export type OpsOutcome = { exitCode: 0; stdout: string } | { exitCode: number; stderr: string };
 
 /**
- * The operator's CLI over one database connection and one lazy matcher link: `ops` runs one command
+ * The operator's CLI over one database connection and lazy links to the matcher and the dead-letter queues: `ops` runs one command
  * line through a session; a test system runs many through one. The configuration is read from `env`
  * when the first command needs it, so `--help` and a bad command line work without any.
  */
 export class OpsSession {
   private opened: { database: Database; config: OpsConfig } | undefined;
   private readonly matcher: LazyMatcherLink;
+  private readonly deadLetters: LazyDeadLetterLink;
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
     this.matcher = new LazyMatcherLink(env);
+    this.deadLetters = new LazyDeadLetterLink(env);
   }
 
   async execute(argv: readonly string[]): Promise<OpsOutcome> {
@@ -33,6 +36,7 @@ export class OpsSession {
         clock: clockFromEnv(this.env),
         publicBaseUrl: config.PUBLIC_BASE_URL,
         matcher: this.matcher,
+        deadLetters: this.deadLetters,
       });
       return { exitCode: EXIT_CODES.ok, stdout: `${JSON.stringify(output)}\n` };
     } catch (error) {
@@ -43,6 +47,7 @@ export class OpsSession {
 
   async close(): Promise<void> {
     await this.matcher.close();
+    await this.deadLetters.close();
     await this.opened?.database.prisma.$disconnect();
     this.opened = undefined;
   }

@@ -65,35 +65,156 @@ function deadlineOf(msg: ConsumeMessage): Date | undefined {
 
 export type Handler<T> = (delivery: Delivery<T>) => Promise<void>;
 
+/** Reconnect attempts wait this long at first, doubling (with ±25 % jitter) up to the maximum. */
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 10_000;
+/** A consumer whose channel alone closed (the connection still up) is started again after this. */
+const CONSUMER_RESTART_MS = 1_000;
+
+export interface BrokerOptions {
+  /** Told each time the connection is lost; the broker then reconnects by itself. */
+  onConnectionLost?: (error: Error) => void;
+  /** Told each time the connection is back, with the topology declared and every consumer consuming again. */
+  onReconnected?: () => void;
+}
+
+/** A consumer as `consume` registered it: started on every connection until stopped. */
+interface Consumer {
+  start(connection: ChannelModel): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /**
  * One AMQP connection per process: a confirm channel to publish (every publish waits for the
- * broker's ack), and one channel per consumer. If the connection drops, `onConnectionLost` is
- * called: services exit and their supervisor restarts them, so no half-recovered state survives.
+ * broker's ack), and one channel per consumer. If the connection drops, the broker reconnects
+ * inside the process with backoff (250 ms doubling to 10 s), declares its topology again and
+ * starts every consumer again; meanwhile `ping` fails (so /readyz says not ready), publishing and
+ * requests fail at once (503 `service_unavailable` for requests), and the messages consumers held
+ * unacknowledged go back to their queues, to be delivered again (consumers are idempotent). Only
+ * the first connection must succeed: `connect` rejects if RabbitMQ cannot be reached at start.
  */
 export class Broker {
+  private connection: ChannelModel | undefined;
+  private publisher: ConfirmChannel | undefined;
+  /** Connected, topology declared, every consumer consuming. */
+  private ready = false;
   private rpcChannel: Promise<Channel> | undefined;
   private replyChannel: Promise<ConfirmChannel> | undefined;
   private statsChannel: Promise<Channel> | undefined;
-  private readonly pendingReplies = new Map<string, (content: Buffer) => void>();
+  /** Requests waiting for their reply, by correlation id: `settle` with the reply, or with the error that ends the wait. */
+  private readonly pendingReplies = new Map<string, (outcome: Buffer | AppError) => void>();
+  private readonly consumers = new Set<Consumer>();
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  /** An `open` runs: a connection lost meanwhile makes it fail, and its failure schedules the next try. */
+  private opening = false;
   private closing = false;
 
   private constructor(
-    private readonly connection: ChannelModel,
-    private readonly publisher: ConfirmChannel,
+    private readonly url: string,
     private readonly prefix: string,
     private readonly logger: Logger,
+    private readonly options: BrokerOptions,
   ) {}
 
-  static async connect(url: string, prefix: string, logger: Logger, onConnectionLost: (error: Error) => void = () => undefined): Promise<Broker> {
-    const connection = await amqp.connect(url, { clientProperties: { connection_name: prefix || 'pmatch' } });
-    const publisher = await connection.createConfirmChannel();
-    const broker = new Broker(connection, publisher, prefix, logger);
-    connection.on('error', (error: Error) => logger.error({ err: error }, 'amqp connection error'));
-    connection.on('close', (error?: Error) => {
-      if (!broker.closing) onConnectionLost(error ?? new Error('amqp connection closed'));
-    });
-    await broker.assertTopology();
+  /** Connects (rejecting if RabbitMQ cannot be reached now) and declares the topology. */
+  static async connect(url: string, prefix: string, logger: Logger, options: BrokerOptions = {}): Promise<Broker> {
+    const broker = new Broker(url, prefix, logger, options);
+    await broker.open();
     return broker;
+  }
+
+  /** Whether the connection is up, the topology declared and every consumer consuming. */
+  get connected(): boolean {
+    return this.ready;
+  }
+
+  /** Opens a connection, its publisher, the topology and every registered consumer; all or nothing. */
+  private async open(): Promise<void> {
+    this.opening = true;
+    try {
+      await this.openConnection();
+    } finally {
+      this.opening = false;
+    }
+  }
+
+  private async openConnection(): Promise<void> {
+    const connection = await amqp.connect(this.url, { clientProperties: { connection_name: this.prefix || 'pmatch' } });
+    connection.on('error', (error: Error) => this.logger.error({ err: error }, 'amqp connection error'));
+    connection.on('close', (error?: Error) => this.lost(connection, error ?? new Error('amqp connection closed')));
+    try {
+      const publisher = await connection.createConfirmChannel();
+      publisher.on('error', (error: Error) => this.logger.error({ err: error }, 'amqp publisher channel error'));
+      this.connection = connection;
+      this.publisher = publisher;
+      await this.assertTopology();
+      for (const consumer of this.consumers) await consumer.start(connection);
+      if (this.closing) throw new Error('broker closed while connecting');
+      this.ready = true;
+    } catch (error) {
+      this.forget(connection);
+      await connection.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Drops what belonged to `connection`, if it is the current one; true if it was. */
+  private forget(connection: ChannelModel): boolean {
+    if (this.connection !== connection) return false;
+    this.connection = undefined;
+    this.publisher = undefined;
+    this.ready = false;
+    this.rpcChannel = undefined;
+    this.replyChannel = undefined;
+    this.statsChannel = undefined;
+    // Replies come on the lost connection's reply-to: none can come now, so the callers are
+    // answered at once rather than at their timeout.
+    const lost = new AppError(
+      'service_unavailable',
+      'The connection to the message broker was lost while waiting for the reply; the request may still complete. Read the object again before retrying.',
+    );
+    for (const settle of [...this.pendingReplies.values()]) settle(lost);
+    return true;
+  }
+
+  private lost(connection: ChannelModel, error: Error): void {
+    if (!this.forget(connection) || this.closing) return;
+    this.logger.error({ err: error }, 'RabbitMQ connection lost; reconnecting');
+    this.options.onConnectionLost?.(error);
+    if (!this.opening) this.scheduleReconnect(RECONNECT_FIRST_MS);
+  }
+
+  private scheduleReconnect(delayMs: number): void {
+    if (this.closing) return;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(
+      () => {
+        this.open().then(
+          () => {
+            this.logger.warn('RabbitMQ connection re-established; consuming again');
+            this.options.onReconnected?.();
+          },
+          (error: unknown) => {
+            if (this.closing) return;
+            this.logger.warn({ err: error, retryInMs: Math.min(delayMs * 2, RECONNECT_MAX_MS) }, 'RabbitMQ reconnect failed; trying again');
+            this.scheduleReconnect(Math.min(delayMs * 2, RECONNECT_MAX_MS));
+          },
+        );
+      },
+      delayMs * (0.75 + Math.random() * 0.5),
+    );
+  }
+
+  /** The publisher channel, or a 503 at once while the connection is away. */
+  private currentPublisher(): ConfirmChannel {
+    if (this.publisher === undefined) throw notConnected();
+    return this.publisher;
+  }
+
+  /** The connection, or a 503 at once while it is away. */
+  private currentConnection(): ChannelModel {
+    if (this.connection === undefined) throw notConnected();
+    return this.connection;
   }
 
   name(base: string): string {
@@ -101,7 +222,7 @@ export class Broker {
   }
 
   private async assertTopology(): Promise<void> {
-    const ch = this.publisher;
+    const ch = this.currentPublisher();
     await ch.assertExchange(this.name(EXCHANGES.bank), 'topic', { durable: true });
     await ch.assertExchange(this.name(EXCHANGES.events), 'topic', { durable: true });
     await ch.assertExchange(this.name(EXCHANGES.deadLetter), 'direct', { durable: true });
@@ -133,14 +254,16 @@ export class Broker {
 
   async deleteTopology(): Promise<void> {
     const { queues, exchanges } = this.topologyNames();
-    for (const q of queues) await this.publisher.deleteQueue(q);
-    for (const e of exchanges) await this.publisher.deleteExchange(e);
+    const ch = this.currentPublisher();
+    for (const q of queues) await ch.deleteQueue(q);
+    for (const e of exchanges) await ch.deleteExchange(e);
   }
 
   /** Publishes and resolves once the broker has taken responsibility for the message. */
   async publish(exchange: string, routingKey: string, body: unknown, options: { messageId: string; headers?: Record<string, unknown> }): Promise<void> {
+    const publisher = this.currentPublisher();
     await new Promise<void>((resolve, reject) => {
-      this.publisher.publish(
+      publisher.publish(
         exchange === '' ? '' : this.name(exchange),
         routingKey,
         Buffer.from(JSON.stringify(body)),
@@ -152,15 +275,16 @@ export class Broker {
 
   /** Publishes a batch and waits for every confirm at once: the outbox relay's fast path. */
   async publishBatch(messages: { exchange: string; routingKey: string; body: unknown; messageId: string; traceparent?: string }[]): Promise<void> {
+    const publisher = this.currentPublisher();
     for (const m of messages) {
-      this.publisher.publish(this.name(m.exchange), m.routingKey, Buffer.from(JSON.stringify(m.body)), {
+      publisher.publish(this.name(m.exchange), m.routingKey, Buffer.from(JSON.stringify(m.body)), {
         persistent: true,
         contentType: 'application/json',
         messageId: m.messageId,
         ...(m.traceparent === undefined ? {} : { headers: { [TRACEPARENT_HEADER]: m.traceparent } }),
       });
     }
-    await this.publisher.waitForConfirms();
+    await publisher.waitForConfirms();
   }
 
   /**
@@ -175,25 +299,58 @@ export class Broker {
     handler: Handler<z.infer<S>>,
     options: { prefetch: number; retryBackoffMs?: number },
   ): Promise<() => Promise<void>> {
-    const channel = await this.connection.createChannel();
-    await channel.prefetch(options.prefetch);
     const inFlight = new Set<Promise<void>>();
     const stopping = new AbortController();
     const backoffMs = options.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
-    const { consumerTag } = await channel.consume(this.name(queue), (msg: ConsumeMessage | null) => {
-      if (msg === null) return;
-      // Each message is handled as a span of the trace its publisher sent (or of a new one).
-      const trace = continueTrace(msg.properties.headers?.[TRACEPARENT_HEADER]);
-      const work = runInTrace(trace, () => this.handle(channel, queue, msg, schema, handler, { backoffMs, stopping: stopping.signal }));
-      inFlight.add(work);
-      void work.finally(() => inFlight.delete(work));
-    });
-    return async () => {
-      await channel.cancel(consumerTag).catch(() => undefined);
-      stopping.abort();
-      await Promise.allSettled([...inFlight]);
-      await channel.close().catch(() => undefined);
+    let current: { channel: Channel; consumerTag: string } | undefined;
+    let restartTimer: NodeJS.Timeout | undefined;
+    const consumer: Consumer = {
+      start: async (connection) => {
+        if (stopping.signal.aborted) return;
+        const channel = await connection.createChannel();
+        channel.on('error', (error: Error) => this.logger.error({ err: error, queue }, 'amqp consumer channel error'));
+        channel.on('close', () => {
+          if (current?.channel === channel) current = undefined;
+          // The channel alone closed (the connection is up): consume again on a new one. A lost
+          // connection starts every consumer again when it is back.
+          if (stopping.signal.aborted || this.connection !== connection || !this.ready) return;
+          clearTimeout(restartTimer);
+          restartTimer = setTimeout(() => {
+            if (this.connection === connection && current === undefined) {
+              consumer.start(connection).catch((error: unknown) => this.logger.error({ err: error, queue }, 'consumer could not start again'));
+            }
+          }, CONSUMER_RESTART_MS);
+        });
+        await channel.prefetch(options.prefetch);
+        const { consumerTag } = await channel.consume(this.name(queue), (msg: ConsumeMessage | null) => {
+          if (msg === null) return;
+          // Each message is handled as a span of the trace its publisher sent (or of a new one).
+          const trace = continueTrace(msg.properties.headers?.[TRACEPARENT_HEADER]);
+          const work = runInTrace(trace, () => this.handle(channel, queue, msg, schema, handler, { backoffMs, stopping: stopping.signal }));
+          inFlight.add(work);
+          void work.finally(() => inFlight.delete(work));
+        });
+        if (stopping.signal.aborted) {
+          // Stopped while this start was under way (a reconnect): consume nothing on it.
+          await channel.close().catch(() => undefined);
+          return;
+        }
+        current = { channel, consumerTag };
+      },
+      stop: async () => {
+        stopping.abort();
+        clearTimeout(restartTimer);
+        this.consumers.delete(consumer);
+        const running = current;
+        current = undefined;
+        if (running !== undefined) await running.channel.cancel(running.consumerTag).catch(() => undefined);
+        await Promise.allSettled([...inFlight]);
+        if (running !== undefined) await running.channel.close().catch(() => undefined);
+      },
     };
+    await consumer.start(this.currentConnection());
+    this.consumers.add(consumer);
+    return () => consumer.stop();
   }
 
   private async handle<S extends z.ZodType>(
@@ -211,7 +368,7 @@ export class Broker {
       if (messageId === '') throw new Error('message has no message id');
     } catch (error) {
       this.logger.error({ err: error, queue, messageId }, 'unparseable message dead-lettered');
-      channel.nack(msg, false, false);
+      this.settle(channel, queue, messageId, () => channel.nack(msg, false, false));
       return;
     }
     const delivery: Delivery<z.infer<S>> = {
@@ -226,21 +383,31 @@ export class Broker {
     // up is gone before the next message is looked at.
     if (pastDeadline(delivery)) {
       this.logger.warn({ queue, messageId, deadline: delivery.deadline }, 'request past its deadline dropped: its caller has answered 503');
-      channel.ack(msg);
+      this.settle(channel, queue, messageId, () => channel.ack(msg));
       return;
     }
     try {
       await handler(delivery);
-      channel.ack(msg);
     } catch (error) {
       const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
       this.logger.error({ err: error, queue, messageId, deliveries }, 'message handling failed; will be redelivered');
       await abortableDelay(Math.min(retry.backoffMs * 2 ** deliveries, MAX_RETRY_BACKOFF_MS), retry.stopping);
-      try {
-        channel.nack(msg, false, true);
-      } catch {
-        // The channel is gone; the broker redelivers the unacked message anyway.
-      }
+      this.settle(channel, queue, messageId, () => channel.nack(msg, false, true));
+      return;
+    }
+    this.settle(channel, queue, messageId, () => channel.ack(msg));
+  }
+
+  /**
+   * Acks or nacks on the channel the message came on. If that channel is gone (the connection
+   * lost meanwhile), the broker has put the message back already and delivers it again: the
+   * handler's effect is committed with its inbox row, so the next delivery changes nothing.
+   */
+  private settle(channel: Channel, queue: string, messageId: string, settle: () => void): void {
+    try {
+      settle();
+    } catch (error) {
+      this.logger.warn({ err: error, queue, messageId }, 'channel closed before the message was settled; the broker delivers it again');
     }
   }
 
@@ -265,7 +432,7 @@ export class Broker {
    */
   private ensureReplyChannel(): Promise<ConfirmChannel> {
     if (!this.replyChannel) {
-      const created = this.connection.createConfirmChannel();
+      const created = Promise.resolve().then(() => this.currentConnection().createConfirmChannel());
       this.replyChannel = created;
       void created.then(
         (channel) => {
@@ -291,7 +458,12 @@ export class Broker {
    * an operator, not where routine timeouts belong.
    */
   async request<S extends z.ZodType>(queue: string, body: unknown, schema: S, timeoutMs: number): Promise<z.infer<S>> {
-    const channel = await this.ensureRpcChannel();
+    let channel: Channel;
+    try {
+      channel = await this.ensureRpcChannel();
+    } catch (error) {
+      throw error instanceof AppError ? error : notConnected(error);
+    }
     const correlationId = randomUUID();
     const deadline = Date.now() + timeoutMs;
     const reply = new Promise<Buffer>((resolve, reject) => {
@@ -299,26 +471,39 @@ export class Broker {
         this.pendingReplies.delete(correlationId);
         reject(new AppError('service_unavailable', 'The request timed out; it may still complete. Read the object again before retrying.'));
       }, timeoutMs);
-      this.pendingReplies.set(correlationId, (content) => {
+      this.pendingReplies.set(correlationId, (outcome) => {
         clearTimeout(timer);
         this.pendingReplies.delete(correlationId);
-        resolve(content);
+        if (outcome instanceof AppError) reject(outcome);
+        else resolve(outcome);
       });
     });
-    channel.sendToQueue(this.name(queue), Buffer.from(JSON.stringify(body)), {
-      persistent: true,
-      contentType: 'application/json',
-      messageId: correlationId,
-      correlationId,
-      replyTo: DIRECT_REPLY_TO,
-      headers: { [DEADLINE_HEADER]: deadline, ...traceHeaders() },
-    });
+    try {
+      channel.sendToQueue(this.name(queue), Buffer.from(JSON.stringify(body)), {
+        persistent: true,
+        contentType: 'application/json',
+        messageId: correlationId,
+        correlationId,
+        replyTo: DIRECT_REPLY_TO,
+        headers: { [DEADLINE_HEADER]: deadline, ...traceHeaders() },
+      });
+    } catch (error) {
+      // The channel closed under it (the connection lost): nothing was sent.
+      reply.catch(() => undefined);
+      this.pendingReplies.get(correlationId)?.(notConnected(error));
+      throw notConnected(error);
+    }
     return schema.parse(JSON.parse((await reply).toString('utf8')));
   }
 
   private ensureRpcChannel(): Promise<Channel> {
-    this.rpcChannel ??= (async () => {
-      const channel = await this.connection.createChannel();
+    const connection = this.currentConnection();
+    const opened = (this.rpcChannel ??= (async () => {
+      const channel = await connection.createChannel();
+      channel.on('error', (error: Error) => this.logger.warn({ err: error }, 'request channel error'));
+      channel.on('close', () => {
+        if (this.rpcChannel === opened) this.rpcChannel = undefined;
+      });
       await channel.consume(
         DIRECT_REPLY_TO,
         (msg) => {
@@ -329,8 +514,11 @@ export class Broker {
         { noAck: true },
       );
       return channel;
-    })();
-    return this.rpcChannel;
+    })());
+    opened.catch(() => {
+      if (this.rpcChannel === opened) this.rpcChannel = undefined;
+    });
+    return opened;
   }
 
   /**
@@ -339,7 +527,8 @@ export class Broker {
    * publisher's.
    */
   async messageCount(queue: string): Promise<number> {
-    const opened = (this.statsChannel ??= this.connection.createChannel().then((channel) => {
+    const connection = this.currentConnection();
+    const opened = (this.statsChannel ??= connection.createChannel().then((channel) => {
       channel.on('error', () => undefined);
       channel.on('close', () => {
         if (this.statsChannel === opened) this.statsChannel = undefined;
@@ -354,14 +543,25 @@ export class Broker {
     }
   }
 
+  /** Fails while the connection is away or being set up again; /readyz reports it. */
   async ping(): Promise<void> {
-    await this.publisher.checkExchange(this.name(EXCHANGES.events));
+    if (!this.ready) throw notConnected();
+    await this.currentPublisher().checkExchange(this.name(EXCHANGES.events));
   }
 
+  /** Closes the connection for good: no reconnect after this. */
   async close(): Promise<void> {
     this.closing = true;
-    await this.connection.close().catch(() => undefined);
+    clearTimeout(this.reconnectTimer);
+    const connection = this.connection;
+    if (connection !== undefined) this.forget(connection);
+    await connection?.close().catch(() => undefined);
   }
+}
+
+/** What publishing and requests answer while the connection is away: the caller retries later. */
+function notConnected(cause?: unknown): AppError {
+  return new AppError('service_unavailable', 'The message broker is not reachable right now; retry shortly.', cause === undefined ? {} : { cause });
 }
 
 /** The current trace's header, for a message published as part of it. */

@@ -18,3 +18,4 @@ export * from './admin-server';
 export * from './pipeline-metrics';
 export * from './tracing';
 export * from './address-limit';
+export * from './dead-letters';

@@ -38,11 +38,3 @@ export function runMain(name: string, logger: Logger, start: () => Promise<Runni
     },
   );
 }
-
-/** What a service does when a connection it cannot work without is lost: exit, and be restarted. */
-export function exitOnLoss(logger: Logger, what: string): (error: Error) => void {
-  return (error) => {
-    logger.fatal({ err: error }, `${what} lost; exiting so the supervisor restarts a clean process`);
-    process.exit(1);
-  };
-}

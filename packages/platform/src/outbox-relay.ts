@@ -133,6 +133,9 @@ export class OutboxRelay implements OutboxPublisher {
     if (!this.claimAsked && this.untilPoll() > 0) return;
     this.claimAsked = false;
     this.lastClaimAt = performance.now();
+    // While the broker reconnects, claiming would only lease rows to hand them straight back: the
+    // next poll tries again.
+    if (!this.broker.connected) return;
     try {
       if ((await this.publishBatch()) === BATCH_SIZE) this.claimAsked = true;
     } catch (error) {
@@ -159,7 +162,13 @@ export class OutboxRelay implements OutboxPublisher {
 
   /** Publishes the next batch of what was handed over; rows it cannot publish are left to be claimed. */
   private async publishHandedOver(): Promise<void> {
-    await this.publish(this.handedOver.splice(0, BATCH_SIZE)).catch((error: unknown) => {
+    const batch = this.handedOver.splice(0, BATCH_SIZE);
+    if (!this.broker.connected) {
+      // The broker reconnects: hand the rows back at once, for the poll to claim once it is back.
+      await this.database.sql.count(releaseLease, { messageIds: batch.map((m) => m.messageId) }).catch(() => undefined);
+      return;
+    }
+    await this.publish(batch).catch((error: unknown) => {
       this.logger.error({ err: error }, 'outbox relay could not publish rows handed over; they are claimed again');
     });
   }

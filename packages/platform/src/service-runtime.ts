@@ -12,7 +12,7 @@ import { clockFromEnv, type Clock } from './clock';
 import { ConfigError, type BaseConfig } from './config';
 import { SERVICE_DATABASE_ROLES, checkDatabaseRole, type DatabaseRoleOwner } from './database-role';
 import { closeServer, createHttpApp, finishHttpApp, httpServerLimits, listen, type HttpAppOptions } from './http';
-import { exitOnLoss, runMain } from './lifecycle';
+import { runMain } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { OutboxRelay } from './outbox-relay';
 import { PeriodicTask } from './periodic-task';
@@ -51,6 +51,26 @@ const REDIS_OPTIONS: Record<RedisUse, RedisOptions> = {
   'best-effort': { maxRetriesPerRequest: 1, enableOfflineQueue: false },
 };
 
+/** How long a service that requires Redis waits for its first connection before it listens anyway (not ready). */
+const REDIS_START_WAIT_MS = 5_000;
+
+/** Resolves once `redis` is connected, or after `ms` (it goes on connecting). */
+function firstConnection(redis: Redis, ms: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.once('ready', done);
+  });
+}
+
+/** How long /readyz waits for Redis's answer to a ping. */
+const REDIS_READY_TIMEOUT_MS = 2_000;
+
 export interface RunningService {
   port: number;
   adminPort: number;
@@ -70,6 +90,7 @@ export class ServiceRuntime {
   private relay: OutboxRelay | undefined;
   private redisClient: Redis | undefined;
   private limited: Counter<'limit' | 'decided_by'> | undefined;
+  private redisRequired = false;
   private readonly stopConsumers: (() => Promise<void>)[] = [];
   private readonly consumedQueues: string[] = [];
   private readonly workers: Worker[] = [];
@@ -100,8 +121,10 @@ export class ServiceRuntime {
   }
 
   /**
-   * Opens the database pool and the broker connection; losing the broker ends the process. In
-   * production the database user must be the service's own role (`checkDatabaseRole`).
+   * Opens the database pool and the broker connection. A lost connection ends no process: the
+   * broker reconnects and consumes again by itself, the pool replaces connections, Redis reconnects,
+   * and /readyz answers 503 meanwhile. In production the database user must be the service's own
+   * role (`checkDatabaseRole`).
    */
   static async connect(options: ServiceOptions): Promise<ServiceRuntime> {
     const { config } = options;
@@ -114,7 +137,7 @@ export class ServiceRuntime {
       if (config.NODE_ENV === 'production' && options.name in SERVICE_DATABASE_ROLES) {
         await checkDatabaseRole(database.prisma, options.name as DatabaseRoleOwner);
       }
-      const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, exitOnLoss(logger, 'RabbitMQ connection'));
+      const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger);
       return new ServiceRuntime(options, logger, database, broker);
     } catch (error) {
       await database.prisma.$disconnect();
@@ -138,7 +161,35 @@ export class ServiceRuntime {
     if (this.redisClient === undefined) {
       const redis = new Redis(this.options.config.REDIS_URL, REDIS_OPTIONS[use]);
       this.redisClient = redis;
-      if (use === 'required') this.addReadinessCheck('redis', async () => void (await redis.ping()));
+      // ioredis reconnects by itself; without a listener its 'error' events would end the process.
+      // One line per outage, not one per reconnect attempt.
+      let reported = false;
+      redis.on('error', (error: Error) => {
+        if (reported) return;
+        reported = true;
+        this.logger.warn({ err: error, use }, 'Redis unreachable; reconnecting');
+      });
+      redis.on('ready', () => {
+        if (reported) this.logger.warn({ use }, 'Redis reachable again');
+        reported = false;
+      });
+      if (use === 'required') {
+        this.redisRequired = true;
+        this.addReadinessCheck('redis', async () => {
+          // While ioredis reconnects, a ping waits in its offline queue: not ready after two seconds (within the probes' 3 s timeout).
+          const ping = redis.ping();
+          ping.catch(() => undefined);
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<never>((_resolve, reject) => {
+            timer = setTimeout(() => reject(new Error(`redis ${redis.status}`)), REDIS_READY_TIMEOUT_MS);
+          });
+          try {
+            await Promise.race([ping, late]);
+          } finally {
+            clearTimeout(timer);
+          }
+        });
+      }
     }
     return this.redisClient;
   }
@@ -195,6 +246,9 @@ export class ServiceRuntime {
   async listen(): Promise<{ port: number; adminPort: number }> {
     this.assertNotListening('listen');
     this.listening = true;
+    // A service that requires Redis is ready once it is connected: give the first connection a
+    // moment, so a service just started is not reported unready for a connection still opening.
+    if (this.redisClient !== undefined && this.redisRequired) await firstConnection(this.redisClient, REDIS_START_WAIT_MS);
     this.relay?.start();
     for (const worker of this.workers) worker.start();
     finishHttpApp(this.http, this.logger);

@@ -200,12 +200,16 @@ export class TestSystem {
   }
 
   /**
-   * From now on, a service that exits on its own (a crash, or its designed exit when the RabbitMQ
-   * connection is lost) is started again with backoff, as scripts/start-all.mjs or an orchestrator
-   * does. A service stopped through kill(), terminate() or stop() is left down.
+   * From now on, a service that exits on its own (a crash, or a failed start) is started again
+   * with backoff, as scripts/start-all.mjs or an orchestrator does. A service stopped through kill(), terminate() or stop() is left down.
    */
   supervise(): void {
     this.supervisor ??= { timers: new Map(), backoffMs: new Map(), exits: new Map(), restarts: new Map(), exitedOutput: new Map() };
+  }
+
+  /** The process id of each service's current process (undefined for one not running). */
+  pids(): Record<ServiceName, number | undefined> {
+    return Object.fromEntries(SERVICES.map((s) => [s, this.services.get(s)?.process.pid])) as Record<ServiceName, number | undefined>;
   }
 
   /** How often each service exited on its own, and how often the supervisor started it again. */

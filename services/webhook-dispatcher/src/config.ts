@@ -1,5 +1,5 @@
 import { WEBHOOK_LIMITS } from '@pmatch/contracts';
-import { AllowedCidrsSetting, BaseConfig, DNS_LOOKUP_TIMEOUT_MS, isNameServer, loadConfig as load } from '@pmatch/platform';
+import { AllowedCidrsSetting, BaseConfig, DNS_LOOKUP_TIMEOUT_MS, INBOX_RETENTION_MS, isNameServer, loadConfig as load } from '@pmatch/platform';
 import { z } from 'zod';
 
 /**
@@ -8,6 +8,8 @@ import { z } from 'zod';
  * that write would let another dispatcher send the same attempt again.
  */
 export const LEASE_MARGIN_MS = 2_000;
+
+const DAY_MS = 24 * 3600_000;
 
 /** An unset variable and an empty one mean the same: not configured. */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
@@ -56,6 +58,20 @@ export const DispatcherConfig = BaseConfig.extend({
   EMAIL_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(10_000),
   /** How often delivery logs older than 30 days are looked for and deleted. */
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(10).default(3_600_000),
+  /** How often the event sweep looks for recorded events whose event.recorded message never arrived. */
+  EVENT_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).default(30_000),
+  /** An event is swept once it was recorded this long ago (its message normally arrives within seconds). */
+  EVENT_SWEEP_GRACE_MS: z.coerce.number().int().min(1000).default(120_000),
+  /**
+   * How far back a newly started dispatcher sweeps (3 days). Below the inbox's retention by a day at
+   * least: an older event's inbox row may be forgotten, and sweeping it would deliver it again.
+   */
+  EVENT_SWEEP_LOOKBACK_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .max(INBOX_RETENTION_MS - DAY_MS)
+    .default(3 * DAY_MS),
 })
   .refine((c) => c.DELIVERY_LEASE_MS >= c.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS, {
     message: `must be at least DELIVERY_TIMEOUT_MS + ${LEASE_MARGIN_MS} ms (the answer deadline and the time to record the outcome)`,
@@ -72,6 +88,10 @@ export const DispatcherConfig = BaseConfig.extend({
   .refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOK_CA_FILE === undefined, {
     message: 'is for test receivers only and must be unset in production',
     path: ['WEBHOOK_CA_FILE'],
+  })
+  .refine((c) => c.EVENT_SWEEP_GRACE_MS < c.EVENT_SWEEP_LOOKBACK_MS, {
+    message: 'must be shorter than EVENT_SWEEP_LOOKBACK_MS',
+    path: ['EVENT_SWEEP_GRACE_MS'],
   });
 export type DispatcherConfig = z.infer<typeof DispatcherConfig>;
 

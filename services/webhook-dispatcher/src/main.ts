@@ -27,6 +27,7 @@ import { AgentsByOrganisation } from './outbound/pinned-agent';
 import { WebhookClient } from './outbound/webhook-client';
 import { attemptDelivery } from './use-cases/attempt-delivery';
 import { DeliveryScheduler, slowAfterMs } from './use-cases/delivery-scheduler';
+import { EventSweep } from './use-cases/event-sweep';
 import { createMetrics } from './use-cases/metrics';
 import { sendDueEmails } from './use-cases/send-emails';
 
@@ -37,6 +38,8 @@ import { sendDueEmails } from './use-cases/send-emails';
  */
 const ACKNOWLEDGED_PER_STATEMENT = 200;
 const RECEIVED_PER_STATEMENT = 200;
+/** Events the event sweep reads per pass: one bounded range of events_created_at_idx. */
+const SWEPT_PER_PASS = 500;
 
 export interface Dispatcher extends RunningService {
   /** One scheduler pass as the poll makes it (skip, then claim), resolved once every attempt it started is recorded. */
@@ -45,6 +48,8 @@ export interface Dispatcher extends RunningService {
   sendDueEmails(): Promise<number>;
   /** One pass of the retention sweep: deletes delivery logs (and e-mails) older than 30 days. */
   deleteExpiredDeliveryLog(): Promise<number>;
+  /** One pass of the event sweep (`EventSweep`): resolves with the events it read. */
+  sweepEvents(): Promise<number>;
 }
 
 /** What tests replace: DNS answers, the raw connection behind the address check, and retry jitter. */
@@ -114,7 +119,13 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
 
       const onDue = () => scheduler.nudge();
       const received = new BatchWriter((events: ReceivedEvent[]) => recordReceivedEvents(database.sql, events, clock.now()), RECEIVED_PER_STATEMENT);
-      await runtime.consume(QUEUES.dispatcherEvents, EventsRecorded, eventHandler({ received, metrics, onDue, logger }), {
+      const receiveDeps = { received, metrics, onDue, logger };
+      const eventSweep = new EventSweep(
+        { ...receiveDeps, sql: database.sql, clock },
+        { graceMs: config.EVENT_SWEEP_GRACE_MS, lookbackMs: config.EVENT_SWEEP_LOOKBACK_MS, batchSize: SWEPT_PER_PASS },
+      );
+      runtime.every('event sweep', config.EVENT_SWEEP_INTERVAL_MS, () => eventSweep.pass());
+      await runtime.consume(QUEUES.dispatcherEvents, EventsRecorded, eventHandler(receiveDeps), {
         prefetch: config.DISPATCHER_PREFETCH,
       });
       await runtime.consume(
@@ -141,6 +152,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
         },
         sendDueEmails: () => sendDueEmails(emailDeps),
         deleteExpiredDeliveryLog: () => deleteExpiredDeliveryLog(prisma, clock.now()),
+        sweepEvents: () => eventSweep.pass(),
       };
     },
   );

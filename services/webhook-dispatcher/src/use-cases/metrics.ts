@@ -4,6 +4,7 @@ import type { WebhookBacklog } from '../data/backlog';
 
 export interface DispatcherMetrics {
   eventsReceived: Counter<'type'>;
+  eventsSwept: Counter;
   attempts: Counter<'outcome'>;
   attemptDuration: Histogram<'outcome'>;
   deliveriesFinished: Counter<'status'>;
@@ -23,7 +24,17 @@ export function createMetrics(registry: Registry, readBacklog?: () => Promise<We
   const registers = [registry];
   if (readBacklog !== undefined) backlogGauges(registers, readBacklog);
   return {
-    eventsReceived: new Counter({ name: 'webhook_events_received_total', help: 'Events received from the broker', labelNames: ['type'], registers }),
+    eventsReceived: new Counter({
+      name: 'webhook_events_received_total',
+      help: 'Events taken in (from the broker or the event sweep)',
+      labelNames: ['type'],
+      registers,
+    }),
+    eventsSwept: new Counter({
+      name: 'webhook_events_swept_total',
+      help: 'Events the event sweep took in because their event.recorded message never arrived',
+      registers,
+    }),
     attempts: new Counter({
       name: 'webhook_delivery_attempts_total',
       help: 'Delivery attempts by outcome (succeeded, failed)',

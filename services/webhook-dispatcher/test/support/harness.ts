@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId, type EventType, type Mode, type NewEvent, type Order } from '@pmatch/contracts';
 import { createDatabase, recordEvents, type Database, type PrismaClient } from '@pmatch/db';
-import { Broker, ManualClock, OutboxRelay, SecretBox, createLogger, newSigningSecret } from '@pmatch/platform';
+import { Broker, DeadLetters, ManualClock, OutboxRelay, SecretBox, createLogger, newSigningSecret } from '@pmatch/platform';
 import { DATABASE_ROLE, RABBITMQ_URL, createTestDatabase, databaseUrlAs, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import { loadConfig } from '../../src/config';
 import { start, type Dispatcher, type DispatcherSeams } from '../../src/main';
@@ -30,6 +30,7 @@ export class DispatcherHarness {
     readonly clock: ManualClock,
     private readonly broker: Broker,
     private readonly db: TestDatabase,
+    private readonly prefix: string,
     /** Where e-mails go without SMTP_URL: a folder of this harness, removed at stop. */
     readonly mailDir: string,
   ) {
@@ -60,7 +61,7 @@ export class DispatcherHarness {
     const dispatcher = await start(config, clock, options.seams);
     const database = createDatabase(db.url, { poolSize: 3 });
     const broker = await Broker.connect(RABBITMQ_URL, prefix, createLogger('test-broker', 'silent'));
-    return new DispatcherHarness(dispatcher, database, clock, broker, db, mailDir);
+    return new DispatcherHarness(dispatcher, database, clock, broker, db, prefix, mailDir);
   }
 
   async stop(): Promise<void> {
@@ -164,6 +165,38 @@ export class DispatcherHarness {
       async () => ((await this.prisma.inbox.count({ where: { consumer: 'webhook-dispatcher.events', messageId: eventId } })) > 0 ? true : undefined),
       { what: `the dispatcher to receive ${eventId}` },
     );
+  }
+
+  /** Messages waiting in a queue's dead-letter queue (`queue` without the prefix). */
+  async deadLetters(queue: string): Promise<number> {
+    return this.broker.messageCount(`${queue}.dead`);
+  }
+
+  /**
+   * Moves every dead letter of `queue` back to it, each published before it is acknowledged, as
+   * an operator's replay does: same message id, body and headers.
+   */
+  async replayDeadLetters(queue: string): Promise<number> {
+    const deadLetters = await DeadLetters.connect(RABBITMQ_URL, this.prefix);
+    try {
+      const [result] = await deadLetters.replay({ queues: [queue] });
+      return result!.replayed.length;
+    } finally {
+      await deadLetters.close();
+    }
+  }
+
+  /**
+   * Makes the database unreachable for the dispatcher (its role may no longer connect, and its
+   * connections are ended), or reachable again. The test's own connections, as the owner, go on.
+   */
+  async setDispatcherDatabaseReachable(reachable: boolean): Promise<void> {
+    const role = DATABASE_ROLE['webhook-dispatcher'];
+    const verb = reachable ? 'GRANT CONNECT ON DATABASE %I TO PUBLIC, %I' : 'REVOKE CONNECT ON DATABASE %I FROM PUBLIC, %I';
+    await this.prisma.$executeRawUnsafe(`DO $$ BEGIN EXECUTE format('${verb}', current_database(), '${role}'); END $$`);
+    if (!reachable) {
+      await this.prisma.$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND usename = ${role}`;
+    }
   }
 
   /** Publishes a request as orders-api does (resend, send test). */
