@@ -4,6 +4,7 @@ export * from './config';
 export * from './database-role';
 export * from './http';
 export * from './inbox';
+export * from './message-scope';
 export * from './lifecycle';
 export * from './logger';
 export * from './outbox-relay';

@@ -1,4 +1,4 @@
-import { keepLastOnFailure } from '@pmatch/platform';
+import { keepLastOnFailure, outOfScopeCounter } from '@pmatch/platform';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { WebhookBacklog } from '../data/backlog';
 
@@ -12,6 +12,8 @@ export interface DispatcherMetrics {
   endpointsSwitchedOff: Counter;
   testEventsSent: Counter<'outcome'>;
   emails: Counter<'kind' | 'outcome'>;
+  /** Messages (or events of one) refused as out of scope, by queue. */
+  outOfScope: (queue: string) => void;
 }
 
 /**
@@ -57,6 +59,7 @@ export function createMetrics(registry: Registry, readBacklog?: () => Promise<We
       registers,
     }),
     emails: new Counter({ name: 'webhook_emails_total', help: 'Owner e-mails by kind and outcome (sent, failed)', labelNames: ['kind', 'outcome'], registers }),
+    outOfScope: outOfScopeCounter(registry),
   };
 }
 
