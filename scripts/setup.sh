@@ -63,5 +63,10 @@ fi
 step "building (tsc -b)"
 run_quiet npm run -s build
 
-step "migrating the database"
-node scripts/migrate.mjs
+# The topology is declared by the migrate step, as the broker's admin here (RABBITMQ_URL); the
+# services then run as their own users, which may not declare it.
+step "migrating the database, declaring the broker topology"
+RABBITMQ_URL="${RABBITMQ_URL:-amqp://guest:guest@127.0.0.1:5672}" node scripts/migrate.mjs
+
+step "broker users"
+node scripts/broker-users.mjs

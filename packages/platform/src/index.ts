@@ -1,4 +1,5 @@
 export * from './broker';
+export * from './broker-permissions';
 export * from './clock';
 export * from './config';
 export * from './database-role';
