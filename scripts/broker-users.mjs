@@ -48,7 +48,12 @@ const vhostOf = (url) => decodeURIComponent(new URL(url).pathname.slice(1)) || '
 
 if (process.argv.includes('--compose')) {
   // The management UI's login for people (as RABBITMQ_DEFAULT_USER was); no service uses it.
-  const admin = { name: 'matching', password_hash: platform.rabbitPasswordHash('matching'), hashing_algorithm: 'rabbit_password_hashing_sha256', tags: ['administrator'] };
+  const admin = {
+    name: 'matching',
+    password_hash: platform.rabbitPasswordHash('matching'),
+    hashing_algorithm: 'rabbit_password_hashing_sha256',
+    tags: ['administrator'],
+  };
   process.stdout.write(`${JSON.stringify(definitions('/', platform.prefixPatternOf(''), COMPOSE_PASSWORD, [admin]), null, 2)}\n`);
 } else if (process.argv.includes('--commands')) {
   const vhost = vhostOf(rabbitmqUrl);

@@ -53,7 +53,7 @@ async function declareTopology(url, prefix) {
   try {
     await Broker.declareTopology(url, prefix);
   } catch (error) {
-    throw new Error(`declaring the RabbitMQ topology at ${new URL(url).host}: ${error?.message ?? String(error)}`);
+    throw new Error(`declaring the RabbitMQ topology at ${new URL(url).host}: ${error?.message ?? String(error)}`, { cause: error });
   }
   console.log(`migrate: RabbitMQ topology at ${new URL(url).host}${prefix ? ` (AMQP_PREFIX ${prefix})` : ''} declared`);
 }

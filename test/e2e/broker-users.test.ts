@@ -8,7 +8,14 @@ import {
   REDIS_URL,
   cleanUpBroker,
   createLogger,
-  type BrokerUserOf, createTestDatabase, databaseUrlAs, localBrokerUrlFor, localUsersExist, uniqueName, type TestDatabase } from '@pmatch/testkit';
+  type BrokerUserOf,
+  createTestDatabase,
+  databaseUrlAs,
+  localBrokerUrlFor,
+  localUsersExist,
+  uniqueName,
+  type TestDatabase,
+} from '@pmatch/testkit';
 
 /**
  * One RabbitMQ user per process on the real broker (scripts/broker-users.mjs creates them on this
@@ -35,7 +42,13 @@ async function attempt(who: BrokerUserOf, action: (channel: amqp.ConfirmChannel)
     const channel = await connection.createConfirmChannel();
     const closed = new Promise<string>((resolve) => channel.on('error', (error: Error) => resolve(error.message)));
     channel.on('close', () => undefined);
-    const outcome = await Promise.race([action(channel).then(() => 'ok', (error: Error) => error.message), closed]);
+    const outcome = await Promise.race([
+      action(channel).then(
+        () => 'ok',
+        (error: Error) => error.message,
+      ),
+      closed,
+    ]);
     return /ACCESS_REFUSED/.test(outcome) ? 'ACCESS_REFUSED' : outcome;
   } finally {
     await connection.close().catch(() => undefined);
@@ -75,8 +88,12 @@ describe('who may consume which queue', () => {
 
 describe('who may publish where', () => {
   test('when the topic exchanges are published to, then only the services with an outbox relay may; the dispatcher and the CLI may not', async () => {
-    const bank = Object.fromEntries(await Promise.all(SERVICES.map(async (who) => [who, await attempt(who, publish(EXCHANGES.bank, ROUTING_KEYS.depositReceived))])));
-    const events = Object.fromEntries(await Promise.all(SERVICES.map(async (who) => [who, await attempt(who, publish(EXCHANGES.events, ROUTING_KEYS.eventRecorded))])));
+    const bank = Object.fromEntries(
+      await Promise.all(SERVICES.map(async (who) => [who, await attempt(who, publish(EXCHANGES.bank, ROUTING_KEYS.depositReceived))])),
+    );
+    const events = Object.fromEntries(
+      await Promise.all(SERVICES.map(async (who) => [who, await attempt(who, publish(EXCHANGES.events, ROUTING_KEYS.eventRecorded))])),
+    );
 
     const relays = { 'orders-api': 'ok', 'bank-ingest': 'ok', matcher: 'ok', 'webhook-dispatcher': 'ACCESS_REFUSED', ops: 'ACCESS_REFUSED' };
     expect(bank).toEqual(relays);
@@ -126,7 +143,9 @@ describe("services' broker code with their own and with others' users", () => {
   test("when a service's user finds no topology, then connecting fails naming the migrate step, and nothing is declared", async () => {
     const missing = `${uniqueName('t')}.`;
 
-    await expect(Broker.connect(urlOf('matcher'), missing, logger)).rejects.toThrow(/topology .* is missing and this broker user may not declare it: run the migrate step/);
+    await expect(Broker.connect(urlOf('matcher'), missing, logger)).rejects.toThrow(
+      /topology .* is missing and this broker user may not declare it: run the migrate step/,
+    );
   });
 });
 

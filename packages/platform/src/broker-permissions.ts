@@ -76,6 +76,8 @@ export const localBrokerPassword = (user: string): string => `${user}-local`;
 
 /** RabbitMQ's stored form of a password (rabbit_password_hashing_sha256), for a definitions file. */
 export function rabbitPasswordHash(password: string, salt: Buffer = randomBytes(4)): string {
-  const digest = createHash('sha256').update(Buffer.concat([salt, Buffer.from(password, 'utf8')])).digest();
+  const digest = createHash('sha256')
+    .update(Buffer.concat([salt, Buffer.from(password, 'utf8')]))
+    .digest();
   return Buffer.concat([salt, digest]).toString('base64');
 }

@@ -136,7 +136,8 @@ export class TestSystem {
     };
     const names = [...SERVICES, 'ops'] as const;
     // A test that gives RABBITMQ_URL means every process to use it.
-    const urlFor = (who: ServiceName | 'ops' | 'topology') => (extraEnv.RABBITMQ_URL === undefined ? brokerUrlFor(who) : Promise.resolve(extraEnv.RABBITMQ_URL));
+    const urlFor = (who: ServiceName | 'ops' | 'topology') =>
+      extraEnv.RABBITMQ_URL === undefined ? brokerUrlFor(who) : Promise.resolve(extraEnv.RABBITMQ_URL);
     const brokerUrls = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await urlFor(n)]))) as Record<ServiceName | 'ops', string>;
     const system = new TestSystem(database, env, brokerUrls);
     try {
