@@ -3,6 +3,9 @@
 // Needs packages/db built (`npm run build`); the Docker image runs it as the one-shot `migrate`.
 // SERVICE_ROLE_PASSWORD, when set, becomes the password of every service role, for hosts that
 // authenticate by password (docker compose); production sets one per role instead.
+// RABBITMQ_URL, when set, is a broker user with configure rights (pmatch_topology): the exchanges,
+// queues and dead-letter queues under AMQP_PREFIX are declared through it, for the services' own
+// users may not (docs/decisions/0087-one-broker-user-per-service.md).
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -24,6 +27,7 @@ try {
   } else {
     console.log(`migrate: ${target} applied ${applied.length} (${applied.join(', ')}); ${alreadyApplied.length} already applied`);
   }
+  if (process.env.RABBITMQ_URL) await declareTopology(process.env.RABBITMQ_URL, process.env.AMQP_PREFIX ?? '');
 } catch (error) {
   const message = error?.code === 'MODULE_NOT_FOUND' ? `${error.message}\n(build first: npm run build)` : (error?.message ?? String(error));
   console.error(`migrate: FAILED on ${describe(databaseUrl)}: ${message}`);
@@ -42,4 +46,14 @@ async function setServiceRolePasswords(url, password) {
   } finally {
     await client.end();
   }
+}
+
+async function declareTopology(url, prefix) {
+  const { Broker } = require('../packages/platform/dist/index.js');
+  try {
+    await Broker.declareTopology(url, prefix);
+  } catch (error) {
+    throw new Error(`declaring the RabbitMQ topology at ${new URL(url).host}: ${error?.message ?? String(error)}`, { cause: error });
+  }
+  console.log(`migrate: RabbitMQ topology at ${new URL(url).host}${prefix ? ` (AMQP_PREFIX ${prefix})` : ''} declared`);
 }

@@ -70,6 +70,20 @@ run_quiet npm run -s build
 if grep -qx postgres "$left_to_tests"; then
   step "not migrating: PostgreSQL runs in the tests' container, migrated by jest's global setup"
 else
-  step "migrating the database"
-  node scripts/migrate.mjs
+  # The topology is declared by the migrate step, as the broker's admin here (RABBITMQ_URL); the
+  # services then run as their own users, which may not declare it.
+  if grep -qx rabbitmq "$left_to_tests"; then
+    step "migrating the database (the test kit declares the broker topology in its RabbitMQ container)"
+    env -u RABBITMQ_URL node scripts/migrate.mjs
+  else
+    step "migrating the database, declaring the broker topology"
+    RABBITMQ_URL="${RABBITMQ_URL:-amqp://guest:guest@127.0.0.1:5672}" node scripts/migrate.mjs
+  fi
+fi
+
+if grep -qx rabbitmq "$left_to_tests"; then
+  step "broker users: RabbitMQ runs in the tests' container, where the services use its admin login"
+else
+  step "broker users"
+  node scripts/broker-users.mjs
 fi

@@ -1,9 +1,10 @@
 // Runs the four services on this machine as one foreground process (`npm start`): each line they
 // print is prefixed with the service's name, a service that exits on its own is restarted with
 // backoff, and SIGINT/SIGTERM stop them all gracefully. Ports and URLs come from the environment
-// (README "Configuration"); each service's database user is its own role.
+// (README "Configuration"); each service's database user is its own role, and its broker user its own.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +34,25 @@ function entryOf(name) {
   return join(root, 'services', name, 'dist', 'main.js');
 }
 
+const DEFAULT_RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672';
+const require = createRequire(import.meta.url);
+const platform = require('../packages/platform/dist/index.js');
+/** Whether this machine's broker has the per-service users (scripts/broker-users.mjs): one login of one of them. */
+const localBrokerUsers = await (async () => {
+  const brokerUrl = process.env.RABBITMQ_URL || DEFAULT_RABBITMQ_URL;
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(brokerUrl).hostname)) return false;
+  const amqp = require('../packages/platform/node_modules/amqplib');
+  const user = platform.BROKER_USERS.topology;
+  try {
+    const url = platform.brokerUrlAs(brokerUrl, user, platform.localBrokerPassword(user));
+    await (await amqp.connect(url)).close();
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (localBrokerUsers) say('each service connects to RabbitMQ as its own user (scripts/broker-users.mjs)');
+
 let stopping = false;
 const supervised = SERVICES.map((name) => ({ name, child: undefined, timer: undefined, crashes: 0, backoffMs: BACKOFF_START_MS }));
 
@@ -56,6 +76,20 @@ function databaseUrlOf(name) {
   return url.toString();
 }
 
+/**
+ * Each service connects to RabbitMQ as its own user (docs/decisions/0087-one-broker-user-per-service.md):
+ * <SERVICE>_RABBITMQ_URL when given, else, when this machine's broker has the users setup.sh
+ * creates, RABBITMQ_URL with the user's own name and local password, else RABBITMQ_URL as it is.
+ */
+function rabbitmqUrlOf(name) {
+  const own = process.env[`${name.toUpperCase().replace(/-/g, '_')}_RABBITMQ_URL`];
+  if (own) return own;
+  const url = process.env.RABBITMQ_URL || DEFAULT_RABBITMQ_URL;
+  if (!localBrokerUsers) return url;
+  const user = platform.BROKER_USERS[name];
+  return platform.brokerUrlAs(url, user, platform.localBrokerPassword(user));
+}
+
 function launch(service) {
   service.timer = undefined;
   const startedAt = Date.now();
@@ -63,7 +97,7 @@ function launch(service) {
   // exactly one SIGTERM (a second signal would make it exit without finishing its work).
   const child = spawn(process.execPath, [entryOf(service.name)], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrlOf(service.name) },
+    env: { ...process.env, DATABASE_URL: databaseUrlOf(service.name), RABBITMQ_URL: rabbitmqUrlOf(service.name) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -119,6 +119,17 @@ describe('the probe and configuration check', () => {
     expect(pods(objects)).toEqual(mentioning('Deployment/matcher', "RABBITMQ_URL's template does not log in as pmatch_matcher"));
   });
 
+  test('when the migrate step declares the broker topology without the topology user, then it is named', () => {
+    const migrateOf = (o: K8sObject[]) => find<IDeployment>(o, 'Deployment', 'matcher').spec!.template.spec!.initContainers!.find((c) => c.name === 'migrate')!;
+    const asService = brokenProduction(
+      (o) => void (migrateOf(o).env!.find((e) => e.name === 'RABBITMQ_URL')!.valueFrom!.secretKeyRef!.name = 'pmatch-matcher'),
+    );
+    const without = brokenProduction((o) => void (migrateOf(o).env = migrateOf(o).env!.filter((e) => e.name !== 'RABBITMQ_URL')));
+
+    expect(pods(asService)).toEqual(mentioning('Deployment/matcher', "init container migrate's RABBITMQ_URL template does not log in as pmatch_topology"));
+    expect(pods(without)).toEqual(mentioning('Deployment/matcher', 'init container migrate has no RABBITMQ_URL from a Secret'));
+  });
+
   test('when the grace period is shorter than the lock wait a stopping matcher may finish, then it is named', () => {
     const objects = brokenProduction((o) => void (find<IDeployment>(o, 'Deployment', 'matcher').spec!.template.spec!.terminationGracePeriodSeconds = 30));
     expect(pods(objects)).toEqual(mentioning('Deployment/matcher', 'terminationGracePeriodSeconds 30 < 35'));

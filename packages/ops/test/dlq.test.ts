@@ -1,7 +1,7 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { EXCHANGES, QUEUES, ROUTING_KEYS } from '@pmatch/contracts';
 import { Broker, createLogger } from '@pmatch/platform';
-import { RABBITMQ_URL, uniqueName } from '@pmatch/testkit';
+import { RABBITMQ_URL, brokerUrlFor, uniqueName } from '@pmatch/testkit';
 import { expectFailure, runOps, runOpsOk } from './run-ops';
 
 /** The dlq commands touch no database: a URL nobody listens on proves it. */
@@ -25,7 +25,8 @@ afterEach(async () => {
   await broker?.close();
 });
 
-const ops = (...args: string[]) => runOpsOk(NO_DATABASE, args, { AMQP_PREFIX: prefix, RABBITMQ_URL });
+/** As the operator's own broker user where this broker has the services' users: its rights are enough to list and replay. */
+const ops = async (...args: string[]) => runOpsOk(NO_DATABASE, args, { AMQP_PREFIX: prefix, RABBITMQ_URL: await brokerUrlFor('ops') });
 
 /**
  * Publishes a message to `exchange` as a service does and has its consumer reject it without

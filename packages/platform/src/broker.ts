@@ -3,7 +3,7 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Consum
 import { AppError, EXCHANGES, QUEUES, ROUTING_KEYS } from '@pmatch/contracts';
 import { TRACEPARENT_HEADER, continueTrace, currentTraceparent, runInTrace } from '@pmatch/db';
 import type { z } from 'zod';
-import type { Logger } from './logger';
+import { createLogger, type Logger } from './logger';
 
 /** Deliveries after which a message that keeps failing is dead-lettered instead of retried. */
 export const DELIVERY_LIMIT = 5;
@@ -147,7 +147,7 @@ export class Broker {
       publisher.on('error', (error: Error) => this.logger.error({ err: error }, 'amqp publisher channel error'));
       this.connection = connection;
       this.publisher = publisher;
-      await this.assertTopology();
+      await this.ensureTopology();
       for (const consumer of this.consumers) await consumer.start(connection);
       if (this.closing) throw new Error('broker closed while connecting');
       this.ready = true;
@@ -217,8 +217,63 @@ export class Broker {
     return this.connection;
   }
 
+  /**
+   * Declares the whole topology (exchanges, queues, dead-letter queues, bindings) under `prefix`,
+   * as a user with configure rights (`pmatch_topology`): the migrate step's, before any service
+   * starts. Idempotent.
+   */
+  static async declareTopology(url: string, prefix: string): Promise<void> {
+    const broker = new Broker(url, prefix, createLogger('topology', 'silent'), {});
+    const connection = await amqp.connect(url, { clientProperties: { connection_name: `${prefix || 'pmatch'} topology` } });
+    broker.closing = true;
+    try {
+      broker.connection = connection;
+      broker.publisher = await connection.createConfirmChannel();
+      await broker.assertTopology();
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
+  }
+
   name(base: string): string {
     return `${this.prefix}${base}`;
+  }
+
+  /**
+   * Checks passively (no rights needed) that every exchange and queue exists; declares the
+   * topology only if something is missing, which only a user with configure rights may (the
+   * single RABBITMQ_URL of a development broker). A service's own user has none: it then stops
+   * with a message naming the step that declares it.
+   */
+  private async ensureTopology(): Promise<void> {
+    if (await this.topologyPresent()) return;
+    try {
+      await this.assertTopology();
+    } catch (error) {
+      const refused = /ACCESS_REFUSED|403/.test(error instanceof Error ? error.message : String(error));
+      if (!refused) throw error;
+      throw new Error(
+        `the RabbitMQ topology (AMQP_PREFIX "${this.prefix}") is missing and this broker user may not declare it: ` +
+          'run the migrate step (scripts/migrate.mjs with the topology user in RABBITMQ_URL) first',
+        { cause: error },
+      );
+    }
+  }
+
+  /** Whether every exchange and queue exists, by passive checks on a channel of their own (a failed check closes it). */
+  private async topologyPresent(): Promise<boolean> {
+    const { queues, exchanges } = this.topologyNames();
+    const channel = await this.currentConnection().createChannel();
+    channel.on('error', () => undefined);
+    try {
+      for (const exchange of exchanges) await channel.checkExchange(exchange);
+      for (const queue of queues) await channel.checkQueue(queue);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
   }
 
   private async assertTopology(): Promise<void> {

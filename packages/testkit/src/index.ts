@@ -7,3 +7,4 @@ export * from './openapi-validator';
 export * from './plans';
 export * from './statements';
 export * from './prisma-database';
+export * from './broker-users';

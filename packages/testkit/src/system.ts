@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { Redis } from 'ioredis';
 import { MerchantClient } from './merchant';
 import { useServedDocument } from './openapi-validator';
+import { brokerUrlFor } from './broker-users';
 import { RABBITMQ_URL, REDIS_URL, createTestDatabase, freePort, uniqueName, waitFor, type TestDatabase } from './infra';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
@@ -94,6 +95,8 @@ export class TestSystem {
   private constructor(
     readonly database: TestDatabase,
     readonly env: Record<string, string>,
+    /** Each process's broker URL: its own user where this broker has them (`brokerUrlFor`). */
+    readonly brokerUrls: Record<ServiceName | 'ops', string>,
   ) {}
 
   static async start(extraEnv: Record<string, string> = {}): Promise<TestSystem> {
@@ -131,8 +134,15 @@ export class TestSystem {
       ...ports,
       ...extraEnv,
     };
-    const system = new TestSystem(database, env);
+    const names = [...SERVICES, 'ops'] as const;
+    // A test that gives RABBITMQ_URL means every process to use it.
+    const urlFor = (who: ServiceName | 'ops' | 'topology') =>
+      extraEnv.RABBITMQ_URL === undefined ? brokerUrlFor(who) : Promise.resolve(extraEnv.RABBITMQ_URL);
+    const brokerUrls = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await urlFor(n)]))) as Record<ServiceName | 'ops', string>;
+    const system = new TestSystem(database, env, brokerUrls);
     try {
+      // As the migrate step does in a deployment: the services' own users may not declare it.
+      await Broker.declareTopology(await urlFor('topology'), prefix);
       await Promise.all(SERVICES.map((s) => system.startService(s)));
       // Every response the tests see is checked against what merchants read: the served document.
       await useServedDocument(system.apiUrl);
@@ -176,7 +186,7 @@ export class TestSystem {
     clearTimeout(this.supervisor?.timers.get(name));
     this.supervisor?.timers.delete(name);
     const child = spawn(process.execPath, [join(REPO_ROOT, 'services', name, 'dist', 'main.js')], {
-      env: { ...process.env, ...this.env, DATABASE_URL: databaseUrlAs(this.env.DATABASE_URL!, DATABASE_ROLE[name]) },
+      env: { ...process.env, ...this.env, DATABASE_URL: databaseUrlAs(this.env.DATABASE_URL!, DATABASE_ROLE[name]), RABBITMQ_URL: this.brokerUrls[name] },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const running: RunningService = { process: child, port: Number(this.env[PORT_VARIABLE[name]]), output: [], stoppedOnPurpose: false };
@@ -365,7 +375,12 @@ export class TestSystem {
    * (exit codes, stdout) spawn it themselves.
    */
   async ops(...args: string[]): Promise<Record<string, unknown>> {
-    this.opsSession ??= new (opsModule().OpsSession)({ ...process.env, ...this.env, DATABASE_URL: databaseUrlAs(this.env.DATABASE_URL!, DATABASE_ROLE.ops) });
+    this.opsSession ??= new (opsModule().OpsSession)({
+      ...process.env,
+      ...this.env,
+      DATABASE_URL: databaseUrlAs(this.env.DATABASE_URL!, DATABASE_ROLE.ops),
+      RABBITMQ_URL: this.brokerUrls.ops,
+    });
     const outcome = await this.opsSession.execute(args);
     if (!('stdout' in outcome)) throw new Error(`ops ${args.join(' ')} exited ${outcome.exitCode}: ${outcome.stderr.trim()}`);
     return JSON.parse(outcome.stdout) as Record<string, unknown>;

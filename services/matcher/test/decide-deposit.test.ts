@@ -1,5 +1,5 @@
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
-import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
+import { ManualClock, OutOfScopeError, RedisLock, createLogger } from '@pmatch/platform';
 import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
@@ -50,6 +50,23 @@ function deps(lock: Pick<RedisLock, 'withLock'>): DecideDepositDeps {
 const lostLock = { withLock: <T>(_name: string, _options: unknown, work: () => Promise<T>) => work() };
 
 describe('depositDecider', () => {
+  test("when the message names another bank account than the deposit's, or a transaction that does not exist, then it is out of scope and nothing is decided", async () => {
+    const mine = await seedAccount();
+    const theirs = await seedAccount();
+    await seedOrder(theirs.orgId, theirs.accountId, 5100);
+    const deposit = await seedDeposit(theirs.orgId, theirs.accountId, 5100);
+    const lock = new RedisLock(redis, uniqueName('pmatch-test:'));
+    const decide = depositDecider(deps(lock));
+
+    await expect(decide({ transaction_id: deposit.id, bank_account_id: mine.accountId }, 'm-forged')).rejects.toThrow(OutOfScopeError);
+    await expect(decide({ transaction_id: 'txn_missing', bank_account_id: mine.accountId }, 'm-forged-2')).rejects.toThrow(OutOfScopeError);
+
+    expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'pending', orderId: null });
+    expect(await prisma.inbox.count({ where: { messageId: { in: ['m-forged', 'm-forged-2'] } } })).toBe(0);
+    // The real message still decides it.
+    expect((await decide({ transaction_id: deposit.id, bank_account_id: theirs.accountId }, 'm-real')).status).toBe('confirmed');
+  });
+
   test('when the lock is lost and two deposits race for one order, then the database lets exactly one confirm', async () => {
     const { orgId, accountId } = await seedAccount();
     const order = await seedOrder(orgId, accountId, 5000);

@@ -144,6 +144,27 @@ describe('the late-order examiner', () => {
   });
 });
 
+describe('late-order messages out of scope', () => {
+  test("when a message names an order with another bank account than the order's, then nothing is written for it, with or without a deposit waiting, and the rest of the message is examined", async () => {
+    const mine = await seedAccount();
+    const theirs = await seedAccount();
+    const deposit = await seedUnmatchedDeposit(theirs.orgId, theirs.accountId, 6600, '2026-11-22T09:00:00Z');
+    const waitedFor = await seedOrder(theirs.orgId, theirs.accountId, 6600, '2026-11-21T00:00:00Z');
+    const nothingWaits = await seedOrder(theirs.orgId, theirs.accountId, 6700, '2026-11-21T00:00:00Z');
+    const myDeposit = await seedUnmatchedDeposit(mine.orgId, mine.accountId, 6800, '2026-11-22T09:00:00Z');
+    const myOrder = await seedOrder(mine.orgId, mine.accountId, 6800, '2026-11-21T00:00:00Z');
+    const forged = [waitedFor, nothingWaits].map((o) => ({ order_id: o.id, bank_account_id: mine.accountId }));
+
+    const recorded = await examine([...forged, { order_id: myOrder.id, bank_account_id: mine.accountId }]);
+
+    expect(recorded).toBe(true);
+    expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'unmatched', candidateOrderIds: [] });
+    expect(await written(theirs.orgId, orderRegistrationId(waitedFor.id))).toEqual({ events: 0, inbox: 0 });
+    expect(await prisma.inbox.count({ where: { messageId: orderRegistrationId(nothingWaits.id) } })).toBe(0);
+    expect(await prisma.transaction.findUniqueOrThrow({ where: { id: myDeposit.id } })).toMatchObject({ status: 'held', candidateOrderIds: [myOrder.id] });
+  });
+});
+
 describe('late-order messages settled together', () => {
   test('when several messages are settled in one statement, then each is answered for its own order, and only the settled ones are claimed, once', async () => {
     const { orgId, accountId } = await seedAccount();
@@ -152,11 +173,15 @@ describe('late-order messages settled together', () => {
     const depositWaits = await seedOrder(orgId, accountId, 6100, '2026-11-21T00:00:00Z');
     const closed = await seedOrder(orgId, accountId, 6100, '2026-11-21T00:00:00Z');
     await prisma.order.update({ where: { id: closed.id }, data: { status: 'canceled', closedAt: new Date('2026-11-22T09:30:00Z') } });
-    const messages = [nothingWaits, depositWaits, closed, nothingWaits].map((o) => ({ orderId: o.id, messageId: `registered_${o.id}` }));
+    const messages = [nothingWaits, depositWaits, closed, nothingWaits].map((o) => ({
+      orderId: o.id,
+      bankAccountId: accountId,
+      messageId: `registered_${o.id}`,
+    }));
 
     const settled = await settleWithoutDeposit(database.sql, 'pending or unmatched', LATE_ORDERS_CONSUMER, messages);
 
-    expect(settled).toEqual([true, false, true, true]);
+    expect(settled).toEqual(['settled', 'waited for', 'settled', 'settled']);
     const claimed = await prisma.inbox.findMany({ where: { consumer: LATE_ORDERS_CONSUMER, messageId: { in: messages.map((m) => m.messageId) } } });
     expect(claimed.map((row) => row.messageId).sort()).toEqual([`registered_${nothingWaits.id}`, `registered_${closed.id}`].sort());
   });
@@ -275,7 +300,7 @@ describe("the late-order check's plan", () => {
       const plan = await preparedPlan(
         prisma,
         settleStatements[waiting].text,
-        `ARRAY['${order.id}'], ARRAY['plan-check'], '${LATE_ORDERS_CONSUMER}'`,
+        `ARRAY['${order.id}'], ARRAY['${order.bankAccountId}'], ARRAY['plan-check'], '${LATE_ORDERS_CONSUMER}'`,
         planCacheMode,
         ['enable_seqscan = off', 'enable_bitmapscan = off'],
       );

@@ -5,7 +5,7 @@ import { sampleOrder } from './support/harness';
 import { recordAcknowledgedAttempts, recordFailedAttempt, type FinishedAttempt } from '../src/data/attempts';
 import { claimDueDeliveries, type ClaimedDelivery } from '../src/data/claims';
 import { skipDeliveriesOfSwitchedOffEndpoints } from '../src/data/endpoints';
-import { EVENTS_CONSUMER, recordReceivedEvents, type ReceivedEvent } from '../src/data/received-events';
+import { EVENTS_CONSUMER, OUT_OF_SCOPE, recordReceivedEvents, type ReceivedEvent } from '../src/data/received-events';
 
 /**
  * The dispatcher's statements on their own, as its role runs them: received events recorded
@@ -367,15 +367,23 @@ describe('received events', () => {
     expect(Object.values(delivered).map((endpoints) => endpoints.length)).toEqual([0, 2, 2]);
   });
 
-  test('when one event of a batch cannot be written, then the statement writes nothing, so each event can be written again alone', async () => {
+  test('when an event of a batch has no row, or its row is of another organisation, mode or type, then nothing is written for it and the rest are recorded', async () => {
     const shop = await organisationWith([{}]);
+    const other = await organisationWith([{}, { mode: 'live' }]);
     const good = await announced(shop.organisationId);
     const gone: ReceivedEvent = { ...(await announced(shop.organisationId)), eventId: newId('event') };
+    const shopsEvent = await announced(shop.organisationId);
+    const claimedByOther: ReceivedEvent = { ...shopsEvent, organisationId: other.organisationId };
+    const otherMode: ReceivedEvent = { ...shopsEvent, organisationId: other.organisationId, mode: 'live' };
+    const otherType: ReceivedEvent = { ...shopsEvent, type: 'order.created' };
 
-    await expect(recordReceivedEvents(dispatcher.sql, [good, gone], NOW)).rejects.toThrow(/foreign key/);
+    const created = await recordReceivedEvents(dispatcher.sql, [claimedByOther, good, gone, otherMode, otherType], NOW);
 
-    expect(await owner.inbox.count({ where: { consumer: EVENTS_CONSUMER, messageId: { in: [good.eventId, gone.eventId] } } })).toBe(0);
-    expect(await recordReceivedEvents(dispatcher.sql, [good], NOW)).toEqual([1]);
+    expect(created).toEqual([OUT_OF_SCOPE, 1, OUT_OF_SCOPE, OUT_OF_SCOPE, OUT_OF_SCOPE]);
+    expect(await deliveredTo([shopsEvent.eventId, gone.eventId])).toEqual({ [shopsEvent.eventId]: [], [gone.eventId]: [] });
+    expect(await owner.inbox.count({ where: { consumer: EVENTS_CONSUMER, messageId: { in: [gone.eventId, shopsEvent.eventId] } } })).toBe(0);
+    // The real announcement is still recorded, as if the forged ones never came.
+    expect(await recordReceivedEvents(dispatcher.sql, [shopsEvent], NOW)).toEqual([1]);
   });
 
   test('when an organisation has more endpoints than registration allows, then its event goes again with more delivery ids, and the rest of the batch is recorded once', async () => {

@@ -159,8 +159,14 @@ export function podProblems(objects: readonly K8sObject[], secrets: readonly K8s
         envs.set(w.id, env);
         problems.push(...probeProblems(w, env, facts, repo), ...configurationProblems(w, env, facts));
         problems.push(...graceProblems(w, env, facts, repo));
-      } else if (env.get('DATABASE_URL')?.secret === undefined) {
-        problems.push(`${w.id}: init container ${c.name} has no DATABASE_URL from a Secret`);
+      } else {
+        if (env.get('DATABASE_URL')?.secret === undefined) problems.push(`${w.id}: init container ${c.name} has no DATABASE_URL from a Secret`);
+        // The migrate step declares the broker topology, as the one user that may.
+        const broker = env.get('RABBITMQ_URL');
+        if (broker?.secret === undefined) problems.push(`${w.id}: init container ${c.name} has no RABBITMQ_URL from a Secret`);
+        else if (new URL(sampleOf(broker.value)).username !== 'pmatch_topology') {
+          problems.push(`${w.id}: init container ${c.name}'s RABBITMQ_URL template does not log in as pmatch_topology`);
+        }
       }
     }
   }

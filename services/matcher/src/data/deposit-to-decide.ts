@@ -1,5 +1,6 @@
 import { MATCHING_RULES, type MatchingRule } from '@pmatch/contracts';
 import { asSql, sql, statement, transactionFields, unprefixed, type Row, type SqlOrPrisma, type TransactionRow } from '@pmatch/db';
+import { OutOfScopeError } from '@pmatch/platform';
 import type { NameMatcher } from '../domain/decide';
 import { nameMatcher } from '../domain/names/matcher';
 import { amountCandidatesFrom, amountCandidatesQuery, type AmountCandidates, type CandidateRow } from './candidates';
@@ -39,7 +40,7 @@ export const readDepositStatement = statement<MessageClaim & { transactionId: st
 );
 
 /**
- * Reads a deposit (which must exist) and, if it is pending and the message new, its seller's
+ * Reads a deposit (OutOfScopeError if it does not exist) and, if it is pending and the message new, its seller's
  * matching rules and amount candidates: one statement, one snapshot, no lock. `pending` is
  * undefined when there is nothing to decide. An order committed after the read is the late-order
  * check's to see, which waits for the account's lock, so for this decision to be written.
@@ -52,7 +53,7 @@ export async function readDeposit(
   const rows = await asSql(db).rows(readDepositStatement, { transactionId, consumer: claim.consumer, messageId: claim.messageId });
   const first = rows[0];
   const transaction = first === undefined ? undefined : unprefixed<TransactionRow>(first, 'transaction.');
-  if (first === undefined || transaction === undefined) throw new Error(`transaction ${transactionId} does not exist`);
+  if (first === undefined || transaction === undefined) throw new OutOfScopeError(`transaction ${transactionId} does not exist`);
   if (first.toDecide !== true) return { transaction };
   const candidates = rows.flatMap((row) => unprefixed<CandidateRow>(row, CANDIDATE) ?? []);
   return {

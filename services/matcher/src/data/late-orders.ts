@@ -7,8 +7,17 @@ export type Waiting = 'pending or unmatched' | 'unmatched';
 /** An `order.registered` message as the check reads it. */
 export interface RegisteredOrder {
   orderId: string;
+  /** The account the message says the order is on: checked against the order's row. */
+  bankAccountId: string;
   messageId: string;
 }
+
+/**
+ * What `settleWithoutDeposit` did with a message: `settled` (recorded as handled), `waited for` (a
+ * deposit may be the order's: left for the caller), `out of scope` (no such order on the account
+ * the message names: nothing written).
+ */
+export type Settlement = 'settled' | 'waited for' | 'out of scope';
 
 type SettleValues = Columns<RegisteredOrder> & { consumer: string };
 
@@ -16,38 +25,46 @@ type SettleValues = Columns<RegisteredOrder> & { consumer: string };
  * The statuses are written out, not a parameter, so that every plan can use
  * transactions_waiting_idx, whose predicate they imply.
  */
-export const settleStatements: Record<Waiting, Statement<SettleValues, { found: boolean }>> = {
+export const settleStatements: Record<Waiting, Statement<SettleValues, { found: boolean; known: boolean }>> = {
   'pending or unmatched': settleStatement('matcher.late_orders_settle_unless_pending_or_unmatched', "('pending', 'unmatched')"),
   unmatched: settleStatement('matcher.late_orders_settle_unless_unmatched', "('unmatched')"),
 };
 
-function settleStatement(name: string, statuses: string): Statement<SettleValues, { found: boolean }> {
+function settleStatement(name: string, statuses: string): Statement<SettleValues, { found: boolean; known: boolean }> {
   return statement(
     name,
     (p) => sql`WITH registered AS (
-       SELECT * FROM unnest(${p.orderId}::text[], ${p.messageId}::text[]) WITH ORDINALITY AS r(order_id, message_id, i)),
+       SELECT * FROM unnest(${p.orderId}::text[], ${p.bankAccountId}::text[], ${p.messageId}::text[]) WITH ORDINALITY
+         AS r(order_id, bank_account_id, message_id, i)),
      waiting AS (
-       SELECT r.i, r.message_id, EXISTS (
+       SELECT r.i, r.message_id,
+         EXISTS (SELECT 1 FROM orders o WHERE o.id = r.order_id AND o.bank_account_id = r.bank_account_id) AS known,
+         EXISTS (
          SELECT 1 FROM orders o JOIN transactions t
            ON t.bank_account_id = o.bank_account_id AND t.amount = o.amount AND t.status IN ${statuses}
           AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at
-         WHERE o.id = r.order_id AND o.status = 'open') AS found
+         WHERE o.id = r.order_id AND o.bank_account_id = r.bank_account_id AND o.status = 'open') AS found
        FROM registered r),
-     claimed AS (${inboxClaimSql({ consumer: p.consumer, messageId: 'message_id' }, 'FROM waiting WHERE NOT found')})
-     SELECT found FROM waiting ORDER BY i`,
+     claimed AS (${inboxClaimSql({ consumer: p.consumer, messageId: 'message_id' }, 'FROM waiting WHERE known AND NOT found')})
+     SELECT found, known FROM waiting ORDER BY i`,
   );
 }
 
 /**
  * Settles each late-order message whose order is not open or for which no `waiting` deposit of its
  * account and amount came at or after its ordered_at, recording the message as handled: one
- * statement for them all, no DB transaction. Answers per message, in the order given, whether it
- * was settled; one that was not (such a deposit exists) is left unclaimed, for the caller to look
- * again or decide.
+ * statement for them all, no DB transaction. Answers per message, in the order given, what it did;
+ * a message a deposit waits for is left unclaimed, for the caller to look again or decide, and one
+ * whose order is not on the account it names is left alone.
  */
-export async function settleWithoutDeposit(db: Sql, waiting: Waiting, consumer: string, messages: RegisteredOrder[]): Promise<boolean[]> {
-  const rows = await db.rows(settleStatements[waiting], { consumer, orderId: messages.map((m) => m.orderId), messageId: messages.map((m) => m.messageId) });
-  return rows.map((row) => !row.found);
+export async function settleWithoutDeposit(db: Sql, waiting: Waiting, consumer: string, messages: RegisteredOrder[]): Promise<Settlement[]> {
+  const rows = await db.rows(settleStatements[waiting], {
+    consumer,
+    orderId: messages.map((m) => m.orderId),
+    bankAccountId: messages.map((m) => m.bankAccountId),
+    messageId: messages.map((m) => m.messageId),
+  });
+  return rows.map((row) => (!row.known ? 'out of scope' : row.found ? 'waited for' : 'settled'));
 }
 
 /** The unmatched deposits a late order may explain, locked for the decision, oldest first. */

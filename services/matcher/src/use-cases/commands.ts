@@ -1,6 +1,6 @@
-import { AppError, type MatcherCommand, type Payment } from '@pmatch/contracts';
+import { AppError, QUEUES, type MatcherCommand, type Payment } from '@pmatch/contracts';
 import { Prisma, amountOf, orderView, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
-import { claimMessage } from '@pmatch/platform';
+import { claimMessage, reportOutOfScope } from '@pmatch/platform';
 import { StaleDecisionError, confirmDeposit, payOrder, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
 import { assertMatchable, assertReversible, decidedBy, outsidePayment } from '../domain/payments';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -23,7 +23,7 @@ export class CommandExpiredError extends Error {
  * gave up meanwhile throws CommandExpiredError and changes nothing.
  */
 export async function runCommand(deps: MatcherDeps, command: DecisionCommand, messageId: string, callerWaits: () => boolean): Promise<CommandResult> {
-  const target = await findTarget(deps, command);
+  const target = await findTarget(deps, command, messageId);
   return underAccountLock(deps, target.bankAccountId, () =>
     deps.prisma.$transaction(async (tx) => {
       if (!callerWaits()) throw new CommandExpiredError(`command ${messageId} is past its deadline`);
@@ -45,16 +45,38 @@ export async function runCommand(deps: MatcherDeps, command: DecisionCommand, me
   );
 }
 
-/** The account whose lock the command needs: that of the order or transaction it is about. */
-async function findTarget(deps: MatcherDeps, command: DecisionCommand): Promise<{ bankAccountId: string }> {
+/**
+ * The account whose lock the command needs: that of the order or transaction it is about, in the
+ * command's organisation and mode. orders-api sends only ids it found in that scope, so one found
+ * outside it is an out-of-scope message: reported, and answered as missing like any other.
+ */
+async function findTarget(deps: MatcherDeps, command: DecisionCommand, messageId: string): Promise<{ bankAccountId: string }> {
   const scope = { organisationId: command.organisation_id, mode: command.mode };
+  const outOfScope = async (kind: 'order' | 'transaction', id: string, exists: Promise<unknown>): Promise<AppError> => {
+    if ((await exists) !== null) {
+      const report = { logger: deps.logger, ...(deps.metrics ? { count: deps.metrics.outOfScope } : {}) };
+      reportOutOfScope(report, QUEUES.matcherCommands, messageId, `${kind} ${id} is not of ${command.organisation_id} (${command.mode})`);
+    }
+    return new AppError('resource_missing', `No such ${kind}: ${id}.`);
+  };
+  const orderExists = (id: string) => deps.prisma.order.findUnique({ where: { id }, select: { id: true } });
   if (command.type === 'order.reverse' || command.type === 'order.mark_paid') {
     const order = await deps.prisma.order.findFirst({ where: { id: command.order_id, ...scope }, select: { bankAccountId: true } });
-    if (order === null) throw new AppError('resource_missing', `No such order: ${command.order_id}.`);
+    if (order === null) throw await outOfScope('order', command.order_id, orderExists(command.order_id));
     return order;
   }
   const transaction = await deps.prisma.transaction.findFirst({ where: { id: command.transaction_id, ...scope }, select: { bankAccountId: true } });
-  if (transaction === null) throw new AppError('resource_missing', `No such transaction: ${command.transaction_id}.`);
+  if (transaction === null) {
+    throw await outOfScope(
+      'transaction',
+      command.transaction_id,
+      deps.prisma.transaction.findUnique({ where: { id: command.transaction_id }, select: { id: true } }),
+    );
+  }
+  if (command.type === 'transaction.match') {
+    const order = await deps.prisma.order.findFirst({ where: { id: command.order_id, ...scope }, select: { id: true } });
+    if (order === null) throw await outOfScope('order', command.order_id, orderExists(command.order_id));
+  }
   return transaction;
 }
 

@@ -1,5 +1,6 @@
 import type { DepositReceived } from '@pmatch/contracts';
 import type { OutboxHandOver, TransactionRow } from '@pmatch/db';
+import { OutOfScopeError } from '@pmatch/platform';
 import { writeDecisionInBatches } from '../data/decisions-batched';
 import { readDeposit } from '../data/deposit-to-decide';
 import { decide } from '../domain/decide';
@@ -20,7 +21,9 @@ export type DepositDecider = (message: DepositReceived, messageId: string) => Pr
  * The use case behind `deposit.received`: under the account's lock, read the pending deposit with
  * its candidates, decide, and write the decision with its events (decided again if the rows
  * changed since the read; docs/decisions/0008-decision-written-as-one-conditional-statement.md).
- * Idempotent: a message seen before, or a deposit already decided, changes nothing.
+ * Idempotent: a message seen before, or a deposit already decided, changes nothing. A message
+ * whose transaction is not on the bank account it names (so not of that account's organisation
+ * and mode), or does not exist, changes nothing either: OutOfScopeError.
  */
 export function depositDecider(deps: DecideDepositDeps): DepositDecider {
   const writeDecision = writeDecisionInBatches(deps.database.sql, deps.handOver);
@@ -29,6 +32,10 @@ export function depositDecider(deps: DecideDepositDeps): DepositDecider {
     return underAccountLock(deps, message.bank_account_id, async () => {
       const startedAt = deps.clock.now();
       const { transaction, pending } = await readDeposit(deps.database.sql, message.transaction_id, claim);
+      // The lock taken is the named account's: deciding a deposit of another would be unserialised.
+      if (transaction.bankAccountId !== message.bank_account_id) {
+        throw new OutOfScopeError(`transaction ${transaction.id} is not on bank account ${message.bank_account_id}`);
+      }
       if (pending === undefined) return transaction;
       const { deposit, nameMatcher, candidates } = pending;
       const now = deps.clock.now();

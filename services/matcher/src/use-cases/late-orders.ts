@@ -1,10 +1,10 @@
-import { orderRegistrationId, type OrderRegistered } from '@pmatch/contracts';
+import { QUEUES, orderRegistrationId, type OrderRegistered } from '@pmatch/contracts';
 import { orderView, transactionView } from '@pmatch/db';
-import { BatchWriter, claimMessage } from '@pmatch/platform';
+import { BatchWriter, claimMessage, reportOutOfScope } from '@pmatch/platform';
 import { findAmountCandidates } from '../data/candidates';
 import { confirmDeposit, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
 import { nameMatcherOf } from '../data/deposit-to-decide';
-import { lockUnmatchedDeposits, settleWithoutDeposit, type RegisteredOrder } from '../data/late-orders';
+import { lockUnmatchedDeposits, settleWithoutDeposit, type RegisteredOrder, type Settlement } from '../data/late-orders';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
 import { lateOrderOutcomes } from '../domain/late-orders';
@@ -24,17 +24,25 @@ export type LateOrderExaminer = (orders: readonly OrderRegistered[]) => Promise<
  * decision as a new deposit (held unless auto-confirmation is on and one deposit fits). Orders no
  * deposit waits for are settled in batches without the account's lock
  * (docs/decisions/0013-late-order-check-without-the-account-lock.md); the rest under it, one by one.
+ * An order not on the bank account its message names (so possibly another seller's, and under
+ * another account's lock) is left alone and reported as out of scope.
  */
 export function lateOrderExaminer(deps: MatcherDeps): LateOrderExaminer {
   const settledWithoutLock = new BatchWriter(
-    (messages: RegisteredOrder[]) => settleWithoutDeposit(deps.database.sql, 'pending or unmatched', LATE_ORDERS_CONSUMER, messages),
+    (messages: RegisteredOrder[]): Promise<Settlement[]> => settleWithoutDeposit(deps.database.sql, 'pending or unmatched', LATE_ORDERS_CONSUMER, messages),
     SETTLED_PER_STATEMENT,
   );
+  const report = { logger: deps.logger, ...(deps.metrics ? { count: deps.metrics.outOfScope } : {}) };
   return async (orders) => {
     const checks = orders.map((order) => ({ order, messageId: orderRegistrationId(order.order_id) }));
-    const settled = await settledWithoutLock.submitAll(checks.map(({ order, messageId }) => ({ orderId: order.order_id, messageId })));
+    const settled = await settledWithoutLock.submitAll(
+      checks.map(({ order, messageId }) => ({ orderId: order.order_id, bankAccountId: order.bank_account_id, messageId })),
+    );
     let recorded = false;
-    for (const { order, messageId } of checks.filter((_, i) => !settled[i])) {
+    for (const [i, { order, messageId }] of checks.entries()) {
+      if (settled[i] === 'out of scope')
+        reportOutOfScope(report, QUEUES.matcherLateOrders, messageId, `order ${order.order_id} is not on bank account ${order.bank_account_id}`);
+      if (settled[i] !== 'waited for') continue;
       if (await underAccountLock(deps, order.bank_account_id, () => examineUnderLock(deps, order, messageId))) recorded = true;
     }
     return recorded;
@@ -44,12 +52,14 @@ export function lateOrderExaminer(deps: MatcherDeps): LateOrderExaminer {
 async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, messageId: string): Promise<boolean> {
   // Under the lock a decision in progress has committed: only unmatched deposits wait now (a
   // pending one not yet decided will see the order).
-  const [settled] = await settleWithoutDeposit(deps.database.sql, 'unmatched', LATE_ORDERS_CONSUMER, [{ orderId: message.order_id, messageId }]);
-  if (settled) return false;
+  const [settled] = await settleWithoutDeposit(deps.database.sql, 'unmatched', LATE_ORDERS_CONSUMER, [
+    { orderId: message.order_id, bankAccountId: message.bank_account_id, messageId },
+  ]);
+  if (settled !== 'waited for') return false;
   return deps.prisma.$transaction(async (tx) => {
     if (!(await claimMessage(tx, LATE_ORDERS_CONSUMER, messageId))) return false;
     const order = await tx.order.findUnique({ where: { id: message.order_id } });
-    if (order === null || order.status !== 'open') return false;
+    if (order === null || order.status !== 'open' || order.bankAccountId !== message.bank_account_id) return false;
     const deposits = await lockUnmatchedDeposits(tx, order.bankAccountId, order.amount, order.orderedAt);
     if (deposits.length === 0) return false;
     const now = deps.clock.now();

@@ -1,4 +1,4 @@
-import { keepLastOnFailure } from '@pmatch/platform';
+import { keepLastOnFailure, outOfScopeCounter } from '@pmatch/platform';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface MatcherMetrics {
@@ -6,6 +6,8 @@ export interface MatcherMetrics {
   decided(outcome: string, reason: string, sinceStoredSeconds: number): void;
   /** How long a decision waited for its bank account's lock. */
   lockWaited(seconds: number): void;
+  /** A message (or an order of one) named rows outside its claimed account or organisation and was refused. */
+  outOfScope(queue: string): void;
 }
 
 /** Deposits waiting for a person (held) or for an order (unmatched): read from the database at each scrape. */
@@ -50,5 +52,6 @@ export function createMatcherMetrics(registry: Registry, countWaiting: CountWait
       latency.observe(Math.max(0, sinceStoredSeconds));
     },
     lockWaited: (seconds) => lockWait.observe(seconds),
+    outOfScope: outOfScopeCounter(registry),
   };
 }

@@ -27,22 +27,25 @@ type RecordReceivedEventsValues = Columns<ReceivedEvent> & {
   now: Date;
 };
 
-const recordReceivedEventsStatement = statement<RecordReceivedEventsValues, { i: bigint; needed: bigint; created: bigint }>(
+const recordReceivedEventsStatement = statement<RecordReceivedEventsValues, { i: bigint; known: boolean; needed: bigint; created: bigint }>(
   'dispatcher.receive_events',
   (p) => sql`WITH received AS (
-     SELECT * FROM unnest(${p.eventId}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.type}::text[]) WITH ORDINALITY
+     SELECT r.*, EXISTS (
+         SELECT FROM events ev
+         WHERE ev.id = r.event_id AND ev.organisation_id = r.organisation_id AND ev.mode = r.mode AND ev.type = r.type) AS known
+     FROM unnest(${p.eventId}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.type}::text[]) WITH ORDINALITY
        AS r(event_id, organisation_id, mode, type, i)),
    subscribed AS (
      SELECT r.i, e.id AS endpoint_id, r.event_id,
             (${p.deliveryIds}::text[])[((r.i - 1) * ${p.idsEach} + row_number() OVER (PARTITION BY r.i ORDER BY e.id))::int] AS delivery_id
      FROM received r JOIN webhook_endpoints e
-       ON e.organisation_id = r.organisation_id AND e.mode = r.mode AND e.enabled AND e.deleted_at IS NULL
+       ON r.known AND e.organisation_id = r.organisation_id AND e.mode = r.mode AND e.enabled AND e.deleted_at IS NULL
       AND (cardinality(e.enabled_events) = 0 OR r.type = ANY(e.enabled_events))),
    enough AS (
-     SELECT r.i, r.event_id, count(s.endpoint_id) AS needed
+     SELECT r.i, r.event_id, r.known, count(s.endpoint_id) AS needed
      FROM received r LEFT JOIN subscribed s ON s.i = r.i
-     GROUP BY r.i, r.event_id),
-   claimed AS (${inboxClaimSql({ consumer: sql`${p.consumer}::text`, messageId: 'event_id' }, sql`FROM enough WHERE needed <= ${p.idsEach}`, 'message_id AS event_id')}),
+     GROUP BY r.i, r.event_id, r.known),
+   claimed AS (${inboxClaimSql({ consumer: sql`${p.consumer}::text`, messageId: 'event_id' }, sql`FROM enough WHERE known AND needed <= ${p.idsEach}`, 'message_id AS event_id')}),
    created AS (
      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
      SELECT s.delivery_id, s.endpoint_id, s.event_id, 'pending', 0, ${p.maxAttempts}::int, ${p.now}::timestamptz, ${p.now}::timestamptz, ${p.now}::timestamptz
@@ -50,22 +53,29 @@ const recordReceivedEventsStatement = statement<RecordReceivedEventsValues, { i:
      ORDER BY s.endpoint_id, s.event_id
      ON CONFLICT (endpoint_id, event_id) DO NOTHING
      RETURNING id)
-   SELECT e.i, e.needed,
+   SELECT e.i, e.known, e.needed,
           (SELECT count(*) FROM subscribed s JOIN created c ON c.id = s.delivery_id WHERE s.i = e.i) AS created
    FROM enough e ORDER BY e.i`,
 );
+
+/** What `recordReceivedEvents` answers for an event with no row of that id, organisation, mode and type. */
+export const OUT_OF_SCOPE = 'out of scope';
 
 /**
  * Records received events in one statement: each as one pending delivery, due at once, per
  * enabled endpoint of its organisation and mode that subscribed to its type, once per event however
  * often it is redelivered. Returns, per event in the order given, how many deliveries it created
- * (0 for one seen before, or given twice).
+ * (0 for one seen before, or given twice), or OUT_OF_SCOPE for an event whose row is not of the
+ * organisation, mode and type the message says (or does not exist): nothing is written for it.
  */
-export async function recordReceivedEvents(db: Sql, received: ReceivedEvent[], now: Date): Promise<number[]> {
-  const created = received.map(() => 0);
+export async function recordReceivedEvents(db: Sql, received: ReceivedEvent[], now: Date): Promise<(number | typeof OUT_OF_SCOPE)[]> {
+  const created: (number | typeof OUT_OF_SCOPE)[] = received.map(() => 0);
   const firstOf = new Map<string, number>();
   received.forEach((r, i) => {
-    if (!firstOf.has(r.eventId)) firstOf.set(r.eventId, i);
+    // By everything the message claims, not the id alone: a forged copy of an event, batched with
+    // the real one, must not make the real one look like a repeat.
+    const key = JSON.stringify([r.eventId, r.organisationId, r.mode, r.type]);
+    if (!firstOf.has(key)) firstOf.set(key, i);
   });
   let waiting = [...firstOf.values()];
   let idsEach: number = WEBHOOK_LIMITS.endpointsPerMode;
@@ -88,7 +98,8 @@ export async function recordReceivedEvents(db: Sql, received: ReceivedEvent[], n
     for (const row of rows) {
       const index = waiting[Number(row.i) - 1]!;
       const needed = Number(row.needed);
-      if (needed <= idsEach) created[index] = Number(row.created);
+      if (!row.known) created[index] = OUT_OF_SCOPE;
+      else if (needed <= idsEach) created[index] = Number(row.created);
       else {
         short.push(index);
         mostNeeded = Math.max(mostNeeded, needed);

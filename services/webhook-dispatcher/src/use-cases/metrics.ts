@@ -1,4 +1,4 @@
-import { keepLastOnFailure } from '@pmatch/platform';
+import { keepLastOnFailure, outOfScopeCounter } from '@pmatch/platform';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { WebhookBacklog } from '../data/backlog';
 
@@ -13,6 +13,8 @@ export interface DispatcherMetrics {
   endpointsSwitchedOff: Counter;
   testEventsSent: Counter<'outcome'>;
   emails: Counter<'kind' | 'outcome'>;
+  /** Messages (or events of one) refused as out of scope, by queue. */
+  outOfScope: (queue: string) => void;
 }
 
 /**
@@ -68,6 +70,7 @@ export function createMetrics(registry: Registry, readBacklog?: () => Promise<We
       registers,
     }),
     emails: new Counter({ name: 'webhook_emails_total', help: 'Owner e-mails by kind and outcome (sent, failed)', labelNames: ['kind', 'outcome'], registers }),
+    outOfScope: outOfScopeCounter(registry),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { Event } from '@pmatch/contracts';
+import { QUEUES, TEST_EVENT_ID_PREFIX, type Event } from '@pmatch/contracts';
+import { reportOutOfScope } from '@pmatch/platform';
 import type { PrismaClient } from '@pmatch/db';
 import { findEndpointForTestEvent } from '../data/endpoints';
 import { isAcknowledged } from '../domain/retries';
@@ -16,11 +17,21 @@ export type TestEventDeps = Omit<AttemptDeps, 'random' | 'database' | 'acknowled
  * Sends webhook.test once, signed like any delivery. Test events stay out of the
  * delivery log, so the outcome goes to the service log and metrics only, and there is no retry:
  * the merchant pressed the button and watches their receiver. It runs in a slot of the delivery
- * scheduler, bounded per endpoint and in all like a delivery attempt.
+ * scheduler, bounded per endpoint and in all like a delivery attempt. Only a webhook.test event of
+ * the endpoint's mode is sent (`isTestEventFor`): the endpoint's secret signs nothing else this way.
  */
-export async function sendTestEvent(deps: TestEventDeps, endpointId: string, event: Event): Promise<void> {
+export async function sendTestEvent(deps: TestEventDeps, endpointId: string, event: Event, messageId = ''): Promise<void> {
   const endpoint = await findEndpointForTestEvent(deps.prisma, endpointId);
   if (endpoint === null) return;
+  if (!isTestEventFor(event, endpoint.mode)) {
+    reportOutOfScope(
+      { logger: deps.logger, count: deps.metrics.outOfScope },
+      QUEUES.dispatcherRequests,
+      messageId,
+      `event ${event.id} (${event.type}) is no test event of endpoint ${endpointId}'s mode`,
+    );
+    return;
+  }
   const at = deps.clock.now();
   const outcome = await sendOrExplain(deps, { endpointId, eventId: event.id }, async () => {
     const body = JSON.stringify(event);
@@ -29,4 +40,9 @@ export async function sendTestEvent(deps: TestEventDeps, endpointId: string, eve
   const acknowledged = outcome.statusCode !== null && isAcknowledged(outcome.statusCode);
   deps.metrics.testEventsSent.inc({ outcome: acknowledged ? 'succeeded' : 'failed' });
   deps.logger.info({ endpointId, eventId: event.id, statusCode: outcome.statusCode, error: outcome.error }, 'test event sent');
+}
+
+/** Whether the event is what orders-api sends as a test: webhook.test, a test event id, the endpoint's mode. */
+export function isTestEventFor(event: Event, mode: 'test' | 'live'): boolean {
+  return event.type === 'webhook.test' && event.id.startsWith(TEST_EVENT_ID_PREFIX) && event.livemode === (mode === 'live');
 }
