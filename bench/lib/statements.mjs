@@ -190,10 +190,13 @@ async function importFile(system, secret, file) {
   }
 }
 
-/** Waits (bounded) until the matcher has decided every deposit of the run. */
-async function drained(system) {
+/**
+ * Waits until the matcher has decided every deposit of the run: bounded by ten minutes, or 10 ms a
+ * deposit for more (a file's deposits name no order, and are decided at the matcher's rate).
+ */
+async function drained(system, deposits) {
   await waitUntil(async () => ((await system.sql(`SELECT count(*)::int AS n FROM transactions WHERE status = 'pending'`))[0].n === 0 ? true : undefined), {
-    timeoutMs: 10 * 60_000,
+    timeoutMs: Math.max(10 * 60_000, deposits * 10),
     intervalMs: 500,
     what: 'the imported deposits to be decided',
   });
@@ -228,7 +231,7 @@ export async function runStatementsPhase(config, system, log, failures) {
   const bareSeconds = await storeBare(system.database.url, bare.rows, new Date());
   out.baseline = { seconds: round(bareSeconds, 2), recordsPerSecond: round(n / bareSeconds) };
   log(`  ${out.baseline.recordsPerSecond} records/s`);
-  await drained(system);
+  await drained(system, n);
 
   let first = 0;
   for (const size of [n, 2 * n]) {
@@ -246,7 +249,7 @@ export async function runStatementsPhase(config, system, log, failures) {
       peakRssGrowthMiB: answer.peakRssGrowthMiB,
     });
     log(`  ${round(size / answer.seconds)} records/s, bank-ingest RSS +${answer.peakRssGrowthMiB} MiB at its peak`);
-    await drained(system);
+    await drained(system, size);
   }
   out.importToBaseline = round(out.sizes[0].recordsPerSecond / out.baseline.recordsPerSecond, 3);
   return out;
