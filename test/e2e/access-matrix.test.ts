@@ -56,23 +56,7 @@ const amount = () => (nextAmount += 1);
 beforeAll(async () => {
   system = await TestSystem.start({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '150', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
   const a = await system.createMerchant({ name: 'Tenant A' });
-  const add = (number: string, holder: string) =>
-    system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      a.orgId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0001',
-      '--branch-code',
-      '001',
-      '--account-number',
-      number,
-      '--holder-name',
-      holder,
-    );
+  const add = (number: string, holder: string) => system.addLiveBankAccount(a.orgId, { number, holder });
   accountA1 = String((await add('4000001', LIVE_MARKER)).id);
   const accountA2 = String((await add('4000002', 'ｴｰﾂｰ')).id);
   const issue = async (...args: string[]) => String((await system.ops('key', 'issue', '--org', a.orgId, '--name', 'k', ...args)).key);

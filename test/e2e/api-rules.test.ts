@@ -90,27 +90,7 @@ describe('Idempotency-Key', () => {
   test("when two keys of one organisation scoped to different accounts send the same Idempotency-Key, then each gets an order on its own account and never the other key's answer", async () => {
     // An organisation of its own: its live orders stay out of the other tests' lists.
     const org = String((await system.ops('org', 'create', '--name', '二口座商店', '--owner-email', 'owner@example.com')).id);
-    const addAccount = async (number: string) =>
-      String(
-        (
-          await system.ops(
-            'bank-account',
-            'add',
-            '--org',
-            org,
-            '--mode',
-            'live',
-            '--bank-code',
-            '0001',
-            '--branch-code',
-            '001',
-            '--account-number',
-            number,
-            '--holder-name',
-            'ｽｽﾞｷｼﾖｳﾃﾝ',
-          )
-        ).id,
-      );
+    const addAccount = async (number: string) => String((await system.addLiveBankAccount(org, { number, holder: 'ｽｽﾞｷｼﾖｳﾃﾝ' })).id);
     const scopedKey = async (account: string) =>
       new MerchantClient(
         system.apiUrl,
@@ -279,23 +259,7 @@ describe('listing orders', () => {
 
 describe('live keys scoped to one bank account', () => {
   test('when a key is scoped to an account, then it sees and creates only there', async () => {
-    const add = (number: string) =>
-      system.ops(
-        'bank-account',
-        'add',
-        '--org',
-        orgId,
-        '--mode',
-        'live',
-        '--bank-code',
-        '0001',
-        '--branch-code',
-        '001',
-        '--account-number',
-        number,
-        '--holder-name',
-        'ｽｽﾞｷ',
-      );
+    const add = (number: string) => system.addLiveBankAccount(orgId, { number, holder: 'ｽｽﾞｷ' });
     const [a, b] = [await add('3000001'), await add('3000002')];
     const all = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'all')).key));
     const scoped = new MerchantClient(
@@ -407,22 +371,7 @@ describe('settings', () => {
 
   test('when a live key limited to one bank account changes settings, then 403 insufficient_scope and nothing changes; it may read them', async () => {
     const { orgId: org } = await system.createMerchant();
-    const account = await system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      org,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0001',
-      '--branch-code',
-      '001',
-      '--account-number',
-      '5000001',
-      '--holder-name',
-      'ｽｽﾞｷ',
-    );
+    const account = await system.addLiveBankAccount(org, { number: '5000001', holder: 'ｽｽﾞｷ' });
     const scoped = new MerchantClient(
       system.apiUrl,
       String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', 'one account', '--bank-account', String(account.id))).key),

@@ -12,22 +12,7 @@ const order = (externalId: string) => ({ amount: 2500, payer_name: 'スズキ �
 beforeAll(async () => {
   system = await TestSystem.start();
   ({ orgId, testKey } = await system.createMerchant());
-  await system.ops(
-    'bank-account',
-    'add',
-    '--org',
-    orgId,
-    '--mode',
-    'live',
-    '--bank-code',
-    '0001',
-    '--branch-code',
-    '001',
-    '--account-number',
-    '1234567',
-    '--holder-name',
-    'ｽｽﾞｷｼﾖｳﾃﾝ',
-  );
+  await system.addLiveBankAccount(orgId, { number: '1234567', holder: 'ｽｽﾞｷｼﾖｳﾃﾝ' });
   liveKey = String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key);
   testOrderId = (await api(system.apiUrl, 'POST', '/v1/orders', { key: testKey, body: order('t-1') })).body.id;
   liveOrderId = (await api(system.apiUrl, 'POST', '/v1/orders', { key: liveKey, body: order('l-1') })).body.id;
@@ -135,28 +120,7 @@ describe('modes never mix', () => {
     const org = String((await system.ops('org', 'create', '--name', 'Many accounts', '--owner-email', 'm@example.com')).id);
     const added: string[] = [];
     for (const number of ['1000001', '1000002', '1000003']) {
-      added.push(
-        String(
-          (
-            await system.ops(
-              'bank-account',
-              'add',
-              '--org',
-              org,
-              '--mode',
-              'live',
-              '--bank-code',
-              '0001',
-              '--branch-code',
-              '001',
-              '--account-number',
-              number,
-              '--holder-name',
-              'ﾀﾅｶｼﾖｳﾃﾝ',
-            )
-          ).id,
-        ),
-      );
+      added.push(String((await system.addLiveBankAccount(org, { number, holder: 'ﾀﾅｶｼﾖｳﾃﾝ' })).id));
     }
     const key = String((await system.ops('key', 'issue', '--org', org, '--mode', 'live', '--name', 'pager')).key);
 
@@ -191,22 +155,7 @@ describe('creating orders', () => {
   });
 
   test('when several accounts are in scope and bank_account_id is omitted, then 400 naming bank_account_id', async () => {
-    await system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      orgId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0009',
-      '--branch-code',
-      '002',
-      '--account-number',
-      '7777777',
-      '--holder-name',
-      'ｽｽﾞｷｼﾖｳﾃﾝ',
-    );
+    await system.addLiveBankAccount(orgId, { bank: '0009', branch: '002', number: '7777777', holder: 'ｽｽﾞｷｼﾖｳﾃﾝ' });
 
     const res = await api(system.apiUrl, 'POST', '/v1/orders', { key: liveKey, body: order('multi-1') });
 

@@ -31,22 +31,7 @@ afterAll(async () => {
 
 async function addLiveAccount(): Promise<string> {
   accountCount += 1;
-  const account = await system.ops(
-    'bank-account',
-    'add',
-    '--org',
-    orgId,
-    '--mode',
-    'live',
-    '--bank-code',
-    '0001',
-    '--branch-code',
-    '001',
-    '--account-number',
-    String(1_000_000 + accountCount),
-    '--holder-name',
-    'ﾔﾏﾀﾞｼﾖｳﾃﾝ',
-  );
+  const account = await system.addLiveBankAccount(orgId, { number: String(1_000_000 + accountCount), holder: 'ﾔﾏﾀﾞｼﾖｳﾃﾝ' });
   return String(account.id);
 }
 

@@ -56,24 +56,7 @@ describe('match operation', () => {
     const { orgId } = await system.createMerchant();
     const accounts = [];
     for (const number of ['1000001', '1000002']) {
-      accounts.push(
-        await system.ops(
-          'bank-account',
-          'add',
-          '--org',
-          orgId,
-          '--mode',
-          'live',
-          '--bank-code',
-          '0001',
-          '--branch-code',
-          '001',
-          '--account-number',
-          number,
-          '--holder-name',
-          'ﾃｽﾄ',
-        ),
-      );
+      accounts.push(await system.addLiveBankAccount(orgId, { number, holder: 'ﾃｽﾄ' }));
     }
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(accounts[1]!.id));
@@ -89,24 +72,7 @@ describe('match operation', () => {
     const { orgId } = await system.createMerchant();
     const accounts = [];
     for (const number of ['1000011', '1000012']) {
-      accounts.push(
-        await system.ops(
-          'bank-account',
-          'add',
-          '--org',
-          orgId,
-          '--mode',
-          'live',
-          '--bank-code',
-          '0001',
-          '--branch-code',
-          '001',
-          '--account-number',
-          number,
-          '--holder-name',
-          'ﾃｽﾄ',
-        ),
-      );
+      accounts.push(await system.addLiveBankAccount(orgId, { number, holder: 'ﾃｽﾄ' }));
     }
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(accounts[1]!.id));
@@ -244,22 +210,7 @@ describe('transactions', () => {
 
   test('when the bank reports a withdrawal, then it is stored with transaction.withdrawn and never matched', async () => {
     const { orgId } = await system.createMerchant();
-    const account = await system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      orgId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0001',
-      '--branch-code',
-      '001',
-      '--account-number',
-      '2000001',
-      '--holder-name',
-      'ﾃｽﾄ',
-    );
+    const account = await system.addLiveBankAccount(orgId, { number: '2000001', holder: 'ﾃｽﾄ' });
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(account.id));
     await live.createOrder({ amount: 2501, ordered_at: minutesAgo(10) });

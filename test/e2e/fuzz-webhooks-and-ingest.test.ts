@@ -454,22 +454,7 @@ function setups(): [string, () => Promise<FuzzTarget>][] {
 /** Every notification signed by a real adapter, so its body meets the rules rather than the signature check. */
 async function notificationsTarget(): Promise<FuzzTarget> {
   const m = await merchant('入金通知');
-  const account = await system.ops(
-    'bank-account',
-    'add',
-    '--org',
-    m.orgId,
-    '--mode',
-    'live',
-    '--bank-code',
-    '0001',
-    '--branch-code',
-    '001',
-    '--account-number',
-    '3000001',
-    '--holder-name',
-    'ｼｮｳﾃﾝ',
-  );
+  const account = await system.addLiveBankAccount(m.orgId, { number: '3000001', holder: 'ｼｮｳﾃﾝ' });
   const liveAccount = String(account.id);
   const testAccount = (await m.client.request('GET', '/v1/bank-accounts')).body.data[0].id as string;
   const secret = String((await system.ops('adapter', 'create', '--name', 'fuzz-bank', '--bank-account', liveAccount)).secret);
@@ -575,26 +560,7 @@ describe('bank-ingest limits', () => {
 
   beforeAll(async () => {
     m = await merchant('入金限度');
-    liveAccount = String(
-      (
-        await system.ops(
-          'bank-account',
-          'add',
-          '--org',
-          m.orgId,
-          '--mode',
-          'live',
-          '--bank-code',
-          '0001',
-          '--branch-code',
-          '001',
-          '--account-number',
-          '3000002',
-          '--holder-name',
-          'ｼｮｳﾃﾝ',
-        )
-      ).id,
-    );
+    liveAccount = String((await system.addLiveBankAccount(m.orgId, { number: '3000002', holder: 'ｼｮｳﾃﾝ' })).id);
     secret = String((await system.ops('adapter', 'create', '--name', 'limits-bank', '--bank-account', liveAccount)).secret);
   });
 

@@ -140,28 +140,7 @@ describe('graceful shutdown', () => {
     const { orgId } = await system.createMerchant();
     const accounts: string[] = [];
     for (const number of ['5100001', '5100002', '5100003']) {
-      accounts.push(
-        String(
-          (
-            await system.ops(
-              'bank-account',
-              'add',
-              '--org',
-              orgId,
-              '--mode',
-              'live',
-              '--bank-code',
-              '0001',
-              '--branch-code',
-              '001',
-              '--account-number',
-              number,
-              '--holder-name',
-              'ﾄﾞﾚｲﾝ',
-            )
-          ).id,
-        ),
-      );
+      accounts.push(String((await system.addLiveBankAccount(orgId, { number, holder: 'ﾄﾞﾚｲﾝ' })).id));
     }
     const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank', ...accounts.flatMap((id) => ['--bank-account', id]))).secret);
     const release = await lockWrites('events');
@@ -210,26 +189,7 @@ describe('graceful shutdown', () => {
 
   test('when bank-ingest gets SIGTERM with notifications and a test deposit in flight, then each is stored once and answered, and notifications after it stopped accepting are refused', async () => {
     const { orgId, client } = await system.createMerchant();
-    const account = String(
-      (
-        await system.ops(
-          'bank-account',
-          'add',
-          '--org',
-          orgId,
-          '--mode',
-          'live',
-          '--bank-code',
-          '0001',
-          '--branch-code',
-          '001',
-          '--account-number',
-          '5200001',
-          '--holder-name',
-          'ﾄﾞﾚｲﾝ',
-        )
-      ).id,
-    );
+    const account = String((await system.addLiveBankAccount(orgId, { number: '5200001', holder: 'ﾄﾞﾚｲﾝ' })).id);
     const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank-2', '--bank-account', account)).secret);
     const release = await lockWrites('transactions');
     const notifications = [1, 2, 3].map((i) => settle(notifyRaw(secret, account, 9100 + i)));

@@ -1,7 +1,8 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { MerchantClient, TestSystem } from '@pmatch/testkit';
+import { assertChromium, launchChromium } from './support/browser';
 
 /**
  * Payment links: the API that makes, lists and deactivates them, and the page at which a buyer
@@ -9,16 +10,6 @@ import { MerchantClient, TestSystem } from '@pmatch/testkit';
  * limit, the end of a link, modes and the per-address limit, against the real services.
  */
 
-const CHROMIUM_PATH = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const MINUTE = 60 * 1000;
@@ -37,10 +28,10 @@ let nextAddress = 10;
 const freshAddress = () => `127.0.0.${(nextAddress += 1)}`;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Debian's chromium is not installed at ${CHROMIUM_PATH}; run 'bash scripts/ensure-chromium.sh' (as root).`);
+  assertChromium();
   system = await TestSystem.start({ PAYMENT_LINK_ORDERS_PER_HOUR: String(ORDERS_PER_ADDRESS) });
   ({ client: merchant, orgId } = await system.createMerchant());
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterEach(async () => {
@@ -380,22 +371,7 @@ describe('the payment links API', () => {
   });
 
   test("when a live key and a test key each make links, then neither sees the other's, and a live link makes live orders", async () => {
-    await system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      orgId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0005',
-      '--branch-code',
-      '123',
-      '--account-number',
-      '7654321',
-      '--holder-name',
-      'ﾔﾏﾀﾞｼﾖｳﾃﾝ',
-    );
+    await system.addLiveBankAccount(orgId, { bank: '0005', branch: '123', number: '7654321', holder: 'ﾔﾏﾀﾞｼﾖｳﾃﾝ' });
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key));
     const testLink = await createLink();
     const liveLink = await createLink({}, live);

@@ -1,22 +1,12 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { MerchantClient, TestSystem } from '@pmatch/testkit';
+import { assertChromium, launchChromium } from './support/browser';
 
 /**
  * The buyer's payment page at payment_url, as a buyer sees it: in Debian's chromium, driven by
  * playwright-core (which never downloads a browser; scripts/ensure-chromium.sh installs it).
  */
 
-const CHROMIUM_PATH = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** Most buyers open the link from a shop's e-mail on their phone. */
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const MINUTE = 60 * 1000;
@@ -30,13 +20,10 @@ let browser: Browser;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Debian's chromium is not installed at ${CHROMIUM_PATH}; run 'bash scripts/ensure-chromium.sh' (as root).`);
-  }
+  assertChromium();
   system = await TestSystem.start();
   ({ client: merchant, orgId } = await system.createMerchant());
-  // headless: true makes playwright pass --headless itself.
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterEach(async () => {
@@ -214,22 +201,7 @@ describe('payment page: what the buyer sees', () => {
 
 describe('payment page: live orders', () => {
   test("when a buyer opens a live order's page, then it shows the order and no test banner, in Japanese or English", async () => {
-    await system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      orgId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0005',
-      '--branch-code',
-      '123',
-      '--account-number',
-      '7654321',
-      '--holder-name',
-      'ﾔﾏﾀﾞｼﾖｳﾃﾝ',
-    );
+    await system.addLiveBankAccount(orgId, { bank: '0005', branch: '123', number: '7654321', holder: 'ﾔﾏﾀﾞｼﾖｳﾃﾝ' });
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key));
     const order = await live.createOrder({ amount: 12900, item_name: '本番の品', expires_at: FAR_DEADLINE });
     expect(order.livemode).toBe(true);

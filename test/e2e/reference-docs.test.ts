@@ -1,22 +1,11 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { TestSystem, api } from '@pmatch/testkit';
+import { assertChromium, launchChromium } from './support/browser';
 
 /**
  * The API reference at /docs, as an integrator opens it: in Debian's chromium, rendered by Redoc
  * from the document the API serves, with everything coming from the API's own origin.
  */
-
-const CHROMIUM_PATH = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 type Json = Record<string, any>;
 
@@ -25,12 +14,10 @@ let browser: Browser;
 let document: Json;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Debian's chromium is not installed at ${CHROMIUM_PATH}; run 'bash scripts/ensure-chromium.sh' (as root).`);
-  }
+  assertChromium();
   system = await TestSystem.start();
   document = (await api(system.apiUrl, 'GET', '/v1/openapi.json')).body;
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

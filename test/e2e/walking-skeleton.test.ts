@@ -124,22 +124,7 @@ describe('one deposit end to end (test mode)', () => {
 describe('live bank notifications', () => {
   test('when a signed notification for a live order arrives, then it is confirmed, and the same notification again stores nothing', async () => {
     const { orgId } = await system.createMerchant();
-    const account = await system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      orgId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0005',
-      '--branch-code',
-      '123',
-      '--account-number',
-      '7654321',
-      '--holder-name',
-      'ﾃｽﾄｼﾖｳﾃﾝ',
-    );
+    const account = await system.addLiveBankAccount(orgId, { bank: '0005', branch: '123', number: '7654321', holder: 'ﾃｽﾄｼﾖｳﾃﾝ' });
     const liveKey = String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live server')).key);
     const adapter = await system.ops('adapter', 'create', '--name', 'mufg-adapter', '--bank-account', String(account.id));
     const order = await api(system.apiUrl, 'POST', '/v1/orders', {

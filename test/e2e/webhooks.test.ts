@@ -156,22 +156,7 @@ describe('endpoint management', () => {
   test('when a sealed secret is copied from an adapter row or another endpoint into an endpoint, then reading its secret is a clean 409 secret_unavailable, and restored it is readable again', async () => {
     const endpoint = await createEndpoint(merchant, { url: receiver.url(freshPath()) });
     const other = await createEndpoint(merchant, { url: receiver.url(freshPath()) });
-    const account = await system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      orgId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0001',
-      '--branch-code',
-      '002',
-      '--account-number',
-      '5550001',
-      '--holder-name',
-      'ﾃｽﾄｼﾖｳﾃﾝ',
-    );
+    const account = await system.addLiveBankAccount(orgId, { branch: '002', number: '5550001', holder: 'ﾃｽﾄｼﾖｳﾃﾝ' });
     const adapter = await system.ops('adapter', 'create', '--name', 'copied', '--bank-account', String(account.id));
     const sealedOf = async (table: string, id: string) =>
       String((await system.sql(`SELECT secret_encrypted FROM ${table} WHERE id = $1`, [id]))[0]!.secret_encrypted);
@@ -206,22 +191,7 @@ describe('endpoint management', () => {
   });
 
   test("when a live key limited to one bank account is used, then it may neither see nor manage webhook endpoints, which receive every account's events", async () => {
-    const account = await system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      orgId,
-      '--mode',
-      'live',
-      '--bank-code',
-      '0001',
-      '--branch-code',
-      '001',
-      '--account-number',
-      '7000001',
-      '--holder-name',
-      'ｳｪﾌﾞﾌｯｸ',
-    );
+    const account = await system.addLiveBankAccount(orgId, { number: '7000001', holder: 'ｳｪﾌﾞﾌｯｸ' });
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key));
     const scoped = new MerchantClient(
       system.apiUrl,

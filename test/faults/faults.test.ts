@@ -66,22 +66,7 @@ beforeAll(async () => {
   const org = await system.ops('org', 'create', '--name', '障害試験商店', '--owner-email', 'owner@example.com');
   const bankAccountIds: string[] = [];
   for (const number of ['2000001', '2000002', '2000003']) {
-    const account = await system.ops(
-      'bank-account',
-      'add',
-      '--org',
-      String(org.id),
-      '--mode',
-      'live',
-      '--bank-code',
-      '0001',
-      '--branch-code',
-      '001',
-      '--account-number',
-      number,
-      '--holder-name',
-      'ｼｮｳﾃﾝ',
-    );
+    const account = await system.addLiveBankAccount(String(org.id), { number, holder: 'ｼｮｳﾃﾝ' });
     bankAccountIds.push(String(account.id));
   }
   const liveKey = String((await system.ops('key', 'issue', '--org', String(org.id), '--mode', 'live', '--name', 'server')).key);

@@ -386,6 +386,18 @@ export class TestSystem {
     return JSON.parse(outcome.stdout) as Record<string, unknown>;
   }
 
+  /** `ops bank-account add` of a live account (bank 0001, branch 001, ordinary unless given); resolves with the account as printed. */
+  async addLiveBankAccount(
+    orgId: string,
+    fields: { number: string; holder?: string; bank?: string; branch?: string; type?: string },
+  ): Promise<Record<string, unknown>> {
+    const flags = { bank: '0001', branch: '001', type: 'ordinary', holder: 'ﾃｽﾄｼﾖｳﾃﾝ', ...fields };
+    return this.ops(
+      ...['bank-account', 'add', '--org', orgId, '--mode', 'live', '--bank-code', flags.bank, '--branch-code', flags.branch],
+      ...['--account-type', flags.type, '--account-number', flags.number, '--holder-name', flags.holder],
+    );
+  }
+
   /** An organisation with a test key (which also creates its test bank account). */
   async createMerchant(options: { name?: string } = {}): Promise<{ orgId: string; testKey: string; client: MerchantClient }> {
     const org = await this.ops('org', 'create', '--name', options.name ?? 'テスト商店', '--owner-email', 'owner@example.com');

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { type MerchantClient, TestSystem } from '@pmatch/testkit';
 import { HttpsReceiver } from '../../../services/webhook-dispatcher/test/support/receiver';
 import { TestCa } from '../../../services/webhook-dispatcher/test/support/tls';
+import { assertChromium, launchChromium } from '../support/browser';
 
 /**
  * The seller console as a seller meets it: the real services (packages/testkit), one merchant with
@@ -10,16 +11,6 @@ import { TestCa } from '../../../services/webhook-dispatcher/test/support/tls';
  * webhook receiver, and one Chromium per test file (Debian's, driven by playwright-core).
  */
 
-const CHROMIUM_PATH = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
 export const PASSWORD = 'correct horse battery staple';
 export type Role = 'admin' | 'operator' | 'viewer';
 
@@ -43,7 +34,7 @@ export class Console {
   ) {}
 
   static async start(extraEnv: Record<string, string> = {}): Promise<Console> {
-    if (!existsSync(CHROMIUM_PATH)) throw new Error(`Debian's chromium is not installed at ${CHROMIUM_PATH}; run 'bash scripts/ensure-chromium.sh' (as root).`);
+    assertChromium();
     const ca = TestCa.create();
     const receiver = await HttpsReceiver.start(ca.issueServerCertificate());
     const system = await TestSystem.start({
@@ -56,7 +47,7 @@ export class Console {
       const { orgId, client } = await system.createMerchant({ name: 'テスト商店' });
       const people = {} as Record<Role, Person>;
       for (const role of ['admin', 'operator', 'viewer'] as const) people[role] = await addPerson(system, orgId, role);
-      const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+      const browser = await launchChromium();
       return new Console(system, browser, receiver, ca, orgId, client, people);
     } catch (error) {
       await system.stop();

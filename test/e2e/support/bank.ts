@@ -41,26 +41,8 @@ export async function liveAccount(
   system: TestSystem,
   orgId: string,
   fields: { bank?: string; branch?: string; type?: string; number: string; holder?: string },
-) {
-  const account = await system.ops(
-    'bank-account',
-    'add',
-    '--org',
-    orgId,
-    '--mode',
-    'live',
-    '--bank-code',
-    fields.bank ?? '0001',
-    '--branch-code',
-    fields.branch ?? '001',
-    '--account-type',
-    fields.type ?? 'ordinary',
-    '--account-number',
-    fields.number,
-    '--holder-name',
-    fields.holder ?? 'ﾃｽﾄｼﾖｳﾃﾝ',
-  );
-  return String(account.id);
+): Promise<string> {
+  return String((await system.addLiveBankAccount(orgId, fields)).id);
 }
 
 export { api };
