@@ -1,16 +1,10 @@
 import { codeAt } from '../../../services/orders-api/dist/domain/totp';
-import { Console, ConsoleSession, PASSWORD, addPerson, csrfIn, fetchForm, postForm } from './support';
+import { type Console, ConsoleSession, PASSWORD, addPerson, csrfIn, fetchForm, postForm, useConsole } from './support';
 
 let world: Console;
 
-beforeAll(async () => {
-  world = await Console.start();
-});
-afterEach(async () => {
-  await world?.closePages();
-});
-afterAll(async () => {
-  await world?.stop();
+useConsole(async (started) => {
+  world = started;
 });
 
 async function tryLogIn(email: string, password: string, headers: Record<string, string> = {}) {

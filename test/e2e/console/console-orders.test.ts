@@ -1,17 +1,11 @@
-import { Console, delivered, webhookEndpoint } from './support';
+import { type Console, delivered, webhookEndpoint, useConsole } from './support';
 
 let world: Console;
 const HOOKS = '/order-hooks';
 
-beforeAll(async () => {
-  world = await Console.start();
+useConsole(async (started) => {
+  world = started;
   await webhookEndpoint(world, HOOKS);
-});
-afterEach(async () => {
-  await world?.closePages();
-});
-afterAll(async () => {
-  await world?.stop();
 });
 
 describe('orders', () => {

@@ -1,15 +1,9 @@
-import { Console } from './support';
+import { type Console, useConsole } from './support';
 
 let world: Console;
 
-beforeAll(async () => {
-  world = await Console.start();
-});
-afterEach(async () => {
-  await world?.closePages();
-});
-afterAll(async () => {
-  await world?.stop();
+useConsole(async (started) => {
+  world = started;
 });
 
 test('when the morning starts, then the overview counts held and unmatched deposits, open orders, orders expiring today and endpoints in trouble, and lists the latest events', async () => {

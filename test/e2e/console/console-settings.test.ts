@@ -1,15 +1,9 @@
-import { Console, ConsoleSession, PASSWORD, addPerson, fetchForm, postForm } from './support';
+import { type Console, ConsoleSession, PASSWORD, addPerson, fetchForm, postForm, useConsole } from './support';
 
 let world: Console;
 
-beforeAll(async () => {
-  world = await Console.start();
-});
-afterEach(async () => {
-  await world?.closePages();
-});
-afterAll(async () => {
-  await world?.stop();
+useConsole(async (started) => {
+  world = started;
 });
 
 describe('matching rules with a preview', () => {

@@ -1,16 +1,10 @@
 import { waitFor } from '@pmatch/testkit';
-import { Console, PASSWORD, delivered } from './support';
+import { type Console, PASSWORD, delivered, useConsole } from './support';
 
 let world: Console;
 
-beforeAll(async () => {
-  world = await Console.start();
-});
-afterEach(async () => {
-  await world?.closePages();
-});
-afterAll(async () => {
-  await world?.stop();
+useConsole(async (started) => {
+  world = started;
 });
 
 describe('webhook endpoints', () => {

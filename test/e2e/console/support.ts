@@ -240,3 +240,18 @@ export async function delivered(world: Console, path: string, type: string, obje
     { what: `${type} for ${objectId} at ${path}` },
   );
 }
+
+/** Starts the test file's console before its tests (then `onStart`), closes its pages after each test and stops it after all. */
+export function useConsole(onStart: (world: Console) => Promise<void> | void, extraEnv: Record<string, string> = {}): void {
+  let world: Console | undefined;
+  beforeAll(async () => {
+    world = await Console.start(extraEnv);
+    await onStart(world);
+  });
+  afterEach(async () => {
+    await world?.closePages();
+  });
+  afterAll(async () => {
+    await world?.stop();
+  });
+}
