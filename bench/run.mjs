@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import amqp from 'amqplib';
 import { bestSteps, runApiPhase } from './lib/api.mjs';
 import { amqpBaseline, httpsBaseline, pgBaseline } from './lib/baseline.mjs';
-import { loadBenchConfig } from './lib/config.mjs';
+import { HOT_ACCOUNT_RUNS, TWO_MATCHER_RUNS, loadBenchConfig } from './lib/config.mjs';
 import { CpuMeter, describeMachine, postgresPidsOf } from './lib/machine.mjs';
 import { statementProfiler } from './lib/pg-statements.mjs';
 import { pgPerDeposit, pgSnapshot } from './lib/pgstats.mjs';
@@ -36,9 +36,11 @@ import { runConsolePhase } from './lib/console.mjs';
 import { TARGETS, writeResults } from './lib/report.mjs';
 import { runStatementsPhase } from './lib/statements.mjs';
 import { round, waitForProgress, waitUntil } from './lib/stats.mjs';
-import { BenchSystem, INFRA, REPO_ROOT, SERVICES, assertBuilt, withTimeout } from './lib/system.mjs';
+import { BenchSystem, INFRA, REPO_ROOT, assertBuilt, withTimeout } from './lib/system.mjs';
 
 const RAISED_RATE_LIMIT = '1000000';
+/** The pipeline's runs offered at a fixed rate: their latency is judged, with its stages. */
+const PACED_RUNS = new Set(['fixedRate', 'lowRate', 'afterBurst', 'hotAccountFixedRate']);
 /** Every check that failed; any makes the run exit non-zero (CI runs the smoke form for exactly this). */
 const failures = [];
 const startedAt = Date.now();
@@ -174,7 +176,7 @@ function saveServiceLogs(system, runId) {
   const dir = join(REPO_ROOT, 'bench-results', `${runId}-logs`);
   mkdirSync(dir, { recursive: true });
   const files = {};
-  for (const name of SERVICES) {
+  for (const name of system.processNames()) {
     const text = system.logs(name);
     if (text === '') continue;
     writeFileSync(join(dir, `${name}.log`), text);
@@ -210,7 +212,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
   if (!receiver) out.webhooksNotMeasured = "the running dispatcher was not started by the bench, so it does not trust the bench receiver's test CA";
   log(`pipeline: setting up ${config.organisations} merchants, ${config.accounts} live accounts${receiver ? ', webhook endpoints' : ''}`);
   const merchants = await setUpMerchants(system, config, receiver);
-  const plan = planPipeline(config, merchants.accounts, runId);
+  const plan = planPipeline(config, merchants.accounts, runId, merchants.hotAccount);
   log(`pipeline: seeding ${plan.orders.length} open orders (${plan.targeted} of them targeted by notifications)`);
   const seeded = await seedOrders(system.database.url, plan.orders);
   out.seedSeconds = seeded.seconds;
@@ -236,19 +238,32 @@ async function runPipeline(config, system, receiver, cpu, runId) {
     if (receiver) await waitForWebhooks(receiver, expectedWebhooks, out, 'warm-up');
 
     // How each run sends and what it is called; they go in the plan's order (`runSizes`).
+    const burst = async (list) => ({ results: await pushAsFastAsAccepted(sender, list, config.pushConcurrency, Date.now() + 30 * 60_000) });
     const runs = {
       fixedRate: [`fixed rate ${config.fixedRate}/s`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
       // A rate the system can keep up with, for the latency of an unsaturated pipeline.
       lowRate: [`fixed rate ${config.lowRate}/s`, (list) => pushAtFixedRate(sender, list, config.lowRate)],
-      throughput: [
-        'as fast as accepted',
-        async (list) => ({ results: await pushAsFastAsAccepted(sender, list, config.pushConcurrency, Date.now() + 30 * 60_000) }),
-      ],
+      throughput: ['as fast as accepted', burst],
       afterBurst: [`fixed rate ${config.fixedRate}/s right after the burst`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
+      hotAccount: ['one account, as fast as accepted', burst],
+      hotAccountFixedRate: [`one account, fixed rate ${config.fixedRate}/s`, (list) => pushAtFixedRate(sender, list, config.fixedRate)],
+      twoMatchersThroughput: ['two matchers, as fast as accepted', burst],
+      twoMatchersHotAccount: ['two matchers, one account, as fast as accepted', burst],
     };
     for (const [key, run] of Object.entries(plan.runs)) {
       const [label, push] = runs[key];
       if (run.notifications.length === 0) continue;
+      if (TWO_MATCHER_RUNS.has(key)) {
+        if (config.external) {
+          out.twoMatchersNotMeasured = 'the services were already running: the bench starts no second matcher beside them';
+          continue;
+        }
+        if (!system.replicaStarted('matcher')) {
+          log('pipeline: starting a second matcher');
+          await system.startReplica('matcher');
+          cpu.pids = system.pids();
+        }
+      }
       log(`pipeline: ${label}, ${run.notifications.length} notifications`);
       const pgBefore = await pgSnapshot(system.database.url);
       await statements?.reset();
@@ -259,7 +274,8 @@ async function runPipeline(config, system, receiver, cpu, runId) {
       const decisions = await collectDecisions(system.database.url, run.referencePrefix, accepted);
       const rowsByReference = recordCheck(out, label, run.notifications, results, decisions, run.sent);
       let arrivals;
-      if (receiver) {
+      // The hot account's merchant has no webhook endpoint.
+      if (receiver && !HOT_ACCOUNT_RUNS.has(key)) {
         expectedWebhooks += expectedEvents(run.sent);
         await waitForWebhooks(receiver, expectedWebhooks, out, label);
         arrivals = arrivalsByTransaction(await receiver.arrivals());
@@ -273,7 +289,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
       analysed.postgresPerDeposit = pgPerDeposit(pgBefore, pgAfter, accepted);
       // Read before the run after it resets it: the statement profile is of this run alone.
       if (statements) analysed.statements = await statements.top(accepted);
-      if (key !== 'throughput') {
+      if (PACED_RUNS.has(key)) {
         analysed.offeredRate = key === 'lowRate' ? config.lowRate : config.fixedRate;
         analysed.drift = latencyDrift(run.notifications, results, rowsByReference);
         analysed.stages = stages(run.notifications, results, rowsByReference);

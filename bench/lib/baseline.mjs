@@ -49,7 +49,16 @@ export async function pgBaseline(config, { synchronousCommit = 'on' } = {}) {
     await redis.connect();
     const accounts = await seedAccounts(database.url, config.accounts);
     const plan = planPipeline(
-      { ...config, notifications: config.baselineDeposits, fixedRateSeconds: 0, lowRateSeconds: 0, afterBurstSeconds: 0 },
+      {
+        ...config,
+        notifications: config.baselineDeposits,
+        fixedRateSeconds: 0,
+        lowRateSeconds: 0,
+        afterBurstSeconds: 0,
+        hotAccountNotifications: 0,
+        hotAccountFixedRateSeconds: 0,
+        twoMatchersNotifications: 0,
+      },
       accounts,
       'base',
     );
@@ -153,7 +162,7 @@ const decision = matcherDecisionStatements();
 const { BatchWriter } = createRequire(import.meta.url)(join(REPO_ROOT, 'packages', 'platform', 'dist', 'batch-writer.js'));
 
 /**
- * Writes decisions as the matcher's `writeDecisionInBatches` does: one alone at once, those made
+ * Writes decisions as the matcher's `writeDecisionsInBatches` does: one alone at once, those made
  * while a write runs together in the next statement. Each item is the statement's values (one
  * array per column) for one decision; each resolves with whether its decision was written.
  */
@@ -207,7 +216,7 @@ const { unprefixed } = createRequire(import.meta.url)(join(REPO_ROOT, 'packages'
 async function decide(db, decisionWrites, transactionId, deposit) {
   const messageId = `deposit_${transactionId}`;
   const startedAt = new Date();
-  const readValues = decision.read.bind({ transactionId, consumer: 'matcher.deposits', messageId });
+  const readValues = decision.read.bind({ transactionId: [transactionId], consumer: ['matcher.deposits'], messageId: [messageId] });
   const read = (await db.query({ name: 'base-read-deposit', text: decision.read.text, values: readValues })).rows;
   const txn = { amount: read[0]['transaction.amount'], counterparty: read[0]['transaction.counterparty'], occurred_at: read[0]['transaction.occurredAt'] };
   const candidates = read

@@ -15,6 +15,9 @@ const PRESETS = {
     lowRate: 20,
     lowRateSeconds: 20,
     afterBurstSeconds: 15,
+    hotAccountNotifications: 5_000,
+    hotAccountFixedRateSeconds: 20,
+    twoMatchersNotifications: 10_000,
     apiSeconds: 10,
     apiConnections: [1, 8, 16, 32, 48, 64],
     apiFixedRate: 1500,
@@ -37,6 +40,9 @@ const PRESETS = {
     lowRate: 0,
     lowRateSeconds: 0,
     afterBurstSeconds: 0,
+    hotAccountNotifications: 100,
+    hotAccountFixedRateSeconds: 0,
+    twoMatchersNotifications: 100,
     apiSeconds: 3,
     apiConnections: [1, 16],
     apiFixedRate: 100,
@@ -93,6 +99,9 @@ export function loadBenchConfig(env = process.env) {
     lowRate: int(env, 'BENCH_LOW_RATE', preset.lowRate),
     lowRateSeconds: int(env, 'BENCH_LOW_RATE_SECONDS', preset.lowRateSeconds),
     afterBurstSeconds: int(env, 'BENCH_AFTER_BURST_SECONDS', preset.afterBurstSeconds),
+    hotAccountNotifications: int(env, 'BENCH_HOT_ACCOUNT_NOTIFICATIONS', preset.hotAccountNotifications),
+    hotAccountFixedRateSeconds: int(env, 'BENCH_HOT_ACCOUNT_FIXED_RATE_SECONDS', preset.hotAccountFixedRateSeconds),
+    twoMatchersNotifications: int(env, 'BENCH_TWO_MATCHERS_NOTIFICATIONS', preset.twoMatchersNotifications),
     apiSeconds: int(env, 'BENCH_API_SECONDS', preset.apiSeconds),
     apiConnections: list(env, 'BENCH_API_CONNECTIONS', preset.apiConnections.map(String)).map(Number),
     apiFixedRate: int(env, 'BENCH_API_FIXED_RATE', preset.apiFixedRate),
@@ -141,7 +150,9 @@ function externalServices(env) {
  * The pipeline's runs in the order they go, with how many notifications each sends. The paced runs
  * go first, on a warm system at rest, so they measure a sustained rate; the burst as fast as
  * accepted follows, then the fixed rate once more at once, for how long the burst's after-effects
- * (its backlog just drained, autovacuum of the rows it wrote) keep latency up.
+ * (its backlog just drained, autovacuum of the rows it wrote) keep latency up. Then the hot
+ * account (every deposit into one bank account) as a burst and paced; last, with a second matcher
+ * started, the burst over every account and over the one account again.
  */
 export function runSizes(config) {
   const paced = (rate, seconds) => (rate ?? 0) * (seconds ?? 0);
@@ -150,5 +161,15 @@ export function runSizes(config) {
     lowRate: paced(config.lowRate, config.lowRateSeconds),
     throughput: config.notifications,
     afterBurst: paced(config.fixedRate, config.afterBurstSeconds),
+    hotAccount: config.hotAccountNotifications ?? 0,
+    hotAccountFixedRate: paced(config.fixedRate, config.hotAccountFixedRateSeconds),
+    twoMatchersThroughput: config.twoMatchersNotifications ?? 0,
+    twoMatchersHotAccount: config.hotAccountNotifications ?? 0,
   };
 }
+
+/** The runs whose deposits all go into one bank account. */
+export const HOT_ACCOUNT_RUNS = new Set(['hotAccount', 'hotAccountFixedRate', 'twoMatchersHotAccount']);
+
+/** The runs made with a second matcher running. */
+export const TWO_MATCHER_RUNS = new Set(['twoMatchersThroughput', 'twoMatchersHotAccount']);

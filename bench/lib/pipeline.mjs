@@ -6,7 +6,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { INFRA, REPO_ROOT } from './system.mjs';
 import { pool, prng, ratePerSecond, round, shuffle, sleep, summarise, waitForProgress } from './stats.mjs';
-import { runSizes } from './config.mjs';
+import { HOT_ACCOUNT_RUNS, runSizes } from './config.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -22,9 +22,9 @@ export function matcherCandidateLookup() {
  * most decisions it writes at once. Their values go by name through `bind`.
  */
 export function matcherDecisionStatements() {
-  const { readDepositStatement } = require(join(REPO_ROOT, 'services/matcher/dist/data/deposit-to-decide.js'));
+  const { readDepositsStatement } = require(join(REPO_ROOT, 'services/matcher/dist/data/deposit-to-decide.js'));
   const { writeDecisionsBatchedStatement, DECISIONS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions-batched.js'));
-  return { read: readDepositStatement, write: writeDecisionsBatchedStatement, perStatement: DECISIONS_PER_STATEMENT };
+  return { read: readDepositsStatement, write: writeDecisionsBatchedStatement, perStatement: DECISIONS_PER_STATEMENT };
 }
 
 /** bank-ingest's own store of deposits, many in one statement, and its batch size (the baseline stores with it). */
@@ -66,10 +66,19 @@ export async function setUpMerchants(system, config, receiver) {
     });
     accounts[a] = { id: account.id, organisationId: org.id };
   });
-  const adapter = await ops.createBankAdapter(
-    'bench-bank',
-    accounts.map((a) => a.id),
-  );
+  // The hot account's merchant: one big shop with one bank account, and no webhook endpoint, so
+  // that its runs measure decisions, not one endpoint's deliveries (at most 4 in flight each).
+  const bigShop = await ops.createOrganisation('ベンチ大商店', 'owner-hot@example.com');
+  const hot = await ops.addLiveBankAccount({
+    organisationId: bigShop.id,
+    bankCode: '0001',
+    branchCode: '001',
+    accountType: 'ordinary',
+    accountNumber: String(3_000_000 + config.accounts),
+    holderName: 'ﾍﾞﾝﾁ ｵｵｼﾖｳﾃﾝ',
+  });
+  const hotAccount = { id: hot.id, organisationId: bigShop.id };
+  const adapter = await ops.createBankAdapter('bench-bank', [...accounts.map((a) => a.id), hotAccount.id]);
   const endpoints = [];
   if (receiver) {
     for (const [o, org] of organisations.entries()) {
@@ -86,7 +95,7 @@ export async function setUpMerchants(system, config, receiver) {
       endpoints.push({ id: body.id, organisationId: org.id, path });
     }
   }
-  return { adapter, organisations, accounts, endpoints };
+  return { adapter, organisations, accounts, hotAccount, endpoints };
 }
 
 /**
@@ -96,13 +105,14 @@ export async function setUpMerchants(system, config, receiver) {
  * amount no order has (9,000,000 + u). The remaining orders are open background with amounts of
  * their own, so the candidate lookup runs against the full N open orders.
  */
-export function planPipeline(config, accounts, runId) {
+export function planPipeline(config, accounts, runId, hotAccount = accounts[0]) {
   const random = prng(0x5eed);
   const orders = [];
   let single = 0;
   let pair = 0;
   let none = 0;
-  const accountOf = (n) => accounts[n % accounts.length];
+  let hot = false;
+  const accountOf = (n) => (hot ? hotAccount : accounts[n % accounts.length]);
   const newOrder = (account, amount) => {
     const order = { id: newId('order'), account, amount };
     orders.push(order);
@@ -110,6 +120,7 @@ export function planPipeline(config, accounts, runId) {
   };
   const runs = {};
   for (const [run, total] of Object.entries(runSizes(config))) {
+    hot = HOT_ACCOUNT_RUNS.has(run);
     const confirmed = Math.round(total * config.mix.confirmed);
     const held = Math.round(total * config.mix.held);
     const unmatched = total - confirmed - held;
@@ -133,6 +144,7 @@ export function planPipeline(config, accounts, runId) {
     notifications.forEach((n, i) => (n.reference = `bench-${runId}-${run}-${i}`));
     runs[run] = { notifications, referencePrefix: `bench-${runId}-${run}-`, sent: { confirmed, held, unmatched } };
   }
+  hot = false;
   const targeted = orders.length;
   if (targeted > config.orders) {
     throw new Error(`BENCH_ORDERS=${config.orders} is too few: the planned notifications need ${targeted} orders of their own`);

@@ -57,6 +57,30 @@ export function targetRows(result) {
     measured: tp ? `${fmt(tp.rates.decisionsPerSecondSteady)}/s steady (${fmt(tp.rates.decisionsPerSecond)}/s over the whole run)` : 'not measured',
     ok: tp ? tp.rates.decisionsPerSecondSteady >= TARGETS.decisionsPerSecond : undefined,
   });
+  const hot = pipe?.hotAccount;
+  rows.push({
+    target: 'one bank account ≥ ½ of the decisions/s over every account',
+    measured:
+      hot && tp
+        ? `${fmt(hot.rates.decisionsPerSecondSteady)}/s steady into one account, ${round(hot.rates.decisionsPerSecondSteady / tp.rates.decisionsPerSecondSteady, 2)} of ${fmt(tp.rates.decisionsPerSecondSteady)}/s` +
+          (pipe.hotAccountFixedRate
+            ? `; at ${fmt(pipe.hotAccountFixedRate.offeredRate)}/s offered, p99 ${ms(pipe.hotAccountFixedRate.latencyMs.decisionFromSent.p99)} from send`
+            : '')
+        : 'not measured',
+    ok: hot && tp ? hot.rates.decisionsPerSecondSteady >= tp.rates.decisionsPerSecondSteady / 2 : undefined,
+  });
+  const two = pipe?.twoMatchersThroughput;
+  if (two && tp) {
+    rows.push({
+      target: 'two matchers beside one (reported, no target)',
+      measured:
+        `${fmt(two.rates.decisionsPerSecondSteady)}/s steady over every account with two matchers, against ${fmt(tp.rates.decisionsPerSecondSteady)}/s with one` +
+        (pipe.twoMatchersHotAccount && hot
+          ? `; one account: ${fmt(pipe.twoMatchersHotAccount.rates.decisionsPerSecondSteady)}/s against ${fmt(hot.rates.decisionsPerSecondSteady)}/s`
+          : ''),
+      ok: undefined,
+    });
+  }
   const fr = pipe?.fixedRate;
   const ab = pipe?.afterBurst;
   rows.push({
@@ -195,6 +219,10 @@ export function renderMarkdown(result) {
       [`fixed ${fmt(pipe.lowRate?.offeredRate)}/s offered`, pipe.lowRate],
       ['as fast as accepted', pipe.throughput],
       [`fixed ${fmt(pipe.afterBurst?.offeredRate)}/s offered, right after it`, pipe.afterBurst],
+      ['one account, as fast as accepted', pipe.hotAccount],
+      [`one account, fixed ${fmt(pipe.hotAccountFixedRate?.offeredRate)}/s offered`, pipe.hotAccountFixedRate],
+      ['two matchers, as fast as accepted', pipe.twoMatchersThroughput],
+      ['two matchers, one account, as fast as accepted', pipe.twoMatchersHotAccount],
     ].filter(([, run]) => run);
     for (const [name, run] of runs) {
       const l = run.latencyMs;

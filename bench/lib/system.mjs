@@ -167,13 +167,30 @@ export class BenchSystem {
     return Object.fromEntries([...this.services].map(([name, s]) => [name, s.process.pid]));
   }
 
-  async startService(name, profileDir) {
-    const env = { ...process.env, ...this.env, ...(this.serviceEnv?.[name] ?? {}) };
+  /** The names of the processes started: each service's, and `matcher#2` for a second matcher. */
+  processNames() {
+    return [...this.services.keys()];
+  }
+
+  replicaStarted(name) {
+    return this.services.has(`${name}#2`);
+  }
+
+  /** Starts a second process of the service (`<name>#2`) on ports of its own, beside the first. */
+  async startReplica(name) {
+    const ports = { [PORT_VARIABLE[name]]: String(await freePort()), [ADMIN_PORT_VARIABLE[name]]: String(await freePort()) };
+    await this.startService(name, this.profileDir, { replica: 2, ports });
+  }
+
+  async startService(name, profileDir, { replica = 1, ports = {} } = {}) {
+    this.profileDir = profileDir;
+    const processName = replica === 1 ? name : `${name}#${replica}`;
+    const env = { ...process.env, ...this.env, ...(this.serviceEnv?.[name] ?? {}), ...ports };
     // Node 20 refuses --cpu-prof in NODE_OPTIONS, so it goes on the command line.
     const nodeArgs = [];
     if (profileDir) {
-      mkdirSync(join(profileDir, name), { recursive: true });
-      nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`);
+      mkdirSync(join(profileDir, processName), { recursive: true });
+      nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${join(profileDir, processName)}`);
     }
     const child = spawn(process.execPath, [...nodeArgs, join(REPO_ROOT, 'services', name, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const running = { process: child, output: [] };
@@ -183,15 +200,15 @@ export class BenchSystem {
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    this.services.set(name, running);
-    const url = `http://127.0.0.1:${this.env[ADMIN_PORT_VARIABLE[name]]}/readyz`;
+    this.services.set(processName, running);
+    const url = `http://127.0.0.1:${env[ADMIN_PORT_VARIABLE[name]]}/readyz`;
     await waitUntil(
       async () => {
-        if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${running.output.join('')}`);
+        if (child.exitCode !== null) throw new Error(`${processName} exited with ${child.exitCode}:\n${running.output.join('')}`);
         const res = await fetch(url).catch(() => undefined);
         return res?.status === 200 ? true : undefined;
       },
-      { timeoutMs: 60_000, intervalMs: 100, what: `${name} to be ready` },
+      { timeoutMs: 60_000, intervalMs: 100, what: `${processName} to be ready` },
     );
   }
 

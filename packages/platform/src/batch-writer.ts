@@ -52,9 +52,14 @@ export class BatchWriter<I, O> {
    * item, in the order given; rejects if any of them fails.
    */
   submitAll(items: readonly I[]): Promise<O[]> {
+    return Promise.all(this.submitEach(items));
+  }
+
+  /** As `submitAll`, with each item's own result: one that fails does not hide the others' results. */
+  submitEach(items: readonly I[]): Promise<O>[] {
     const results = items.map((item) => new Promise<O>((resolve, reject) => this.queue.push({ item, resolve, reject })));
     if (!this.writing) void this.drain();
-    return Promise.all(results);
+    return results;
   }
 
   private async drain(): Promise<void> {

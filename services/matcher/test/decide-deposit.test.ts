@@ -1,7 +1,9 @@
-import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
-import { ManualClock, OutOfScopeError, RedisLock, createLogger } from '@pmatch/platform';
-import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { createDatabase, type Database, type LeasedMessage, type PrismaClient } from '@pmatch/db';
+import { ManualClock, OutOfScopeError, RedisLock, continueTrace, createLogger, formatTraceparent, runInTrace } from '@pmatch/platform';
+import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
+import { writeDecisionsBatchedStatement } from '../src/data/decisions-batched';
+import { readDepositsStatement } from '../src/data/deposit-to-decide';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { PENDING_GRACE_MS, redeliverPendingDeposits } from '../src/use-cases/redeliver-pending';
 import { stuckPendingDeposits } from '../src/data/pending-deposits';
@@ -123,6 +125,120 @@ describe('depositDecider', () => {
     await prisma.transaction.update({ where: { id: a.id }, data: { status: 'confirmed', orderId: order.id } });
 
     await expect(prisma.transaction.update({ where: { id: b.id }, data: { status: 'confirmed', orderId: order.id } })).rejects.toThrow();
+  });
+});
+
+describe('depositDecider: the deposits of one account that wait for its lock are decided under one hold', () => {
+  /** A decider whose statements are noted, and the account's lock held by another process until `release`. */
+  async function deciderWithLockHeldElsewhere(accountId: string) {
+    const prefix = uniqueName('pmatch-test:');
+    const statements: string[] = [];
+    const announced: LeasedMessage[] = [];
+    const logger = createLogger('test', 'silent');
+    const warnings = jest.spyOn(logger, 'warn');
+    const noted = { ...deps(new RedisLock(redis, prefix)), logger, handOver: (messages: LeasedMessage[]) => void announced.push(...messages) };
+    const decide = depositDecider({ ...noted, database: { ...database, sql: notingStatements(database.sql, statements) } });
+    const key = `${prefix}lock:account:${accountId}`;
+    await redis.set(key, 'another-process', 'PX', 10_000);
+    return { decide, statements, announced, warnings, release: () => redis.del(key) };
+  }
+
+  const reads = (statements: string[]) => statements.filter((s) => s === readDepositsStatement.name).length;
+  const writes = (statements: string[]) => statements.filter((s) => s === writeDecisionsBatchedStatement.name).length;
+
+  test('when ten deposits wait, then one read and one write decide them all, each as it would be alone', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const amounts = Array.from({ length: 10 }, (_, i) => 6000 + i);
+    const orders = await Promise.all(amounts.map((a) => seedOrder(orgId, accountId, a)));
+    const deposits = await Promise.all(amounts.map((a) => seedDeposit(orgId, accountId, a)));
+    const held = await deciderWithLockHeldElsewhere(accountId);
+
+    const deciding = deposits.map((d) => held.decide({ transaction_id: d.id, bank_account_id: accountId }, `m_${d.id}`));
+    await held.release();
+    const decided = await Promise.all(deciding);
+
+    expect(decided.map((t) => [t.status, t.orderId])).toEqual(orders.map((o) => ['confirmed', o.id]));
+    expect([reads(held.statements), writes(held.statements)]).toEqual([1, 1]);
+    expect(await prisma.inbox.count({ where: { messageId: { in: deposits.map((d) => `m_${d.id}`) } } })).toBe(10);
+  });
+
+  test("when a deposit's candidate is paid by a decision before it in the hold, then it is decided after that one is written, as one at a time would", async () => {
+    const { orgId, accountId } = await seedAccount();
+    const order = await seedOrder(orgId, accountId, 7000);
+    const [first, second] = [await seedDeposit(orgId, accountId, 7000), await seedDeposit(orgId, accountId, 7000)];
+    const other = await seedDeposit(orgId, accountId, 7100);
+    const held = await deciderWithLockHeldElsewhere(accountId);
+
+    const deciding = [first!, second!, other].map((d) => held.decide({ transaction_id: d.id, bank_account_id: accountId }, `m_${d.id}`));
+    await held.release();
+    const [a, b, c] = await Promise.all(deciding);
+
+    expect([a!.status, a!.orderId]).toEqual(['confirmed', order.id]);
+    // Seen after the payment: no open order with its amount is left.
+    expect(b).toMatchObject({ status: 'unmatched', orderId: null, decision: { reason: 'no_order_with_amount' } });
+    expect(c!.status).toBe('unmatched');
+    // Not written on the first read and found stale: left for a second round, with the deposit after it.
+    expect(held.warnings).not.toHaveBeenCalled();
+    expect(held.statements.filter((s) => s === readDepositsStatement.name || s === writeDecisionsBatchedStatement.name)).toEqual([
+      readDepositsStatement.name,
+      writeDecisionsBatchedStatement.name,
+      readDepositsStatement.name,
+      writeDecisionsBatchedStatement.name,
+    ]);
+    expect(await prisma.event.count({ where: { organisationId: orgId, type: 'order.paid' } })).toBe(1);
+  });
+
+  test('when two messages in one hold name the same deposit, then it is decided once and both are answered with it', async () => {
+    const { orgId, accountId } = await seedAccount();
+    await seedOrder(orgId, accountId, 7200);
+    const deposit = await seedDeposit(orgId, accountId, 7200);
+    const held = await deciderWithLockHeldElsewhere(accountId);
+
+    const deciding = ['m-original', 'm-asked-again'].map((m) => held.decide({ transaction_id: deposit.id, bank_account_id: accountId }, m));
+    await held.release();
+    const [original, again] = await Promise.all(deciding);
+
+    expect(original!.status).toBe('confirmed');
+    expect(again).toEqual(original);
+    expect(await prisma.event.count({ where: { organisationId: orgId, type: 'transaction.deposited' } })).toBe(1);
+    expect(held.warnings).not.toHaveBeenCalled();
+  });
+
+  test("when messages of different traces are decided in one hold, then each decision's announcements carry its own message's trace", async () => {
+    const { orgId, accountId } = await seedAccount();
+    const deposits = [await seedDeposit(orgId, accountId, 7300), await seedDeposit(orgId, accountId, 7301)];
+    const traces = deposits.map(() => continueTrace());
+    const held = await deciderWithLockHeldElsewhere(accountId);
+
+    const deciding = deposits.map((d, i) => runInTrace(traces[i]!, () => held.decide({ transaction_id: d.id, bank_account_id: accountId }, `m_${d.id}`)));
+    await held.release();
+    await Promise.all(deciding);
+
+    expect(writes(held.statements)).toBe(1);
+    const events = await prisma.event.findMany({ where: { organisationId: orgId } });
+    const tracesOf = (transactionId: string) => {
+      const eventIds = events.filter((e) => (e.data as { object: { id: string } }).object.id === transactionId).map((e) => e.id);
+      return held.announced.filter((m) => JSON.stringify(m.payload).includes(eventIds[0]!)).map((m) => m.traceparent);
+    };
+    expect(tracesOf(deposits[0]!.id)).toEqual([formatTraceparent(traces[0]!)]);
+    expect(tracesOf(deposits[1]!.id)).toEqual([formatTraceparent(traces[1]!)]);
+  });
+
+  test('when one of the waiting messages is out of scope, then only it is refused', async () => {
+    const { orgId, accountId } = await seedAccount();
+    const theirs = await seedAccount();
+    const foreign = await seedDeposit(theirs.orgId, theirs.accountId, 7400);
+    const mine = await seedDeposit(orgId, accountId, 7400);
+    const held = await deciderWithLockHeldElsewhere(accountId);
+
+    const forged = held.decide({ transaction_id: foreign.id, bank_account_id: accountId }, 'm-forged');
+    forged.catch(() => undefined);
+    const real = held.decide({ transaction_id: mine.id, bank_account_id: accountId }, `m_${mine.id}`);
+    await held.release();
+
+    await expect(forged).rejects.toThrow(OutOfScopeError);
+    expect((await real).status).toBe('unmatched');
+    expect(await prisma.transaction.findUniqueOrThrow({ where: { id: foreign.id } })).toMatchObject({ status: 'pending' });
   });
 });
 

@@ -9,6 +9,7 @@ import {
   type OutboxHandOver,
   type PrismaClient,
   type SqlOrPrisma,
+  type TransactionRow,
 } from '@pmatch/db';
 import { ManualClock } from '@pmatch/platform';
 import {
@@ -25,8 +26,9 @@ import {
 import { Redis } from 'ioredis';
 import { EXPIRED_CANDIDATE_LIMIT, OPEN_CANDIDATE_CAP, amountCandidatesStatement, findAmountCandidates } from '../src/data/candidates';
 import { StaleDecisionError, confirmDeposit, payOrder, setDepositStatus } from '../src/data/conditional-writes';
-import { writeDecisionInBatches, writeDecisionsBatched, writeDecisionsBatchedStatement } from '../src/data/decisions-batched';
-import { readDeposit, readDepositStatement } from '../src/data/deposit-to-decide';
+import { writeDecisionsBatched, writeDecisionsBatchedStatement, writeDecisionsInBatches, type WriteDecisions } from '../src/data/decisions-batched';
+import type { DecidedDeposit } from '../src/data/decision-rows';
+import { readDeposit, readDepositsStatement } from '../src/data/deposit-to-decide';
 import { decide } from '../src/domain/decide';
 import { depositFacts } from '../src/domain/deposit';
 import { AUTOMATIC, decidedBy, depositPayment, outsidePayment } from '../src/domain/payments';
@@ -363,7 +365,13 @@ describe.each(writePaths)('conditional updates through %s', (_path, inTransactio
   });
 });
 
-describe('writeDecisionInBatches: a decision written onto the rows it read, or not at all', () => {
+/** Writes one decision, with whichever others are written at the time. */
+const writeOne =
+  (writeDecisions: WriteDecisions) =>
+  (decided: DecidedDeposit): Promise<TransactionRow> =>
+    writeDecisions([decided])[0]!;
+
+describe('writeDecisionsInBatches: a decision written onto the rows it read, or not at all', () => {
   const startedAt = new Date(now.getTime() - 5);
   const ctx = { publicBaseUrl: 'http://localhost:3000', now, startedAt };
 
@@ -373,7 +381,7 @@ describe('writeDecisionInBatches: a decision written onto the rows it read, or n
     const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
     expect(decision.outcome).toBe('confirmed');
     await change();
-    return writeDecisionInBatches(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
+    return writeOne(writeDecisionsInBatches(database.sql, handOver))({ pending: pending!, decision, claim: message, ctx });
   }
 
   async function expectNothingWritten(orgId: string, order: { id: string }, deposit: { id: string }, message: { consumer: string; messageId: string }) {
@@ -414,7 +422,7 @@ describe('writeDecisionInBatches: a decision written onto the rows it read, or n
     // Holds the deposit's row, changed but not committed: the write's snapshot still sees it as read.
     const commitChange = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [deposit.id]);
 
-    const writing = writeDecisionInBatches(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
+    const writing = writeOne(writeDecisionsInBatches(database.sql, handOver))({ pending: pending!, decision, claim: message, ctx });
     writing.catch(() => undefined);
     // The write has paid the order and waits for the deposit's row.
     await statementWaitingForALock(prisma, 'WITH items AS%');
@@ -442,7 +450,7 @@ describe('writeDecisionInBatches: a decision written onto the rows it read, or n
 
       const { pending } = await readDeposit(database.sql, deposit.id, message);
       const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
-      const written = await writeDecisionInBatches(database.sql, handOver)({ pending: pending!, decision, claim: message, ctx });
+      const written = await writeOne(writeDecisionsInBatches(database.sql, handOver))({ pending: pending!, decision, claim: message, ctx });
 
       const stored = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
       expect(written).toEqual(stored);
@@ -551,7 +559,7 @@ describe('writeDecisionsBatched: the decisions of several accounts in one statem
     const failing = await decidedDeposit('confirmed');
     const other = await decidedDeposit('held');
     const statements: string[] = [];
-    const write = writeDecisionInBatches(notingStatements(database.sql, statements), handOver);
+    const write = writeOne(writeDecisionsInBatches(notingStatements(database.sql, statements), handOver));
     // The first write waits for its deposit's row, so the next two are made while it runs.
     const releaseFirst = await openTransaction('SELECT FROM transactions WHERE id = $1 FOR UPDATE', [first.deposit.id]);
     const writingFirst = write(first.decided);
@@ -713,7 +721,12 @@ describe('findAmountCandidates', () => {
       amountCandidatesStatement.text,
       (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`,
     ],
-    ['readDepositStatement', readDepositStatement.text, (_accountId: string, depositId: string) => `'${DEPOSITS_CONSUMER}', 'plan-check', '${depositId}'`],
+    [
+      'readDepositsStatement',
+      readDepositsStatement.text,
+      (_accountId: string, depositId: string) =>
+        `ARRAY['${depositId}', 'txn_missing'], ARRAY['${DEPOSITS_CONSUMER}', '${DEPOSITS_CONSUMER}'], ARRAY['plan-check', 'plan-check-2']`,
+    ],
   ] as const;
 
   test.each(readsOfCandidates.flatMap(([name, text, values]) => PLAN_CACHE_MODES.map((mode) => [name, mode, text, values] as const)))(

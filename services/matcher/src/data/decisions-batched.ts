@@ -13,7 +13,7 @@ import {
   type Statement,
   type TransactionRow,
 } from '@pmatch/db';
-import { BatchWriter, currentTraceparent, inboxClaimSql } from '@pmatch/platform';
+import { BatchWriter, inboxClaimSql } from '@pmatch/platform';
 import { StaleDecisionError } from './conditional-writes';
 import { decisionRows, type DecidedDeposit, type DecisionRows } from './decision-rows';
 
@@ -147,28 +147,31 @@ export const DECISIONS_PER_STATEMENT = 50;
 /** SQLSTATE of `decision_written_whole`'s refusal. */
 const SERIALIZATION_FAILURE = '40001';
 
-/** Writes one decision, with the others written at the same time; see `writeDecisionInBatches`. */
-export type WriteDecision = (decided: DecidedDeposit) => Promise<TransactionRow>;
+/** Writes decisions made together (one account's, under one hold of its lock); one result per decision. */
+export type WriteDecisions = (decided: readonly DecidedDeposit[]) => Promise<TransactionRow>[];
 
 /**
- * Writes each decision with those made while the statement before it ran (a `BatchWriter`):
- * resolves with the deposit as decided, or throws StaleDecisionError, having written nothing, when
- * its rows changed since the read. A failed batch is written again decision by decision, so that
- * only the stale one fails.
+ * Writes decisions with those made while the statement before them ran (a `BatchWriter`): each
+ * result resolves with the deposit as decided, or rejects with StaleDecisionError, having written
+ * nothing, when its rows changed since the read. A failed batch is written again decision by
+ * decision, so that only the stale one fails. Each decision carries its own trace.
  */
-export function writeDecisionInBatches(db: Sql, handOver: OutboxHandOver): WriteDecision {
+export function writeDecisionsInBatches(db: Sql, handOver: OutboxHandOver): WriteDecisions {
   const batches = new BatchWriter((decided: DecidedDeposit[]) => writeDecisionsBatched(db, decided, handOver), DECISIONS_PER_STATEMENT);
-  return async (decided) => {
-    const { deposit } = decided.pending;
-    const orderId = decided.decision.outcome === 'confirmed' ? decided.decision.orderId : undefined;
-    const changed = () =>
-      new StaleDecisionError(`deposit ${deposit.id}${orderId === undefined ? '' : ` or order ${orderId}`} changed since the decision read it`);
-    // Written with others, maybe in another message's turn: the trace goes with the decision.
-    const traceparent = currentTraceparent();
-    const written = await batches.submit(traceparent === undefined ? decided : { ...decided, traceparent }).catch((error: unknown) => {
-      throw (error as { code?: unknown }).code === SERIALIZATION_FAILURE ? changed() : error;
+  return (decided) =>
+    batches.submitEach(decided).map((writing, i) => {
+      const { pending, decision } = decided[i]!;
+      const orderId = decision.outcome === 'confirmed' ? decision.orderId : undefined;
+      const changed = () =>
+        new StaleDecisionError(`deposit ${pending.deposit.id}${orderId === undefined ? '' : ` or order ${orderId}`} changed since the decision read it`);
+      return writing.then(
+        (written) => {
+          if (written === null) throw changed();
+          return written;
+        },
+        (error: unknown) => {
+          throw (error as { code?: unknown }).code === SERIALIZATION_FAILURE ? changed() : error;
+        },
+      );
     });
-    if (written === null) throw changed();
-    return written;
-  };
 }

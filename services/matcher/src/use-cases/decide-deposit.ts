@@ -1,11 +1,13 @@
 import type { DepositReceived } from '@pmatch/contracts';
-import type { OutboxHandOver, TransactionRow } from '@pmatch/db';
+import { currentTrace, formatTraceparent, isUniqueViolation, runInTrace, type OutboxHandOver, type TraceContext, type TransactionRow } from '@pmatch/db';
 import { OutOfScopeError } from '@pmatch/platform';
-import { writeDecisionInBatches } from '../data/decisions-batched';
-import { readDeposit } from '../data/deposit-to-decide';
+import { StaleDecisionError } from '../data/conditional-writes';
+import { writeDecisionsInBatches, type WriteDecisions } from '../data/decisions-batched';
+import type { DecidedDeposit } from '../data/decision-rows';
+import { readDeposits, type DepositRead, type MessageClaim } from '../data/deposit-to-decide';
 import { decide } from '../domain/decide';
 import { depositFacts } from '../domain/deposit';
-import { underAccountLock, type MatcherDeps } from './deps';
+import { MAX_ATTEMPTS, underAccountLock, type MatcherDeps } from './deps';
 
 export type DecideDepositDeps = MatcherDeps & {
   /** Takes the decisions' announcements once written (the outbox relay's `publishLeased`). */
@@ -14,38 +16,152 @@ export type DecideDepositDeps = MatcherDeps & {
 
 export const DEPOSITS_CONSUMER = 'matcher.deposits';
 
+/** At most this many of one account's waiting messages are taken by one hold of its lock. */
+export const DEPOSITS_PER_HOLD = 50;
+
 /** Decides the deposit of one `deposit.received` message; resolves with the deposit as it now stands. */
 export type DepositDecider = (message: DepositReceived, messageId: string) => Promise<TransactionRow>;
 
+/** A message waiting for its deposit's decision, and how it is answered. */
+interface Asked {
+  transactionId: string;
+  claim: MessageClaim;
+  trace: TraceContext | undefined;
+  /** Decisions found stale so far. */
+  attempts: number;
+  settled: boolean;
+  resolve: (transaction: TransactionRow) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
- * The use case behind `deposit.received`: under the account's lock, read the pending deposit with
- * its candidates, decide, and write the decision with its events (decided again if the rows
- * changed since the read; docs/decisions/0008-decision-written-as-one-conditional-statement.md).
+ * The use case behind `deposit.received`: under the account's lock, read the pending deposits
+ * with their candidates, decide, and write the decisions with their events (decided again if the
+ * rows changed since the read; docs/decisions/0008-decision-written-as-one-conditional-statement.md).
+ * Messages for one account that wait for its lock in this process are decided together, under one
+ * hold, in the order they came (docs/decisions/0093-a-hot-accounts-deposits-decided-together.md).
  * Idempotent: a message seen before, or a deposit already decided, changes nothing. A message
  * whose transaction is not on the bank account it names (so not of that account's organisation
  * and mode), or does not exist, changes nothing either: OutOfScopeError.
  */
 export function depositDecider(deps: DecideDepositDeps): DepositDecider {
-  const writeDecision = writeDecisionInBatches(deps.database.sql, deps.handOver);
-  return (message, messageId) => {
-    const claim = { consumer: DEPOSITS_CONSUMER, messageId };
-    return underAccountLock(deps, message.bank_account_id, async () => {
-      const startedAt = deps.clock.now();
-      const { transaction, pending } = await readDeposit(deps.database.sql, message.transaction_id, claim);
-      // The lock taken is the named account's: deciding a deposit of another would be unserialised.
-      if (transaction.bankAccountId !== message.bank_account_id) {
-        throw new OutOfScopeError(`transaction ${transaction.id} is not on bank account ${message.bank_account_id}`);
-      }
-      if (pending === undefined) return transaction;
-      const { deposit, nameMatcher, candidates } = pending;
-      const now = deps.clock.now();
-      const decision = decide(depositFacts(deposit), candidates.orders, nameMatcher, now, candidates.read);
-      const written = await writeDecision({ pending, decision, claim, ctx: { publicBaseUrl: deps.publicBaseUrl, now, startedAt } });
-      if (written.status === decision.outcome) {
-        deps.logger.info({ transactionId: written.id, outcome: decision.outcome, reason: decision.explanation.reason }, 'deposit decided');
-        deps.metrics?.decided(decision.outcome, decision.explanation.reason, (now.getTime() - deposit.createdAt.getTime()) / 1000);
-      }
-      return written;
-    });
+  const writeDecisions = writeDecisionsInBatches(deps.database.sql, deps.handOver);
+  const waiting = new Map<string, Asked[]>();
+
+  const decideWaiting = async (bankAccountId: string): Promise<void> => {
+    const queue = waiting.get(bankAccountId) ?? [];
+    const taken = queue.splice(0, DEPOSITS_PER_HOLD);
+    if (queue.length === 0) waiting.delete(bankAccountId);
+    try {
+      for (let open = taken; open.length > 0; open = open.filter((a) => !a.settled)) await decideRound(deps, writeDecisions, bankAccountId, open);
+    } catch (error) {
+      for (const asked of taken) settle(asked, () => asked.reject(error));
+    }
   };
+
+  return (message, messageId) =>
+    new Promise<TransactionRow>((resolve, reject) => {
+      const bankAccountId = message.bank_account_id;
+      const asked: Asked = {
+        transactionId: message.transaction_id,
+        claim: { consumer: DEPOSITS_CONSUMER, messageId },
+        trace: currentTrace(),
+        attempts: 0,
+        settled: false,
+        resolve,
+        reject,
+      };
+      const queue = waiting.get(bankAccountId);
+      if (queue === undefined) waiting.set(bankAccountId, [asked]);
+      else queue.push(asked);
+      // Every message asks for the lock; a hold takes what waits then, so later holds may find nothing left.
+      underAccountLock(deps, bankAccountId, () => decideWaiting(bankAccountId)).catch((error: unknown) => {
+        // The lock was not had: a message still waiting gives up; one taken is answered by the hold that took it.
+        const queue = waiting.get(bankAccountId);
+        const at = queue?.indexOf(asked) ?? -1;
+        if (at === -1) return;
+        queue!.splice(at, 1);
+        if (queue!.length === 0) waiting.delete(bankAccountId);
+        settle(asked, () => reject(error));
+      });
+    });
+}
+
+/**
+ * One read, the decisions, one write for the messages given, in order. Each decision is made on
+ * the rows as read; a deposit whose candidates include an order paid by a decision before it in
+ * this round, or named again, is left with all after it for the next round, so no decision written
+ * depends on another of the same write. Settles what it decides, or finds nothing to decide for.
+ */
+async function decideRound(deps: DecideDepositDeps, writeDecisions: WriteDecisions, bankAccountId: string, open: Asked[]): Promise<void> {
+  const startedAt = deps.clock.now();
+  const reads = await readDeposits(deps.database.sql, open);
+  const now = deps.clock.now();
+  const ctx = { publicBaseUrl: deps.publicBaseUrl, now, startedAt };
+  const paidHere = new Set<string>();
+  const named = new Set<string>();
+  const deciding: { asked: Asked; decided: DecidedDeposit }[] = [];
+  for (const [i, asked] of open.entries()) {
+    const read = reads[i];
+    const refusal = outOfScope(read, asked, bankAccountId);
+    if (refusal !== undefined) {
+      settle(asked, () => asked.reject(refusal));
+      continue;
+    }
+    const { transaction, pending } = read!;
+    if (named.has(transaction.id) || (pending !== undefined && pending.candidates.orders.some((o) => paidHere.has(o.id)))) break;
+    named.add(transaction.id);
+    if (pending === undefined) {
+      settle(asked, () => asked.resolve(transaction));
+      continue;
+    }
+    const decision = decide(depositFacts(pending.deposit), pending.candidates.orders, pending.nameMatcher, now, pending.candidates.read);
+    if (decision.outcome === 'confirmed') paidHere.add(decision.orderId);
+    const traceparent = asked.trace === undefined ? undefined : formatTraceparent(asked.trace);
+    deciding.push({ asked, decided: { pending, decision, claim: asked.claim, ctx, ...(traceparent === undefined ? {} : { traceparent }) } });
+  }
+  const results = writeDecisions(deciding.map((d) => d.decided));
+  await Promise.all(
+    deciding.map(({ asked, decided }, i) =>
+      results[i]!.then(
+        (written) => inTraceOf(asked, () => answerDecided(deps, asked, decided, written)),
+        (error: unknown) => {
+          const stale = error instanceof StaleDecisionError || isUniqueViolation(error);
+          asked.attempts += 1;
+          if (!stale || asked.attempts >= MAX_ATTEMPTS) settle(asked, () => asked.reject(error));
+          else inTraceOf(asked, () => deps.logger.warn({ err: error, bankAccountId, attempt: asked.attempts }, 'decision was stale; deciding again'));
+        },
+      ),
+    ),
+  );
+}
+
+/** Why a message is refused: its transaction does not exist, or is not on the bank account it names (whose lock is held). */
+function outOfScope(read: DepositRead | undefined, asked: Asked, bankAccountId: string): OutOfScopeError | undefined {
+  if (read === undefined) return new OutOfScopeError(`transaction ${asked.transactionId} does not exist`);
+  if (read.transaction.bankAccountId !== bankAccountId) {
+    return new OutOfScopeError(`transaction ${read.transaction.id} is not on bank account ${bankAccountId}`);
+  }
+  return undefined;
+}
+
+function answerDecided(deps: DecideDepositDeps, asked: Asked, { pending, decision, ctx }: DecidedDeposit, written: TransactionRow): void {
+  if (written.status === decision.outcome) {
+    deps.logger.info({ transactionId: written.id, outcome: decision.outcome, reason: decision.explanation.reason }, 'deposit decided');
+    deps.metrics?.decided(decision.outcome, decision.explanation.reason, (ctx.now.getTime() - pending.deposit.createdAt.getTime()) / 1000);
+  }
+  settle(asked, () => asked.resolve(written));
+}
+
+/** Answers a message once: a hold that failed may try to answer messages already answered. */
+function settle(asked: Asked, answer: () => void): void {
+  if (asked.settled) return;
+  asked.settled = true;
+  answer();
+}
+
+/** What is logged about a message's deposit carries the message's trace, whichever message's hold decided it. */
+function inTraceOf(asked: Asked, work: () => void): void {
+  if (asked.trace === undefined) work();
+  else runInTrace(asked.trace, work);
 }

@@ -18,7 +18,7 @@ export interface MatcherDeps {
 }
 
 /** A decision made on data that changed underneath is made again, this often at most. */
-const MAX_ATTEMPTS = 3;
+export const MAX_ATTEMPTS = 3;
 
 /**
  * Runs `work` under the bank account's lock, again if the database found it stale. The lock makes
