@@ -10,7 +10,7 @@ import amqp from 'amqplib';
 import { bestSteps, runApiPhase } from './lib/api.mjs';
 import { amqpBaseline, httpsBaseline, pgBaseline } from './lib/baseline.mjs';
 import { HOT_ACCOUNT_RUNS, TWO_MATCHER_RUNS, loadBenchConfig } from './lib/config.mjs';
-import { CpuMeter, describeMachine, postgresPidsOf } from './lib/machine.mjs';
+import { CpuMeter, describeMachine, peakRssMiB, postgresPidsOf } from './lib/machine.mjs';
 import { statementProfiler } from './lib/pg-statements.mjs';
 import { pgPerDeposit, pgSnapshot } from './lib/pgstats.mjs';
 import { DEPLOYED_SETTINGS, applyServerSettings } from './lib/postgres-settings.mjs';
@@ -150,6 +150,7 @@ async function measure(config, runId, serverChanged) {
     if (config.phases.includes('console') && !config.external) {
       result.phases.console = await withTimeout(runConsolePhase(system, config, log), 15 * 60_000, 'the console phase');
     }
+    result.peakRssMiB = Object.fromEntries(Object.entries(system.pids()).map(([name, pid]) => [name, peakRssMiB(pid)]));
     const crashed = system.crashed();
     for (const c of crashed) result.failures.push(`service ${c.name} exited (${c.exitCode}) during the run: ${c.output.slice(-500)}`);
   } finally {

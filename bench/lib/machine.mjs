@@ -65,6 +65,12 @@ async function redisVersion(url) {
   }
 }
 
+/** The most resident memory the process has had (`VmHWM`), in MiB; undefined once it has exited. */
+export function peakRssMiB(pid) {
+  const match = /VmHWM:\s+([0-9]+) kB/.exec(safeRead(`/proc/${pid}/status`));
+  return match ? Math.round(Number(match[1]) / 1024) : undefined;
+}
+
 /**
  * A CpuMeter source: the backends of these databases (autovacuum workers included) and the
  * server's own background processes, each with the kind it is counted under.

@@ -142,6 +142,11 @@ export function renderMarkdown(result) {
   lines.push('|---|---|---|');
   for (const r of targetRows(result)) lines.push(`| ${r.target} | ${r.measured} | ${verdict(r.ok)} |`);
   lines.push('');
+  if (result.peakRssMiB) {
+    const peaks = Object.entries(result.peakRssMiB).map(([name, mib]) => `${name} ${mib === undefined ? 'exited' : `${fmt(mib)} MiB`}`);
+    lines.push(`Peak resident memory of each service process over the run: ${peaks.join(', ')}.`);
+    lines.push('');
+  }
 
   const api = result.phases.api;
   if (api) {
