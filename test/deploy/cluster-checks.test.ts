@@ -93,6 +93,16 @@ describe('the network check', () => {
       ]),
     );
   });
+
+  test('when the statements path takes smaller bodies than bank-ingest accepts, then it is named', () => {
+    const objects = brokenProduction((o) => {
+      const statements = find<{ metadata: { annotations: Record<string, string> } }>(o, 'Ingress', 'pmatch-statements');
+      statements.metadata.annotations['nginx.ingress.kubernetes.io/proxy-body-size'] = '2m';
+    });
+    expect(ingressProblems(objects, { tls: true })).toEqual([
+      "Ingress/pmatch-statements: /ingest/v1/statements takes bodies of 2m, less than bank-ingest's STATEMENT_MAX_BYTES (67108864)",
+    ]);
+  });
 });
 
 describe('the scaling, alerting and metric checks', () => {

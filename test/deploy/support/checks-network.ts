@@ -3,6 +3,7 @@ import type { INetworkPolicyPeer } from 'kubernetes-models/networking.k8s.io/v1/
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IService } from 'kubernetes-models/v1/Service';
+import { BankIngestConfig } from '../../../services/bank-ingest/src/config';
 import { idOf, matches, ofKind, type K8sObject } from './render';
 import { portNumber, workloadsOf, type Workload } from './workloads';
 
@@ -18,7 +19,19 @@ export const ROUTES: Record<string, string> = {
   '/dashboard': 'orders-api',
   '/docs': 'orders-api',
   '/ingest': 'bank-ingest',
+  '/ingest/v1/statements': 'bank-ingest',
 };
+
+/** A path whose requests carry files: the Ingress routing it must let bodies as large as the service takes through. */
+const STATEMENTS_PATH = '/ingest/v1/statements';
+const BODY_SIZE = 'nginx.ingress.kubernetes.io/proxy-body-size';
+
+/** ingress-nginx's size notation (`2m`, `512k`, `1g`, bytes without a unit) in bytes; NaN if it is not one. */
+function sizeInBytes(size: string | undefined): number {
+  const match = /^([0-9]+)([kmg]?)$/i.exec(size ?? '');
+  if (match === null) return NaN;
+  return Number(match[1]) * 1024 ** ['', 'k', 'm', 'g'].indexOf(match[2]!.toLowerCase());
+}
 
 const namespaceOf = (peer: INetworkPolicyPeer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'];
 
@@ -123,6 +136,18 @@ export function ingressProblems(objects: readonly K8sObject[], options: { tls: b
   }
   for (const [path, service] of Object.entries(ROUTES)) {
     if (routed.get(path) !== service) problems.push(`Ingress: ${path} does not go to ${service}`);
+  }
+  const configured = ofKind<IConfigMap>(objects, 'ConfigMap')
+    .map((c) => c.data?.STATEMENT_MAX_BYTES)
+    .find((v) => v !== undefined);
+  const statementMaxBytes = BankIngestConfig.shape.STATEMENT_MAX_BYTES.parse(configured);
+  for (const ingress of ingresses.filter((i) => (i.spec?.rules ?? []).some((r) => r.http?.paths.some((p) => p.path === STATEMENTS_PATH)))) {
+    const limit = ingress.metadata?.annotations?.[BODY_SIZE];
+    if (!(sizeInBytes(limit) >= statementMaxBytes)) {
+      problems.push(
+        `${idOf(ingress)}: ${STATEMENTS_PATH} takes bodies of ${limit ?? 'the default size'}, less than bank-ingest's STATEMENT_MAX_BYTES (${statementMaxBytes})`,
+      );
+    }
   }
   for (const [path] of routed) if (!(path in ROUTES)) problems.push(`Ingress: routes ${path}, which no service answers publicly`);
   return problems;
