@@ -4,6 +4,9 @@ import ipaddr from 'ipaddr.js';
 import { Counter, type Registry } from 'prom-client';
 import type { RateLimiter } from './rate-limit';
 
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const CANONICAL_IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+
 /**
  * The client's address as limits count it: `req.ip` (the connection's address, or X-Forwarded-For
  * where TRUST_PROXY says so), IPv4-mapped IPv6 as IPv4, and IPv6 by its /64, which one subscriber
@@ -11,6 +14,8 @@ import type { RateLimiter } from './rate-limit';
  */
 export function clientAddress(req: Request): string {
   const raw = req.ip ?? req.socket.remoteAddress ?? '';
+  // Already as ipaddr.js would write it (a connection's own IPv4 address): every request has one.
+  if (CANONICAL_IPV4.test(raw)) return raw;
   if (!ipaddr.isValid(raw)) return raw === '' ? 'unknown' : raw;
   const address = ipaddr.process(raw);
   if (address.kind() === 'ipv4') return address.toString();

@@ -152,6 +152,13 @@ describe('the client address', () => {
     expect(await addressSeen('10.0.0.0/8', { 'x-forwarded-for': '203.0.113.9' })).toBe('127.0.0.8');
   });
 
+  test('when an IPv4 address is written another way (leading zeros, hex, three parts), then it is counted as one address', async () => {
+    expect(await addressSeen('1', { 'x-forwarded-for': '203.0.113.010' })).toBe('203.0.113.8');
+    expect(await addressSeen('1', { 'x-forwarded-for': '0xcb.0.113.8' })).toBe('203.0.113.8');
+    expect(await addressSeen('1', { 'x-forwarded-for': '203.0.29960' })).toBe('203.0.117.8');
+    expect(await addressSeen('1', { 'x-forwarded-for': '203.0.113.255' })).toBe('203.0.113.255');
+  });
+
   test('when the client is on IPv6, then its /64 is the address counted', async () => {
     expect(await addressSeen('1', { 'x-forwarded-for': '2001:db8:1:2:aaaa:bbbb:cccc:dddd' })).toBe('2001:db8:1:2::/64');
     expect(await addressSeen('1', { 'x-forwarded-for': '::ffff:203.0.113.9' })).toBe('203.0.113.9');

@@ -20,6 +20,7 @@ import { referenceDocsRouter } from './http/reference-docs';
 import { settingsRouter } from './http/settings';
 import { testDepositsRouter } from './http/test-deposits';
 import { transactionsRouter } from './http/transactions';
+import { underPath } from './http/under-path';
 import { webhookEndpointsRouter } from './http/webhook-endpoints';
 import { BankIngestClient } from './outbound/bank-ingest-client';
 import { MatcherClient } from './outbound/matcher-client';
@@ -50,7 +51,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       const refusals = runtime.rateLimiter(config.REFUSAL_LIMIT_PER_SECOND, config.REFUSAL_LIMIT_BURST);
       const tooManyRefusals = 'Too many refused requests from this address; retry after the time in Retry-After.';
       http.use('/pay', runtime.addressLimit({ name: 'payment-page', limiter: refusals, counts: [404], message: tooManyRefusals }));
-      http.use(paymentPageRouter(deps));
+      http.use(underPath('/pay', paymentPageRouter(deps)));
       const consoleLimiter = runtime.rateLimiter(config.CONSOLE_LIMIT_PER_SECOND, config.CONSOLE_LIMIT_BURST);
       http.use(
         '/dashboard',
@@ -64,21 +65,24 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       http.use('/link', runtime.addressLimit({ name: 'payment-link', limiter: refusals, counts: [404], message: tooManyRefusals }));
       // Per buyer address: a burst of PAYMENT_LINK_ORDERS_PER_HOUR orders, refilled over the hour.
       const linkOrders = runtime.rateLimiter(config.PAYMENT_LINK_ORDERS_PER_HOUR / 3600, config.PAYMENT_LINK_ORDERS_PER_HOUR);
-      http.use(paymentLinkPageRouter(deps, { limiter: linkOrders, logger }));
+      http.use(underPath('/link', paymentLinkPageRouter(deps, { limiter: linkOrders, logger })));
       http.use(
-        dashboardRouter(deps, {
-          throttle: new LoginThrottle(redis, config.REDIS_PREFIX),
-          cookies: { secure: config.NODE_ENV === 'production' || config.PUBLIC_BASE_URL.startsWith('https:') },
-          publicOrigin: new URL(config.PUBLIC_BASE_URL).origin,
-          logger,
-        }),
+        underPath(
+          '/dashboard',
+          dashboardRouter(deps, {
+            throttle: new LoginThrottle(redis, config.REDIS_PREFIX),
+            cookies: { secure: config.NODE_ENV === 'production' || config.PUBLIC_BASE_URL.startsWith('https:') },
+            publicOrigin: new URL(config.PUBLIC_BASE_URL).origin,
+            logger,
+          }),
+        ),
       );
       const openApiDocument = buildOpenApiDocument(config.PUBLIC_BASE_URL);
       // The document describes the API; it holds nothing of a merchant's, so it needs no key.
       http.get('/v1/openapi.json', (_req, res) => {
         res.json(openApiDocument);
       });
-      http.use(referenceDocsRouter());
+      http.use(underPath('/docs', referenceDocsRouter()));
       const perKey = runtime.rateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
       const keys = new ApiKeys(database.sql, runtime.metrics, (keyId, at) => markKeyUsed(database.prisma, keyId, at), clock, logger);
       // The address and the key first: a request without a valid key is refused before its body is read or parsed.
