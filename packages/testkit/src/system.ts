@@ -253,11 +253,11 @@ export class TestSystem {
   }
 
   /**
-   * Starts one replica of the service, or without `replica` every replica that is not running,
-   * and resolves once each answers /readyz with 200.
+   * Starts one replica of the service, or without `replica` every replica, and resolves once each
+   * answers /readyz with 200; a replica already running is left as it is.
    */
   async startService(name: ServiceName, replica?: number): Promise<void> {
-    const numbers = this.replicaNumbers(name, replica).filter((n) => replica !== undefined || !isRunning(this.running(name, n)));
+    const numbers = this.replicaNumbers(name, replica).filter((n) => !isRunning(this.running(name, n)));
     await Promise.all(numbers.map((n) => this.startReplica(name, n)));
   }
 
@@ -297,7 +297,8 @@ export class TestSystem {
         if (typeof res === 'string' || res.status !== 200) lastAnswer = typeof res === 'string' ? res : `${res.status} ${await res.text()}`;
         return typeof res !== 'string' && res.status === 200 ? true : undefined;
       },
-      { timeoutMs: 30_000, what: `${label} to be ready` },
+      // A deadline, not a wait: generous because a test system's processes start on a shared machine.
+      { timeoutMs: 60_000, what: `${label} to be ready` },
     ).catch((error: unknown) => {
       throw new Error(`${String(error)}; its last /readyz answer: ${lastAnswer}; its output:\n${running.output.join('').slice(-5_000)}`);
     });
