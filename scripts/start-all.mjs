@@ -2,6 +2,8 @@
 // print is prefixed with the service's name, a service that exits on its own is restarted with
 // backoff, and SIGINT/SIGTERM stop them all gracefully. Ports and URLs come from the environment
 // (README "Configuration"); each service's database user is its own role, and its broker user its own.
+// REPLICAS_<SERVICE> runs that many processes of a service, each supervised on its own and named
+// `<service>#<n>`; replica n listens on its ports + 10 × (n - 1) (docs/decisions/0091-local-replica-ports.md).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,7 +13,58 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICES = ['orders-api', 'bank-ingest', 'matcher', 'webhook-dispatcher'];
-const NAME_WIDTH = Math.max(...SERVICES.map((s) => s.length));
+/** Each service's public and admin port variables, with the services' own defaults (services/<service>/src/config.ts). */
+const PORTS = {
+  'orders-api': { public: ['ORDERS_API_PORT', 3000], admin: ['ORDERS_API_ADMIN_PORT', 9100] },
+  'bank-ingest': { public: ['BANK_INGEST_PORT', 3001], admin: ['BANK_INGEST_ADMIN_PORT', 9101] },
+  matcher: { public: ['MATCHER_PORT', 3002], admin: ['MATCHER_ADMIN_PORT', 9102] },
+  'webhook-dispatcher': { public: ['WEBHOOK_DISPATCHER_PORT', 3003], admin: ['WEBHOOK_DISPATCHER_ADMIN_PORT', 9103] },
+};
+/** Replica n of a service listens on its ports + REPLICA_PORT_STEP × (n - 1). */
+const REPLICA_PORT_STEP = 10;
+const MAX_REPLICAS = 10;
+const variableOf = (name) => name.toUpperCase().replace(/-/g, '_');
+
+/** The processes to run: one per replica of each service, with its own ports; exits naming every bad setting. */
+function plan() {
+  const problems = [];
+  const processes = [];
+  for (const name of SERVICES) {
+    const variable = `REPLICAS_${variableOf(name)}`;
+    const raw = process.env[variable];
+    const replicas = raw === undefined || raw === '' ? 1 : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+    if (!(replicas >= 1 && replicas <= MAX_REPLICAS)) {
+      problems.push(`${variable}=${JSON.stringify(raw)}: the number of ${name} processes must be a whole number from 1 to ${MAX_REPLICAS}`);
+      continue;
+    }
+    const ports = {};
+    for (const [key, fallback] of Object.values(PORTS[name])) {
+      const given = process.env[key];
+      const base = given === undefined || given === '' ? fallback : Number(given);
+      // A single process gets the variable as it is, and the service judges it.
+      if (replicas > 1 && !(Number.isInteger(base) && base >= 0 && base <= 65535)) problems.push(`${key}=${JSON.stringify(given)}: not a port`);
+      ports[key] = base;
+    }
+    for (let replica = 1; replica <= replicas; replica += 1) {
+      // Port 0 (the system picks one) stays 0 for every replica.
+      const own = Object.entries(ports).map(([key, base]) => [key, base === 0 ? 0 : base + REPLICA_PORT_STEP * (replica - 1)]);
+      processes.push({ name, replica, label: replicas === 1 ? name : `${name}#${replica}`, ports: Object.fromEntries(own) });
+    }
+  }
+  const owners = new Map();
+  for (const p of processes) {
+    for (const [key, port] of Object.entries(p.ports)) {
+      if (port === 0 || !Number.isInteger(port)) continue;
+      if (port > 65535) problems.push(`${p.label}: its ${key} would be ${port}, past 65535`);
+      else if (owners.has(port)) problems.push(`${p.label}'s ${key} and ${owners.get(port)} would both be ${port}`);
+      else owners.set(port, `${p.label}'s ${key}`);
+    }
+  }
+  return { problems, processes };
+}
+
+const { problems, processes } = plan();
+const NAME_WIDTH = Math.max('start-all'.length, ...processes.map((p) => p.label.length), ...SERVICES.map((s) => s.length));
 
 const BACKOFF_START_MS = 1_000;
 const BACKOFF_MAX_MS = 30_000;
@@ -23,6 +76,12 @@ const QUIET_AFTER_CRASHES = 5;
 const STOP_GRACE_MS = 20_000;
 
 const say = (line) => process.stdout.write(`${'start-all'.padEnd(NAME_WIDTH)} | ${line}\n`);
+
+if (problems.length > 0) {
+  for (const problem of problems) say(problem);
+  say(`replica n of a service listens on its ports + ${REPLICA_PORT_STEP} × (n - 1) (README "Configuration")`);
+  process.exit(2);
+}
 
 const missing = SERVICES.filter((name) => !existsSync(entryOf(name)));
 if (missing.length > 0) {
@@ -54,7 +113,16 @@ const localBrokerUsers = await (async () => {
 if (localBrokerUsers) say('each service connects to RabbitMQ as its own user (scripts/broker-users.mjs)');
 
 let stopping = false;
-const supervised = SERVICES.map((name) => ({ name, child: undefined, timer: undefined, crashes: 0, backoffMs: BACKOFF_START_MS }));
+const supervised = processes.map((p) => ({ ...p, child: undefined, timer: undefined, crashes: 0, backoffMs: BACKOFF_START_MS }));
+const several = supervised.filter((s) => s.label !== s.name);
+if (several.length > 0) {
+  for (const s of several)
+    say(
+      `${s.label}: ${Object.entries(s.ports)
+        .map(([key, port]) => `${key}=${port}`)
+        .join(', ')}`,
+    );
+}
 
 function pipeLines(stream, out, name) {
   const prefix = `${name.padEnd(NAME_WIDTH)} | `;
@@ -68,7 +136,7 @@ const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/matching';
  * migration): <SERVICE>_DATABASE_URL when given, else DATABASE_URL with the role as its user.
  */
 function databaseUrlOf(name) {
-  const own = process.env[`${name.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`];
+  const own = process.env[`${variableOf(name)}_DATABASE_URL`];
   if (own) return own;
   const url = new URL(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
   url.username = `pmatch_${name.replace(/-/g, '_')}`;
@@ -82,7 +150,7 @@ function databaseUrlOf(name) {
  * creates, RABBITMQ_URL with the user's own name and local password, else RABBITMQ_URL as it is.
  */
 function rabbitmqUrlOf(name) {
-  const own = process.env[`${name.toUpperCase().replace(/-/g, '_')}_RABBITMQ_URL`];
+  const own = process.env[`${variableOf(name)}_RABBITMQ_URL`];
   if (own) return own;
   const url = process.env.RABBITMQ_URL || DEFAULT_RABBITMQ_URL;
   if (!localBrokerUsers) return url;
@@ -97,14 +165,20 @@ function launch(service) {
   // exactly one SIGTERM (a second signal would make it exit without finishing its work).
   const child = spawn(process.execPath, [entryOf(service.name)], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrlOf(service.name), RABBITMQ_URL: rabbitmqUrlOf(service.name) },
+    env: {
+      ...process.env,
+      // The first replica reads its ports from the environment as it is; the others get theirs.
+      ...(service.replica > 1 ? Object.fromEntries(Object.entries(service.ports).map(([key, port]) => [key, String(port)])) : {}),
+      DATABASE_URL: databaseUrlOf(service.name),
+      RABBITMQ_URL: rabbitmqUrlOf(service.name),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   service.child = child;
-  pipeLines(child.stdout, process.stdout, service.name);
-  pipeLines(child.stderr, process.stderr, service.name);
-  child.on('error', (error) => say(`${service.name}: could not start: ${error.message}`));
+  pipeLines(child.stdout, process.stdout, service.label);
+  pipeLines(child.stderr, process.stderr, service.label);
+  child.on('error', (error) => say(`${service.label}: could not start: ${error.message}`));
   child.on('exit', (code, signal) => {
     service.child = undefined;
     if (stopping) return;
@@ -117,7 +191,7 @@ function launch(service) {
     service.backoffMs = Math.min(service.backoffMs * 2, BACKOFF_MAX_MS);
     if (service.crashes <= QUIET_AFTER_CRASHES || service.crashes % 10 === 0) {
       const how = signal ? `signal ${signal}` : `code ${code}`;
-      say(`${service.name} exited (${how}); restarting in ${delay / 1000}s (crash ${service.crashes} in a row)`);
+      say(`${service.label} exited (${how}); restarting in ${delay / 1000}s (crash ${service.crashes} in a row)`);
     }
     service.timer = setTimeout(() => launch(service), delay);
   });

@@ -11,7 +11,9 @@ import { LoadGenerator } from './support/load';
 
 /**
  * The fault suite (docs/RELIABILITY.md): while a bounded load of live orders and signed bank
- * notifications flows, every service is SIGKILLed and restarted, RabbitMQ and Redis are restarted
+ * notifications flows, every replica of every service is SIGKILLed and restarted, one at a time
+ * (while one of several replicas is down, the others must go on answering, deciding and delivering
+ * before it is started again), RabbitMQ and Redis are restarted
  * and the database's connections are cut (no service may exit on its own: each recovers from
  * RabbitMQ, Redis and PostgreSQL outages inside its process); afterwards the money invariants must hold and every
  * queue must drain. The RabbitMQ and Redis it restarts are its own (support/servers.js, started by
@@ -20,7 +22,8 @@ import { LoadGenerator } from './support/load';
  * Knobs (environment): FAULT_NOTIFICATIONS (least notifications sent, default 150), FAULT_RATE
  * (scenarios started per second, default 8), FAULT_ROUNDS (times the whole fault sequence runs,
  * default 1), FAULTS (which faults, default "kill,rabbitmq,redis,postgres"), FAULT_SETTLE_MS (how
- * long recovery may take after the last fault, default 60000).
+ * long recovery may take after the last fault, default 60000), FAULT_REPLICAS (processes of
+ * bank-ingest, the matcher and the webhook dispatcher, default 2; orders-api runs one).
  */
 
 const numberFrom = (name: string, fallback: number) => {
@@ -33,6 +36,7 @@ const RATE = numberFrom('FAULT_RATE', 8);
 const ROUNDS = numberFrom('FAULT_ROUNDS', 1);
 const SETTLE_MS = numberFrom('FAULT_SETTLE_MS', 60_000);
 const FAULTS = new Set((process.env.FAULTS ?? 'kill,rabbitmq,redis,postgres').split(',').map((f) => f.trim()));
+const REPLICAS = numberFrom('FAULT_REPLICAS', 2);
 /** Where the services' logs are written after a run, a folder per run. */
 const LOG_DIR = join(process.env.FAULT_LOG_DIR ?? join(REPO_ROOT, '.tmp', 'faults', 'logs'), new Date().toISOString().replace(/[:.]/g, '-'));
 /** The matcher asks again for deposits pending this long (services/matcher/src/use-cases/redeliver-pending.ts). */
@@ -47,20 +51,23 @@ let endpointSecret: string;
 beforeAll(async () => {
   ca = TestCa.create();
   receiver = await HttpsReceiver.start(ca.issueServerCertificate());
-  system = await TestSystem.start({
-    WEBHOOK_CA_FILE: ca.certFile,
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-    // The receivers' answer deadline; a delivery whose dispatcher was killed mid-attempt is due again after the lease.
-    DELIVERY_TIMEOUT_MS: '10000',
-    DELIVERY_LEASE_MS: '12000',
-    DELIVERY_POLL_INTERVAL_MS: '100',
-    DELIVERY_CONCURRENCY_PER_ENDPOINT: '16',
-    PENDING_SWEEP_INTERVAL_MS: '500',
-    // A killed matcher's lock is gone after this; the default 15 s only makes recovery slower.
-    LOCK_TTL_MS: '5000',
-    RATE_LIMIT_PER_SECOND: '10000',
-    RATE_LIMIT_BURST: '10000',
-  });
+  system = await TestSystem.start(
+    {
+      WEBHOOK_CA_FILE: ca.certFile,
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      // The receivers' answer deadline; a delivery whose dispatcher was killed mid-attempt is due again after the lease.
+      DELIVERY_TIMEOUT_MS: '10000',
+      DELIVERY_LEASE_MS: '12000',
+      DELIVERY_POLL_INTERVAL_MS: '100',
+      DELIVERY_CONCURRENCY_PER_ENDPOINT: '16',
+      PENDING_SWEEP_INTERVAL_MS: '500',
+      // A killed matcher's lock is gone after this; the default 15 s only makes recovery slower.
+      LOCK_TTL_MS: '5000',
+      RATE_LIMIT_PER_SECOND: '10000',
+      RATE_LIMIT_BURST: '10000',
+    },
+    { replicas: { 'bank-ingest': REPLICAS, matcher: REPLICAS, 'webhook-dispatcher': REPLICAS } },
+  );
   system.supervise();
 
   const org = await system.ops('org', 'create', '--name', '障害試験商店', '--owner-email', 'owner@example.com');
@@ -145,49 +152,69 @@ async function fault(name: string, act: () => Promise<string | void>): Promise<v
   timeline.push({ fault: name, readyInMs, recoveredInMs: Date.now() - startedAt, exits, ...(detail ? { detail } : {}) });
 }
 
-/** Each service's /readyz answer and the end of its log: what a failed recovery is diagnosed from. */
+/** Each replica's /readyz answer and the end of its log: what a failed recovery is diagnosed from. */
 async function readiness(): Promise<string> {
   const lines = await Promise.all(
-    SERVICES.map(async (s) => {
-      const res = await fetch(`${system.adminUrl(s)}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch((e: unknown) => String(e));
+    system.everyReplica().map(async ({ service, replica, label }) => {
+      const res = await fetch(`${system.adminUrl(service, replica)}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch((e: unknown) => String(e));
       const answer = typeof res === 'string' ? res : `${res.status} ${await res.text()}`;
-      return `${s}: ${answer}\n${system.logs(s).slice(-3_000)}`;
+      return `${label}: ${answer}\n${system.logs(service, replica).slice(-3_000)}`;
     }),
   );
   return lines.join('\n');
 }
 
-async function killAndRestart(service: ServiceName): Promise<void> {
-  await system.kill(service);
-  await system.startService(service);
+/**
+ * SIGKILLs one replica. When the service has others, they must carry its work while it is down:
+ * new notifications answered, deposits decided and events delivered, before it is started again.
+ */
+async function killAndRestart(service: ServiceName, replica: number): Promise<string | void> {
+  await system.kill(service, replica);
+  if (system.replicas(service) > 1) {
+    const killedAt = Date.now();
+    const [answered, decided, delivered] = [load.answered(), await decidedCount(), receiver.requests.length];
+    await waitFor(
+      async () =>
+        load.answered() >= answered + 3 && (await decidedCount()) >= decided + 3 && receiver.requests.length >= delivered + 3 ? true : await pause(100),
+      { timeoutMs: 60_000, what: `the other ${service} replicas to serve while replica ${replica} is down` },
+    );
+    const servedInMs = Date.now() - killedAt;
+    await system.startService(service, replica);
+    return `the others answered, decided and delivered without it within ${servedInMs} ms`;
+  }
+  await system.startService(service, replica);
 }
 
 /**
- * Restarts RabbitMQ with every service running: each must notice (its /readyz answers 503), stay
+ * Restarts RabbitMQ with every replica running: each must notice (its /readyz answers 503), stay
  * the same process, and be ready and consuming again once the broker is back.
  */
 async function restartRabbitMq(): Promise<string> {
-  const pids = system.pids();
+  const pids = system.replicaPids();
   let noticedInMs = 0;
   const stoppedAt = Date.now();
   await withRabbitMqStopped(async () => {
-    // Down until every service reports it: none exits, each reconnects inside its process.
-    await waitFor(async () => ((await Promise.all(SERVICES.map(async (s) => (await readyzStatus(s)) === 503))).every(Boolean) ? true : await pause(200)), {
+    // Down until every replica reports it: none exits, each reconnects inside its process.
+    const notReady = async () => (await Promise.all(system.everyReplica().map(async (r) => (await readyzStatus(r.service, r.replica)) === 503))).every(Boolean);
+    await waitFor(async () => ((await notReady()) ? true : await pause(200)), {
       timeoutMs: 30_000,
-      what: 'every service to report not ready while RabbitMQ is down',
+      what: 'every replica to report not ready while RabbitMQ is down',
     });
     noticedInMs = Date.now() - stoppedAt;
   });
   await system.ready(120_000);
-  const changed = SERVICES.filter((s) => system.pids()[s] !== pids[s]);
+  const after = system.replicaPids();
+  const changed = system.everyReplica().filter(({ label }) => pids[label] === undefined || after[label] !== pids[label]);
   if (changed.length > 0)
-    throw new Error(`RabbitMQ restart: ${changed.join(', ')} did not keep its process (${JSON.stringify(pids)} -> ${JSON.stringify(system.pids())})`);
-  return `rabbitmqctl stop_app / start_app; every service not ready within ${noticedInMs} ms, the same processes ready again`;
+    throw new Error(
+      `RabbitMQ restart: ${changed.map((r) => r.label).join(', ')} did not keep its process (${JSON.stringify(pids)} -> ${JSON.stringify(after)})`,
+    );
+  return `rabbitmqctl stop_app / start_app; all ${system.everyReplica().length} processes not ready within ${noticedInMs} ms, the same processes ready again`;
 }
 
-/** A service's /readyz status, or 0 if it does not answer. */
-async function readyzStatus(service: ServiceName): Promise<number> {
-  const res = await fetch(`${system.adminUrl(service)}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+/** One replica's /readyz status, or 0 if it does not answer. */
+async function readyzStatus(service: ServiceName, replica: number): Promise<number> {
+  const res = await fetch(`${system.adminUrl(service, replica)}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
   return res?.status ?? 0;
 }
 
@@ -262,7 +289,7 @@ test('when services are SIGKILLed, RabbitMQ and Redis restart and database conne
     for (let round = 1; round <= ROUNDS; round += 1) {
       const tag = ROUNDS > 1 ? ` (round ${round})` : '';
       if (FAULTS.has('kill')) {
-        for (const service of SERVICES) await fault(`SIGKILL ${service}${tag}`, () => killAndRestart(service));
+        for (const { service, replica, label } of system.everyReplica()) await fault(`SIGKILL ${label}${tag}`, () => killAndRestart(service, replica));
       }
       if (FAULTS.has('rabbitmq')) await fault(`RabbitMQ restart${tag}`, restartRabbitMq);
       if (FAULTS.has('redis')) await fault(`Redis restart${tag}`, async () => void (await restartRedis()));
@@ -325,7 +352,8 @@ test('when services are SIGKILLed, RabbitMQ and Redis restart and database conne
   console.log(
     [
       'fault suite:',
-      `  load: ${RATE}/s, at least ${NOTIFICATIONS} notifications, ${ROUNDS} round(s), faults: ${[...FAULTS].join(', ')}`,
+      `  load: ${RATE}/s, at least ${NOTIFICATIONS} notifications, ${ROUNDS} round(s), faults: ${[...FAULTS].join(', ')}; ` +
+        `replicas: ${SERVICES.map((s) => `${s} ${system.replicas(s)}`).join(', ')}`,
       ...timeline.map(
         (t) =>
           `  ${t.fault.padEnd(40)} ready in ${String(t.readyInMs).padStart(6)} ms, serving in ${String(t.recoveredInMs).padStart(6)} ms` +

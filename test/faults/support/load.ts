@@ -5,8 +5,10 @@ import type { TestSystem } from '@pmatch/testkit';
 /**
  * A bounded load of live orders and signed bank notifications, as a merchant's server and a bank
  * adapter send them: each request is retried (after errors, 5xx, timeouts) until it is answered
- * 2xx or its deadline passes, the way real clients behave while services restart. Every scenario
- * has amounts of its own, so its expected decision does not depend on the others.
+ * 2xx or its deadline passes, the way real clients behave while services restart. Requests take
+ * turns over the replicas of orders-api and of bank-ingest, as a load balancer spreads them, so an
+ * attempt a killed replica failed is retried on another. Every scenario has amounts of its own, so
+ * its expected decision does not depend on the others.
  */
 
 export type ScenarioKind = 'confirm' | 'hold' | 'unmatched' | 'double';
@@ -88,6 +90,8 @@ export class LoadGenerator {
   private faultsOver = false;
   private loop: Promise<void> | undefined;
   private readonly adapter: Webhook;
+  /** Requests sent so far to each service: whose turn it is among its replicas. */
+  private readonly sent = { 'orders-api': 0, 'bank-ingest': 0 };
 
   constructor(
     private readonly system: TestSystem,
@@ -180,7 +184,7 @@ export class LoadGenerator {
     // Any other 4xx (a 400, an external_id_conflict) is a refusal no fault explains: not retried.
     return this.untilAnswered(
       () =>
-        this.send(this.system.apiUrl, '/v1/orders', JSON.stringify(body), {
+        this.send(this.next('orders-api'), '/v1/orders', JSON.stringify(body), {
           authorization: `Bearer ${this.target.liveKey}`,
           ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
         }),
@@ -231,11 +235,17 @@ export class LoadGenerator {
   private sendSigned(body: string): Promise<Answer> {
     const id = `msg_${randomUUID()}`;
     const at = this.system.now();
-    return this.send(this.system.url('bank-ingest'), '/ingest/v1/notifications', body, {
+    return this.send(this.next('bank-ingest'), '/ingest/v1/notifications', body, {
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
       'webhook-signature': this.adapter.sign(id, at, body),
     });
+  }
+
+  /** The URL of the service's replica whose turn it is. */
+  private next(service: 'orders-api' | 'bank-ingest'): string {
+    const turn = this.sent[service]++;
+    return this.system.url(service, 1 + (turn % this.system.replicas(service)));
   }
 
   /**
