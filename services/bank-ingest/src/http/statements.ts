@@ -35,10 +35,12 @@ export function statementsRouter(deps: StatementDeps): Router {
     const check = new StreamingSignatureCheck(headers, await deps.adapters.current(), Date.now());
     if (!check.fresh) throw new AppError('invalid_api_key', 'The signature is not valid.');
     const file = await spoolBody(req, deps.spoolDirectory ?? tmpdir(), deps.statementMaxBytes, (chunk) => check.update(chunk));
+    let imported;
+    // The upload is removed before the answer: once a client has it, nothing of the file is left on disk.
     try {
       const adapter = check.signer() ?? (await signerAfterMiss(deps, headers, file));
       if (adapter === undefined) throw new AppError('invalid_api_key', 'The signature is not valid.');
-      const imported = await importStatement(
+      imported = await importStatement(
         { database: deps.database, outbox: deps.outbox, onDepositsStored: (count) => deps.metrics?.depositsIngested('statement', count) },
         {
           read: () => file.read(),
@@ -48,10 +50,10 @@ export function statementsRouter(deps: StatementDeps): Router {
           receivedAt: deps.clock.now(),
         },
       );
-      res.status(200).json(imported);
     } finally {
       await file.remove();
     }
+    res.status(200).json(imported);
   });
   return router;
 }
