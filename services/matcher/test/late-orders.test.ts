@@ -1,7 +1,17 @@
 import { orderRegistrationId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { LockTimeoutError, ManualClock, RedisLock } from '@pmatch/platform';
-import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import {
+  PLAN_CACHE_MODES,
+  REDIS_URL,
+  createTestDatabase,
+  notingStatements,
+  planNodes,
+  preparedPlan,
+  rowsReadInTransaction,
+  uniqueName,
+  type TestDatabase,
+} from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { settleStatements, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
@@ -309,4 +319,38 @@ describe("the late-order check's plan", () => {
       expect(transactionScans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Scan', 'transactions_waiting_idx']]);
     },
   );
+});
+
+describe('the late-order check under statistics that predate its orders', () => {
+  const OPEN_ORDERS = 1_500;
+  /** Checks in one transaction: enough to cover the custom plans and the generic one PostgreSQL may take after five. */
+  const CHECKS = 7;
+
+  test("when an account has many open orders the statistics do not know of, then each message's check reads its own order by key, not every open order", async () => {
+    const { orgId, accountId } = await seedAccount();
+    // Analysed while closed, then opened: the statistics say few orders are open, as after a quiet spell.
+    await prisma.$executeRaw`
+      INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token, closed_at)
+      SELECT 'ord_bulk_' || g, ${orgId}, 'test', ${accountId}, 'canceled', 7000 + g, 'ﾔﾏﾀﾞ', 'bulk-' || g, 'i',
+             '2026-11-21T00:00:00Z', '2026-12-05T00:00:00Z', 'tok_bulk_' || g, '2026-11-21T01:00:00Z'
+      FROM generate_series(1, ${OPEN_ORDERS}) g`;
+    await prisma.$executeRaw`ANALYZE orders`;
+    await prisma.$executeRaw`UPDATE orders SET status = 'open', closed_at = NULL WHERE id LIKE 'ord_bulk_%'`;
+
+    const read = await database.transaction(async (sql) => {
+      // The counters may still hold reads of an earlier transaction on this connection (not yet flushed).
+      const before = await rowsReadInTransaction(sql, 'orders');
+      for (let check = 0; check < CHECKS; check += 1) {
+        const messages = Array.from({ length: 10 }, (_, i) => {
+          const orderId = `ord_bulk_${10 * check + i + 1}`;
+          return { orderId, bankAccountId: accountId, messageId: orderRegistrationId(orderId) };
+        });
+        expect(await settleWithoutDeposit(sql, 'pending or unmatched', LATE_ORDERS_CONSUMER, messages)).toEqual(Array(10).fill('settled'));
+      }
+      return (await rowsReadInTransaction(sql, 'orders')) - before;
+    });
+
+    // Ten orders a check, each read by its key: far fewer than the account's 1,500 open orders.
+    expect(read / CHECKS).toBeLessThan(OPEN_ORDERS / 10);
+  });
 });

@@ -23,7 +23,9 @@ type SettleValues = Columns<RegisteredOrder> & { consumer: string };
 
 /**
  * The statuses are written out, not a parameter, so that every plan can use
- * transactions_waiting_idx, whose predicate they imply.
+ * transactions_waiting_idx, whose predicate they imply. Each order is read by its id alone, one
+ * scalar subquery per message: as an EXISTS over the account's orders, a plan made on statistics
+ * that predate them may hash every open order instead.
  */
 export const settleStatements: Record<Waiting, Statement<SettleValues, { found: boolean; known: boolean }>> = {
   'pending or unmatched': settleStatement('matcher.late_orders_settle_unless_pending_or_unmatched', "('pending', 'unmatched')"),
@@ -38,12 +40,13 @@ function settleStatement(name: string, statuses: string): Statement<SettleValues
          AS r(order_id, bank_account_id, message_id, i)),
      waiting AS (
        SELECT r.i, r.message_id,
-         EXISTS (SELECT 1 FROM orders o WHERE o.id = r.order_id AND o.bank_account_id = r.bank_account_id) AS known,
-         EXISTS (
-         SELECT 1 FROM orders o JOIN transactions t
-           ON t.bank_account_id = o.bank_account_id AND t.amount = o.amount AND t.status IN ${statuses}
-          AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at
-         WHERE o.id = r.order_id AND o.bank_account_id = r.bank_account_id AND o.status = 'open') AS found
+         coalesce((SELECT o.bank_account_id = r.bank_account_id FROM orders o WHERE o.id = r.order_id), false) AS known,
+         coalesce((
+           SELECT o.bank_account_id = r.bank_account_id AND o.status = 'open' AND EXISTS (
+               SELECT 1 FROM transactions t
+               WHERE t.bank_account_id = o.bank_account_id AND t.amount = o.amount AND t.status IN ${statuses}
+                 AND t.direction = 'deposit' AND t.occurred_at >= o.ordered_at)
+           FROM orders o WHERE o.id = r.order_id), false) AS found
        FROM registered r),
      claimed AS (${inboxClaimSql({ consumer: p.consumer, messageId: 'message_id' }, 'FROM waiting WHERE known AND NOT found')})
      SELECT found, known FROM waiting ORDER BY i`,

@@ -27,12 +27,17 @@ type RecordReceivedEventsValues = Columns<ReceivedEvent> & {
   now: Date;
 };
 
+/**
+ * An event is looked up by its id alone and its other columns compared after: with them in the
+ * WHERE clause, a plan made on statistics that predate an organisation's growth may walk
+ * events_type_idx through every event of the type instead of reading one row by key.
+ */
 const recordReceivedEventsStatement = statement<RecordReceivedEventsValues, { i: bigint; known: boolean; needed: bigint; created: bigint }>(
   'dispatcher.receive_events',
   (p) => sql`WITH received AS (
-     SELECT r.*, EXISTS (
-         SELECT FROM events ev
-         WHERE ev.id = r.event_id AND ev.organisation_id = r.organisation_id AND ev.mode = r.mode AND ev.type = r.type) AS known
+     SELECT r.*, coalesce((
+         SELECT (ev.organisation_id, ev.mode, ev.type) = (r.organisation_id, r.mode, r.type)
+         FROM events ev WHERE ev.id = r.event_id), false) AS known
      FROM unnest(${p.eventId}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.type}::text[]) WITH ORDINALITY
        AS r(event_id, organisation_id, mode, type, i)),
    subscribed AS (
