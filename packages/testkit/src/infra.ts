@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { adminUrl, databaseUrl, rabbitmqUrl, redisUrl, templateDatabase } from './names';
@@ -43,7 +44,49 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/**
+ * A port nothing listens on, for a server a test starts later. It is picked below the kernel's
+ * ephemeral range where the range allows: a port the kernel hands out for `listen(0)` comes from
+ * the range it also gives outbound connections, and one of the many a test run opens can take it
+ * before the server binds (EADDRINUSE at start-up). No port is handed out twice in a process.
+ */
 export async function freePort(): Promise<number> {
+  const [low] = ephemeralPortRange();
+  if (low - FIXED_PORTS_FROM < 1_000) return kernelChosenPort();
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = FIXED_PORTS_FROM + randomInt(low - FIXED_PORTS_FROM);
+    if (!handedOutPorts.has(port) && (await canListenOn(port))) {
+      handedOutPorts.add(port);
+      return port;
+    }
+  }
+  return kernelChosenPort();
+}
+
+/** Where ports picked for test servers start; below are well-known and registered services. */
+const FIXED_PORTS_FROM = 20_000;
+const handedOutPorts = new Set<number>();
+
+/** The kernel's range for ephemeral ports, [low, high]; Linux's default where it cannot be read. */
+export function ephemeralPortRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return [low!, high!];
+  } catch {
+    // not Linux: the default below
+  }
+  return [32_768, 60_999];
+}
+
+async function canListenOn(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
+  });
+}
+
+async function kernelChosenPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
