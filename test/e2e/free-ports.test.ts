@@ -7,7 +7,7 @@ describe('freePort', () => {
     const [low] = ephemeralPortRange();
     expect(low).toBeGreaterThan(21_000); // the premise: Linux's default range and this machine's leave room below
 
-    const ports = [];
+    const ports: number[] = [];
     for (let i = 0; i < 200; i += 1) ports.push(await freePort());
 
     expect(new Set(ports).size).toBe(ports.length);
