@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { TRACEPARENT_HEADER, continueTrace, runInTrace } from '@pmatch/db';
+import { TRACEPARENT_HEADER, continueTrace, runInTrace, type TraceContext } from '@pmatch/db';
 import type { Logger } from './logger';
 
 export {
@@ -21,24 +21,29 @@ export {
 export function tracedRequests(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const trace = continueTrace(req.headers[TRACEPARENT_HEADER]);
-    const startedAt = process.hrtime.bigint();
-    res.once('finish', () => {
-      // In the request's trace: `finish` is emitted outside it.
-      runInTrace(trace, () =>
-        logger.info(
-          {
-            method: req.method,
-            route: routeOf(req),
-            status: res.statusCode,
-            duration_ms: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
-            request_id: req.requestId,
-          },
-          'request',
-        ),
-      );
-    });
+    // Nothing to build for a line that would not be written (a level above info).
+    if (logger.isLevelEnabled('info')) logWhenFinished(logger, req, res, trace);
     runInTrace(trace, next);
   };
+}
+
+function logWhenFinished(logger: Logger, req: Request, res: Response, trace: TraceContext): void {
+  const startedAt = process.hrtime.bigint();
+  res.once('finish', () => {
+    // In the request's trace: `finish` is emitted outside it.
+    runInTrace(trace, () =>
+      logger.info(
+        {
+          method: req.method,
+          route: routeOf(req),
+          status: res.statusCode,
+          duration_ms: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
+          request_id: req.requestId,
+        },
+        'request',
+      ),
+    );
+  });
 }
 
 /** The pattern of the route that answered (`/v1/orders/:id`), or `unmatched`. */
