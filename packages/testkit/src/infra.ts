@@ -48,13 +48,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * A port nothing listens on, for a server a test starts later. It is picked below the kernel's
  * ephemeral range where the range allows: a port the kernel hands out for `listen(0)` comes from
  * the range it also gives outbound connections, and one of the many a test run opens can take it
- * before the server binds (EADDRINUSE at start-up). No port is handed out twice in a process.
+ * before the server binds (EADDRINUSE at start-up). No port is handed out twice in a process, and
+ * each jest worker picks from ports of its own (`portStripe`), so two workers never pick the same.
  */
 export async function freePort(): Promise<number> {
   const [low] = ephemeralPortRange();
-  if (low - FIXED_PORTS_FROM < 1_000) return kernelChosenPort();
+  if (low - FIXED_PORTS_FROM < 1_000 * PORT_STRIPES) return kernelChosenPort();
+  const stripe = portStripe();
   for (let attempt = 0; attempt < 100; attempt += 1) {
-    const port = FIXED_PORTS_FROM + randomInt(low - FIXED_PORTS_FROM);
+    const port = FIXED_PORTS_FROM + randomInt(Math.floor((low - FIXED_PORTS_FROM) / PORT_STRIPES)) * PORT_STRIPES + stripe;
     if (!handedOutPorts.has(port) && (await canListenOn(port))) {
       handedOutPorts.add(port);
       return port;
@@ -66,6 +68,14 @@ export async function freePort(): Promise<number> {
 /** Where ports picked for test servers start; below are well-known and registered services. */
 const FIXED_PORTS_FROM = 20_000;
 const handedOutPorts = new Set<number>();
+/** Workers' port sets: a port p belongs to worker w when p mod PORT_STRIPES = portStripe() of w. */
+const PORT_STRIPES = 8;
+
+/** This process's residue of ports: from jest's JEST_WORKER_ID (1, 2, …), 0 outside a worker. */
+export function portStripe(): number {
+  const worker = Number(process.env.JEST_WORKER_ID);
+  return Number.isInteger(worker) && worker > 0 ? (worker - 1) % PORT_STRIPES : 0;
+}
 
 /** The kernel's range for ephemeral ports, [low, high]; Linux's default where it cannot be read. */
 export function ephemeralPortRange(): [number, number] {
