@@ -1,8 +1,9 @@
-import { cpSync, mkdtempSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { MIGRATIONS_DIR, createPrisma, ensureDatabase, migrate, type PrismaClient } from '../src';
+import { CHECKSUMS_BEFORE_COMMENT_EDITS, MIGRATIONS_DIR, createPrisma, ensureDatabase, migrate, type PrismaClient } from '../src';
 import { createTestDatabase, databaseUrl, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 
 describe('schema.prisma and the migrations agree', () => {
@@ -548,6 +549,52 @@ describe('migration runner', () => {
     }
   });
 
+  test('when a migration applied before an edit to its comments alone is met, then the file is taken and its record follows it', async () => {
+    const url = databaseUrl(uniqueName('pmatch_m_'));
+    const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
+    const file = join(dir, '001_first', 'migration.sql');
+    const before = '-- An earlier note.\nCREATE TABLE t (id int);';
+    const earlier = { '001_first': [sha256(before)] };
+    mkdirSync(join(dir, '001_first'));
+    writeFileSync(file, before);
+    await ensureDatabase(url);
+    try {
+      await migrate(url, dir, earlier);
+      const after = '-- The note as it reads now.\nCREATE TABLE t (id int);';
+      writeFileSync(file, after);
+
+      expect(await migrate(url, dir, earlier)).toEqual({ applied: [], alreadyApplied: ['001_first'] });
+      expect(await recordedChecksums(url)).toEqual({ '001_first': sha256(after) });
+      writeFileSync(file, '-- An earlier note.\nCREATE TABLE t (id bigint);');
+      await expect(migrate(url, dir, earlier)).rejects.toThrow(/001_first was changed/);
+    } finally {
+      await dropDatabase(url);
+    }
+  });
+
+  test('when a database recorded the checksums the migrations had before their comments were edited, then it migrates and records the files as they are', async () => {
+    const url = databaseUrl(uniqueName('pmatch_m_'));
+    await ensureDatabase(url);
+    try {
+      await migrate(url);
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      for (const [name, [checksum]] of Object.entries(CHECKSUMS_BEFORE_COMMENT_EDITS)) {
+        await client.query('UPDATE "_prisma_migrations" SET checksum = $1 WHERE migration_name = $2', [checksum, name]);
+      }
+      await client.end();
+
+      const all = readdirSync(MIGRATIONS_DIR).sort();
+      expect(await migrate(url)).toEqual({ applied: [], alreadyApplied: all });
+      const recorded = await recordedChecksums(url);
+      for (const name of Object.keys(CHECKSUMS_BEFORE_COMMENT_EDITS)) {
+        expect(recorded[name]).toBe(sha256(readFileSync(join(MIGRATIONS_DIR, name, 'migration.sql'), 'utf8')));
+      }
+    } finally {
+      await dropDatabase(url);
+    }
+  });
+
   test('when a migration fails, then nothing of it remains and it is not recorded', async () => {
     const url = databaseUrl(uniqueName('pmatch_m_'));
     const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
@@ -901,3 +948,18 @@ describe('createPrisma', () => {
     }
   });
 });
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+async function recordedChecksums(url: string): Promise<Record<string, string>> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const rows = await client.query<{ migration_name: string; checksum: string }>('SELECT migration_name, checksum FROM "_prisma_migrations"');
+    return Object.fromEntries(rows.rows.map((r) => [r.migration_name, r.checksum]));
+  } finally {
+    await client.end();
+  }
+}

@@ -1,4 +1,4 @@
--- Webhook delivery (issue 5): retries live in webhook_deliveries.next_attempt_at, and e-mails to
+-- Webhook delivery: retries live in webhook_deliveries.next_attempt_at, and e-mails to
 -- merchants go through an outbox of their own, so neither a retry nor a notice exists only in memory.
 
 -- A resend from the delivery log is one more attempt, not a new schedule: the delivery remembers

@@ -1,6 +1,7 @@
--- Least privilege: each service connects as its own role, granted only the writes DESIGN's
--- "Ownership of writes" gives it. A bug or an injection in one service cannot pay an order
--- (only the matcher may), invent a deposit (only bank-ingest may) or mint an API key (only ops).
+-- Least privilege: each service connects as its own role, granted only the writes its service
+-- owns (docs/ARCHITECTURE.md, "Who writes which table"). A bug or an injection in one service
+-- cannot pay an order (only the matcher may), invent a deposit (only bank-ingest may) or mint an
+-- API key (only ops).
 -- Roles are cluster-wide and may exist already (another database of the same cluster); they get
 -- no password here: deployments set one, local trust authentication needs none.
 DO $$

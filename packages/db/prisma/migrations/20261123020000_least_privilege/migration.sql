@@ -1,7 +1,7 @@
--- Least privilege, second pass (issue 7): each role may write only what DESIGN's "Ownership of
--- writes" gives its service, down to the columns and transitions, and read only the tables its
--- service reads (found in each service's data code). Tables are named one by one, so tables that
--- later migrations add keep the grants those migrations give them.
+-- Least privilege, second pass: each role may write only what its service owns
+-- (docs/ARCHITECTURE.md, "Who writes which table"), down to the columns and transitions, and read
+-- only the tables its service reads (found in each service's data code). Tables are named one by
+-- one, so tables that later migrations add keep the grants those migrations give them.
 
 -- orders-api: orders only while they are open (create, PATCH, cancel). Paying, expiring and
 -- reopening are the matcher's. Column privileges keep it away from payment, source and the
