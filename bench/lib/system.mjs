@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -83,13 +83,36 @@ export async function createMigratedDatabase(prefix) {
   };
 }
 
+/**
+ * A port nothing listens on, below the kernel's ephemeral range: a port from listen(0) comes from
+ * the range the run's own outbound connections use, and one of them can take it before the service
+ * binds it (the test kit's freePort says more).
+ */
 async function freePort() {
-  return new Promise((resolvePort, reject) => {
+  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  for (let attempt = 0; attempt < 100 && low - BENCH_PORTS_FROM >= 1_000; attempt += 1) {
+    const port = BENCH_PORTS_FROM + randomInt(low - BENCH_PORTS_FROM);
+    if (!handedOutPorts.has(port) && (await listenAndClose(port)) === port) {
+      handedOutPorts.add(port);
+      return port;
+    }
+  }
+  const port = await listenAndClose(0);
+  if (port === undefined) throw new Error('bench: the kernel gave no free port');
+  return port;
+}
+
+const BENCH_PORTS_FROM = 20_000;
+const handedOutPorts = new Set();
+
+/** Listens on `port` (0: one the kernel picks) and closes; the port bound, or undefined if taken. */
+function listenAndClose(port) {
+  return new Promise((resolvePort) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
+    server.once('error', () => resolvePort(undefined));
+    server.listen(port, '0.0.0.0', () => {
+      const bound = server.address().port;
+      server.close(() => resolvePort(bound));
     });
   });
 }
