@@ -10,6 +10,7 @@ import {
   startService,
   systemClock,
   type Clock,
+  type Logger,
   type ResolveHost,
   type RunningService,
 } from '@pmatch/platform';
@@ -65,28 +66,12 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
     async (runtime) => {
       const { database, logger } = runtime;
       const { prisma } = database;
-      const extraCa = config.WEBHOOK_CA_FILE === undefined ? undefined : readFileSync(config.WEBHOOK_CA_FILE, 'utf8');
-      if (config.WEBHOOK_ALLOWED_CIDRS.length > 0 || extraCa !== undefined) {
-        logger.warn(
-          { allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE },
-          'webhook address or CA exemptions for test receivers are in force',
-        );
-      }
       const secretBox = new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD);
       const metrics = createMetrics(runtime.metrics, async () => {
         const now = clock.now();
         return { ...(await readWebhookBacklog(prisma, now)), now };
       });
-      const agents = new AgentsByOrganisation({
-        policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
-        resolve: seams.resolveHost ?? createCancellableResolver({ servers: config.WEBHOOK_DNS_SERVERS, timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS }),
-        lookupTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
-        lookupsPerOrganisation: config.WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION,
-        connectTimeoutMs: config.DELIVERY_TIMEOUT_MS,
-        ...(extraCa === undefined ? {} : { extraCa }),
-        ...(seams.connectVetted === undefined ? {} : { connectVetted: seams.connectVetted }),
-      });
-      const client = new WebhookClient((organisationId) => agents.for(organisationId), config.DELIVERY_TIMEOUT_MS);
+      const { client, agents } = webhookClient(config, seams, logger);
       const mailer =
         config.SMTP_URL === undefined
           ? await createFileMailer({ dir: config.MAIL_DIR, from: config.WEBHOOK_EMAIL_FROM, clock, logger })
@@ -156,6 +141,27 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
       };
     },
   );
+}
+
+/** Merchants' endpoints reached through connections vetted and pinned per organisation (decision 66). */
+function webhookClient(config: DispatcherConfig, seams: DispatcherSeams, logger: Logger): { client: WebhookClient; agents: AgentsByOrganisation } {
+  const extraCa = config.WEBHOOK_CA_FILE === undefined ? undefined : readFileSync(config.WEBHOOK_CA_FILE, 'utf8');
+  if (config.WEBHOOK_ALLOWED_CIDRS.length > 0 || extraCa !== undefined) {
+    logger.warn(
+      { allowedCidrs: config.WEBHOOK_ALLOWED_CIDRS, caFile: config.WEBHOOK_CA_FILE },
+      'webhook address or CA exemptions for test receivers are in force',
+    );
+  }
+  const agents = new AgentsByOrganisation({
+    policy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
+    resolve: seams.resolveHost ?? createCancellableResolver({ servers: config.WEBHOOK_DNS_SERVERS, timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS }),
+    lookupTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
+    lookupsPerOrganisation: config.WEBHOOK_DNS_LOOKUPS_PER_ORGANISATION,
+    connectTimeoutMs: config.DELIVERY_TIMEOUT_MS,
+    ...(extraCa === undefined ? {} : { extraCa }),
+    ...(seams.connectVetted === undefined ? {} : { connectVetted: seams.connectVetted }),
+  });
+  return { client: new WebhookClient((organisationId) => agents.for(organisationId), config.DELIVERY_TIMEOUT_MS), agents };
 }
 
 if (require.main === module) runService('webhook-dispatcher', loadConfig, start);
