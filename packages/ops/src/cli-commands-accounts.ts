@@ -1,7 +1,22 @@
 import { ACCOUNT_TYPES, API_KEY_PERMISSIONS, BankAccountId, USER_ROLES } from '@pmatch/contracts';
 import { z } from 'zod';
 import { command, type CommandDefinition } from './cli-definition';
-import { adapterId, bankAccountIds, digits, idOf, mode, oneOf, ORG_HELP, organisationId, pageFlags, pageHelp, pageOf, text, unlessMissing } from './cli-flags';
+import {
+  adapterId,
+  bankAccountIds,
+  digits,
+  idOf,
+  mode,
+  oneOf,
+  ORG_HELP,
+  organisationId,
+  pageFlags,
+  pageHelp,
+  filterOf,
+  pageOf,
+  text,
+  unlessMissing,
+} from './cli-flags';
 import { bindBankAdapter, createBankAdapter, revokeBankAdapter, unbindBankAdapter } from './adapters';
 import { addLiveBankAccount, addUser, createOrganisation, issueApiKey, revokeApiKey } from './commands';
 import {
@@ -88,12 +103,7 @@ export const ACCOUNT_COMMANDS: readonly CommandDefinition[] = [
       mode: { value: 'test|live', description: 'only keys of this mode' },
       ...pageHelp('keys', 'KEY_ID'),
     },
-    run: ({ prisma }, flags) =>
-      listApiKeys(
-        prisma,
-        { ...(flags.org === undefined ? {} : { organisationId: flags.org }), ...(flags.mode === undefined ? {} : { mode: flags.mode }) },
-        pageOf(flags),
-      ),
+    run: ({ prisma }, flags) => listApiKeys(prisma, filterOf(flags), pageOf(flags)),
   }),
   command('user add', {
     summary: 'Adds a person of the seller console and prints a one-time password-setup link (24 hours).',
@@ -120,7 +130,7 @@ export const ACCOUNT_COMMANDS: readonly CommandDefinition[] = [
     summary: 'Lists console users, oldest first.',
     flags: z.strictObject({ org: organisationId.optional(), ...pageFlags('user', 'USER') }),
     help: { org: { value: 'ORG', description: "only this organisation's users" }, ...pageHelp('users', 'USER') },
-    run: ({ prisma }, flags) => listUsers(prisma, flags.org === undefined ? {} : { organisationId: flags.org }, pageOf(flags)),
+    run: ({ prisma }, flags) => listUsers(prisma, filterOf(flags), pageOf(flags)),
   }),
   command('bank-account add', {
     summary: 'Adds a live bank account to an organisation (a test account comes with the first test key).',
@@ -174,12 +184,7 @@ export const ACCOUNT_COMMANDS: readonly CommandDefinition[] = [
       mode: { value: 'test|live', description: 'only accounts of this mode' },
       ...pageHelp('accounts', 'BA'),
     },
-    run: ({ prisma }, flags) =>
-      listBankAccounts(
-        prisma,
-        { ...(flags.org === undefined ? {} : { organisationId: flags.org }), ...(flags.mode === undefined ? {} : { mode: flags.mode }) },
-        pageOf(flags),
-      ),
+    run: ({ prisma }, flags) => listBankAccounts(prisma, filterOf(flags), pageOf(flags)),
   }),
   command('adapter create', {
     summary: 'Creates a bank adapter bound to live accounts and prints its signing secret, this once (it is stored sealed).',

@@ -1,7 +1,19 @@
-import { Amount, BankAccountId, LIMITS, MATCHING_RULES, MODES, Metadata, Timestamp, idPattern, type IdKind, type MatchingRule } from '@pmatch/contracts';
+import {
+  Amount,
+  BankAccountId,
+  LIMITS,
+  MATCHING_RULES,
+  MODES,
+  Metadata,
+  Timestamp,
+  idPattern,
+  type IdKind,
+  type MatchingRule,
+  type Mode,
+} from '@pmatch/contracts';
 import { DEAD_LETTERED_QUEUES } from '@pmatch/platform';
 import { z } from 'zod';
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type Page } from './listings';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type ListFilter, type Page } from './listings';
 
 // Flag schemas. A schema-level message replaces zod's for every issue, a missing value included,
 // so those give "is required" themselves; the others get it from the parse-wide map in prepare().
@@ -96,6 +108,11 @@ export const pageFlags = <Kind extends IdKind>(kind: Kind, example: string) => (
 export const pageHelp = (what: string, example: string) => ({
   limit: { value: 'N', description: `at most N ${what} (1 to ${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT})` },
   'starting-after': { value: example, description: `start after this one: the last id of the page before (when has_more was true)` },
+});
+/** The list filter `--org` and `--mode` ask for (either may be absent). */
+export const filterOf = (flags: { org?: string | undefined; mode?: Mode | undefined }): ListFilter => ({
+  ...(flags.org === undefined ? {} : { organisationId: flags.org }),
+  ...(flags.mode === undefined ? {} : { mode: flags.mode }),
 });
 export const pageOf = (flags: { limit?: number | undefined; 'starting-after'?: string | undefined }): Page => ({
   limit: flags.limit ?? LIST_LIMIT_DEFAULT,
