@@ -11,7 +11,7 @@ import { tokyoDateInput, tokyoTime, yen } from '../format';
 import { auditContextOf, contextOf, field, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
 import { ActionButton, Badge, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
-import { reasonText } from './deposits';
+import { reasonText } from './deposit-detail';
 
 const PAGE_SIZE = 50;
 const amountOf = (text: string | undefined) =>

@@ -11,7 +11,7 @@ import { numberText, tokyoTime, yen } from '../format';
 import { auditContextOf, contextOf, field, fieldList, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
 import { Layout, Notice, PostForm } from '../views/layout';
-import { reasonText } from './deposits';
+import { reasonText } from './deposit-detail';
 
 const rulesOf = (req: Request): MatchingRule[] => MATCHING_RULES.filter((rule) => fieldList(req, 'rules').includes(rule));
 
