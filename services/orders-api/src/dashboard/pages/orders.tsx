@@ -10,18 +10,12 @@ import { findVisibleOrder } from '../../use-cases/read-orders';
 import { tokyoDateInput, tokyoTime, yen } from '../format';
 import { auditContextOf, contextOf, field, pathId, queryText, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
 import { redirectDone, sendPage } from '../render';
-import { ActionButton, Badge, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
-import { reasonText } from './deposit-detail';
+import { Badge, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
+import { OrderDetail, pastReversalWindow } from './order-detail';
 
 const PAGE_SIZE = 50;
 const amountOf = (text: string | undefined) =>
   text !== undefined && /^\d{1,10}$/.test(text.replace(/[,¥\s]/g, '')) ? Number(text.replace(/[,¥\s]/g, '')) : undefined;
-
-/** Whether the payment was confirmed longer ago than the API may reverse. */
-const pastReversalWindow = (order: OrderRow, now: Date) => {
-  const payment = Payment.safeParse(order.payment);
-  return payment.success && now.getTime() - Date.parse(payment.data.matched_at) > LIMITS.reversalWindowMs;
-};
 
 export function orderPages(deps: OrdersApiDeps): Router {
   const router = Router();
@@ -171,97 +165,6 @@ function OrderList({ ctx, rows, next, q }: { ctx: ConsoleRequestContext; rows: O
         ]}
       />
       <Pager ctx={ctx} next={next === undefined ? undefined : { after: String(next) }} />
-    </Layout>
-  );
-}
-
-const DONE = ['reversed', 'canceled', 'markedPaid', 'edited'] as const;
-
-function OrderDetail({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext; order: OrderRow; timeline: EventRow[]; now: Date }) {
-  const { t } = ctx;
-  const o = t.orders;
-  const payment = Payment.safeParse(order.payment);
-  const done = DONE.find((d) => new URLSearchParams(ctx.query).get('done') === d);
-  const mayDecide = ctx.signedIn!.actor.role !== 'viewer';
-  const fromShop = order.source === 'shop';
-  return (
-    <Layout ctx={ctx} title={o.detailTitle(order.externalId)} section="orders">
-      {done ? <Notice kind="success">{o[done]}</Notice> : null}
-      <section aria-labelledby="order-facts">
-        <h2 id="order-facts">{o.title}</h2>
-        <Facts
-          rows={[
-            [t.common.id, <code>{order.id}</code>],
-            [t.common.status, <Badge kind={order.status}>{o.statuses[order.status] ?? order.status}</Badge>],
-            [t.common.amount, yen(order.amount)],
-            [o.payerName, order.payerName],
-            [o.itemName, order.itemName],
-            [o.externalId, order.externalId],
-            [o.orderedAt, tokyoTime(order.orderedAt)],
-            [o.expiresAt, tokyoTime(order.expiresAt)],
-            [o.closedAt, order.closedAt ? tokyoTime(order.closedAt) : ''],
-            [o.source, fromShop ? o.shop : order.source === 'payment_link' ? `${o.paymentLink} (${order.paymentLinkId ?? ''})` : 'API'],
-            [o.metadata, <code>{JSON.stringify(order.metadata)}</code>],
-          ]}
-        />
-      </section>
-      <section aria-labelledby="payment">
-        <h2 id="payment">{o.payment}</h2>
-        {payment.success ? (
-          <Facts
-            rows={[
-              [t.common.amount, yen(payment.data.amount)],
-              [t.deposits.counterparty, payment.data.counterparty],
-              [o.deposit, payment.data.transaction_id ? <a href={`/dashboard/deposits/${payment.data.transaction_id}`}>{payment.data.transaction_id}</a> : '—'],
-              [t.deposits.occurredAt, tokyoTime(payment.data.occurred_at)],
-              [o.matchedAt, tokyoTime(payment.data.matched_at)],
-              [o.decidedBy, payment.data.decided_by],
-              [o.trigger, payment.data.trigger],
-              [o.reason, reasonText(ctx, payment.data.reason)],
-            ]}
-          />
-        ) : (
-          <p>{o.noPayment}</p>
-        )}
-      </section>
-      {mayDecide && !fromShop ? (
-        <div class="actions panel">
-          {order.status === 'paid' ? <a href={`/dashboard/orders/${order.id}/reverse`}>{o.reverse}</a> : null}
-          {order.status === 'open' ? (
-            <>
-              <a href={`/dashboard/orders/${order.id}/edit`}>{o.edit}</a>
-              <ActionButton ctx={ctx} action={`/dashboard/orders/${order.id}/mark-paid`} kind="secondary" label={o.markPaid} />
-            </>
-          ) : null}
-          {order.status === 'open' || order.status === 'expired' ? (
-            <ActionButton ctx={ctx} action={`/dashboard/orders/${order.id}/cancel`} kind="danger" label={o.cancel} />
-          ) : null}
-        </div>
-      ) : null}
-      {payment.success && order.status === 'paid' && pastReversalWindow(order, now) ? <p class="muted">{o.reverseLate}</p> : null}
-      <section aria-labelledby="timeline">
-        <h2 id="timeline">{o.timeline}</h2>
-        {timeline.length === 0 ? (
-          <p>{t.common.none}</p>
-        ) : (
-          <ol class="timeline">
-            {timeline.map((event) => {
-              const reversal = (event.data as { reversal?: { reason?: string | null; decided_by?: string } }).reversal;
-              return (
-                <li>
-                  <time dateTime={event.createdAt.toISOString()}>{tokyoTime(event.createdAt)}</time> <code>{event.type}</code>{' '}
-                  <a href={`/dashboard/events/${event.id}`}>{event.id}</a>
-                  {reversal ? (
-                    <p class="muted">
-                      {reversal.decided_by} {reversal.reason ? `— ${reversal.reason}` : ''}
-                    </p>
-                  ) : null}
-                </li>
-              );
-            })}
-          </ol>
-        )}
-      </section>
     </Layout>
   );
 }
