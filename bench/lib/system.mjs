@@ -89,7 +89,7 @@ export async function createMigratedDatabase(prefix) {
  * binds it (the test kit's freePort says more).
  */
 async function freePort() {
-  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  const low = ephemeralPortsFrom();
   for (let attempt = 0; attempt < 100 && low - BENCH_PORTS_FROM >= 1_000; attempt += 1) {
     const port = BENCH_PORTS_FROM + randomInt(low - BENCH_PORTS_FROM);
     if (!handedOutPorts.has(port) && (await listenAndClose(port)) === port) {
@@ -104,6 +104,16 @@ async function freePort() {
 
 const BENCH_PORTS_FROM = 20_000;
 const handedOutPorts = new Set();
+
+/** Where the kernel's ephemeral ports start (Linux's default where the setting cannot be read). */
+function ephemeralPortsFrom() {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
 
 /** Listens on `port` (0: one the kernel picks) and closes; the port bound, or undefined if taken. */
 function listenAndClose(port) {
