@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { consoleMarkdown } from './console.mjs';
 import { round } from './stats.mjs';
 
@@ -128,7 +128,8 @@ function pacedMeetsTarget(paced) {
   );
 }
 
-export function renderMarkdown(result) {
+/** The run, its machine, each target's verdict and any failure: what docs/BENCHMARKS.md shows of the last full run. */
+export function renderSummary(result) {
   const m = result.machine;
   const lines = [];
   lines.push(`Run \`${result.runId}\`, scale \`${result.config.scale}\`, ${result.startedAt}, ${round(result.durationSeconds, 0)} s in all.`);
@@ -147,7 +148,17 @@ export function renderMarkdown(result) {
     lines.push(`Peak resident memory of each service process over the run: ${peaks.join(', ')}.`);
     lines.push('');
   }
+  if (result.failures.length > 0) {
+    lines.push('**Failures:**');
+    for (const f of result.failures) lines.push(`- ${f}`);
+    lines.push('');
+  }
+  return lines;
+}
 
+/** The whole report of a run: its summary, then every phase's tables, failures and notes. */
+export function renderMarkdown(result) {
+  const lines = renderSummary(result);
   const api = result.phases.api;
   if (api) {
     lines.push(
@@ -239,7 +250,7 @@ export function renderMarkdown(result) {
     if (paced.length > 0) {
       lines.push('');
       lines.push(
-        'Where the time from send to decision went in the paced runs (p50 / p99 of each stage, from the services\' own timestamps; bench README, "Stages"):',
+        'Where the time from send to decision went in the paced runs (p50 / p99 of each stage, from the services\' own timestamps; docs/BENCHMARKS.md, "Stages"):',
       );
       lines.push('');
       lines.push(
@@ -380,11 +391,6 @@ export function renderMarkdown(result) {
     lines.push('');
   }
   if (result.phases.console) lines.push(...consoleMarkdown(result.phases.console));
-  if (result.failures.length > 0) {
-    lines.push('**Failures:**');
-    for (const f of result.failures) lines.push(`- ${f}`);
-    lines.push('');
-  }
   if (result.notes.length > 0) {
     lines.push('Notes:');
     for (const n of result.notes) lines.push(`- ${n}`);
@@ -395,7 +401,13 @@ export function renderMarkdown(result) {
 
 const START = '<!-- bench:results:start -->';
 const END = '<!-- bench:results:end -->';
+/** Where BENCH_UPDATE_DOCS=1 writes the last full run's whole report, relative to docs/. */
+export const LAST_RUN_REPORT = 'benchmarks/last-full-run.md';
 
+/**
+ * Writes bench-results/<run>.json and .md. With `updateDocs`, also replaces docs/BENCHMARKS.md's
+ * results block with the run's summary and writes the whole report to docs/LAST_RUN_REPORT.
+ */
 export function writeResults(repoRoot, result, updateDocs) {
   const dir = join(repoRoot, 'bench-results');
   mkdirSync(dir, { recursive: true });
@@ -412,8 +424,14 @@ export function writeResults(repoRoot, result, updateDocs) {
     const from = text.indexOf(START);
     const to = text.indexOf(END);
     if (from < 0 || to < from) throw new Error(`docs/BENCHMARKS.md has no ${START} … ${END} block`);
-    writeFileSync(docs, `${text.slice(0, from + START.length)}\n${markdown}\n${text.slice(to)}`);
-    written.push('docs/BENCHMARKS.md');
+    const summary = [...renderSummary(result), `Every table of this run: [${LAST_RUN_REPORT}](${LAST_RUN_REPORT}).`, ''].join('\n');
+    writeFileSync(docs, `${text.slice(0, from + START.length)}\n${summary}\n${text.slice(to)}`);
+    const report = join(repoRoot, 'docs', LAST_RUN_REPORT);
+    mkdirSync(dirname(report), { recursive: true });
+    const title =
+      '# The last full benchmark run\n\nWritten by `BENCH_UPDATE_DOCS=1 pnpm bench`; what each figure means is in [../BENCHMARKS.md](../BENCHMARKS.md).\n\n';
+    writeFileSync(report, `${title}${markdown}\n`);
+    written.push('docs/BENCHMARKS.md', join('docs', LAST_RUN_REPORT));
   }
   return { markdown, written };
 }
