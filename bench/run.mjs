@@ -94,7 +94,7 @@ async function measure(config, runId, serverChanged) {
   if (changes.length > 0) {
     log(`PostgreSQL set as deployed for this run (put back afterwards): ${changes.join(', ')}`);
     result.notes.push(
-      `PostgreSQL ran as README "Configuration" asks for this run only (ALTER SYSTEM, put back afterwards): ${changes.join(', ')}. BENCH_PG_SETTINGS=as-is leaves the server alone.`,
+      `PostgreSQL ran as docs/CONFIGURATION.md asks for this run only (ALTER SYSTEM, put back afterwards): ${changes.join(', ')}. BENCH_PG_SETTINGS=as-is leaves the server alone.`,
     );
   }
 

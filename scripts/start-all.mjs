@@ -1,7 +1,7 @@
 // Runs the four services on this machine as one foreground process (`npm start`): each line they
 // print is prefixed with the service's name, a service that exits on its own is restarted with
 // backoff, and SIGINT/SIGTERM stop them all gracefully. Ports and URLs come from the environment
-// (README "Configuration"); each service's database user is its own role, and its broker user its own.
+// (docs/CONFIGURATION.md); each service's database user is its own role, and its broker user its own.
 // REPLICAS_<SERVICE> runs that many processes of a service, each supervised on its own and named
 // `<service>#<n>`; replica n listens on its ports + 10 × (n - 1) (docs/decisions/0091-local-replica-ports.md).
 import { spawn } from 'node:child_process';
@@ -79,7 +79,7 @@ const say = (line) => process.stdout.write(`${'start-all'.padEnd(NAME_WIDTH)} | 
 
 if (problems.length > 0) {
   for (const problem of problems) say(problem);
-  say(`replica n of a service listens on its ports + ${REPLICA_PORT_STEP} × (n - 1) (README "Configuration")`);
+  say(`replica n of a service listens on its ports + ${REPLICA_PORT_STEP} × (n - 1) (docs/CONFIGURATION.md)`);
   process.exit(2);
 }
 

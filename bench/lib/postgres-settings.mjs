@@ -1,7 +1,7 @@
 import pg from 'pg';
 
 /**
- * The server settings a deployment of this service runs with (README "Configuration"): autovacuum
+ * The server settings a deployment of this service runs with (docs/CONFIGURATION.md): autovacuum
  * on, and visiting each database every 10 s. The bench measures the service as deployed, so on a
  * server configured otherwise (this machine's CI configuration turns autovacuum off, which leaves
  * every dead row of the queue tables in their indexes for good) it sets these for the run.

@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /**
- * Environment shared by every service (README "Configuration"). Each service extends
+ * Environment shared by every service (docs/CONFIGURATION.md). Each service extends
  * it with its own keys; `loadConfig` fails fast with every problem listed, never with a secret.
  */
 const DEVELOPMENT_SECRETS_KEY = 'dev-only-secrets-key-change-me';
