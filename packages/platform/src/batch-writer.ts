@@ -16,19 +16,10 @@ interface Waiting<I, O> {
 
 /**
  * Writes items in batches, the way a database groups commits: an item submitted while no write
- * runs is written at once; items submitted while a write runs wait for it to end and then go
- * together in the next write. At low load every write is a batch of one with no added wait; under
- * load a batch holds what arrived during the write before it (up to `maxBatch`), so the number of
- * writes, not of items, is what grows slowly. With `gatherUnderLoad`, a write that ends with items
- * waiting (but fewer than `maxBatch`) is followed by that pause before the next write, so that
- * more items join it: fewer, larger writes when writes are quick next to the gaps between items,
- * for a wait only under load.
- *
- * `write` must answer each item in the order given (one result per item), and write all of a
- * batch or none of it (one statement, one transaction). If a write of several items fails, each
- * is written again alone, all at once: one item that cannot be written (a message that breaks a
- * constraint) fails only itself, not the items that happened to arrive with it. Then the writer
- * goes on with the next batch.
+ * runs is written at once; items submitted during a write go together in the next (up to
+ * `maxBatch`; with `gatherUnderLoad`, after that pause). `write` answers each item in order and
+ * writes all of a batch or none; a failed batch of several is written again item by item, so one
+ * bad item fails only itself (docs/decisions/0009-writes-grouped-like-commits.md).
  */
 export class BatchWriter<I, O> {
   private readonly queue: Waiting<I, O>[] = [];

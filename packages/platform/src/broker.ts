@@ -85,13 +85,10 @@ interface Consumer {
 }
 
 /**
- * One AMQP connection per process: a confirm channel to publish (every publish waits for the
- * broker's ack), and one channel per consumer. If the connection drops, the broker reconnects
- * inside the process with backoff (250 ms doubling to 10 s), declares its topology again and
- * starts every consumer again; meanwhile `ping` fails (so /readyz says not ready), publishing and
- * requests fail at once (503 `service_unavailable` for requests), and the messages consumers held
- * unacknowledged go back to their queues, to be delivered again (consumers are idempotent). Only
- * the first connection must succeed: `connect` rejects if RabbitMQ cannot be reached at start.
+ * One AMQP connection per process: a confirm channel to publish, one channel per consumer. When
+ * the connection drops it reconnects inside the process with backoff, declares its topology and
+ * starts its consumers again; meanwhile `ping` fails and publishing and requests fail at once.
+ * Only the first connection must succeed (docs/decisions/0084-services-reconnect-inside-the-process.md).
  */
 export class Broker {
   private connection: ChannelModel | undefined;

@@ -46,13 +46,11 @@ export class MissingQueueError extends Error {
 type XDeath = { count?: unknown; reason?: unknown; queue?: unknown; time?: unknown; 'routing-keys'?: unknown };
 
 /**
- * Reads and replays the dead-letter queues of one prefix, on a connection of its own. Reading
- * never loses a letter: the messages are taken unacknowledged and handed back when the read's
- * channel closes (a quorum queue puts them back behind the others, in their order, so a read
- * may change which letter is first). A replay takes one
- * letter at a time, publishes it to its original queue on a confirm channel, and acknowledges it
- * only after the broker confirmed the copy: a replay that dies half-way leaves every letter either
- * still dead or put back (at worst both, and consumers are idempotent), never lost.
+ * Reads and replays the dead-letter queues of one prefix, on a connection of its own. A read takes
+ * letters unacknowledged and hands them back when its channel closes (a read may change which is
+ * first). A replay publishes one letter at a time to its original queue and acknowledges it only
+ * once the broker confirmed the copy: a letter is never lost, at worst both dead and put back
+ * (docs/decisions/0083-dead-letters-replayed-by-the-ops-cli.md).
  */
 export class DeadLetters {
   private constructor(

@@ -54,13 +54,10 @@ export class RedisLock {
   }
 
   /**
-   * Runs `work` holding the lock. A holder that finishes while another in this process waits for
-   * the same lock hands it over instead of releasing it for the next to take again: two Redis
-   * round trips fewer per holder in a rush on one account, and no moment in between when the
-   * lock is free. It does so only while the lock has at least half its TTL left; past that it
-   * releases and the next holder takes a fresh one. Holders in other processes get the lock when
-   * this process's queue is empty or at that renewal (they poll, so a busy queue here mostly keeps
-   * it, as it did when each holder took the lock the moment the one before released it).
+   * Runs `work` holding the lock. A holder that finishes while another in this process waits hands
+   * the lock over rather than releasing it, while at least half its TTL is left; then it releases
+   * and the next takes a fresh one. Holders in other processes poll, and get it when this queue is
+   * empty or at that renewal (docs/decisions/0007-lock-handed-over-within-a-process.md).
    */
   async withLock<T>(name: string, options: { ttlMs: number; waitMs: number }, work: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + options.waitMs;

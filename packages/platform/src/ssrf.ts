@@ -125,13 +125,9 @@ export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
 
 /**
  * The addresses a connection to `hostname` may use: every one must pass the policy, or none is
- * given. IP literals are checked as they are (a resolver is never asked about them), and names
- * for this machine are refused by name before any lookup.
- *
- * A refusal never names the addresses a host resolved to, and a name that resolves to nothing is
- * refused in the same words as one that resolves to a private address: both messages reach
- * merchants (the API's 400 and the delivery log), who must not learn our internal DNS from them.
- * The addresses go into the error's cause, for our own logs only.
+ * given. IP literals are checked as they are, names for this machine refused before any lookup.
+ * A refusal reads the same whatever the host resolved to and never names its addresses (merchants
+ * see it); they go into the error's cause, for our logs (docs/decisions/0018-webhook-connections-vetted-and-pinned.md).
  */
 export async function vetHost(hostname: string, policy: AddressPolicy, resolve: ResolveHost, options: { lookupTimeoutMs?: number } = {}): Promise<string[]> {
   const host = hostname

@@ -1,11 +1,8 @@
 /**
- * The `kana_width` normalisation (docs/guide.md "Matching rules"): the form in which a Zengin depositor
- * name (half-width katakana, no small kana, upper-case Latin, a long-vowel mark that varies by bank)
- * and the payer name a buyer typed (full-width katakana, hiragana, lower case, any dash) compare
- * equal when they spell the same name.
- *
- * Written by hand because no npm package normalises Zengin names; `String.normalize('NFKC')` does
- * the width folding but leaves small kana, hiragana and the dash variants alone.
+ * The `kana_width` normalisation (docs/guide.md "Matching rules"): a Zengin depositor name
+ * (half-width katakana, no small kana, upper-case Latin, any long-vowel mark) and a name a buyer
+ * typed (full-width, hiragana, lower case, any dash) compare equal when they spell the same name.
+ * By hand: no npm package does this; NFKC folds the width but not small kana, hiragana or dashes.
  */
 
 /** Every long-vowel, hyphen and dash variant becomes this one character. */

@@ -75,13 +75,10 @@ export interface AdapterCacheOptions {
 }
 
 /**
- * The active adapters, secrets opened, kept in memory. Every request is verified against them,
- * so reading and decrypting them per request would let anyone sending badly signed requests make
- * each cost a database read and a decryption per adapter. Instead the list is read again when it
- * is older than `ttlMs` (measured from when its read began, so a change committed `ttlMs` ago is
- * always seen), and a request that no cached secret verifies may ask for a re-read, granted at most
- * once per `missRefreshMs`. A re-read opens only secrets it has not opened before; concurrent reads
- * share one query.
+ * The active adapters, secrets opened and accounts bound, kept in memory so that a badly signed
+ * request costs no read or decryption: read again once older than `ttlMs` (from when its read
+ * began), or at a request no cached secret verifies, at most once per `missRefreshMs`. A re-read
+ * opens only new secrets; concurrent reads share one query (docs/decisions/0035-adapters-bound-to-accounts.md).
  */
 export class AdapterCache {
   private adapters: Adapter[] = [];

@@ -35,14 +35,11 @@ interface Asked {
 }
 
 /**
- * The use case behind `deposit.received`: under the account's lock, read the pending deposits
- * with their candidates, decide, and write the decisions with their events (decided again if the
- * rows changed since the read; docs/decisions/0008-decision-written-as-one-conditional-statement.md).
- * Messages for one account that wait for its lock in this process are decided together, under one
- * hold, in the order they came (docs/decisions/0093-a-hot-accounts-deposits-decided-together.md).
- * Idempotent: a message seen before, or a deposit already decided, changes nothing. A message
- * whose transaction is not on the bank account it names (so not of that account's organisation
- * and mode), or does not exist, changes nothing either: OutOfScopeError.
+ * `deposit.received`: under the account's lock, reads the pending deposits with their candidates,
+ * decides and writes each decision with its events, conditional on the rows read (decision 0008);
+ * an account's messages waiting for its lock here are decided together in arrival order (decision
+ * 0093). A message seen before or a deposit already decided changes nothing; one whose transaction
+ * is missing or not on the account it names is refused with OutOfScopeError.
  */
 export function depositDecider(deps: DecideDepositDeps): DepositDecider {
   const writeDecisions = writeDecisionsInBatches(deps.database.sql, deps.handOver);

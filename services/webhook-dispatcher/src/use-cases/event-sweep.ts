@@ -14,15 +14,11 @@ export interface EventSweepOptions {
 }
 
 /**
- * Finds recorded events the dispatcher never received (their `event.recorded` message lost:
- * dead-lettered after its retries while the database was unreachable, purged, never published)
- * and takes them in through `receiveEvents`, the consumer's own use case. It walks the events
- * table in (created_at, seq) order from `lookbackMs` before its start, up to `graceMs` before
- * now, a bounded batch per pass, and remembers how far it got: each event is read once per process
- * (and again by a newly started one within its lookback). A pass that fails leaves its position
- * unchanged, so an outage of any length while the process runs is walked through once it is over.
- * Taking an event in twice is harmless: the inbox row per event id is written in the same statement
- * as the deliveries, so the second time creates nothing.
+ * Finds recorded events whose `event.recorded` message never arrived and takes them in through
+ * `receiveEvents`: it walks the events table in (created_at, seq) order from `lookbackMs` before
+ * its start to `graceMs` before now, a batch per pass, and keeps its position only when a pass
+ * succeeds. Taking an event in twice creates nothing (the inbox row is written with the
+ * deliveries; docs/decisions/0082-event-sweep-finds-lost-event-messages.md).
  */
 export class EventSweep {
   private position: EventPosition;

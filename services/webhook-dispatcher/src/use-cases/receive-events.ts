@@ -13,13 +13,10 @@ export interface ReceiveEventsDeps {
 }
 
 /**
- * Takes events in: each becomes one pending delivery per subscribed endpoint, once per event
- * however often it comes (the inbox row per event id is written in the same statement), then the
- * scheduler is woken. The one way in for events, whether an `event.recorded` message brought them
- * (`context.messageId`) or the event sweep found them. An event whose row is not of the
- * organisation, mode and type said is not recorded, and reported: a message must not send one
- * seller's event to another's endpoints. Resolves with the deliveries created; rejects if any event
- * could not be recorded (those that were answer 0 the next time).
+ * The one way events come in (an `event.recorded` message or the event sweep): each becomes one
+ * pending delivery per subscribed endpoint, once per event id, then the scheduler is woken. An event
+ * whose row is not of the organisation, mode and type said is reported, not recorded. Resolves
+ * with the deliveries created; rejects if any event could not be recorded.
  */
 export async function receiveEvents(deps: ReceiveEventsDeps, events: ReceivedEvent[], context: { messageId?: string; sweep?: true }): Promise<number> {
   const outcomes = await deps.received.submitAll(events);

@@ -1,14 +1,10 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The canonical bank reference of a Zengin data record, which an adapter pushing the same deposit
- * as a notification can compute from the same fields, so that both store one transaction:
- *
- *   zengin:<勘定日 YYYYMMDD>:<照会番号 without leading zeros>:<金額>     a deposit
- *   … + ":out" for a withdrawal (03 入払区分 2), ":cancel" for a cancellation (01 取消区分 1)
- *
- * A record without 照会番号 (it is optional) uses `h` and 16 hex digits of SHA-256 of its 200 raw
- * bytes in its place. The bank account is not part of it: references are unique per account.
+ * The canonical bank reference of a Zengin data record, the one an adapter pushing the same deposit
+ * computes, so both store one transaction: `zengin:<勘定日 YYYYMMDD>:<照会番号 without leading
+ * zeros>:<金額>`, + `:out` for a withdrawal, `:cancel` for a cancellation; without 照会番号, `h` and
+ * 16 hex digits of the record's SHA-256 in its place (docs/decisions/0039-canonical-bank-reference.md).
  */
 export function zenginReference(record: {
   booked: string;
