@@ -44,18 +44,17 @@ const STATEMENT_ERRORS: ErrorCode[] = [
   'service_unavailable',
 ];
 
-/** The OpenAPI 3.1 document of bank-ingest's API for bank adapters. */
-export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
-  const registry = new OpenAPIRegistry();
-  registerSharedComponents(registry);
-  const signature = (name: string, description: string, example: string) => ({
-    in: 'header' as const,
-    name,
-    required: true,
-    description,
-    schema: { type: 'string' as const },
-    example,
-  });
+/** A Standard Webhooks signature header of a request to bank-ingest. */
+const signature = (name: string, description: string, example: string) => ({
+  in: 'header' as const,
+  name,
+  required: true,
+  description,
+  schema: { type: 'string' as const },
+  example,
+});
+
+function registerNotifications(registry: OpenAPIRegistry): void {
   const accepted = (duplicate: boolean) => ({ transaction_id: EXAMPLE_IDS.transaction, duplicate });
   registry.registerPath({
     method: 'post',
@@ -93,6 +92,9 @@ export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
       default: DEFAULT_ERROR,
     },
   });
+}
+
+function registerStatements(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/ingest/v1/statements',
@@ -154,6 +156,14 @@ export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
       default: DEFAULT_ERROR,
     },
   });
+}
+
+/** The OpenAPI 3.1 document of bank-ingest's API for bank adapters. */
+export function buildIngestOpenApiDocument(serverUrl: string): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registerSharedComponents(registry);
+  registerNotifications(registry);
+  registerStatements(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Bank-transfer payment matching: bank ingest API', version: 'v1', description: INGEST_DESCRIPTION },
