@@ -17,9 +17,17 @@ const PAGE_SIZE = 50;
 const amountOf = (text: string | undefined) =>
   text !== undefined && /^\d{1,10}$/.test(text.replace(/[,¥\s]/g, '')) ? Number(text.replace(/[,¥\s]/g, '')) : undefined;
 
+/** The order list and an order's page with its events; operators reverse, cancel, mark paid elsewhere and edit. */
 export function orderPages(deps: OrdersApiDeps): Router {
   const router = Router();
+  addOrderViewRoutes(router, deps);
+  addReversalRoutes(router, deps);
+  addOrderChangeRoutes(router, deps);
+  return router;
+}
 
+/** The searchable, paged order list, and an order's page with its own events and those of its deposits. */
+function addOrderViewRoutes(router: Router, deps: OrdersApiDeps): void {
   router.get('/dashboard/orders', async (req, res) => {
     const ctx = contextOf(req);
     const { actor } = signedInOf(req);
@@ -52,7 +60,10 @@ export function orderPages(deps: OrdersApiDeps): Router {
     const timeline = [...events, ...depositEvents].sort((a, b) => (a.seq < b.seq ? -1 : 1));
     sendPage(res, <OrderDetail ctx={ctx} order={order} timeline={timeline} now={deps.clock.now()} />);
   });
+}
 
+/** Reversing a payment (operators): after 24 hours only here, and only with a reason. */
+function addReversalRoutes(router: Router, deps: OrdersApiDeps): void {
   router.get('/dashboard/orders/:id/reverse', requireRole('operator'), async (req, res) => {
     const ctx = contextOf(req);
     const order = await findVisibleOrder(deps, signedInOf(req).actor, pathId(req));
@@ -70,7 +81,10 @@ export function orderPages(deps: OrdersApiDeps): Router {
     await recordAudit(deps, auditContextOf(req), 'order.reverse', order.id, { reason: reason === '' ? null : reason, after_24_hours: late });
     redirectDone(res, `/dashboard/orders/${order.id}`, 'reversed');
   });
+}
 
+/** Cancelling, marking paid elsewhere and editing an order (operators), each recorded in the audit log. */
+function addOrderChangeRoutes(router: Router, deps: OrdersApiDeps): void {
   router.post('/dashboard/orders/:id/cancel', requireRole('operator'), async (req, res) => {
     const order = await findVisibleOrder(deps, signedInOf(req).actor, pathId(req));
     await cancelOrder(deps, order);
@@ -112,8 +126,6 @@ export function orderPages(deps: OrdersApiDeps): Router {
     await recordAudit(deps, auditContextOf(req), 'order.update', order.id, { amount: change.amount, payer_name: change.payer_name });
     redirectDone(res, `/dashboard/orders/${order.id}`, 'edited');
   });
-
-  return router;
 }
 
 /** The payments an event carries: the order's own, and a reversal's previous one. */

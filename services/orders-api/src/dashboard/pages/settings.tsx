@@ -178,8 +178,6 @@ function PreviewPage({
 }) {
   const { t, language } = ctx;
   const s = t.settings;
-  const depositById = new Map(deposits.map((d) => [d.id, d]));
-  const orderById = new Map(orders.map((o) => [o.id, o]));
   const ruleList = (list: readonly string[]) => (list.length === 0 ? t.common.none : list.map((r) => s.ruleNames[r] ?? r).join(', '));
   return (
     <Layout ctx={ctx} title={s.previewTitle} section="settings">
@@ -193,43 +191,7 @@ function PreviewPage({
       ) : (
         <>
           <p>{s.previewIntro}</p>
-          <div class="table-wrap">
-            <table id="preview">
-              <caption>{s.previewTitle}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t.deposits.counterparty}</th>
-                  <th scope="col" class="num">
-                    {t.common.amount}
-                  </th>
-                  <th scope="col">{t.deposits.occurredAt}</th>
-                  <th scope="col">{t.deposits.candidateOrder}</th>
-                  <th scope="col">{t.orders.payerName}</th>
-                  <th scope="col">{t.deposits.fit}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {preview.confirmations.map((c) => {
-                  const deposit = depositById.get(c.transaction_id);
-                  const order = orderById.get(c.order_id);
-                  return (
-                    <tr data-transaction={c.transaction_id} data-order={c.order_id}>
-                      <td>
-                        <a href={`/dashboard/deposits/${c.transaction_id}`}>{deposit?.counterparty ?? c.transaction_id}</a>
-                      </td>
-                      <td class="num">{deposit ? yen(deposit.amount) : ''}</td>
-                      <td>{deposit ? tokyoTime(deposit.occurredAt) : ''}</td>
-                      <td>
-                        <a href={`/dashboard/orders/${c.order_id}`}>{order?.externalId ?? c.order_id}</a>
-                      </td>
-                      <td>{order?.payerName ?? ''}</td>
-                      <td>{reasonText(ctx, c.reason)}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <PreviewTable ctx={ctx} confirmations={preview.confirmations} deposits={deposits} orders={orders} />
         </>
       )}
       <PostForm ctx={ctx} action="/dashboard/settings/rules/apply" class="actions panel">
@@ -243,5 +205,61 @@ function PreviewPage({
         <a href="/dashboard/settings">{t.common.cancel}</a>
       </PostForm>
     </Layout>
+  );
+}
+
+/** The held deposits a rule change would confirm, each with the order it would be confirmed for. */
+function PreviewTable({
+  ctx,
+  confirmations,
+  deposits,
+  orders,
+}: {
+  ctx: ConsoleRequestContext;
+  confirmations: PreviewedConfirmation[];
+  deposits: TransactionRow[];
+  orders: OrderRow[];
+}) {
+  const { t } = ctx;
+  const depositById = new Map(deposits.map((d) => [d.id, d]));
+  const orderById = new Map(orders.map((o) => [o.id, o]));
+  return (
+    <div class="table-wrap">
+      <table id="preview">
+        <caption>{t.settings.previewTitle}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t.deposits.counterparty}</th>
+            <th scope="col" class="num">
+              {t.common.amount}
+            </th>
+            <th scope="col">{t.deposits.occurredAt}</th>
+            <th scope="col">{t.deposits.candidateOrder}</th>
+            <th scope="col">{t.orders.payerName}</th>
+            <th scope="col">{t.deposits.fit}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {confirmations.map((c) => {
+            const deposit = depositById.get(c.transaction_id);
+            const order = orderById.get(c.order_id);
+            return (
+              <tr data-transaction={c.transaction_id} data-order={c.order_id}>
+                <td>
+                  <a href={`/dashboard/deposits/${c.transaction_id}`}>{deposit?.counterparty ?? c.transaction_id}</a>
+                </td>
+                <td class="num">{deposit ? yen(deposit.amount) : ''}</td>
+                <td>{deposit ? tokyoTime(deposit.occurredAt) : ''}</td>
+                <td>
+                  <a href={`/dashboard/orders/${c.order_id}`}>{order?.externalId ?? c.order_id}</a>
+                </td>
+                <td>{order?.payerName ?? ''}</td>
+                <td>{reasonText(ctx, c.reason)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -73,60 +73,64 @@ function TeamPage({ ctx, users, invited }: { ctx: ConsoleRequestContext; users: 
           { header: tm.passwordSet, cell: (user) => (user.passwordHash ? t.common.yes : tm.pending) },
           { header: tm.totp, cell: (user) => (user.totpEnabledAt ? t.common.yes : t.common.no) },
           { header: t.common.created, cell: (user) => tokyoTime(user.createdAt) },
-          admin && {
-            header: t.common.actions,
-            class: 'actions',
-            cell: (user) => (
-              <>
-                <PostForm ctx={ctx} action={`/dashboard/team/${user.id}/role`} class="form-grid">
-                  <label>
-                    {tm.changeRole}
-                    <select name="role" aria-label={`${tm.changeRole}: ${user.email}`}>
-                      {USER_ROLES.map((r) => (
-                        <option value={r} selected={user.role === r}>
-                          {t.roles[r]}
-                        </option>
-                      ))}
-                    </select>
-                  </label>
-                  <button type="submit" class="secondary">
-                    {t.common.save}
-                  </button>
-                </PostForm>
-                <ActionButton
-                  ctx={ctx}
-                  action={`/dashboard/team/${user.id}/remove`}
-                  kind="danger"
-                  label={tm.remove}
-                  ariaLabel={`${tm.remove}: ${user.email}`}
-                />
-              </>
-            ),
-          },
+          admin && { header: t.common.actions, class: 'actions', cell: (user) => <MemberActions ctx={ctx} user={user} /> },
         ]}
       />
-      {admin ? (
-        <section aria-labelledby="invite">
-          <h2 id="invite">{tm.invite}</h2>
-          <PostForm ctx={ctx} action="/dashboard/team" class="form-grid">
-            <label>
-              {tm.email}
-              <input type="email" name="email" required />
-            </label>
-            <label>
-              {tm.role}
-              <select name="role">
-                {USER_ROLES.map((r) => (
-                  <option value={r} selected={r === 'viewer'}>
-                    {t.roles[r]}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <button type="submit">{tm.invite}</button>
-          </PostForm>
-        </section>
-      ) : null}
+      {admin ? <InviteForm ctx={ctx} /> : null}
     </Layout>
+  );
+}
+
+/** An admin's controls for one member: a new role, or removal. */
+function MemberActions({ ctx, user }: { ctx: ConsoleRequestContext; user: UserRow }) {
+  const { t } = ctx;
+  const tm = t.team;
+  return (
+    <>
+      <PostForm ctx={ctx} action={`/dashboard/team/${user.id}/role`} class="form-grid">
+        <label>
+          {tm.changeRole}
+          <select name="role" aria-label={`${tm.changeRole}: ${user.email}`}>
+            {USER_ROLES.map((r) => (
+              <option value={r} selected={user.role === r}>
+                {t.roles[r]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="secondary">
+          {t.common.save}
+        </button>
+      </PostForm>
+      <ActionButton ctx={ctx} action={`/dashboard/team/${user.id}/remove`} kind="danger" label={tm.remove} ariaLabel={`${tm.remove}: ${user.email}`} />
+    </>
+  );
+}
+
+/** The invitation form (admins): an e-mail address and a role, viewer unless chosen otherwise. */
+function InviteForm({ ctx }: { ctx: ConsoleRequestContext }) {
+  const { t } = ctx;
+  const tm = t.team;
+  return (
+    <section aria-labelledby="invite">
+      <h2 id="invite">{tm.invite}</h2>
+      <PostForm ctx={ctx} action="/dashboard/team" class="form-grid">
+        <label>
+          {tm.email}
+          <input type="email" name="email" required />
+        </label>
+        <label>
+          {tm.role}
+          <select name="role">
+            {USER_ROLES.map((r) => (
+              <option value={r} selected={r === 'viewer'}>
+                {t.roles[r]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">{tm.invite}</button>
+      </PostForm>
+    </section>
   );
 }

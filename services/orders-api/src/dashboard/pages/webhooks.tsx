@@ -49,30 +49,9 @@ export function webhookPages(deps: OrdersApiDeps): Router {
     redirectDone(res, `/dashboard/webhooks/${created.id}`, 'created');
   });
 
-  const detail = async (req: Request, endpoint: WebhookEndpointRow, secret?: WebhookEndpointSecret, problem?: string) => {
-    const eventId = queryText(req, 'event_id');
-    const after = queryText(req, 'after');
-    const log = await getDeliveryLog(deps, endpoint, {
-      limit: 50,
-      ...(eventId !== undefined && EventId.safeParse(eventId).success ? { event_id: eventId } : {}),
-      ...(after !== undefined && /^dla_[0-9]{1,18}$/.test(after) ? { starting_after: after } : {}),
-    });
-    return (
-      <EndpointDetail
-        ctx={contextOf(req)}
-        endpoint={webhookEndpointView(endpoint)}
-        log={log.data}
-        hasMore={log.has_more}
-        eventId={eventId}
-        secret={secret}
-        problem={problem}
-      />
-    );
-  };
-
   router.get('/dashboard/webhooks/:id', async (req, res) => {
     const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
-    sendPage(res, await detail(req, endpoint));
+    sendPage(res, await endpointDetail(deps, req, endpoint));
   });
 
   router.post('/dashboard/webhooks/:id', requireRole('admin'), async (req, res) => {
@@ -116,15 +95,37 @@ export function webhookPages(deps: OrdersApiDeps): Router {
       const { actor } = signedInOf(req);
       const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
       if (!(await passwordConfirmed(deps, actor, field(req, 'password') ?? ''))) {
-        return sendPage(res, await detail(req, endpoint, undefined, contextOf(req).t.webhooks.wrongPassword), 403);
+        return sendPage(res, await endpointDetail(deps, req, endpoint, undefined, contextOf(req).t.webhooks.wrongPassword), 403);
       }
       const secret = action === 'secret' ? await revealWebhookSecret(deps, actor, endpoint.id) : await rotateWebhookSecret(deps, endpoint);
       await recordAudit(deps, auditContextOf(req), audit, endpoint.id, {});
-      sendPage(res, await detail(req, endpoint, secret));
+      sendPage(res, await endpointDetail(deps, req, endpoint, secret));
     });
   }
 
   return router;
+}
+
+/** An endpoint's page with a page of its delivery log, filtered by the query's `event_id` and paged by its `after`. */
+async function endpointDetail(deps: OrdersApiDeps, req: Request, endpoint: WebhookEndpointRow, secret?: WebhookEndpointSecret, problem?: string) {
+  const eventId = queryText(req, 'event_id');
+  const after = queryText(req, 'after');
+  const log = await getDeliveryLog(deps, endpoint, {
+    limit: 50,
+    ...(eventId !== undefined && EventId.safeParse(eventId).success ? { event_id: eventId } : {}),
+    ...(after !== undefined && /^dla_[0-9]{1,18}$/.test(after) ? { starting_after: after } : {}),
+  });
+  return (
+    <EndpointDetail
+      ctx={contextOf(req)}
+      endpoint={webhookEndpointView(endpoint)}
+      log={log.data}
+      hasMore={log.has_more}
+      eventId={eventId}
+      secret={secret}
+      problem={problem}
+    />
+  );
 }
 
 function EndpointList({ ctx, endpoints }: { ctx: ConsoleRequestContext; endpoints: WebhookEndpoint[] }) {

@@ -25,12 +25,39 @@ import { LoginPage, SecondFactorPage, SetupPasswordPage } from '../views/auth';
 /** Log-in, the second factor, log-out, password setup and the mode switch. */
 export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: CookiePolicy, publicOrigin: string): Router {
   const router = Router();
-  const loginToken = (res: Response) => {
-    const token = newToken();
-    res.cookie(loginCsrfCookieName(policy), token, cookieOptions(policy, 'strict'));
-    return token;
-  };
+  addLogInRoutes(router, deps, throttle, policy, publicOrigin);
+  addSecondFactorRoutes(router, deps, policy, publicOrigin);
 
+  router.post('/dashboard/logout', csrfChecked(publicOrigin), async (req, res) => {
+    const signedIn = signedInOf(req);
+    await deleteSession(deps.database.prisma, signedIn.token);
+    await recordAudit(deps, auditContextOf(req), 'logout', signedIn.user.id, {});
+    res.clearCookie(sessionCookieName(policy), cookieOptions(policy));
+    res.redirect(303, '/dashboard/login?done=logout');
+  });
+
+  addPasswordSetupRoutes(router, deps, policy);
+
+  router.post('/dashboard/mode', signedInPage(), csrfChecked(publicOrigin), async (req, res) => {
+    const signedIn = signedInOf(req);
+    const mode = field(req, 'mode');
+    if (!MODES.includes(mode as Mode)) throw new ConsoleRefusal(404, 'no such mode');
+    await setSessionMode(deps.database.prisma, signedIn.token, mode as Mode);
+    res.redirect(303, '/dashboard/');
+  });
+
+  return router;
+}
+
+/** A new token for a form posted without a session (log-in, password setup), set as the cookie its field must match. */
+function loginToken(res: Response, policy: CookiePolicy): string {
+  const token = newToken();
+  res.cookie(loginCsrfCookieName(policy), token, cookieOptions(policy, 'strict'));
+  return token;
+}
+
+/** The log-in form and its answer: a new session, still waiting for the second factor if the person has one. */
+function addLogInRoutes(router: Router, deps: ConsoleDeps, throttle: LoginThrottle, policy: CookiePolicy, publicOrigin: string): void {
   router.get('/dashboard/login', (req, res) => {
     const ctx = contextOf(req);
     const { t } = ctx;
@@ -42,7 +69,7 @@ export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: C
           : req.query.done === 'password'
             ? { kind: 'success' as const, text: t.setup.done }
             : undefined;
-    sendPage(res, LoginPage({ ctx, csrf: loginToken(res), ...(message ? { message } : {}) }));
+    sendPage(res, LoginPage({ ctx, csrf: loginToken(res, policy), ...(message ? { message } : {}) }));
   });
 
   router.post('/dashboard/login', async (req, res) => {
@@ -57,7 +84,7 @@ export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: C
     if (outcome.outcome !== 'logged_in') {
       const status = outcome.outcome === 'throttled' ? 429 : outcome.outcome === 'unavailable' ? 503 : 401;
       const text = outcome.outcome === 'throttled' ? t.login.throttled : outcome.outcome === 'unavailable' ? t.login.unavailable : t.login.failed;
-      return sendPage(res, LoginPage({ ctx, csrf: loginToken(res), email, message: { kind: 'error', text } }), status);
+      return sendPage(res, LoginPage({ ctx, csrf: loginToken(res, policy), email, message: { kind: 'error', text } }), status);
     }
     // The session the browser brought, if any, ends: a log-in always gets a new id.
     if (ctx.signedIn !== undefined) await deleteSession(deps.database.prisma, ctx.signedIn.token);
@@ -65,7 +92,10 @@ export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: C
     res.cookie(sessionCookieName(policy), outcome.token, cookieOptions(policy));
     res.redirect(303, outcome.secondFactorPending ? '/dashboard/login/second-factor' : '/dashboard/');
   });
+}
 
+/** The code from the authenticator app, asked of a session waiting for it; given, the session is replaced by a full one. */
+function addSecondFactorRoutes(router: Router, deps: ConsoleDeps, policy: CookiePolicy, publicOrigin: string): void {
   router.get('/dashboard/login/second-factor', (req, res) => {
     const ctx = contextOf(req);
     if (ctx.signedIn?.session.secondFactorPending !== true) return res.redirect(303, '/dashboard/login');
@@ -90,19 +120,14 @@ export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: C
     res.cookie(sessionCookieName(policy), token, cookieOptions(policy));
     res.redirect(303, '/dashboard/');
   });
+}
 
-  router.post('/dashboard/logout', csrfChecked(publicOrigin), async (req, res) => {
-    const signedIn = signedInOf(req);
-    await deleteSession(deps.database.prisma, signedIn.token);
-    await recordAudit(deps, auditContextOf(req), 'logout', signedIn.user.id, {});
-    res.clearCookie(sessionCookieName(policy), cookieOptions(policy));
-    res.redirect(303, '/dashboard/login?done=logout');
-  });
-
+/** The page an invitation's link opens, where the invited person sets a password once. */
+function addPasswordSetupRoutes(router: Router, deps: ConsoleDeps, policy: CookiePolicy): void {
   router.get('/dashboard/setup-password/:token', async (req, res) => {
     const ctx = contextOf(req);
     const user = await findSetupUser(deps, req.params.token);
-    sendPage(res, SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res) }), user === null ? 404 : 200);
+    sendPage(res, SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res, policy) }), user === null ? 404 : 200);
   });
 
   router.post('/dashboard/setup-password/:token', async (req, res) => {
@@ -114,18 +139,8 @@ export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: C
     const problem = { invalid: undefined, too_short: ctx.t.setup.tooShort, too_long: ctx.t.setup.tooLong, mismatch: ctx.t.setup.mismatch }[outcome];
     sendPage(
       res,
-      SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res), ...(problem ? { problem } : {}) }),
+      SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res, policy), ...(problem ? { problem } : {}) }),
       outcome === 'invalid' ? 404 : 400,
     );
   });
-
-  router.post('/dashboard/mode', signedInPage(), csrfChecked(publicOrigin), async (req, res) => {
-    const signedIn = signedInOf(req);
-    const mode = field(req, 'mode');
-    if (!MODES.includes(mode as Mode)) throw new ConsoleRefusal(404, 'no such mode');
-    await setSessionMode(deps.database.prisma, signedIn.token, mode as Mode);
-    res.redirect(303, '/dashboard/');
-  });
-
-  return router;
 }
