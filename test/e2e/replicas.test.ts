@@ -74,6 +74,27 @@ describe('a TestSystem with two matchers', () => {
     }
     await system.ready();
   });
+
+  test('when a supervised replica dies on its own, then the test kit starts it again, counts it and keeps its last output; the other replica is untouched', async () => {
+    system.supervise();
+    const before = system.replicaPids();
+    expect(system.supervision().matcher).toEqual({ exits: 0, restarts: 0 });
+
+    process.kill(before['matcher#2']!, 'SIGKILL'); // not through system.kill: a crash, not the test's own stop
+    await waitFor(
+      () => {
+        const now = system.replicaPids()['matcher#2'];
+        return now !== undefined && now !== before['matcher#2'] && system.supervision().matcher.restarts === 1 ? true : undefined;
+      },
+      { what: 'matcher#2 to be started again' },
+    );
+    await system.ready();
+    await waitFor(async () => ((await consumers()) === 2 ? true : undefined), { what: 'the restarted matcher to consume again' });
+
+    expect(system.supervision()).toMatchObject({ matcher: { exits: 1, restarts: 1 }, 'orders-api': { exits: 0, restarts: 0 } });
+    expect(system.exitedLogs('matcher')).toContain('--- exited on its own (SIGKILL) matcher#2:');
+    expect(system.replicaPids()['matcher#1']).toBe(before['matcher#1']);
+  });
 });
 
 describe('npm start with REPLICAS_MATCHER=2', () => {

@@ -56,95 +56,115 @@ class Layout {
   }
 }
 
+/** The sums a Zengin trailer states of its account's records. */
+interface ZenginTotals {
+  credits: number;
+  creditSum: number;
+  debits: number;
+  debitSum: number;
+  cancels: number;
+  cancelSum: number;
+}
+
+function zenginHeader(kind: ZenginFileSpec['kind'], account: ZenginAccountSpec): Buffer {
+  const dates = account.records.map((r) => r.date).sort();
+  const from = account.from ?? dates[0] ?? '2026-11-20';
+  const to = account.to ?? dates.at(-1) ?? from;
+  const header = new Layout()
+    .put(1, '1', 1)
+    .put(2, kind, 2)
+    .put(4, '0', 1)
+    .put(5, wareki(to), 6)
+    .put(11, wareki(from), 6)
+    .put(17, wareki(to), 6)
+    .put(23, account.bankCode ?? '0001', 4)
+    .put(27, 'ﾃｽﾄｷﾞﾝｺｳ', 15)
+    .put(42, account.branchCode ?? '001', 3)
+    .put(45, 'ﾎﾝﾃﾝ', 15);
+  if (kind === '01')
+    header
+      .put(60, account.typeCode ?? '1', 1)
+      .digits(61, account.accountNumber, 7)
+      .put(68, 'ｼﾖｳﾃﾝ', 40);
+  else
+    header
+      .put(60, '000', 3)
+      .put(63, account.typeCode ?? '1', 1)
+      .digits(64, account.accountNumber, 10)
+      .put(74, 'ｼﾖｳﾃﾝ', 40)
+      .put(114, '1', 1)
+      .put(115, '1', 1)
+      .digits(116, 0, 14);
+  return header.bytes;
+}
+
+/** A data record of a 01 file (振込入金通知), counted into `totals`. */
+function zengin01Data(r: ZenginRecordSpec, totals: ZenginTotals): Buffer {
+  const data = new Layout().put(1, '2', 1);
+  if (r.reference !== undefined) data.digits(2, r.reference, 6);
+  data.put(8, wareki(r.date), 6).put(14, wareki(r.date), 6).digits(20, r.amount, 10).digits(30, 0, 10);
+  if (r.remitterCode !== undefined) data.digits(40, r.remitterCode, 10);
+  data
+    .put(50, r.name ?? '', 48)
+    .put(98, 'ﾐﾂﾋﾞｼUFJ', 15)
+    .put(113, 'ﾎﾝﾃﾝ', 15)
+    .put(128, r.cancel ? '1' : '0', 1);
+  totals.credits += 1;
+  totals.creditSum += r.amount;
+  if (r.cancel) {
+    totals.cancels += 1;
+    totals.cancelSum += r.amount;
+  }
+  return data.bytes;
+}
+
+/** A data record of a 03 file (入出金取引明細), counted into `totals`. */
+function zengin03Data(r: ZenginRecordSpec, totals: ZenginTotals): Buffer {
+  const data = new Layout().put(1, '2', 1);
+  const out = r.direction === 'out';
+  if (r.reference !== undefined) data.digits(2, r.reference, 8);
+  data
+    .put(10, wareki(r.date), 6)
+    .put(16, wareki(r.date), 6)
+    .put(22, out ? '2' : '1', 1)
+    .put(23, '11', 2)
+    .digits(25, r.amount, 12)
+    .digits(37, 0, 12);
+  if (r.remitterCode !== undefined) data.digits(72, r.remitterCode, 10);
+  data.put(82, r.name ?? '', 48).put(160, r.memo ?? '', 20);
+  if (out) {
+    totals.debits += 1;
+    totals.debitSum += r.amount;
+  } else {
+    totals.credits += 1;
+    totals.creditSum += r.amount;
+  }
+  return data.bytes;
+}
+
+function zenginTrailer(kind: ZenginFileSpec['kind'], records: number, t: ZenginTotals): Buffer {
+  const trailer = new Layout().put(1, '8', 1);
+  if (kind === '01') trailer.digits(2, t.credits, 6).digits(8, t.creditSum, 12).digits(20, t.cancels, 6).digits(26, t.cancelSum, 12);
+  else
+    trailer
+      .digits(2, t.credits, 6)
+      .digits(8, t.creditSum, 13)
+      .digits(21, t.debits, 6)
+      .digits(27, t.debitSum, 13)
+      .put(40, '1', 1)
+      .digits(41, t.creditSum - t.debitSum, 14)
+      .digits(55, records, 7);
+  return trailer.bytes;
+}
+
+/** A Zengin 01 or 03 file: per account a header, its data records and a trailer, then the end record. */
 export function zenginFile(spec: ZenginFileSpec): Buffer {
   const records: Buffer[] = [];
   for (const account of spec.accounts) {
-    const dates = account.records.map((r) => r.date).sort();
-    const from = account.from ?? dates[0] ?? '2026-11-20';
-    const to = account.to ?? dates.at(-1) ?? from;
-    const header = new Layout()
-      .put(1, '1', 1)
-      .put(2, spec.kind, 2)
-      .put(4, '0', 1)
-      .put(5, wareki(to), 6)
-      .put(11, wareki(from), 6)
-      .put(17, wareki(to), 6)
-      .put(23, account.bankCode ?? '0001', 4)
-      .put(27, 'ﾃｽﾄｷﾞﾝｺｳ', 15)
-      .put(42, account.branchCode ?? '001', 3)
-      .put(45, 'ﾎﾝﾃﾝ', 15);
-    if (spec.kind === '01')
-      header
-        .put(60, account.typeCode ?? '1', 1)
-        .digits(61, account.accountNumber, 7)
-        .put(68, 'ｼﾖｳﾃﾝ', 40);
-    else
-      header
-        .put(60, '000', 3)
-        .put(63, account.typeCode ?? '1', 1)
-        .digits(64, account.accountNumber, 10)
-        .put(74, 'ｼﾖｳﾃﾝ', 40)
-        .put(114, '1', 1)
-        .put(115, '1', 1)
-        .digits(116, 0, 14);
-    records.push(header.bytes);
-    let credits = 0,
-      creditSum = 0,
-      debits = 0,
-      debitSum = 0,
-      cancels = 0,
-      cancelSum = 0;
-    for (const r of account.records) {
-      const data = new Layout().put(1, '2', 1);
-      if (spec.kind === '01') {
-        if (r.reference !== undefined) data.digits(2, r.reference, 6);
-        data.put(8, wareki(r.date), 6).put(14, wareki(r.date), 6).digits(20, r.amount, 10).digits(30, 0, 10);
-        if (r.remitterCode !== undefined) data.digits(40, r.remitterCode, 10);
-        data
-          .put(50, r.name ?? '', 48)
-          .put(98, 'ﾐﾂﾋﾞｼUFJ', 15)
-          .put(113, 'ﾎﾝﾃﾝ', 15)
-          .put(128, r.cancel ? '1' : '0', 1);
-        credits += 1;
-        creditSum += r.amount;
-        if (r.cancel) {
-          cancels += 1;
-          cancelSum += r.amount;
-        }
-      } else {
-        const out = r.direction === 'out';
-        if (r.reference !== undefined) data.digits(2, r.reference, 8);
-        data
-          .put(10, wareki(r.date), 6)
-          .put(16, wareki(r.date), 6)
-          .put(22, out ? '2' : '1', 1)
-          .put(23, '11', 2)
-          .digits(25, r.amount, 12)
-          .digits(37, 0, 12);
-        if (r.remitterCode !== undefined) data.digits(72, r.remitterCode, 10);
-        data.put(82, r.name ?? '', 48).put(160, r.memo ?? '', 20);
-        if (out) {
-          debits += 1;
-          debitSum += r.amount;
-        } else {
-          credits += 1;
-          creditSum += r.amount;
-        }
-      }
-      records.push(data.bytes);
-    }
-    const trailer = new Layout().put(1, '8', 1);
-    if (spec.kind === '01') trailer.digits(2, credits, 6).digits(8, creditSum, 12).digits(20, cancels, 6).digits(26, cancelSum, 12);
-    else
-      trailer
-        .digits(2, credits, 6)
-        .digits(8, creditSum, 13)
-        .digits(21, debits, 6)
-        .digits(27, debitSum, 13)
-        .put(40, '1', 1)
-        .digits(41, creditSum - debitSum, 14)
-        .digits(55, account.records.length, 7);
-    records.push(trailer.bytes);
+    records.push(zenginHeader(spec.kind, account));
+    const totals: ZenginTotals = { credits: 0, creditSum: 0, debits: 0, debitSum: 0, cancels: 0, cancelSum: 0 };
+    for (const r of account.records) records.push(spec.kind === '01' ? zengin01Data(r, totals) : zengin03Data(r, totals));
+    records.push(zenginTrailer(spec.kind, account.records.length, totals));
   }
   const end = new Layout().put(1, '9', 1);
   if (spec.kind === '03') end.digits(2, records.length + 1, 10).digits(12, spec.accounts.length, 5);

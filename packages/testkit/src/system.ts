@@ -1,16 +1,29 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Broker, createLogger } from '@pmatch/platform';
-import amqp from 'amqplib';
-import { Client } from 'pg';
-import { Redis } from 'ioredis';
+import { Broker } from '@pmatch/platform';
 import { MerchantClient } from './merchant';
+import { cleanUpBroker, cleanUpRedis, openSqlSession, queryOnce, queueStateOf, type SqlSession } from './system-access';
+import { ReplicaSupervisor, isRunning, type RunningService } from './system-supervisor';
 import { useServedDocument } from './openapi-validator';
 import { brokerUrlFor } from './broker-users';
-import { RABBITMQ_URL, REDIS_URL, createTestDatabase, freePort, uniqueName, waitFor, type TestDatabase } from './infra';
+import { createTestDatabase, uniqueName, waitFor, type TestDatabase } from './infra';
+import {
+  ADMIN_PORT_VARIABLE,
+  DATABASE_ROLE,
+  PORT_VARIABLE,
+  SERVICES,
+  databaseUrlAs,
+  replicaPortsFor,
+  testEnvironment,
+  type ReplicaLabel,
+  type Replicas,
+  type ServiceName,
+} from './system-environment';
+
+export * from './system-environment';
+export { cleanUpBroker, type SqlSession } from './system-access';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
 
@@ -22,76 +35,8 @@ interface OpsSession {
 const opsModule = (): { OpsSession: new (env: NodeJS.ProcessEnv) => OpsSession } =>
   createRequire(__filename)(join(REPO_ROOT, 'packages', 'ops', 'dist', 'session.js')) as { OpsSession: new (env: NodeJS.ProcessEnv) => OpsSession };
 
-export const SERVICES = ['orders-api', 'bank-ingest', 'matcher', 'webhook-dispatcher'] as const;
-export type ServiceName = (typeof SERVICES)[number];
-
-const PORT_VARIABLE: Record<ServiceName, string> = {
-  'orders-api': 'ORDERS_API_PORT',
-  'bank-ingest': 'BANK_INGEST_PORT',
-  matcher: 'MATCHER_PORT',
-  'webhook-dispatcher': 'WEBHOOK_DISPATCHER_PORT',
-};
-
-/** Each service's admin port (/healthz, /readyz, /metrics). */
-const ADMIN_PORT_VARIABLE: Record<ServiceName, string> = {
-  'orders-api': 'ORDERS_API_ADMIN_PORT',
-  'bank-ingest': 'BANK_INGEST_ADMIN_PORT',
-  matcher: 'MATCHER_ADMIN_PORT',
-  'webhook-dispatcher': 'WEBHOOK_DISPATCHER_ADMIN_PORT',
-};
-
-/** The database role each process connects as (migration 20261122020000_service_roles). */
-export const DATABASE_ROLE: Record<ServiceName | 'ops', string> = {
-  'orders-api': 'pmatch_orders_api',
-  'bank-ingest': 'pmatch_bank_ingest',
-  matcher: 'pmatch_matcher',
-  'webhook-dispatcher': 'pmatch_webhook_dispatcher',
-  ops: 'pmatch_ops',
-};
-
-export function databaseUrlAs(url: string, role: string): string {
-  const withRole = new URL(url);
-  withRole.username = role;
-  withRole.password = '';
-  return withRole.toString();
-}
-
-export interface SqlSession {
-  query<T extends Record<string, unknown> = Record<string, any>>(text: string, values?: unknown[]): Promise<T[]>;
-  close(): Promise<void>;
-}
-
-interface RunningService {
-  process: ChildProcess;
-  port: number;
-  output: string[];
-  /** Stopped by the test (kill, terminate, stop): a supervisor leaves it down. */
-  stoppedOnPurpose: boolean;
-}
-
-/** How many processes of each service a TestSystem runs (1 unless given). */
-export type Replicas = Partial<Record<ServiceName, number>>;
-
 export interface TestSystemOptions {
   replicas?: Replicas;
-}
-
-/** A replica's name in logs and in `replicaPids()`: the service's, with `#n` when it runs several. */
-export type ReplicaLabel = ServiceName | `${ServiceName}#${number}`;
-
-/** Restart backoff of the supervisor: short, because tests wait on it, and doubling like start-all's. */
-const SUPERVISOR_BACKOFF_START_MS = 200;
-const SUPERVISOR_BACKOFF_MAX_MS = 2_000;
-
-interface Supervisor {
-  /** Per replica (its label). */
-  timers: Map<string, NodeJS.Timeout>;
-  backoffMs: Map<string, number>;
-  /** Per service, every replica's counted. */
-  exits: Map<ServiceName, number>;
-  restarts: Map<ServiceName, number>;
-  /** The end of the output of each process that exited on its own, with how it ended. */
-  exitedOutput: Map<ServiceName, string[]>;
 }
 
 /**
@@ -103,7 +48,7 @@ interface Supervisor {
 export class TestSystem {
   /** Each service's replicas, replica n at index n - 1 (undefined until it was first started). */
   private readonly services = new Map<ServiceName, (RunningService | undefined)[]>();
-  private supervisor: Supervisor | undefined;
+  private supervisor: ReplicaSupervisor | undefined;
   private stopping = false;
   private opsSession: OpsSession | undefined;
 
@@ -119,54 +64,10 @@ export class TestSystem {
 
   /** Starts the services (`options.replicas`: how many processes of each, 1 unless given) and resolves once every one is ready. */
   static async start(extraEnv: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
-    const counts = SERVICES.map((s) => {
-      const n = options.replicas?.[s] ?? 1;
-      if (!Number.isInteger(n) || n < 1) throw new Error(`replicas of ${s} must be a whole number from 1, not ${n}`);
-      return [s, n] as const;
-    });
+    const replicaPorts = await replicaPortsFor(options.replicas ?? {});
     const database = await createTestDatabase();
     const prefix = `${uniqueName('t')}.`;
-    const replicaPorts = Object.fromEntries(
-      await Promise.all(
-        counts.map(async ([s, n]) => [s, await Promise.all(Array.from({ length: n }, async () => ({ port: await freePort(), adminPort: await freePort() })))]),
-      ),
-    ) as Record<ServiceName, { port: number; adminPort: number }[]>;
-    const ports = Object.fromEntries(
-      SERVICES.flatMap((s) => [
-        [PORT_VARIABLE[s], String(replicaPorts[s][0]!.port)],
-        [ADMIN_PORT_VARIABLE[s], String(replicaPorts[s][0]!.adminPort)],
-      ]),
-    );
-    const clockFile = join(mkdtempSync(join(tmpdir(), 'pmatch-clock-')), 'offset-ms');
-    writeFileSync(clockFile, '0');
-    const env: Record<string, string> = {
-      NODE_ENV: 'test',
-      TEST_CLOCK_FILE: clockFile,
-      // E-mails of a system without SMTP_URL land beside its clock, removed with it.
-      MAIL_DIR: join(clockFile, '..', 'mail'),
-      EXPIRY_SWEEP_INTERVAL_MS: '100',
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
-      DATABASE_URL: database.url,
-      DATABASE_POOL_SIZE: '5',
-      RABBITMQ_URL,
-      AMQP_PREFIX: prefix,
-      REDIS_URL,
-      REDIS_PREFIX: `pmatch-test:${prefix}`,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${ports.ORDERS_API_PORT}`,
-      SECRETS_KEY: 'test-secrets-key-0123456789',
-      OUTBOX_POLL_INTERVAL_MS: '50',
-      // Tests send many requests, refused ones among them, from one address; the limits per
-      // address are tested with lower ones.
-      REFUSAL_LIMIT_PER_SECOND: '1000000',
-      REFUSAL_LIMIT_BURST: '1000000',
-      CONSOLE_LIMIT_PER_SECOND: '1000000',
-      CONSOLE_LIMIT_BURST: '1000000',
-      // A request no cached secret verifies re-reads the adapters at once: an adapter a test has
-      // just created is known to bank-ingest from its first request.
-      ADAPTER_MISS_REFRESH_MS: '0',
-      ...ports,
-      ...extraEnv,
-    };
+    const env = testEnvironment(database, prefix, replicaPorts, extraEnv);
     const names = [...SERVICES, 'ops'] as const;
     // A test that gives RABBITMQ_URL means every process to use it.
     const urlFor = (who: ServiceName | 'ops' | 'topology') =>
@@ -263,8 +164,7 @@ export class TestSystem {
 
   private async startReplica(name: ServiceName, replica: number): Promise<void> {
     const label = this.label(name, replica);
-    clearTimeout(this.supervisor?.timers.get(label));
-    this.supervisor?.timers.delete(label);
+    this.supervisor?.starting(label);
     const { port, adminPort } = this.portsOf(name, replica);
     const child = spawn(process.execPath, [join(REPO_ROOT, 'services', name, 'dist', 'main.js')], {
       env: {
@@ -309,7 +209,10 @@ export class TestSystem {
    * with backoff, as scripts/start-all.mjs or an orchestrator does. One stopped through kill(), terminate() or stop() is left down.
    */
   supervise(): void {
-    this.supervisor ??= { timers: new Map(), backoffMs: new Map(), exits: new Map(), restarts: new Map(), exitedOutput: new Map() };
+    this.supervisor ??= new ReplicaSupervisor(
+      (name, replica) => this.startReplica(name, replica),
+      (name, replica) => this.running(name, replica),
+    );
   }
 
   /** The process id of each service's current process, replica 1's where it runs several (undefined for one not running). */
@@ -324,9 +227,10 @@ export class TestSystem {
 
   /** How often each service's replicas exited on their own, and how often the supervisor started one again. */
   supervision(): Record<ServiceName, { exits: number; restarts: number }> {
-    return Object.fromEntries(
-      SERVICES.map((s) => [s, { exits: this.supervisor?.exits.get(s) ?? 0, restarts: this.supervisor?.restarts.get(s) ?? 0 }]),
-    ) as Record<ServiceName, { exits: number; restarts: number }>;
+    return Object.fromEntries(SERVICES.map((s) => [s, this.supervisor?.counts(s) ?? { exits: 0, restarts: 0 }])) as Record<
+      ServiceName,
+      { exits: number; restarts: number }
+    >;
   }
 
   /** Resolves once every replica of every service runs and answers /readyz with 200 (after a restart or an outage). */
@@ -352,38 +256,8 @@ export class TestSystem {
   }
 
   private exited(name: ServiceName, replica: number, running: RunningService): void {
-    const supervisor = this.supervisor;
-    if (!supervisor || this.stopping || running.stoppedOnPurpose || this.running(name, replica) !== running) return;
-    const label = this.label(name, replica);
-    supervisor.exits.set(name, (supervisor.exits.get(name) ?? 0) + 1);
-    const how = running.process.signalCode ?? `code ${running.process.exitCode}`;
-    const who = label === name ? '' : ` ${label}`;
-    const kept = [...(supervisor.exitedOutput.get(name) ?? []), `--- exited on its own (${how})${who}:\n${running.output.join('').slice(-20_000)}`];
-    supervisor.exitedOutput.set(name, kept.slice(-5));
-    const delay = supervisor.backoffMs.get(label) ?? SUPERVISOR_BACKOFF_START_MS;
-    supervisor.backoffMs.set(label, Math.min(delay * 2, SUPERVISOR_BACKOFF_MAX_MS));
-    clearTimeout(supervisor.timers.get(label));
-    supervisor.timers.set(
-      label,
-      setTimeout(() => void this.restart(name, replica), delay),
-    );
-  }
-
-  private async restart(name: ServiceName, replica: number): Promise<void> {
-    const supervisor = this.supervisor;
-    if (!supervisor || this.stopping) return;
-    const label = this.label(name, replica);
-    supervisor.timers.delete(label);
-    supervisor.restarts.set(name, (supervisor.restarts.get(name) ?? 0) + 1);
-    try {
-      await this.startReplica(name, replica);
-      supervisor.backoffMs.delete(label);
-    } catch {
-      // It exited before it was ready (exited() has scheduled the next try), or it hangs unready:
-      // then it is killed like a failed liveness probe would, and exited() takes it from there.
-      const running = this.running(name, replica);
-      if (running && isRunning(running)) running.process.kill('SIGKILL');
-    }
+    if (this.stopping || running.stoppedOnPurpose || this.running(name, replica) !== running) return;
+    this.supervisor?.exited({ name, replica, label: this.label(name, replica) }, running);
   }
 
   /** Stops one replica of a service, or without `replica` every replica of it, the hard way (SIGKILL), as a crash would. */
@@ -423,54 +297,22 @@ export class TestSystem {
 
   /** Under supervise(): the last output of the (at most five) latest processes of a service's replicas that exited on their own. */
   exitedLogs(name: ServiceName): string {
-    return (this.supervisor?.exitedOutput.get(name) ?? []).join('\n');
+    return this.supervisor?.exitedLogs(name) ?? '';
   }
 
   /** Reads this system's database directly: for asserting what the API cannot show. */
-  async sql<T extends Record<string, unknown> = Record<string, any>>(text: string, values: unknown[] = []): Promise<T[]> {
-    const client = new Client({ connectionString: this.database.url });
-    await client.connect();
-    try {
-      return (await client.query<T>(text, values)).rows;
-    } finally {
-      await client.end();
-    }
+  sql<T extends Record<string, unknown> = Record<string, any>>(text: string, values: unknown[] = []): Promise<T[]> {
+    return queryOnce<T>(this.database.url, text, values);
   }
 
-  /**
-   * One connection to this system's database, kept open for many reads (a fuzzer reads after
-   * every case, where opening a connection per read would cost more than the request itself).
-   */
-  async sqlSession(): Promise<SqlSession> {
-    const client = new Client({ connectionString: this.database.url });
-    await client.connect();
-    // Callers read concurrently (fuzzers run several endpoints at once); one connection runs one
-    // query at a time, so each waits for the one before it instead of relying on pg's queue,
-    // which is deprecated.
-    let previous: Promise<unknown> = Promise.resolve();
-    return {
-      query: <T extends Record<string, unknown>>(text: string, values: unknown[] = []) => {
-        const rows = previous.then(async () => (await client.query<T>(text, values)).rows);
-        previous = rows.catch(() => undefined);
-        return rows;
-      },
-      close: async () => {
-        await previous;
-        await client.end();
-      },
-    };
+  /** One connection to this system's database, kept open for many reads (a fuzzer reads after every case). */
+  sqlSession(): Promise<SqlSession> {
+    return openSqlSession(this.database.url);
   }
 
   /** A queue of this system's broker (name without the prefix): messages ready in it, and its consumers. */
-  async queueState(queue: string): Promise<{ ready: number; consumers: number }> {
-    const connection = await amqp.connect(RABBITMQ_URL);
-    try {
-      const channel = await connection.createChannel();
-      const { messageCount, consumerCount } = await channel.checkQueue(`${this.env.AMQP_PREFIX}${queue}`);
-      return { ready: messageCount, consumers: consumerCount };
-    } finally {
-      await connection.close();
-    }
+  queueState(queue: string): Promise<{ ready: number; consumers: number }> {
+    return queueStateOf(`${this.env.AMQP_PREFIX}${queue}`);
   }
 
   /** Waits until a consumer has processed a message (its inbox row exists). */
@@ -523,8 +365,8 @@ export class TestSystem {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.supervisor?.stop();
     await this.opsSession?.close();
-    for (const timer of this.supervisor?.timers.values() ?? []) clearTimeout(timer);
     await Promise.all(
       [...this.services.values()].flat().map(async (s) => {
         if (!s || !isRunning(s)) return;
@@ -537,29 +379,5 @@ export class TestSystem {
     await cleanUpRedis(this.env.REDIS_PREFIX!).catch(() => undefined);
     await this.database.drop();
     rmSync(join(this.env.TEST_CLOCK_FILE!, '..'), { recursive: true, force: true });
-  }
-}
-
-function isRunning(running: RunningService | undefined): boolean {
-  return running !== undefined && running.process.exitCode === null && running.process.signalCode === null;
-}
-
-/** Deletes the exchanges and queues declared under an AMQP name prefix. */
-export async function cleanUpBroker(prefix: string): Promise<void> {
-  const broker = await Broker.connect(RABBITMQ_URL, prefix, createLogger('test-cleanup', 'silent'));
-  try {
-    await broker.deleteTopology();
-  } finally {
-    await broker.close();
-  }
-}
-
-async function cleanUpRedis(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
   }
 }
