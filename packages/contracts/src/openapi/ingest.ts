@@ -44,15 +44,26 @@ const STATEMENT_ERRORS: ErrorCode[] = [
   'service_unavailable',
 ];
 
-/** A Standard Webhooks signature header of a request to bank-ingest. */
-const signature = (name: string, description: string, example: string) => ({
-  in: 'header' as const,
-  name,
-  required: true,
-  description,
-  schema: { type: 'string' as const },
-  example,
-});
+/** The three Standard Webhooks headers that sign a request to bank-ingest over `signed` (its raw body). */
+function signatureHeaders(idDescription: string, signed: string) {
+  const header = (name: string, description: string, example: string) => ({
+    in: 'header' as const,
+    name,
+    required: true,
+    description,
+    schema: { type: 'string' as const },
+    example,
+  });
+  return [
+    header('webhook-id', idDescription, 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'),
+    header('webhook-timestamp', 'Unix seconds when the request was signed; at most 5 minutes from ours.', '1795496531'),
+    header(
+      'webhook-signature',
+      `\`v1,\` and the base64 HMAC-SHA256 of \`<webhook-id>.<webhook-timestamp>.<${signed}>\`.`,
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    ),
+  ];
+}
 
 function registerNotifications(registry: OpenAPIRegistry): void {
   const accepted = (duplicate: boolean) => ({ transaction_id: EXAMPLE_IDS.transaction, duplicate });
@@ -67,15 +78,7 @@ function registerNotifications(registry: OpenAPIRegistry): void {
       'The bank account, named by `bank_account_id` or as the bank names it (`account`), must be a live one bound to the adapter (else `403 account_not_allowed`). ' +
       'An unsigned or badly signed request is `401 invalid_api_key`.',
     security: [],
-    parameters: [
-      signature('webhook-id', 'Unique per request, e.g. `msg_` and a random part.', 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'),
-      signature('webhook-timestamp', 'Unix seconds when the request was signed; at most 5 minutes from ours.', '1795496531'),
-      signature(
-        'webhook-signature',
-        '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`.',
-        'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
-      ),
-    ],
+    parameters: signatureHeaders('Unique per request, e.g. `msg_` and a random part.', 'raw body'),
     request: { body: { required: true, content: { 'application/json': { schema: BankNotification, example: exampleBankNotification } } } },
     responses: {
       202: {
@@ -114,13 +117,7 @@ function registerStatements(registry: OpenAPIRegistry): void {
         description: 'Detected from the first bytes when absent.',
         schema: { type: 'string', enum: ['zengin', 'camt.054', 'camt.053'] },
       },
-      signature('webhook-id', 'Unique per request.', 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'),
-      signature('webhook-timestamp', 'Unix seconds when the request was signed; at most 5 minutes from ours.', '1795496531'),
-      signature(
-        'webhook-signature',
-        '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw bytes of the file>`.',
-        'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
-      ),
+      ...signatureHeaders('Unique per request.', 'raw bytes of the file'),
     ],
     request: {
       body: {
