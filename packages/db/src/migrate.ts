@@ -31,6 +31,7 @@ export const CHECKSUMS_BEFORE_COMMENT_EDITS: Readonly<Record<string, readonly st
   '20261122010000_webhooks': ['fbe99bcb4f9591a93e8b81662c20f5b27fe11f2cdcbc4b953c3486d3c1d82952'],
   '20261122020000_service_roles': ['f63bfe8e2cbaf603f0ea95ce8bb4e147813390f19232ded94aa79833b4be0d08'],
   '20261123020000_least_privilege': ['76534b855b20334d5a2ecd2ae6ac88a32c8c840aa845861da482a9ea2f36d01d'],
+  '20261123060000_queue_autovacuum': ['95e03ae6890b03320cc229ad8daf2394a3284f8ed9b407570281abdca30a8bd7'],
 };
 
 export interface MigrationResult {
