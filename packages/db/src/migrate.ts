@@ -23,15 +23,28 @@ const updateChecksum = statement<{ name: string; checksum: string }>(
 const databaseExists = statement<{ name: string }>('migrate.database_exists', (p) => sql`SELECT 1 FROM pg_database WHERE datname = ${p.name}`);
 
 /**
- * Checksums that applied migrations had before an edit to their comments alone (what the database
- * ran is the same). A database that recorded one of them takes the file as it is now, and its
- * record is updated to the file's checksum; any other difference is still refused.
+ * Migrations whose comments were edited after release: the checksum of each of their texts, the
+ * first released first (the texts differ in comments alone). Such a file must be one of them; its
+ * record keeps the first, so that an earlier release's runner (a rollback) finds its own file
+ * applied (docs/decisions/0001-sql-migrations-with-our-own-runner.md).
  */
-export const CHECKSUMS_BEFORE_COMMENT_EDITS: Readonly<Record<string, readonly string[]>> = {
-  '20261122010000_webhooks': ['fbe99bcb4f9591a93e8b81662c20f5b27fe11f2cdcbc4b953c3486d3c1d82952'],
-  '20261122020000_service_roles': ['f63bfe8e2cbaf603f0ea95ce8bb4e147813390f19232ded94aa79833b4be0d08'],
-  '20261123020000_least_privilege': ['76534b855b20334d5a2ecd2ae6ac88a32c8c840aa845861da482a9ea2f36d01d'],
-  '20261123060000_queue_autovacuum': ['95e03ae6890b03320cc229ad8daf2394a3284f8ed9b407570281abdca30a8bd7'],
+export const EDITED_MIGRATION_CHECKSUMS: Readonly<Record<string, readonly [string, ...string[]]>> = {
+  '20261122010000_webhooks': [
+    'fbe99bcb4f9591a93e8b81662c20f5b27fe11f2cdcbc4b953c3486d3c1d82952',
+    '276072dda8c67efa9cb4cb68c64a3e6ec13b717f3a9dcb696fa386298f0a4552',
+  ],
+  '20261122020000_service_roles': [
+    'f63bfe8e2cbaf603f0ea95ce8bb4e147813390f19232ded94aa79833b4be0d08',
+    'cf182ace887029c32642077319cc1c47766ce1bc3775c8dd539009242275c1ef',
+  ],
+  '20261123020000_least_privilege': [
+    '76534b855b20334d5a2ecd2ae6ac88a32c8c840aa845861da482a9ea2f36d01d',
+    'd6257b19dcf9dee8d84dc559c1e4eba3858cbd60858885fe1d32cf2ddd850539',
+  ],
+  '20261123060000_queue_autovacuum': [
+    '95e03ae6890b03320cc229ad8daf2394a3284f8ed9b407570281abdca30a8bd7',
+    'f1d32390384956e0f00d5a9c3bb930bfaebc86a94b1bcc1f4f1025b0dc0b3c8d',
+  ],
 };
 
 export interface MigrationResult {
@@ -47,7 +60,7 @@ export interface MigrationResult {
 export async function migrate(
   databaseUrl: string,
   migrationsDir = MIGRATIONS_DIR,
-  checksumsBeforeCommentEdits = CHECKSUMS_BEFORE_COMMENT_EDITS,
+  editedMigrations: Readonly<Record<string, readonly string[]>> = EDITED_MIGRATION_CHECKSUMS,
 ): Promise<MigrationResult> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
@@ -75,14 +88,16 @@ export async function migrate(
     const result: MigrationResult = { applied: [], alreadyApplied: [] };
     for (const name of names) {
       const sql = readFileSync(join(migrationsDir, name, 'migration.sql'), 'utf8');
-      const checksum = createHash('sha256').update(sql).digest('hex');
+      const fileChecksum = createHash('sha256').update(sql).digest('hex');
+      const versions = editedMigrations[name];
+      const changed = () => new Error(`migration ${name} was changed after it was applied (checksum differs); add a new migration instead`);
+      if (versions !== undefined && !versions.includes(fileChecksum)) throw changed();
+      const checksum = versions?.[0] ?? fileChecksum;
       const recorded = checksums.get(name);
       if (recorded !== undefined) {
-        if (recorded !== checksum && checksumsBeforeCommentEdits[name]?.includes(recorded) === true) {
-          await statements.count(updateChecksum, { name, checksum });
-        } else if (recorded !== checksum) {
-          throw new Error(`migration ${name} was changed after it was applied (checksum differs); add a new migration instead`);
-        }
+        if (recorded !== checksum && !(versions ?? []).includes(recorded)) throw changed();
+        // A runner that recorded the edited text left a record an earlier release's runner refuses.
+        if (recorded !== checksum) await statements.count(updateChecksum, { name, checksum });
         result.alreadyApplied.push(name);
         continue;
       }

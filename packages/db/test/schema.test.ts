@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { CHECKSUMS_BEFORE_COMMENT_EDITS, MIGRATIONS_DIR, createPrisma, ensureDatabase, migrate, type PrismaClient } from '../src';
+import { EDITED_MIGRATION_CHECKSUMS, MIGRATIONS_DIR, createPrisma, ensureDatabase, migrate, type PrismaClient } from '../src';
 import { createTestDatabase, databaseUrl, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 
 describe('schema.prisma and the migrations agree', () => {
@@ -549,47 +549,76 @@ describe('migration runner', () => {
     }
   });
 
-  test('when a migration applied before an edit to its comments alone is met, then the file is taken and its record follows it', async () => {
+  test("when a migration was edited in its comments alone, then the file is taken, its record keeps the first checksum, and an earlier release's runner still finds it applied", async () => {
     const url = databaseUrl(uniqueName('pmatch_m_'));
     const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
     const file = join(dir, '001_first', 'migration.sql');
-    const before = '-- An earlier note.\nCREATE TABLE t (id int);';
-    const earlier = { '001_first': [sha256(before)] };
+    const first = '-- An earlier note.\nCREATE TABLE t (id int);';
+    const now = '-- The note as it reads now.\nCREATE TABLE t (id int);';
+    const versions = { '001_first': [sha256(first), sha256(now)] };
     mkdirSync(join(dir, '001_first'));
-    writeFileSync(file, before);
     await ensureDatabase(url);
     try {
-      await migrate(url, dir, earlier);
-      const after = '-- The note as it reads now.\nCREATE TABLE t (id int);';
-      writeFileSync(file, after);
+      writeFileSync(file, first);
+      await migrate(url, dir, {}); // the earlier release
+      writeFileSync(file, now);
+      expect(await migrate(url, dir, versions)).toEqual({ applied: [], alreadyApplied: ['001_first'] });
+      expect(await recordedChecksums(url)).toEqual({ '001_first': sha256(first) });
 
-      expect(await migrate(url, dir, earlier)).toEqual({ applied: [], alreadyApplied: ['001_first'] });
-      expect(await recordedChecksums(url)).toEqual({ '001_first': sha256(after) });
+      writeFileSync(file, first); // rolled back: the earlier release's runner and file
+      expect(await migrate(url, dir, {})).toEqual({ applied: [], alreadyApplied: ['001_first'] });
+
       writeFileSync(file, '-- An earlier note.\nCREATE TABLE t (id bigint);');
-      await expect(migrate(url, dir, earlier)).rejects.toThrow(/001_first was changed/);
+      await expect(migrate(url, dir, versions)).rejects.toThrow(/001_first was changed/);
     } finally {
       await dropDatabase(url);
     }
   });
 
-  test('when a database recorded the checksums the migrations had before their comments were edited, then it migrates and records the files as they are', async () => {
+  test('when an edited migration is applied to a new database, or was recorded with its edited text, then its record is the first checksum', async () => {
+    const url = databaseUrl(uniqueName('pmatch_m_'));
+    const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
+    const file = join(dir, '001_first', 'migration.sql');
+    const first = '-- An earlier note.\nCREATE TABLE t (id int);';
+    const now = '-- The note as it reads now.\nCREATE TABLE t (id int);';
+    const versions = { '001_first': [sha256(first), sha256(now)] };
+    mkdirSync(join(dir, '001_first'));
+    writeFileSync(file, now);
+    await ensureDatabase(url);
+    try {
+      expect(await migrate(url, dir, versions)).toEqual({ applied: ['001_first'], alreadyApplied: [] });
+      expect(await recordedChecksums(url)).toEqual({ '001_first': sha256(first) });
+
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      await client.query('UPDATE "_prisma_migrations" SET checksum = $1', [sha256(now)]);
+      await client.end();
+      expect(await migrate(url, dir, versions)).toEqual({ applied: [], alreadyApplied: ['001_first'] });
+      expect(await recordedChecksums(url)).toEqual({ '001_first': sha256(first) });
+    } finally {
+      await dropDatabase(url);
+    }
+  });
+
+  test("when a database recorded the repository's edited migrations with either text, then it migrates and records each with its first checksum", async () => {
     const url = databaseUrl(uniqueName('pmatch_m_'));
     await ensureDatabase(url);
     try {
       await migrate(url);
+      const all = readdirSync(MIGRATIONS_DIR).sort();
+      const edited = Object.keys(EDITED_MIGRATION_CHECKSUMS);
+      const firsts = Object.fromEntries(Object.entries(EDITED_MIGRATION_CHECKSUMS).map(([name, [first]]) => [name, first]));
+      expect(Object.fromEntries(Object.entries(await recordedChecksums(url)).filter(([name]) => edited.includes(name)))).toEqual(firsts);
+
       const client = new Client({ connectionString: url });
       await client.connect();
-      for (const [name, [checksum]] of Object.entries(CHECKSUMS_BEFORE_COMMENT_EDITS)) {
-        await client.query('UPDATE "_prisma_migrations" SET checksum = $1 WHERE migration_name = $2', [checksum, name]);
+      for (const name of edited) {
+        const file = readFileSync(join(MIGRATIONS_DIR, name, 'migration.sql'), 'utf8');
+        await client.query('UPDATE "_prisma_migrations" SET checksum = $1 WHERE migration_name = $2', [sha256(file), name]);
       }
       await client.end();
-
-      const all = readdirSync(MIGRATIONS_DIR).sort();
       expect(await migrate(url)).toEqual({ applied: [], alreadyApplied: all });
-      const recorded = await recordedChecksums(url);
-      for (const name of Object.keys(CHECKSUMS_BEFORE_COMMENT_EDITS)) {
-        expect(recorded[name]).toBe(sha256(readFileSync(join(MIGRATIONS_DIR, name, 'migration.sql'), 'utf8')));
-      }
+      expect(Object.fromEntries(Object.entries(await recordedChecksums(url)).filter(([name]) => edited.includes(name)))).toEqual(firsts);
     } finally {
       await dropDatabase(url);
     }
