@@ -550,13 +550,7 @@ describe('migration runner', () => {
   });
 
   test("when a migration was edited in its comments alone, then the file is taken, its record keeps the first checksum, and an earlier release's runner still finds it applied", async () => {
-    const url = databaseUrl(uniqueName('pmatch_m_'));
-    const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
-    const file = join(dir, '001_first', 'migration.sql');
-    const first = '-- An earlier note.\nCREATE TABLE t (id int);';
-    const now = '-- The note as it reads now.\nCREATE TABLE t (id int);';
-    const versions = { '001_first': [sha256(first), sha256(now)] };
-    mkdirSync(join(dir, '001_first'));
+    const { url, dir, file, first, now, versions } = editedMigration();
     await ensureDatabase(url);
     try {
       writeFileSync(file, first);
@@ -576,13 +570,7 @@ describe('migration runner', () => {
   });
 
   test('when an edited migration is applied to a new database, or was recorded with its edited text, then its record is the first checksum', async () => {
-    const url = databaseUrl(uniqueName('pmatch_m_'));
-    const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
-    const file = join(dir, '001_first', 'migration.sql');
-    const first = '-- An earlier note.\nCREATE TABLE t (id int);';
-    const now = '-- The note as it reads now.\nCREATE TABLE t (id int);';
-    const versions = { '001_first': [sha256(first), sha256(now)] };
-    mkdirSync(join(dir, '001_first'));
+    const { url, dir, file, first, now, versions } = editedMigration();
     writeFileSync(file, now);
     await ensureDatabase(url);
     try {
@@ -692,6 +680,22 @@ describe('migration runner', () => {
     }
   });
 });
+
+/** A migrations folder of one migration, `001_first`, whose texts `first` and `now` differ in a comment alone. */
+function editedMigration() {
+  const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
+  mkdirSync(join(dir, '001_first'));
+  const first = '-- An earlier note.\nCREATE TABLE t (id int);';
+  const now = '-- The note as it reads now.\nCREATE TABLE t (id int);';
+  return {
+    url: databaseUrl(uniqueName('pmatch_m_')),
+    dir,
+    file: join(dir, '001_first', 'migration.sql'),
+    first,
+    now,
+    versions: { '001_first': [sha256(first), sha256(now)] },
+  };
+}
 
 async function dropDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
