@@ -1,6 +1,7 @@
 import { z } from './zod';
 import { idPattern } from './ids';
 import { LIMITS } from './limits';
+import { TRANSFER_CODE_PATTERN } from './transfer-codes';
 
 /** RFC 3339 with an explicit offset; we always write UTC with milliseconds. */
 export const Timestamp = z.iso.datetime({ offset: true });
@@ -102,6 +103,17 @@ export const Order = z
       description: 'null for an order registered through the API; `shop` from a shop platform; `payment_link` made by the buyer at a payment link.',
     }),
     payment_link_id: PaymentLinkId.nullable().openapi({ description: 'The payment link the buyer made the order at, when `source` is `payment_link`.' }),
+    transfer_code: z
+      .string()
+      .regex(TRANSFER_CODE_PATTERN)
+      .nullable()
+      .openapi({
+        description:
+          'Seven digits the buyer writes before their name in the transfer (振込依頼人名), or the bank sends as 振込依頼人コード: ' +
+          'a deposit carrying it and the order\'s amount pays this order (rule `transfer_code`). Unique among the open orders of the ' +
+          'bank account; null for orders made before codes were issued.',
+        example: '4821737',
+      }),
     payment: Payment.nullable(),
     created_at: Timestamp,
   })
@@ -124,20 +136,53 @@ export const NOT_CHOSEN_REASONS = [
   'too_many_candidates',
   'late_order',
   'several_deposits_fit_late_order',
+  'possible_duplicate',
+  'bank_reversal',
+  'transfer_code_amount_differs',
+  'transfer_code_order_not_open',
+  'transfer_code_name_differs',
+  'transfer_code_names_another_order',
 ] as const;
 export type NotChosenReason = (typeof NOT_CHOSEN_REASONS)[number];
+
+/** What an amount difference most likely is: a transfer fee the payer deducted, or another small difference. */
+export const NEAR_MISS_KINDS = ['transfer_fee', 'small_difference'] as const;
+export type NearMissKind = (typeof NEAR_MISS_KINDS)[number];
+
+/**
+ * An open order of the deposit's account whose name fits but whose amount differs a little. Never
+ * confirmed: the amount must be equal. A person may mark the order paid and exclude the deposit.
+ */
+export const NearMiss = z
+  .object({
+    order_id: OrderId,
+    /** The deposit's amount minus the order's: negative when the deposit is short. */
+    amount_difference: z.int(),
+    likely: z.enum(NEAR_MISS_KINDS),
+    /** How the name fitted, as in `candidates[].fit`; `rule:<name>` may be a rule the seller has not enabled. */
+    fit: z.string(),
+  })
+  .openapi('NearMiss');
+export type NearMiss = z.infer<typeof NearMiss>;
 
 /**
  * Why a deposit was decided as it was: the reason, and how each order with its amount fitted.
  * `reason` is the fit that confirmed it (`exact`, `rule:<name>`), why it was held or left
  * unmatched (`several_orders_fit`, `expired_order_fits`, `only_expired_orders_fit`,
  * `no_name_fits`, `too_many_candidates`, `late_order`, `several_deposits_fit_late_order`,
- * `no_order_with_amount`), or the person's operation (`manual`, `payment_reversed`, `excluded`,
- * `restored`, which list no candidates).
+ * `possible_duplicate`, `bank_reversal`, `transfer_code_amount_differs`,
+ * `transfer_code_order_not_open`, `transfer_code_name_differs`, `no_order_with_amount`), or the
+ * person's operation (`manual`, `payment_reversed`, `excluded`, `restored`, which list no candidates).
  */
 export const Decision = z
   .object({
     reason: z.string(),
+    /** For `possible_duplicate`: the stored deposit this one repeats (same account, amount, name and day). */
+    duplicate_of: TransactionId.optional(),
+    /** The transfer code the deposit carried and the order it names, when it names one on the account. */
+    transfer_code: z.object({ code: z.string(), order_id: OrderId }).optional(),
+    /** Held and unmatched deposits: open orders whose name fits and whose amount differs a little. */
+    near_misses: z.array(NearMiss).optional(),
     candidates: z.array(
       z.object({
         order_id: OrderId,
@@ -153,6 +198,11 @@ export const Decision = z
          * an order is never confirmed, but it makes the deposit ambiguous.
          */
         would_fit: z.string().optional(),
+        /**
+         * True when the payer name is written in kanji (no rule can compare it) and the depositor
+         * name is one of its readings: never confirmed by name, but it makes the deposit ambiguous.
+         */
+        possible_reading: z.literal(true).optional(),
       }),
     ),
   })
@@ -276,7 +326,16 @@ export type CreatePaymentLinkRequest = z.infer<typeof CreatePaymentLinkRequest>;
 export const MarkPaidRequest = z.strictObject({ paid_at: Timestamp.optional() }).openapi('MarkPaidRequest');
 export type MarkPaidRequest = z.infer<typeof MarkPaidRequest>;
 
-export const MatchTransactionRequest = z.strictObject({ order_id: OrderId }).openapi('MatchTransactionRequest');
+export const MatchTransactionRequest = z
+  .strictObject({
+    order_id: OrderId,
+    remember_payer: z.boolean().optional().openapi({
+      description:
+        "Remember that this depositor name pays for the order's payer name on this bank account: a later deposit under it is " +
+        'confirmed for an open order of that payer (rule `learned_payer`). Listed by GET /v1/payer-aliases.',
+    }),
+  })
+  .openapi('MatchTransactionRequest');
 export type MatchTransactionRequest = z.infer<typeof MatchTransactionRequest>;
 
 export const EmptyRequest = z.strictObject({});
@@ -299,6 +358,31 @@ export const OrderListQuery = ListQuery.extend({
 
 export const TransactionListQuery = ListQuery.extend({
   status: z.enum(TRANSACTION_STATUSES).optional().openapi({ description: 'Only transactions in this status.' }),
+});
+
+export const PayerAliasId = z.string().regex(idPattern('payerAlias'), 'must be a payer alias id (pal_…)');
+
+/** A payer a person taught the service: this depositor name, as the bank prints it, pays for this payer name on this account. */
+export const PayerAlias = z
+  .object({
+    id: PayerAliasId,
+    object: z.literal('payer_alias'),
+    livemode: z.boolean(),
+    bank_account_id: BankAccountId,
+    depositor_name: z.string().openapi({ description: 'The depositor name as the bank printed it on the deposit the person matched.' }),
+    payer_name: z.string().openapi({ description: 'The payer name of the order the person matched it to.' }),
+    created_by: z.string().openapi({ description: 'Who taught it: `api_key:key_…` or `user:usr_…`.' }),
+    created_at: Timestamp,
+  })
+  .openapi('PayerAlias');
+export type PayerAlias = z.infer<typeof PayerAlias>;
+
+export const DeletedPayerAlias = z
+  .object({ id: PayerAliasId, object: z.literal('payer_alias'), deleted: z.literal(true) })
+  .openapi('DeletedPayerAlias');
+
+export const PayerAliasListQuery = ListQuery.extend({
+  bank_account_id: BankAccountId.optional().openapi({ description: 'Only the payers remembered on this bank account.' }),
 });
 
 /** 預金種目 as a bank account's identity carries it: 普通, 当座, 貯蓄. */
@@ -329,6 +413,11 @@ export const BankNotification = z
     amount: Amount,
     counterparty: NameText(LIMITS.counterpartyMax),
     occurred_at: Timestamp,
+    remitter_code: z
+      .string()
+      .regex(/^[0-9]{1,10}$/, 'must be up to 10 digits')
+      .optional()
+      .openapi({ description: "The bank's 振込依頼人コード of a deposit, when it sends one (Zengin 01): it may carry the order's transfer code." }),
   })
   .superRefine((body, context) => {
     if ((body.bank_account_id === undefined) === (body.account === undefined)) {

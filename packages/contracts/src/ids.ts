@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   delivery: 'dlv',
   user: 'usr',
   paymentLink: 'plink',
+  payerAlias: 'pal',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

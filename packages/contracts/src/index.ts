@@ -6,5 +6,6 @@ export * from './limits';
 export * from './names';
 export * from './messages';
 export * from './settings';
+export * from './transfer-codes';
 export * from './webhooks';
 export * from './openapi';

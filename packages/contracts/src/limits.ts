@@ -17,5 +17,6 @@ export const LIMITS = {
   defaultOrderLifetimeMs: 14 * 24 * 60 * 60 * 1000,
   reversalWindowMs: 24 * 60 * 60 * 1000,
   maxHeldCandidates: 100,
+  maxNearMisses: 10,
   paymentLinkUseLimitMax: 1_000_000,
 } as const;

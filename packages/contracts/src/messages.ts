@@ -152,7 +152,15 @@ export const MatcherCommand = z.discriminatedUnion('type', [
     /** `api` or `dashboard` for a person; `shop` when a shop platform reports the payment. */
     trigger: z.enum(['api', 'dashboard', 'shop']),
   }),
-  z.object({ type: z.literal('transaction.match'), ...commandScope, transaction_id: TransactionId, order_id: OrderId, ...decider }),
+  z.object({
+    type: z.literal('transaction.match'),
+    ...commandScope,
+    transaction_id: TransactionId,
+    order_id: OrderId,
+    ...decider,
+    /** Remember the depositor name as a payer of the order's payer name (rule `learned_payer`). */
+    remember_payer: z.boolean().default(false),
+  }),
   z.object({ type: z.literal('transaction.exclude'), ...commandScope, transaction_id: TransactionId, ...decider }),
   z.object({ type: z.literal('transaction.restore'), ...commandScope, transaction_id: TransactionId, ...decider }),
   z.object({ type: z.literal('rules.preview'), ...commandScope, matching_rules: RuleSet }),

@@ -1,7 +1,15 @@
 import { z } from './zod';
 
-/** The matching rules a seller can enable (docs/guide.md "Matching rules"), in catalogue order (the order rules are tried). */
-export const MATCHING_RULES = ['kana_width', 'corporate_abbreviation', 'decorated', 'truncated'] as const;
+/** The rules that compare the depositor name with the payer name, in the order they are tried. */
+export const NAME_RULES = ['kana_width', 'corporate_abbreviation', 'decorated', 'truncated'] as const;
+export type NameRule = (typeof NAME_RULES)[number];
+
+/**
+ * The matching rules a seller can enable (docs/guide.md "Matching rules"), in catalogue order (the
+ * order rules are tried): the name rules, then the payers a person taught the service
+ * (`learned_payer`), then the order's transfer code written before the name (`transfer_code`).
+ */
+export const MATCHING_RULES = [...NAME_RULES, 'learned_payer', 'transfer_code'] as const;
 export type MatchingRule = (typeof MATCHING_RULES)[number];
 
 /** What a person of the seller console may do: everything, decide deposits and orders, or read. Mirrors the CHECK on users.role. */

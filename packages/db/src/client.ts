@@ -12,6 +12,7 @@ export type {
   Order as OrderRow,
   Organisation as OrganisationRow,
   PaymentLink as PaymentLinkRow,
+  PayerAlias as PayerAliasRow,
   User as UserRow,
   ConsoleSession as ConsoleSessionRow,
   AuditLog as AuditLogRow,

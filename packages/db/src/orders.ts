@@ -7,7 +7,9 @@ import {
   ORDER_REGISTRATION_ID_PREFIX,
   PAYMENT_TOKEN_LENGTH,
   ROUTING_KEYS,
+  TRANSFER_CODE_REST_DAYS,
   newId,
+  newTransferCode,
   orderRegistrationId,
   randomBase62,
   type Mode,
@@ -60,8 +62,26 @@ export interface NewOrder {
   paymentLinkId?: string | null;
 }
 
-/** A new order's row as the INSERT writes it, but for `seq` (the database's). */
+/** A new order's row as the INSERT writes it, but for `seq` (the database's) and its transfer code (chosen by the INSERT). */
 type NewOrderRow = Omit<OrderRow, 'seq'>;
+
+/** Random codes offered per new order: the INSERT takes the first that is free on the account. */
+const TRANSFER_CODES_OFFERED = 8;
+
+/** Codes to offer an order, space-separated. */
+function transferCodesOffered(): string {
+  return Array.from({ length: TRANSFER_CODES_OFFERED }, newTransferCode).join(' ');
+}
+
+/**
+ * The first of the order's offered codes that no open order of its account holds and no order of
+ * it closed in the last 180 days held (docs/decisions/0094-transfer-codes.md); NULL when all are
+ * taken. `o` is the incoming order's alias, with `bank_account_id`, `created_at` and `codes`.
+ */
+const CHOSEN_TRANSFER_CODE = `(SELECT c.code FROM unnest(string_to_array(o.codes, ' ')) WITH ORDINALITY AS c(code, k)
+      WHERE NOT EXISTS (SELECT FROM orders held WHERE held.bank_account_id = o.bank_account_id AND held.transfer_code = c.code
+                          AND (held.closed_at IS NULL OR held.closed_at > o.created_at - interval '${TRANSFER_CODE_REST_DAYS} days'))
+      ORDER BY c.k LIMIT 1)`;
 
 /** The columns of a new order as the INSERTs write them. */
 interface NewOrderValues {
@@ -80,6 +100,8 @@ interface NewOrderValues {
   paymentLinkId: string | null;
   paymentToken: string;
   createdAt: Date;
+  /** The transfer codes offered, space-separated (`CHOSEN_TRANSFER_CODE`). */
+  codes: string;
 }
 
 function newOrderValues(row: NewOrderRow): NewOrderValues {
@@ -99,6 +121,7 @@ function newOrderValues(row: NewOrderRow): NewOrderValues {
     paymentLinkId: row.paymentLinkId,
     paymentToken: row.paymentToken,
     createdAt: row.createdAt,
+    codes: transferCodesOffered(),
   };
 }
 
@@ -107,9 +130,14 @@ const insertOrderStatement = statement<NewOrderValues, OrderRow>(
   'db.insert_order',
   (p) => sql`INSERT INTO orders
       (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
-       ordered_at, expires_at, metadata, source, payment_link_id, payment_token, created_at, updated_at)
-    VALUES (${p.id}, ${p.organisationId}, ${p.mode}, ${p.bankAccountId}, 'open', ${p.amount}, ${p.payerName}, ${p.externalId}, ${p.itemName},
-            ${p.orderedAt}, ${p.expiresAt}, ${p.metadata}::jsonb, ${p.source}, ${p.paymentLinkId}, ${p.paymentToken}, ${p.createdAt}, ${p.createdAt})
+       ordered_at, expires_at, metadata, source, payment_link_id, payment_token, created_at, updated_at, transfer_code)
+    SELECT o.id, o.organisation_id, o.mode, o.bank_account_id, 'open', o.amount, o.payer_name, o.external_id, o.item_name,
+           o.ordered_at, o.expires_at, o.metadata, o.source, o.payment_link_id, o.payment_token, o.created_at, o.created_at, ${CHOSEN_TRANSFER_CODE}
+    FROM (SELECT ${p.id}::text AS id, ${p.organisationId}::text AS organisation_id, ${p.mode}::text AS mode, ${p.bankAccountId}::text AS bank_account_id,
+                 ${p.amount}::bigint AS amount, ${p.payerName}::text AS payer_name, ${p.externalId}::text AS external_id, ${p.itemName}::text AS item_name,
+                 ${p.orderedAt}::timestamptz AS ordered_at, ${p.expiresAt}::timestamptz AS expires_at, ${p.metadata}::jsonb AS metadata,
+                 ${p.source}::text AS source, ${p.paymentLinkId}::text AS payment_link_id, ${p.paymentToken}::text AS payment_token,
+                 ${p.createdAt}::timestamptz AS created_at, ${p.codes}::text AS codes) o
     RETURNING ${orderFields()}`,
 );
 
@@ -135,10 +163,11 @@ const insertOrdersStatement = (leased: boolean) =>
      SELECT * FROM unnest(${p.id}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.bankAccountId}::text[], ${p.amount}::bigint[],
                           ${p.payerName}::text[], ${p.externalId}::text[], ${p.itemName}::text[], ${p.orderedAt}::timestamptz[],
                           ${p.expiresAt}::timestamptz[], ${p.metadata}::jsonb[], ${p.source}::text[], ${p.paymentToken}::text[],
-                          ${p.createdAt}::timestamptz[], ${p.eventId}::text[], ${p.eventData}::jsonb[], ${p.keyId}::text[], ${p.keyAccountIds}::text[])
+                          ${p.createdAt}::timestamptz[], ${p.eventId}::text[], ${p.eventData}::jsonb[], ${p.keyId}::text[], ${p.keyAccountIds}::text[],
+                          ${p.codes}::text[])
        WITH ORDINALITY AS o(id, organisation_id, mode, bank_account_id, amount, payer_name, external_id, item_name,
                             ordered_at, expires_at, metadata, source, payment_token, created_at, event_id, event_data,
-                            key_id, key_account_ids, n)),
+                            key_id, key_account_ids, codes, n)),
    keys_now AS (
      SELECT k.id, k.organisation_id, k.mode, array_to_string(${apiKeyAccountIds('k')}, ' ') AS account_ids
      FROM api_keys k WHERE k.id IN (SELECT key_id FROM incoming) AND k.revoked_at IS NULL AND k.permission = 'read_write'),
@@ -150,16 +179,17 @@ const insertOrdersStatement = (leased: boolean) =>
    inserted AS (
      INSERT INTO orders
        (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
-        ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at)
+        ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at, transfer_code)
      SELECT id, organisation_id, mode, bank_account_id, 'open', amount, payer_name, external_id, item_name,
-            ordered_at, expires_at, metadata, source, payment_token, created_at, created_at
-     FROM admitted ORDER BY n
+            ordered_at, expires_at, metadata, source, payment_token, created_at, created_at, ${CHOSEN_TRANSFER_CODE}
+     FROM admitted o ORDER BY n
      ON CONFLICT (organisation_id, mode, external_id) DO NOTHING
      RETURNING ${orderFields()}),
-   announced AS (SELECT * FROM incoming WHERE id IN (SELECT id FROM inserted)),
+   announced AS (SELECT i.*, o.transfer_code FROM incoming i JOIN inserted o ON o.id = i.id),
    recorded AS (
      INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
-     SELECT event_id, organisation_id, mode, bank_account_id, 'order.created', event_data, created_at FROM announced ORDER BY n),
+     SELECT event_id, organisation_id, mode, bank_account_id, 'order.created', jsonb_set(event_data, '{object,transfer_code}', COALESCE(to_jsonb(transfer_code), 'null'::jsonb)), created_at
+     FROM announced ORDER BY n),
    messages AS (
      SELECT 1 AS kind, min(n) AS n, (array_agg(event_id ORDER BY n))[1] AS message_id,
             ${p.eventsExchange}::text AS exchange, ${p.eventRecordedRoutingKey}::text AS routing_key,
@@ -290,6 +320,8 @@ function newOrderRow(order: NewOrder, now: Date): NewOrderRow {
     paymentLinkId: order.paymentLinkId ?? null,
     // The payment page's address: unguessable, and unrelated to the order id merchants share.
     paymentToken: randomBase62(PAYMENT_TOKEN_LENGTH),
+    // Chosen by the INSERT among the codes offered; the event it records carries the code chosen.
+    transferCode: null,
     payment: null,
     createdAt: now,
     updatedAt: now,

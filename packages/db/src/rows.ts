@@ -43,6 +43,7 @@ const ORDER_COLUMNS = {
   source: 'source',
   paymentLinkId: 'payment_link_id',
   paymentToken: 'payment_token',
+  transferCode: 'transfer_code',
   payment: 'payment',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
@@ -68,6 +69,8 @@ const TRANSACTION_COLUMNS = {
   updatedAt: 'updated_at',
   adapterId: 'adapter_id',
   statementImportId: 'statement_import_id',
+  remitterCode: 'remitter_code',
+  bankReversal: 'bank_reversal',
 };
 
 const EVENT_COLUMNS = {

@@ -7,10 +7,11 @@ import {
   type Order,
   type Payment,
   type PaymentLink,
+  type PayerAlias,
   type Settings,
   type Transaction,
 } from '@pmatch/contracts';
-import type { BankAccountRow, EventRow, OrderRow, PaymentLinkRow, SettingRow, TransactionRow } from './client';
+import type { BankAccountRow, EventRow, OrderRow, PayerAliasRow, PaymentLinkRow, SettingRow, TransactionRow } from './client';
 
 /** API objects from rows: the one place where columns become the API's snake_case shapes. */
 
@@ -50,6 +51,7 @@ export function orderView(row: Omit<OrderRow, 'seq'>, publicBaseUrl: string): Or
     payment_url: paymentUrl(publicBaseUrl, row.paymentToken),
     source: row.source as Order['source'],
     payment_link_id: row.paymentLinkId,
+    transfer_code: row.transferCode,
     payment: (row.payment ?? null) as Payment | null,
     created_at: iso(row.createdAt),
   };
@@ -100,6 +102,19 @@ export function transactionView(row: TransactionRow): Transaction {
     bank_account_id: row.bankAccountId,
     candidate_order_ids: row.candidateOrderIds,
     decision: (row.decision ?? null) as Transaction['decision'],
+    created_at: iso(row.createdAt),
+  };
+}
+
+export function payerAliasView(row: PayerAliasRow): PayerAlias {
+  return {
+    id: row.id,
+    object: 'payer_alias',
+    livemode: row.mode === 'live',
+    bank_account_id: row.bankAccountId,
+    depositor_name: row.depositorName,
+    payer_name: row.payerName,
+    created_by: row.createdBy,
     created_at: iso(row.createdAt),
   };
 }

@@ -11,6 +11,8 @@ import { expireDueOrders } from './use-cases/expire-orders';
 import { LATE_ORDERS_CONSUMER } from './use-cases/late-orders';
 import { redeliverPendingDeposits } from './use-cases/redeliver-pending';
 import { countWaitingDeposits } from './data/backlog';
+import { loadNameDictionary } from './data/name-dictionary';
+import { NameReadings } from './domain/names/readings';
 import { createMatcherMetrics } from './use-cases/metrics';
 
 export type Matcher = RunningService;
@@ -18,6 +20,7 @@ export type Matcher = RunningService;
 export async function start(config: MatcherConfig, clock: Clock = systemClock): Promise<Matcher> {
   return startService({ name: 'matcher', config, port: config.MATCHER_PORT, adminPort: config.MATCHER_ADMIN_PORT }, async (runtime) => {
     const { database, broker, logger } = runtime;
+    const readings = new NameReadings(await loadNameDictionary());
     const relay = runtime.outboxRelay();
     const deps: MatcherDeps = {
       database,
@@ -28,6 +31,7 @@ export async function start(config: MatcherConfig, clock: Clock = systemClock): 
       publicBaseUrl: config.PUBLIC_BASE_URL,
       lockTtlMs: config.LOCK_TTL_MS,
       lockWaitMs: config.LOCK_WAIT_MS,
+      readings,
       metrics: createMatcherMetrics(runtime.metrics, () => countWaitingDeposits(database.prisma)),
     };
     const onRecorded = () => relay.nudge();

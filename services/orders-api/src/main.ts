@@ -10,6 +10,7 @@ import { newOrderWriter } from './data/orders';
 import { deleteExpiredRecords } from './data/retention';
 import { ApiKeys, authenticate, recheckCachedKey } from './http/auth';
 import { bankAccountsRouter } from './http/bank-accounts';
+import { payerAliasesRouter } from './http/payer-aliases';
 import { eventsRouter } from './http/events';
 import { createsOrderWithoutIdempotencyKey, ordersRouter } from './http/orders';
 import { paymentLinkPageRouter } from './http/payment-link-page';
@@ -96,6 +97,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       http.use(ordersRouter({ ...deps, keys }));
       http.use(paymentLinksRouter(deps));
       http.use(transactionsRouter(deps));
+      http.use(payerAliasesRouter(deps));
       http.use(settingsRouter(deps));
       http.use(bankAccountsRouter(deps));
       http.use(eventsRouter(deps));

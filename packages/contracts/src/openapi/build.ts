@@ -7,6 +7,7 @@ import { registerWebhooks } from './webhooks';
 import './orders';
 import './payment-links';
 import './transactions';
+import './payer-aliases';
 import './account';
 import './webhook-endpoints';
 

@@ -1,4 +1,4 @@
-import type { BankAccount, BankNotification, CreateOrderRequest, CreatePaymentLinkRequest, Order, PaymentLink, Transaction } from '../api';
+import type { BankAccount, BankNotification, CreateOrderRequest, CreatePaymentLinkRequest, Order, PayerAlias, PaymentLink, Transaction } from '../api';
 import { statusOfCode, typeOfStatus, type ErrorBody, type ErrorCode } from '../errors';
 import type { Event, EventType } from '../events';
 import type { Settings } from '../settings';
@@ -52,6 +52,7 @@ export const exampleOrder: Order = {
   payment_url: 'https://pay.example.com/pay/Xk3vP9qLmT2wRz8nB5cY7dF4gH6jK1sA',
   source: null,
   payment_link_id: null,
+  transfer_code: '4821737',
   payment: null,
   created_at: ORDERED_AT,
 };
@@ -142,7 +143,19 @@ export const exampleHeldTransaction: Transaction = {
       excluded_because: null,
       not_chosen_because: 'several_orders_fit' as const,
     })),
+    near_misses: [],
   },
+};
+
+export const examplePayerAlias: PayerAlias = {
+  id: 'pal_7Hq2Vx9Lm4Rt8Wz3Nc6Bp1Ks',
+  object: 'payer_alias',
+  livemode: false,
+  bank_account_id: EXAMPLE_IDS.bankAccount,
+  depositor_name: 'ﾔﾏﾀﾞ ﾊﾅｺ',
+  payer_name: 'ヤマダ タロウ',
+  created_by: 'user:usr_5Gh7Jk9Lm1Np3Qr5St7Vw9Xy',
+  created_at: MATCHED_AT,
 };
 
 export const exampleBankAccount: BankAccount = {

@@ -54,6 +54,7 @@ export function amountCandidatesFrom(rows: CandidateRow[]): AmountCandidates {
     payerName: r.payerName,
     orderedAt: r.orderedAt,
     expiresAt: r.expiresAt,
+    transferCode: r.transferCode,
   }));
   return { orders, read: { allOpenOrdersRead: openRead <= OPEN_CANDIDATE_CAP }, rows: new Map(oldestFirst.map((r) => [r.id, r])) };
 }

@@ -1,8 +1,6 @@
 import { MATCHING_RULES, type MatchingRule } from '@pmatch/contracts';
 import { asSql, sql, statement, transactionFields, unprefixed, type Row, type SqlOrPrisma, type TransactionRow } from '@pmatch/db';
 import { OutOfScopeError } from '@pmatch/platform';
-import type { NameMatcher } from '../domain/decide';
-import { nameMatcher } from '../domain/names/matcher';
 import { amountCandidatesFrom, amountCandidatesQuery, type AmountCandidates, type CandidateRow } from './candidates';
 
 /** A deposit the matcher may decide, as one statement read it with what the decision needs. */
@@ -10,8 +8,8 @@ export interface PendingDeposit {
   deposit: TransactionRow;
   /** The deposit row's version as read (`xmin`): the decision is written onto that version only. */
   version: string;
-  /** How names are compared for this deposit: its organisation's rules for its mode. */
-  nameMatcher: NameMatcher;
+  /** Its organisation's matching rules for its mode. */
+  rules: MatchingRule[];
   candidates: AmountCandidates;
 }
 
@@ -90,7 +88,7 @@ function depositRead(rows: Row[]): DepositRead | undefined {
     pending: {
       deposit: transaction,
       version: first.version as string,
-      nameMatcher: nameMatcherOf(first.matchingRules as string[] | null),
+      rules: enabledRules(first.matchingRules as string[] | null),
       candidates: amountCandidatesFrom(candidates),
     },
   };
@@ -103,9 +101,8 @@ export async function readDeposit(db: SqlOrPrisma, transactionId: string, claim:
   return read;
 }
 
-/** How names are compared under a seller's enabled rules (`settings.matching_rules`; none without a settings row). */
-export function nameMatcherOf(matchingRules: string[] | null | undefined): NameMatcher {
+/** A seller's enabled rules (`settings.matching_rules`; none without a settings row). */
+export function enabledRules(matchingRules: string[] | null | undefined): MatchingRule[] {
   // The column is plain TEXT[]: a name this version does not know enables nothing.
-  const rules = (matchingRules ?? []).filter((r): r is MatchingRule => (MATCHING_RULES as readonly string[]).includes(r));
-  return nameMatcher(rules);
+  return (matchingRules ?? []).filter((r): r is MatchingRule => (MATCHING_RULES as readonly string[]).includes(r));
 }

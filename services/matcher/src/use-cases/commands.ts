@@ -1,7 +1,8 @@
 import { AppError, QUEUES, type MatcherCommand, type Payment } from '@pmatch/contracts';
-import { Prisma, amountOf, orderView, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
+import { amountOf, orderView, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
 import { claimMessage, reportOutOfScope } from '@pmatch/platform';
 import { StaleDecisionError, confirmDeposit, payOrder, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
+import { forgetPayer, rememberPayer } from '../data/payer-aliases';
 import { assertMatchable, assertReversible, decidedBy, outsidePayment } from '../domain/payments';
 import { underAccountLock, type MatcherDeps } from './deps';
 
@@ -113,11 +114,17 @@ export type DecisionCommand = Exclude<MatcherCommand, { type: 'rules.preview' | 
 async function reverse(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.reverse'>, now: Date): Promise<OrderRow> {
   const order = await lockOrder(tx, command.order_id, command);
   const previousPayment = assertReversible({ status: order.status, payment: order.payment as Payment | null }, now, command);
-  const reopened = await tx.order.updateMany({
-    where: { id: order.id, status: 'paid' },
-    data: { status: 'open', payment: Prisma.DbNull, closedAt: null, updatedAt: now },
-  });
-  if (reopened.count !== 1) throw new StaleDecisionError(`order ${order.id} is no longer paid`);
+  // Its transfer code may have gone to a new order since it closed (after 180 days): then it reopens without one.
+  const reopened = await tx.$executeRaw`
+    UPDATE orders SET status = 'open', payment = NULL, closed_at = NULL, updated_at = ${now},
+      transfer_code = CASE WHEN EXISTS (SELECT FROM orders other WHERE other.bank_account_id = orders.bank_account_id
+                                          AND other.transfer_code = orders.transfer_code AND other.status = 'open') THEN NULL ELSE transfer_code END
+    WHERE id = ${order.id} AND status = 'paid'`;
+  if (reopened !== 1) throw new StaleDecisionError(`order ${order.id} is no longer paid`);
+  // A person said the payment a taught payer made was wrong: the service forgets what it was taught.
+  if (previousPayment.reason === 'rule:learned_payer') {
+    await forgetPayer(tx, { bankAccountId: order.bankAccountId, depositorName: previousPayment.counterparty, payerName: order.payerName });
+  }
   if (previousPayment.transaction_id !== null) {
     await setDepositStatus(
       tx,
@@ -178,6 +185,10 @@ async function match(tx: Tx, deps: MatcherDeps, command: CommandOf<'transaction.
     { reason: 'manual', candidates: [] },
     now,
   );
+  if (command.remember_payer) {
+    const taught = { organisationId: deposit.organisationId, mode: deposit.mode, bankAccountId: deposit.bankAccountId, depositorName: deposit.counterparty };
+    await rememberPayer(tx, { ...taught, payerName: order.payerName }, decidedBy(command).decidedBy, now);
+  }
   await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
   return transaction;
 }

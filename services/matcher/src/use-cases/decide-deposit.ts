@@ -4,9 +4,9 @@ import { OutOfScopeError } from '@pmatch/platform';
 import { StaleDecisionError } from '../data/conditional-writes';
 import { writeDecisionsInBatches, type WriteDecisions } from '../data/decisions-batched';
 import type { DecidedDeposit } from '../data/decision-rows';
+import { readDecisionInputs } from '../data/decision-inputs';
 import { readDeposits, type DepositRead, type MessageClaim } from '../data/deposit-to-decide';
-import { decide } from '../domain/decide';
-import { depositFacts } from '../domain/deposit';
+import { decideUnderRules } from '../domain/decide-under-rules';
 import { MAX_ATTEMPTS, underAccountLock, type MatcherDeps } from './deps';
 
 export type DecideDepositDeps = MatcherDeps & {
@@ -93,6 +93,8 @@ export function depositDecider(deps: DecideDepositDeps): DepositDecider {
 async function decideRound(deps: DecideDepositDeps, writeDecisions: WriteDecisions, bankAccountId: string, open: Asked[]): Promise<void> {
   const startedAt = deps.clock.now();
   const reads = await readDeposits(deps.database.sql, open);
+  const pendings = reads.flatMap((read) => (read?.pending === undefined ? [] : [read.pending]));
+  const inputs = new Map((await readDecisionInputs(deps.database.sql, pendings)).map((input, i) => [pendings[i]!, input]));
   const now = deps.clock.now();
   const ctx = { publicBaseUrl: deps.publicBaseUrl, now, startedAt };
   const paidHere = new Set<string>();
@@ -112,7 +114,7 @@ async function decideRound(deps: DecideDepositDeps, writeDecisions: WriteDecisio
       settle(asked, () => asked.resolve(transaction));
       continue;
     }
-    const decision = decide(depositFacts(pending.deposit), pending.candidates.orders, pending.nameMatcher, now, pending.candidates.read);
+    const decision = decideUnderRules(pending.rules, deps.readings, inputs.get(pending)!, pending.candidates, now);
     if (decision.outcome === 'confirmed') paidHere.add(decision.orderId);
     const traceparent = asked.trace === undefined ? undefined : formatTraceparent(asked.trace);
     deciding.push({ asked, decided: { pending, decision, claim: asked.claim, ctx, ...(traceparent === undefined ? {} : { traceparent }) } });

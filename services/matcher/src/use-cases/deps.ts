@@ -1,6 +1,7 @@
 import { isUniqueViolation, type Database, type PrismaClient } from '@pmatch/db';
 import type { Clock, Logger, RedisLock } from '@pmatch/platform';
 import { StaleDecisionError } from '../data/conditional-writes';
+import type { NameReadings } from '../domain/names/readings';
 import type { MatcherMetrics } from './metrics';
 
 export interface MatcherDeps {
@@ -13,6 +14,8 @@ export interface MatcherDeps {
   publicBaseUrl: string;
   lockTtlMs: number;
   lockWaitMs: number;
+  /** The readings of kanji names (a name dictionary), loaded at start-up. */
+  readings: NameReadings;
   /** Absent in tests that do not read metrics. */
   metrics?: MatcherMetrics;
 }

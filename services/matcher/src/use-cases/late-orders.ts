@@ -3,10 +3,10 @@ import { orderView, transactionView } from '@pmatch/db';
 import { BatchWriter, claimMessage, reportOutOfScope } from '@pmatch/platform';
 import { findAmountCandidates } from '../data/candidates';
 import { confirmDeposit, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
-import { nameMatcherOf } from '../data/deposit-to-decide';
+import { readDecisionInputs } from '../data/decision-inputs';
+import { enabledRules } from '../data/deposit-to-decide';
 import { lockUnmatchedDeposits, settleWithoutDeposit, type RegisteredOrder, type Settlement } from '../data/late-orders';
-import { decide } from '../domain/decide';
-import { depositFacts } from '../domain/deposit';
+import { decideUnderRules } from '../domain/decide-under-rules';
 import { lateOrderOutcomes } from '../domain/late-orders';
 import { AUTOMATIC } from '../domain/payments';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -71,8 +71,9 @@ async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, mes
       where: { organisationId_mode: { organisationId: order.organisationId, mode: order.mode } },
     });
     // Every deposit here is on the order's account, so of its organisation and mode: one set of rules.
-    const matcher = nameMatcherOf(settings?.matchingRules);
-    const decisions = deposits.map((deposit) => ({ deposit, decision: decide(depositFacts(deposit), candidates.orders, matcher, now, candidates.read) }));
+    const rules = enabledRules(settings?.matchingRules);
+    const inputs = await readDecisionInputs(tx, deposits.map((deposit) => ({ deposit, candidates })));
+    const decisions = deposits.map((deposit, i) => ({ deposit, decision: decideUnderRules(rules, deps.readings, inputs[i]!, candidates, now) }));
     const outcomes = lateOrderOutcomes(decisions, settings?.autoConfirmLateOrders ?? false);
     for (const outcome of outcomes) {
       if (outcome.outcome === 'confirmed') {

@@ -2,10 +2,9 @@ import { RULE_PREVIEW_MAX, type MatcherCommand, type PreviewedConfirmation } fro
 import { orderView } from '@pmatch/db';
 import { findAmountCandidates } from '../data/candidates';
 import { confirmDeposit, recordEventsFor } from '../data/conditional-writes';
-import { nameMatcherOf } from '../data/deposit-to-decide';
+import { readDecisionInputs } from '../data/decision-inputs';
 import { lockHeldDeposit, readHeldDeposits } from '../data/held-deposits';
-import { decide } from '../domain/decide';
-import { depositFacts } from '../domain/deposit';
+import { decideUnderRules } from '../domain/decide-under-rules';
 import { decidedBy } from '../domain/payments';
 import { underAccountLock, type MatcherDeps } from './deps';
 
@@ -29,7 +28,6 @@ export interface RulePreview {
  * RULE_PREVIEW_MAX confirmations are listed; `held_left_out` says when there may be more.
  */
 export async function previewRules(deps: MatcherDeps, command: Preview): Promise<RulePreview> {
-  const fitName = nameMatcherOf(command.matching_rules);
   const now = deps.clock.now();
   const confirmations: PreviewedConfirmation[] = [];
   let examined = 0;
@@ -40,9 +38,10 @@ export async function previewRules(deps: MatcherDeps, command: Preview): Promise
       { organisationId: command.organisation_id, mode: command.mode },
       { afterSeq, size: HELD_PAGE_SIZE },
     );
-    for (const { deposit, candidates } of held) {
+    const inputs = await readDecisionInputs(deps.prisma, held);
+    for (const [i, { deposit, candidates }] of held.entries()) {
       examined += 1;
-      const decision = decide(depositFacts(deposit), candidates.orders, fitName, now, candidates.read);
+      const decision = decideUnderRules(command.matching_rules, deps.readings, inputs[i]!, candidates, now);
       if (decision.outcome !== 'confirmed') continue;
       if (confirmations.length === RULE_PREVIEW_MAX) return { held_examined: examined, held_left_out: true, confirmations };
       confirmations.push({ transaction_id: deposit.id, order_id: decision.orderId, reason: decision.reason });
@@ -64,7 +63,6 @@ export async function confirmPreviewed(
   command: ConfirmPreviewed,
   callerWaits: () => boolean,
 ): Promise<{ confirmed: PreviewedConfirmation[]; left_held: { transaction_id: string; order_id: string }[] }> {
-  const fitName = nameMatcherOf(command.matching_rules);
   const scope = { organisationId: command.organisation_id, mode: command.mode };
   const confirmed: PreviewedConfirmation[] = [];
   const leftHeld: { transaction_id: string; order_id: string }[] = [];
@@ -79,7 +77,8 @@ export async function confirmPreviewed(
           if (deposit === null) return null;
           const now = deps.clock.now();
           const candidates = await findAmountCandidates(tx, deposit.bankAccountId, deposit.amount, deposit.occurredAt);
-          const decision = decide(depositFacts(deposit), candidates.orders, fitName, now, candidates.read);
+          const [inputs] = await readDecisionInputs(tx, [{ deposit, candidates }]);
+          const decision = decideUnderRules(command.matching_rules, deps.readings, inputs!, candidates, now);
           if (decision.outcome !== 'confirmed' || decision.orderId !== pair.order_id) return null;
           const { order, transaction } = await confirmDeposit(
             tx,

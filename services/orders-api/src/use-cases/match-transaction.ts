@@ -22,6 +22,7 @@ export async function matchTransaction(
     type: 'transaction.match',
     transaction_id: transaction.id,
     order_id: request.order_id,
+    remember_payer: request.remember_payer ?? false,
     ...commandContext(actor),
   });
 }

@@ -1,5 +1,7 @@
-import { MATCHING_RULES, normaliseName, type MatchingRule } from '@pmatch/contracts';
+import { MATCHING_RULES, NAME_RULES, normaliseName, type MatchingRule, type NameRule } from '@pmatch/contracts';
 import { exactName, type NameFit } from '../decide';
+import type { PayerMemory } from './payer-memory';
+import type { NameReadings } from './readings';
 import { depositorName, fitsAfter, type DepositorName, type NameChange } from './rules';
 
 /** A fit and the rules whose changes it needed, for the decision's explanation. */
@@ -8,11 +10,19 @@ export interface ExplainedFit extends NameFit {
   applied: MatchingRule[];
 }
 
+/** What a seller's rules may look at beyond the two names. */
+export interface NameContext {
+  /** The payers people taught the service on the deposit's account (`learned_payer`). */
+  payers?: PayerMemory;
+  /** Readings of kanji names: a kanji payer name the depositor name could be read as is a rival. */
+  readings?: NameReadings;
+}
+
 /** A `NameMatcher` (decide.ts) that also says which rules made the names fit. */
 export type ExplainingNameMatcher = (depositorName: string, payerName: string) => ExplainedFit | undefined;
 
 interface Stage {
-  rule: MatchingRule;
+  rule: NameRule;
   rank: number;
   /** Each set of changes that may make the names fit at this stage, fewest changes first. */
   attempts: ReadonlySet<NameChange>[];
@@ -23,14 +33,16 @@ function subsets<T>(items: readonly T[]): T[][] {
   return all.sort((a, b) => a.length - b.length);
 }
 
-function catalogueOrder(rules: Iterable<MatchingRule>): MatchingRule[] {
-  const given = new Set(rules);
-  return MATCHING_RULES.filter((rule) => given.has(rule));
+function catalogueOrder<R extends MatchingRule>(rules: Iterable<R>): R[] {
+  const given = new Set<MatchingRule>(rules);
+  return MATCHING_RULES.filter((rule): rule is R => given.has(rule));
 }
 
-/** The stages of a rule set, in catalogue order, each with the change sets it may try. */
+const isNameRule = (rule: MatchingRule): rule is NameRule => (NAME_RULES as readonly string[]).includes(rule);
+
+/** The stages of a rule set's name rules, in catalogue order, each with the change sets it may try. */
 function stagesOf(rules: readonly MatchingRule[]): Stage[] {
-  const enabled = catalogueOrder(rules);
+  const enabled = catalogueOrder(rules.filter(isNameRule));
   return enabled.map((rule) => {
     const earlierChanges = enabled.filter((r): r is NameChange => r !== 'kana_width' && MATCHING_RULES.indexOf(r) < MATCHING_RULES.indexOf(rule));
     const own: NameChange[] = rule === 'kana_width' ? [] : [rule];
@@ -50,17 +62,23 @@ function fitAt(stages: readonly Stage[], depositor: DepositorName, payer: string
   return undefined;
 }
 
-const EVERY_RULE = stagesOf(MATCHING_RULES);
+const EVERY_NAME_RULE = stagesOf(NAME_RULES);
+
+const LEARNED: ExplainedFit = { reason: 'rule:learned_payer', rank: 1 + MATCHING_RULES.indexOf('learned_payer'), applied: ['learned_payer'] };
+const READING: ExplainedFit = { reason: 'reading', rank: 100, applied: [], reading: true };
 
 /**
- * The name comparison for a seller's `matching_rules`: exact (rank 0) always, then each enabled rule
- * in catalogue order (rank 1 + catalogue index, reason `rule:<name>`); the first that fits wins. A
- * rule may also add the changes of EARLIER enabled rules (docs/decisions/0031-rules-combine-with-earlier-rules.md).
- * A pair that fits only under a rule the seller has not enabled comes back marked `outsideRules`:
- * never confirmed, but a rival that makes a deposit ambiguous (docs/decisions/0032-several-fitting-orders-are-held.md).
+ * The name comparison for a seller's `matching_rules`: exact (rank 0) always, then each enabled name
+ * rule in catalogue order (rank 1 + catalogue index, reason `rule:<name>`); the first that fits wins.
+ * A rule may also add the changes of EARLIER enabled rules (docs/decisions/0031-rules-combine-with-earlier-rules.md).
+ * Then a payer a person taught for the depositor name (`rule:learned_payer`). A pair that fits only
+ * under a rule the seller has not enabled comes back marked `outsideRules`, and a kanji payer name
+ * the depositor name could be read as marked `reading`: never confirmed, but rivals that make a
+ * deposit ambiguous (docs/decisions/0032-several-fitting-orders-are-held.md).
  */
-export function nameMatcher(enabledRules: readonly MatchingRule[]): ExplainingNameMatcher {
+export function nameMatcher(enabledRules: readonly MatchingRule[], context: NameContext = {}): ExplainingNameMatcher {
   const stages = stagesOf(enabledRules);
+  const learns = enabledRules.includes('learned_payer');
   // decide() compares one depositor name with each candidate in turn: read it once.
   let last: { name: string; form: DepositorName } | undefined;
   const formOf = (name: string): DepositorName => {
@@ -74,7 +92,11 @@ export function nameMatcher(enabledRules: readonly MatchingRule[]): ExplainingNa
     const payer = normaliseName(payerName);
     const fit = fitAt(stages, depositor, payer);
     if (fit !== undefined) return fit;
-    const outside = stages.length === EVERY_RULE.length ? undefined : fitAt(EVERY_RULE, depositor, payer);
-    return outside === undefined ? undefined : { ...outside, outsideRules: true };
+    const taught = context.payers?.taught(depositorNameText, payerName) === true;
+    if (taught && learns) return LEARNED;
+    const outside = stages.length === EVERY_NAME_RULE.length ? undefined : fitAt(EVERY_NAME_RULE, depositor, payer);
+    if (outside !== undefined) return { ...outside, outsideRules: true };
+    if (taught) return { ...LEARNED, outsideRules: true };
+    return context.readings?.couldRead(depositorNameText, payerName) === true ? READING : undefined;
   };
 }

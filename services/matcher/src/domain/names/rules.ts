@@ -1,4 +1,4 @@
-import { corporateForms, isLongVowelVariant, normaliseName, sameCorporateTypes, type MatchingRule } from '@pmatch/contracts';
+import { corporateForms, isLongVowelVariant, normaliseName, sameCorporateTypes, type NameRule } from '@pmatch/contracts';
 
 /**
  * The matching rules a seller can enable (docs/guide.md, "Matching rules"). Each includes
@@ -116,7 +116,7 @@ export function isCutFrom(normalisedDepositor: string, normalisedPayer: string, 
 }
 
 /** The rules that change a name or the comparison; `kana_width` is the normalisation all include. */
-export type NameChange = Exclude<MatchingRule, 'kana_width'>;
+export type NameChange = Exclude<NameRule, 'kana_width'>;
 
 /**
  * Whether two normalised names fit after the given changes. The changes are made in the order a
@@ -141,13 +141,13 @@ export function fitsAfter(changes: ReadonlySet<NameChange>, depositorName: Depos
   return changes.has('truncated') ? isCutFrom(depositor.name, payer, depositorName.fillsBankField && depositor.endKept) : depositor.name === payer;
 }
 
-/** A rule on its own: kana_width, or its own change after kana_width. */
-export type NameRule = (depositorName: string, payerName: string) => boolean;
+/** A name rule on its own: kana_width, or its own change after kana_width. */
+export type NameRuleCheck = (depositorName: string, payerName: string) => boolean;
 
 const NO_CHANGE: ReadonlySet<NameChange> = new Set();
 
 const ruleOf =
-  (...changes: NameChange[]): NameRule =>
+  (...changes: NameChange[]): NameRuleCheck =>
   (depositor, payerName) => {
     const name = depositorName(depositor);
     const payer = normaliseName(payerName);
@@ -155,7 +155,7 @@ const ruleOf =
   };
 
 // Named exactly as the catalogue (MATCHING_RULES) names them.
-export const kana_width: NameRule = ruleOf();
-export const corporate_abbreviation: NameRule = ruleOf('corporate_abbreviation');
-export const decorated: NameRule = ruleOf('decorated');
-export const truncated: NameRule = ruleOf('truncated');
+export const kana_width: NameRuleCheck = ruleOf();
+export const corporate_abbreviation: NameRuleCheck = ruleOf('corporate_abbreviation');
+export const decorated: NameRuleCheck = ruleOf('decorated');
+export const truncated: NameRuleCheck = ruleOf('truncated');

@@ -1,0 +1,27 @@
+import { AppError, type PayerAlias, type PayerAliasListQuery } from '@pmatch/contracts';
+import { payerAliasView } from '@pmatch/db';
+import type { z } from 'zod';
+import type { Actor } from '../domain/actor';
+import { deletePayerAlias, listPayerAliases } from '../data/payer-aliases';
+import type { OrdersApiDeps } from './deps';
+import { listOf, type List } from './lists';
+
+/** The payers people taught the service (rule `learned_payer`) that the actor may see, newest first. */
+export async function getPayerAliasList(
+  deps: Pick<OrdersApiDeps, 'database'>,
+  actor: Actor,
+  query: z.infer<typeof PayerAliasListQuery>,
+): Promise<List<PayerAlias>> {
+  const page = await listPayerAliases(deps.database.prisma, actor, {
+    limit: query.limit,
+    ...(query.bank_account_id === undefined ? {} : { bankAccountId: query.bank_account_id }),
+    ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
+  });
+  return listOf(page, payerAliasView, { what: 'payer alias', id: query.starting_after });
+}
+
+/** Forgets a taught payer: later deposits under that name are decided without it. */
+export async function forgetPayerAlias(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor, id: string): Promise<{ id: string; object: 'payer_alias'; deleted: true }> {
+  if (!(await deletePayerAlias(deps.database.prisma, actor, id))) throw new AppError('resource_missing', `No such payer alias: ${id}.`);
+  return { id, object: 'payer_alias', deleted: true };
+}
