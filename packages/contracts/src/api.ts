@@ -41,7 +41,9 @@ export const Text = (max: number, min = 0) =>
     .min(min)
     .max(max)
     .refine((s) => !LONE_SURROGATE.test(s) && !s.includes('\u0000'), { message: 'must be well-formed Unicode text without NUL characters' });
-const NameText = (max: number, min = 0) => Text(max, min).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' });
+/** Text of a name or an identifier a client sends: `Text` without control characters. */
+export const NameText = (max: number, min = 0) =>
+  Text(max, min).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' });
 
 export const Metadata = z.record(Text(LIMITS.metadataKeyMax, 1), Text(LIMITS.metadataValueMax)).refine((m) => Object.keys(m).length <= LIMITS.metadataKeysMax, {
   message: `must have at most ${LIMITS.metadataKeysMax} keys`,
@@ -110,7 +112,7 @@ export const Order = z
       .openapi({
         description:
           'Seven digits the buyer writes before their name in the transfer (振込依頼人名), or the bank sends as 振込依頼人コード: ' +
-          'a deposit carrying it and the order\'s amount pays this order (rule `transfer_code`). Unique among the open orders of the ' +
+          "a deposit carrying it and the order's amount pays this order (rule `transfer_code`). Unique among the open orders of the " +
           'bank account; null for orders made before codes were issued.',
         example: '4821737',
       }),
@@ -329,11 +331,14 @@ export type MarkPaidRequest = z.infer<typeof MarkPaidRequest>;
 export const MatchTransactionRequest = z
   .strictObject({
     order_id: OrderId,
-    remember_payer: z.boolean().optional().openapi({
-      description:
-        "Remember that this depositor name pays for the order's payer name on this bank account: a later deposit under it is " +
-        'confirmed for an open order of that payer (rule `learned_payer`). Listed by GET /v1/payer-aliases.',
-    }),
+    remember_payer: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          "Remember that this depositor name pays for the order's payer name on this bank account: a later deposit under it is " +
+          'confirmed for an open order of that payer (rule `learned_payer`). Listed by GET /v1/payer-aliases.',
+      }),
   })
   .openapi('MatchTransactionRequest');
 export type MatchTransactionRequest = z.infer<typeof MatchTransactionRequest>;
@@ -359,93 +364,3 @@ export const OrderListQuery = ListQuery.extend({
 export const TransactionListQuery = ListQuery.extend({
   status: z.enum(TRANSACTION_STATUSES).optional().openapi({ description: 'Only transactions in this status.' }),
 });
-
-export const PayerAliasId = z.string().regex(idPattern('payerAlias'), 'must be a payer alias id (pal_…)');
-
-/** A payer a person taught the service: this depositor name, as the bank prints it, pays for this payer name on this account. */
-export const PayerAlias = z
-  .object({
-    id: PayerAliasId,
-    object: z.literal('payer_alias'),
-    livemode: z.boolean(),
-    bank_account_id: BankAccountId,
-    depositor_name: z.string().openapi({ description: 'The depositor name as the bank printed it on the deposit the person matched.' }),
-    payer_name: z.string().openapi({ description: 'The payer name of the order the person matched it to.' }),
-    created_by: z.string().openapi({ description: 'Who taught it: `api_key:key_…` or `user:usr_…`.' }),
-    created_at: Timestamp,
-  })
-  .openapi('PayerAlias');
-export type PayerAlias = z.infer<typeof PayerAlias>;
-
-export const DeletedPayerAlias = z
-  .object({ id: PayerAliasId, object: z.literal('payer_alias'), deleted: z.literal(true) })
-  .openapi('DeletedPayerAlias');
-
-export const PayerAliasListQuery = ListQuery.extend({
-  bank_account_id: BankAccountId.optional().openapi({ description: 'Only the payers remembered on this bank account.' }),
-});
-
-/** 預金種目 as a bank account's identity carries it: 普通, 当座, 貯蓄. */
-export const ACCOUNT_TYPES = ['ordinary', 'current', 'savings'] as const;
-export type AccountType = (typeof ACCOUNT_TYPES)[number];
-
-/** A bank account as banks name it: 4-digit bank code, 3-digit branch code, type, 7-digit number. */
-export const BankAccountIdentity = z
-  .strictObject({
-    bank_code: z.string().regex(/^[0-9]{4}$/, 'must be 4 digits'),
-    branch_code: z.string().regex(/^[0-9]{3}$/, 'must be 3 digits'),
-    account_type: z.enum(ACCOUNT_TYPES),
-    account_number: z.string().regex(/^[0-9]{7}$/, 'must be 7 digits'),
-  })
-  .openapi('BankAccountIdentity');
-export type BankAccountIdentity = z.infer<typeof BankAccountIdentity>;
-
-/**
- * Body of POST /ingest/v1/notifications: the account by our id or as the bank names it
- * (exactly one of `bank_account_id` and `account`).
- */
-export const BankNotification = z
-  .strictObject({
-    bank_account_id: BankAccountId.optional(),
-    account: BankAccountIdentity.optional(),
-    bank_reference: NameText(LIMITS.bankReferenceMax, 1),
-    direction: z.enum(DIRECTIONS),
-    amount: Amount,
-    counterparty: NameText(LIMITS.counterpartyMax),
-    occurred_at: Timestamp,
-    remitter_code: z
-      .string()
-      .regex(/^[0-9]{1,10}$/, 'must be up to 10 digits')
-      .optional()
-      .openapi({ description: "The bank's 振込依頼人コード of a deposit, when it sends one (Zengin 01): it may carry the order's transfer code." }),
-  })
-  .superRefine((body, context) => {
-    if ((body.bank_account_id === undefined) === (body.account === undefined)) {
-      context.addIssue({ code: 'custom', path: ['bank_account_id'], message: 'give exactly one of bank_account_id and account' });
-    }
-  })
-  .openapi('BankNotification');
-export type BankNotification = z.infer<typeof BankNotification>;
-
-/** The answer to POST /ingest/v1/statements: what one import read and stored. */
-export const StatementImport = z
-  .object({
-    object: z.literal('statement_import'),
-    id: z.string().openapi({ example: 'imp_2KWPBgLlAfxdpx2AI54pPJ85' }),
-    format: z.enum(['zengin', 'camt.054', 'camt.053']),
-    accounts: z.int().min(0).openapi({ description: 'Bank accounts the file covers.' }),
-    records: z.int().min(0).openapi({ description: 'Transaction records read.' }),
-    stored: z.int().min(0).openapi({ description: 'Transactions stored now (deposits and withdrawals).' }),
-    duplicates: z.int().min(0).openapi({ description: 'Records already stored, by this file before or by a notification or another statement.' }),
-    withdrawals: z.int().min(0).openapi({ description: 'Withdrawals among those stored, cancellations included.' }),
-    created_at: Timestamp,
-  })
-  .openapi('StatementImport');
-export type StatementImport = z.infer<typeof StatementImport>;
-
-export const BankNotificationAccepted = z
-  .object({
-    transaction_id: TransactionId,
-    duplicate: z.boolean(),
-  })
-  .openapi('BankNotificationAccepted');

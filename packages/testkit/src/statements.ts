@@ -175,9 +175,17 @@ export function zenginFile(spec: ZenginFileSpec): Buffer {
 
 export interface CamtEntrySpec {
   amount: number;
+  /** How `Amt` is written, when not as `amount` (`885.00000`). */
+  amountText?: string;
   credit?: boolean;
+  /** `RvslInd` true: the entry reverses an earlier one (its indicator still states its own direction). */
+  reversal?: boolean;
+  /** A `CdtDbtInd` in the entry's details, when given. */
+  detailIndicator?: 'CRDT' | 'DBIT';
   /** YYYY-MM-DD. */
   date: string;
+  /** False: the entry has a value date only, no booking date. */
+  bookingDate?: false;
   name?: string;
   reference?: string;
   status?: string;
@@ -196,11 +204,15 @@ export function camtFile(spec: {
   const reports = spec.accounts.map((account, a) => {
     const entries = account.entries.map((e) => {
       const indicator = e.credit === false ? 'DBIT' : 'CRDT';
-      const partyTag = e.credit === false ? 'Cdtr' : 'Dbtr';
+      // A reversal names the parties of the entry it reverses: a reversed credit, its debtor.
+      const partyTag = (e.credit === false) !== (e.reversal === true) ? 'Cdtr' : 'Dbtr';
       return (
-        `<Ntry><Amt Ccy="JPY">${e.amount}</Amt><CdtDbtInd>${indicator}</CdtDbtInd>${status(e.status ?? 'BOOK')}` +
-        `<BookgDt><Dt>${e.date}</Dt></BookgDt><ValDt><Dt>${e.date}</Dt></ValDt>${e.reference === undefined ? '' : `<AcctSvcrRef>${e.reference}</AcctSvcrRef>`}` +
+        `<Ntry><Amt Ccy="JPY">${e.amountText ?? e.amount}</Amt><CdtDbtInd>${indicator}</CdtDbtInd>` +
+        `${e.reversal === true ? '<RvslInd>true</RvslInd>' : ''}${status(e.status ?? 'BOOK')}` +
+        `${e.bookingDate === false ? '' : `<BookgDt><Dt>${e.date}</Dt></BookgDt>`}<ValDt><Dt>${e.date}</Dt></ValDt>` +
+        `${e.reference === undefined ? '' : `<AcctSvcrRef>${e.reference}</AcctSvcrRef>`}` +
         `<NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs>` +
+        `${e.detailIndicator === undefined ? '' : `<CdtDbtInd>${e.detailIndicator}</CdtDbtInd>`}` +
         `${e.name === undefined ? '' : `<RltdPties><${partyTag}>${party(e.name)}</${partyTag}></RltdPties>`}</TxDtls></NtryDtls></Ntry>`
       );
     });

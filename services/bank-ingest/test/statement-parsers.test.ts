@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { camtFile, wareki, zenginFile, type ZenginAccountSpec } from '@pmatch/testkit';
+import { camtFile, wareki, zenginFile, type CamtEntrySpec, type ZenginAccountSpec } from '@pmatch/testkit';
 import { CamtParser } from '../src/domain/statements/camt';
 import { StatementInvalid, type StatementItem, type StatementParser } from '../src/domain/statements/statement';
 import { warekiDate } from '../src/domain/statements/wareki';
@@ -295,6 +295,84 @@ describe('camt parser', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  const camtOf = (entries: CamtEntrySpec[]) => Buffer.from(camtFile({ kind: '054', version: '08', accounts: [{ accountNumber: '1234567', entries }] }));
+  const read = (file: Uint8Array) => entries(parse(new CamtParser(undefined, RECEIVED), file));
+
+  test('when a credit is followed by a DBIT entry marked RvslInd, then the reversal is a withdrawal that cancels the credit, never a deposit', () => {
+    const file = camtOf([
+      { amount: 5000, date: '2026-11-20', name: 'ﾔﾏﾀﾞ ﾀﾛｳ' },
+      { amount: 5000, date: '2026-11-20', name: 'ﾔﾏﾀﾞ ﾀﾛｳ', credit: false, reversal: true },
+    ]);
+
+    const [credit, reversal] = read(file);
+
+    expect(credit).toMatchObject({ direction: 'deposit', amount: 5000, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ' });
+    expect(credit!.bankReversal).toBeUndefined();
+    expect(reversal).toMatchObject({ direction: 'withdrawal', bankReversal: true, amount: 5000, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ', cancels: credit!.bankReference });
+    expect(reversal!.bankReference).toBe(`${credit!.bankReference}:reversal`);
+  });
+
+  test('when a CRDT entry is marked RvslInd (a debit taken back), then it is a deposit the bank marked as a reversal', () => {
+    const [entry] = read(camtOf([{ amount: 880, date: '2026-11-20', name: 'ｶ)ﾄﾘﾋｷｻｷ', reversal: true }]));
+
+    expect(entry).toMatchObject({ direction: 'deposit', bankReversal: true, counterparty: 'ｶ)ﾄﾘﾋｷｻｷ' });
+    expect(entry!.cancels).toBeUndefined();
+  });
+
+  test.each([
+    ['a CRDT entry whose details say DBIT', { credit: true, detailIndicator: 'DBIT' as const }],
+    ['a DBIT entry whose details say CRDT', { credit: false, detailIndicator: 'CRDT' as const }],
+  ])('when %s, then the file is refused at the details indicator', (_case, entry) => {
+    const file = Buffer.from(
+      camtOf([{ amount: 5000, date: '2026-11-20', name: 'ﾔﾏﾀﾞ ﾀﾛｳ', ...entry }])
+        .toString('utf8')
+        .replace(/></g, '>\n<'),
+    );
+    const lineOf = (xml: string, marker: string) => xml.slice(0, xml.indexOf(marker)).split('\n').length;
+
+    const invalid = outcome(() => new CamtParser(undefined, RECEIVED), file).invalid;
+
+    expect(invalid).toMatchObject({ field: 'TxDtls/CdtDbtInd', line: lineOf(file.toString('utf8'), `<CdtDbtInd>${entry.detailIndicator}`) });
+  });
+
+  test('when the same entry without a bank reference is written 885 in one file and 885.00000 in another, then both give one reference', () => {
+    const whole = read(camtOf([{ amount: 885, date: '2026-11-20', name: 'ｻﾄｳ ﾊﾅｺ' }]));
+    const decimals = read(camtOf([{ amount: 885, amountText: '885.00000', date: '2026-11-20', name: 'ｻﾄｳ ﾊﾅｺ' }]));
+
+    expect(decimals[0]!.bankReference).toBe(whole[0]!.bankReference);
+    expect(whole[0]!.bankReference).toMatch(/^camt:20261120:h[0-9a-f]{16}:885$/);
+  });
+
+  test('when two entries without bank references differ only in the name, then their references differ', () => {
+    const [a, b] = read(
+      camtOf([
+        { amount: 885, date: '2026-11-20', name: 'ｻﾄｳ ﾊﾅｺ' },
+        { amount: 885, date: '2026-11-20', name: 'ｻﾄｳ ﾊﾅｴ' },
+      ]),
+    );
+
+    expect(a!.bankReference).not.toBe(b!.bankReference);
+  });
+
+  test('when a booked entry has a value date but no booking date, then the value date is its day', () => {
+    const [entry] = read(camtOf([{ amount: 1200, date: '2026-11-19', bookingDate: false, name: 'ﾀﾅｶ ｲﾁﾛｳ', reference: 'V1' }]));
+
+    expect(entry).toMatchObject({ bookingDay: '2026-11-19', bankReference: 'camt:V1' });
+  });
+
+  test('when a field of an entry spread over many lines is wrong, then the error names the line of that field, not of the entry end', () => {
+    const xml = camtOf([{ amount: 1200, date: '2026-11-20', name: 'ﾀﾅｶ', reference: 'L1' }])
+      .toString('utf8')
+      .replace(/></g, '>\n<')
+      .replace('>1200<', '>12.5<');
+    const amountLine = xml.slice(0, xml.indexOf('>12.5<')).split('\n').length;
+
+    const invalid = outcome(() => new CamtParser(undefined, RECEIVED), Buffer.from(xml)).invalid;
+
+    expect(invalid).toMatchObject({ field: 'Ntry/Amt', line: amountLine });
+    expect(xml.slice(0, xml.indexOf('</Ntry>')).split('\n').length).toBeGreaterThan(amountLine);
   });
 
   test('when bytes that are not UTF-8 arrive, then the file is refused as not UTF-8', () => {

@@ -8,6 +8,7 @@ import { commandHandler } from '../src/amqp/commands';
 import { CommandExpiredError, runCommand } from '../src/use-cases/commands';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { orderRow, seedAccount, matcherDeps } from './support/seed';
+import { testReadings } from './support/readings';
 
 /**
  * A command whose caller got 503 on timeout is never carried out afterwards (the caller may have
@@ -29,7 +30,7 @@ beforeAll(async () => {
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   broker = await Broker.connect(RABBITMQ_URL, `${uniqueName('t')}.`, logger);
-  deps = matcherDeps(database, redis, new ManualClock('2026-11-22T10:00:00Z'));
+  deps = matcherDeps(database, redis, new ManualClock('2026-11-22T10:00:00Z'), await testReadings());
 });
 
 afterAll(async () => {

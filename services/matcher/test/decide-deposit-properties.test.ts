@@ -1,4 +1,4 @@
-import { MATCHING_RULES, newId } from '@pmatch/contracts';
+import { NAME_RULES, newId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
 import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { NAME_CORPUS } from './fixtures/names-corpus';
 import { MINUTE, OCCURRED_AT, amount, nearbyOrder, placed } from './support/scenarios';
+import { testReadings } from './support/readings';
+import type { NameReadings } from '../src/domain/names/readings';
 
 /**
  * The safety property (never a wrong confirmation) over the whole use case and the REAL database: generated orders
@@ -22,6 +24,7 @@ let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
+let readings: NameReadings;
 let lock: RedisLock;
 
 beforeAll(async () => {
@@ -30,6 +33,7 @@ beforeAll(async () => {
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
   lock = new RedisLock(redis, uniqueName('pmatch-test:'));
+  readings = await testReadings();
 });
 
 afterAll(async () => {
@@ -40,7 +44,7 @@ afterAll(async () => {
 
 const scenario = fc.record({
   caseIndex: fc.nat({ max: NAME_CORPUS.length - 1 }),
-  rules: fc.subarray([...MATCHING_RULES]),
+  rules: fc.subarray([...NAME_RULES]),
   depositOnSecondAccount: fc.boolean(),
   amount,
   nowAfterMinutes: fc.integer({ min: 0, max: 3 * 24 * 60 }),
@@ -114,6 +118,7 @@ describe('depositDecider over the database (properties)', () => {
           publicBaseUrl: 'http://localhost:3000',
           lockTtlMs: 5_000,
           lockWaitMs: 5_000,
+          readings,
           handOver: () => undefined,
         };
 

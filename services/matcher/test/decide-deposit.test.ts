@@ -8,11 +8,14 @@ import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-
 import { PENDING_GRACE_MS, redeliverPendingDeposits } from '../src/use-cases/redeliver-pending';
 import { stuckPendingDeposits } from '../src/data/pending-deposits';
 import { seedAccount as seedTestAccount, seedDeposit as seedTestDeposit, seedOrder as seedTestOrder } from './support/seed';
+import { testReadings } from './support/readings';
+import type { NameReadings } from '../src/domain/names/readings';
 
 let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
+let readings: NameReadings;
 const clock = new ManualClock('2026-11-22T10:00:00Z');
 
 beforeAll(async () => {
@@ -20,6 +23,7 @@ beforeAll(async () => {
   database = createDatabase(db.url);
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
+  readings = await testReadings();
 });
 
 afterAll(async () => {
@@ -44,6 +48,7 @@ function deps(lock: Pick<RedisLock, 'withLock'>): DecideDepositDeps {
     publicBaseUrl: 'http://localhost:3000',
     lockTtlMs: 5_000,
     lockWaitMs: 5_000,
+    readings,
     handOver: () => undefined,
   };
 }
@@ -71,8 +76,11 @@ describe('depositDecider', () => {
 
   test('when the lock is lost and two deposits race for one order, then the database lets exactly one confirm', async () => {
     const { orgId, accountId } = await seedAccount();
-    const order = await seedOrder(orgId, accountId, 5000);
-    const deposits = await Promise.all([1, 2, 3, 4].map(() => seedDeposit(orgId, accountId, 5000)));
+    const order = await seedTestOrder(prisma, orgId, accountId, 5000n, { orderedAt: new Date('2026-11-17T00:00:00Z') });
+    // Each on a day of its own: two of one day would be possible duplicates, held whatever the race.
+    const deposits = await Promise.all(
+      [18, 19, 20, 21].map((day) => seedTestDeposit(prisma, orgId, accountId, 5000n, { occurredAt: new Date(`2026-11-${day}T03:00:00Z`) })),
+    );
 
     // One decider and one for each: decisions written in one statement race, and so do statements.
     const together = depositDecider(deps(lostLock));
@@ -165,7 +173,9 @@ describe('depositDecider: the deposits of one account that wait for its lock are
   test("when a deposit's candidate is paid by a decision before it in the hold, then it is decided after that one is written, as one at a time would", async () => {
     const { orgId, accountId } = await seedAccount();
     const order = await seedOrder(orgId, accountId, 7000);
-    const [first, second] = [await seedDeposit(orgId, accountId, 7000), await seedDeposit(orgId, accountId, 7000)];
+    const first = await seedDeposit(orgId, accountId, 7000);
+    // A day before the first: of one day, the second would be the first's possible duplicate.
+    const second = await seedTestDeposit(prisma, orgId, accountId, 7000n, { occurredAt: new Date('2026-11-21T05:00:00Z') });
     const other = await seedDeposit(orgId, accountId, 7100);
     const held = await deciderWithLockHeldElsewhere(accountId);
 

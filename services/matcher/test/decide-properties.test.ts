@@ -1,4 +1,4 @@
-import { MATCHING_RULES, normaliseName, type MatchingRule } from '@pmatch/contracts';
+import { NAME_RULES, normaliseName, type MatchingRule } from '@pmatch/contracts';
 import fc from 'fast-check';
 import { decide, type CandidateOrder, type DepositFacts } from '../src/domain/decide';
 import { nameMatcher } from '../src/domain/names/matcher';
@@ -19,7 +19,7 @@ const ANY_CHARACTER = fc
   .oneof({ arbitrary: fc.integer({ min: 0, max: 0xffff }), weight: 4 }, { arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }), weight: 1 })
   .map((codePoint) => String.fromCodePoint(codePoint));
 
-const rules = fc.subarray([...MATCHING_RULES]);
+const rules = fc.subarray([...NAME_RULES]);
 
 /** A stored order as the data layer sees it, before it picks the deposit's amount candidates. */
 interface StoredOrder extends CandidateOrder {
@@ -103,7 +103,7 @@ describe('name normalisation (properties)', () => {
     const corpusPair = fc.constantFrom(...NAME_CORPUS.map((c) => ({ depositor: c.depositor, payer: c.payer })));
     fc.assert(
       fc.property(corpusPair, rules, ({ depositor, payer }, some) => {
-        const everyRule = nameMatcher(MATCHING_RULES)(depositor, payer);
+        const everyRule = nameMatcher(NAME_RULES)(depositor, payer);
         expect(nameMatcher(some)(depositor, payer) !== undefined).toBe(everyRule !== undefined);
       }),
       RUNS,
@@ -205,7 +205,7 @@ describe('decide with nameMatcher (properties)', () => {
     expect([...outcomes]).toEqual(
       expect.arrayContaining([
         'confirmed:exact',
-        ...MATCHING_RULES.map((rule) => `confirmed:rule:${rule}`),
+        ...NAME_RULES.map((rule) => `confirmed:rule:${rule}`),
         'held:several_orders_fit',
         'held:expired_order_fits',
         'held:only_expired_orders_fit',

@@ -1,4 +1,4 @@
-import { Decision, MATCHING_RULES } from '@pmatch/contracts';
+import { Decision, NAME_RULES } from '@pmatch/contracts';
 import { decide, exactName, heldInstead, type CandidateOrder } from '../src/domain/decide';
 import { nameMatcher } from '../src/domain/names/matcher';
 
@@ -78,7 +78,7 @@ describe('decide', () => {
     const decision = decide(
       deposit,
       [order('ord_expired', { status: 'expired' }), order('ord_open', { payerName: 'ヤマダ タロウ' })],
-      nameMatcher(MATCHING_RULES),
+      nameMatcher(NAME_RULES),
       now,
     );
     expect(decision).toMatchObject({ outcome: 'held', candidateOrderIds: ['ord_expired', 'ord_open'] });
@@ -92,7 +92,7 @@ describe('decide', () => {
     const decision = decide(
       deposit,
       [order('ord_expired', { status: 'expired', payerName: 'ヤマダ タロウ' }), order('ord_open')],
-      nameMatcher(MATCHING_RULES),
+      nameMatcher(NAME_RULES),
       now,
     );
     expect(decision).toMatchObject({ outcome: 'held', candidateOrderIds: ['ord_open', 'ord_expired'] });

@@ -1,4 +1,4 @@
-import { LIMITS } from '@pmatch/contracts';
+import { LIMITS, type MatchingRule } from '@pmatch/contracts';
 import {
   createDatabase,
   isUniqueViolation,
@@ -28,9 +28,11 @@ import { EXPIRED_CANDIDATE_LIMIT, OPEN_CANDIDATE_CAP, amountCandidatesStatement,
 import { StaleDecisionError, confirmDeposit, payOrder, setDepositStatus } from '../src/data/conditional-writes';
 import { writeDecisionsBatched, writeDecisionsBatchedStatement, writeDecisionsInBatches, type WriteDecisions } from '../src/data/decisions-batched';
 import type { DecidedDeposit } from '../src/data/decision-rows';
-import { readDeposit, readDepositsStatement } from '../src/data/deposit-to-decide';
-import { decide } from '../src/domain/decide';
-import { depositFacts } from '../src/domain/deposit';
+import { readDeposit, readDepositsStatement, type PendingDeposit } from '../src/data/deposit-to-decide';
+import type { Decision } from '../src/domain/decide';
+import { readDecisionInputs } from '../src/data/decision-inputs';
+import { decideUnderRules } from '../src/domain/decide-under-rules';
+import { nameMatcher } from '../src/domain/names/matcher';
 import { AUTOMATIC, decidedBy, depositPayment, outsidePayment } from '../src/domain/payments';
 import { DEPOSITS_CONSUMER, depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import {
@@ -41,6 +43,7 @@ import {
   type SeededOrderFields,
   matcherDeps,
 } from './support/seed';
+import { testReadings } from './support/readings';
 
 let db: TestDatabase;
 let database: Database;
@@ -58,7 +61,7 @@ beforeAll(async () => {
   database = createDatabase(db.url);
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
-  deps = { ...matcherDeps(database, redis, new ManualClock(now)), handOver };
+  deps = { ...matcherDeps(database, redis, new ManualClock(now), await testReadings()), handOver };
 });
 
 afterAll(async () => {
@@ -240,7 +243,7 @@ describe('readDeposit', () => {
     await expect(read('txn_missing')).rejects.toThrow('transaction txn_missing does not exist');
   });
 
-  test("when the seller enabled matching rules, then the deposit's name matcher applies them; without settings only exact names fit and others come back as outside the rules", async () => {
+  test('when the seller enabled matching rules, then the deposit is read with them and its names are compared under them; without settings only exact names fit and others come back as outside the rules', async () => {
     const withRules = await seedAccount();
     await prisma.setting.create({ data: { organisationId: withRules.orgId, mode: 'test', matchingRules: ['kana_width', 'rule_of_a_later_version'] } });
     await prisma.setting.create({ data: { organisationId: withRules.orgId, mode: 'live', matchingRules: [] } });
@@ -250,9 +253,12 @@ describe('readDeposit', () => {
 
     const [readA, readB] = [(await read(a.id)).pending, (await read(b.id)).pending];
 
-    expect(readA?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toEqual({ reason: 'rule:kana_width', rank: 1, applied: ['kana_width'] });
-    expect(readB?.nameMatcher('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toMatchObject({ reason: 'rule:kana_width', outsideRules: true });
-    expect(readB?.nameMatcher('ヤマダ タロウ', 'ヤマダ タロウ')).toEqual(expect.objectContaining({ reason: 'exact' }));
+    expect(readA?.rules).toEqual(['kana_width']);
+    expect(readB?.rules).toEqual([]);
+    const fitsUnder = (rules: MatchingRule[]) => nameMatcher(rules);
+    expect(fitsUnder(readA!.rules)('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toEqual({ reason: 'rule:kana_width', rank: 1, applied: ['kana_width'] });
+    expect(fitsUnder(readB!.rules)('ﾔﾏﾀﾞ ﾀﾛｳ', 'ヤマダ タロウ')).toMatchObject({ reason: 'rule:kana_width', outsideRules: true });
+    expect(fitsUnder(readB!.rules)('ヤマダ タロウ', 'ヤマダ タロウ')).toEqual(expect.objectContaining({ reason: 'exact' }));
   });
 });
 
@@ -366,6 +372,12 @@ describe.each(writePaths)('conditional updates through %s', (_path, inTransactio
 });
 
 /** Writes one decision, with whichever others are written at the time. */
+/** The decision the matcher makes of a pending deposit as read: its context read too, under its seller's rules. */
+async function decided(pending: PendingDeposit): Promise<Decision> {
+  const [inputs] = await readDecisionInputs(database.sql, [pending]);
+  return decideUnderRules(pending.rules, deps.readings, inputs!, pending.candidates, now);
+}
+
 const writeOne =
   (writeDecisions: WriteDecisions) =>
   (decided: DecidedDeposit): Promise<TransactionRow> =>
@@ -378,7 +390,7 @@ describe('writeDecisionsInBatches: a decision written onto the rows it read, or 
   /** Reads and decides, lets `change` commit (the read holds no lock), then writes the decision. */
   async function decideAcrossChange(depositId: string, change: () => Promise<unknown>, message = freshMessage()) {
     const { pending } = await readDeposit(database.sql, depositId, message);
-    const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
+    const decision = await decided(pending!);
     expect(decision.outcome).toBe('confirmed');
     await change();
     return writeOne(writeDecisionsInBatches(database.sql, handOver))({ pending: pending!, decision, claim: message, ctx });
@@ -418,7 +430,7 @@ describe('writeDecisionsInBatches: a decision written onto the rows it read, or 
     const deposit = await seedDeposit(orgId, accountId, 500n, { counterparty: 'ヤマダ タロウ' });
     const message = freshMessage();
     const { pending } = await readDeposit(database.sql, deposit.id, message);
-    const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
+    const decision = await decided(pending!);
     // Holds the deposit's row, changed but not committed: the write's snapshot still sees it as read.
     const commitChange = await openTransaction('UPDATE transactions SET updated_at = now() WHERE id = $1', [deposit.id]);
 
@@ -449,7 +461,7 @@ describe('writeDecisionsInBatches: a decision written onto the rows it read, or 
       const message = freshMessage();
 
       const { pending } = await readDeposit(database.sql, deposit.id, message);
-      const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
+      const decision = await decided(pending!);
       const written = await writeOne(writeDecisionsInBatches(database.sql, handOver))({ pending: pending!, decision, claim: message, ctx });
 
       const stored = await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } });
@@ -501,7 +513,7 @@ describe('writeDecisionsBatched: the decisions of several accounts in one statem
     const deposit = await seedDeposit(orgId, accountId, 700n, { counterparty: 'ヤマダ タロウ' });
     const claim = freshMessage();
     const { pending } = await readDeposit(database.sql, deposit.id, claim);
-    const decision = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
+    const decision = await decided(pending!);
     expect(decision.outcome).toBe(outcome);
     return { orgId, orders, deposit, claim, decided: { pending: pending!, decision, claim, ctx } };
   }
@@ -545,7 +557,7 @@ describe('writeDecisionsBatched: the decisions of several accounts in one statem
     const deposit = await seedDeposit(orgId, accountId, 730n, { counterparty: 'ヤマダ タロウ' });
     const claim = freshMessage();
     const { pending } = await readDeposit(database.sql, deposit.id, claim);
-    const held = decide(depositFacts(pending!.deposit), pending!.candidates.orders, pending!.nameMatcher, now, pending!.candidates.read);
+    const held = await decided(pending!);
     // decide() holds such a deposit (expired_order_fits); a decision that confirmed it anyway must not be written.
     const confirmed = { outcome: 'confirmed' as const, orderId: expired!, payerName: 'ヤマダ タロウ', reason: 'exact', explanation: held.explanation };
 

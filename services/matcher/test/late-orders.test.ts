@@ -17,6 +17,7 @@ import type { MatcherDeps } from '../src/use-cases/deps';
 import { settleStatements, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
 import { LATE_ORDERS_CONSUMER, lateOrderExaminer, type LateOrderExaminer } from '../src/use-cases/late-orders';
 import { seedAccount as seedTestAccount, seedDeposit as seedTestDeposit, seedOrder as seedTestOrder, matcherDeps } from './support/seed';
+import { testReadings } from './support/readings';
 
 /**
  * The late-order examiner against the real database: the common case (no deposit waits for the
@@ -38,7 +39,7 @@ beforeAll(async () => {
   database = createDatabase(db.url);
   prisma = database.prisma;
   redis = new Redis(REDIS_URL);
-  deps = matcherDeps(database, redis, clock, lockPrefix);
+  deps = matcherDeps(database, redis, clock, await testReadings(), lockPrefix);
   examine = lateOrderExaminer(deps);
 });
 

@@ -1,4 +1,4 @@
-import { LONG_VOWEL, MATCHING_RULES, bankForm, corporateForms, normaliseName, withoutCorporateForms } from '@pmatch/contracts';
+import { LONG_VOWEL, NAME_RULES, bankForm, corporateForms, normaliseName, withoutCorporateForms } from '@pmatch/contracts';
 import { nameMatcher } from '../src/domain/names/matcher';
 import {
   corporate_abbreviation,
@@ -261,7 +261,7 @@ describe('truncated', () => {
   test('when a final dakuten is missing short of a field end, then it is another name: ユウコ is not ユウゴ', () => {
     expect(truncated('ｻﾄｳ ﾕｳｺ', 'サトウ ユウゴ')).toBe(false);
     expect(truncated('ﾔﾏﾀﾞｼﾖｳｼ', 'ヤマダショウジ')).toBe(false);
-    expect(nameMatcher(MATCHING_RULES)('ｻﾄｳ ﾕｳｺ', 'サトウ ユウゴ')).toBeUndefined();
+    expect(nameMatcher(NAME_RULES)('ｻﾄｳ ﾕｳｺ', 'サトウ ユウゴ')).toBeUndefined();
   });
 
   test('when a dakuten is missing before the last character, then it does not fit', () => {
@@ -270,7 +270,7 @@ describe('truncated', () => {
 
   test('when the compared name does not end where the bank name ended, then a missing dakuten is not a cut', () => {
     expect(isCutFrom('ヤマダショウシ', 'ヤマダショウジ', false)).toBe(false);
-    const everyRule = nameMatcher(MATCHING_RULES);
+    const everyRule = nameMatcher(NAME_RULES);
     const name = CUT_AT_48.slice(0, 43);
     expect(everyRule(`${name} 1234`, LONG_PAYER)).toBeUndefined();
     expect(everyRule(`1234 ${name}`, LONG_PAYER)).toMatchObject({ reason: 'rule:truncated' });
@@ -293,7 +293,7 @@ describe('nameMatcher', () => {
   });
 
   test('when names are exact, then exact wins even with every rule enabled', () => {
-    expect(nameMatcher(MATCHING_RULES)('ｶ)ﾐﾗｲ', 'ｶ)ﾐﾗｲ')).toMatchObject({ reason: 'exact', rank: 0 });
+    expect(nameMatcher(NAME_RULES)('ｶ)ﾐﾗｲ', 'ｶ)ﾐﾗｲ')).toMatchObject({ reason: 'exact', rank: 0 });
   });
 
   test('when several rules fit, then the first in catalogue order wins, whatever order they were given in', () => {
@@ -346,7 +346,7 @@ describe('nameMatcher', () => {
   });
 
   test('when only kana_width was needed, then applied says so', () => {
-    expect(nameMatcher(MATCHING_RULES)('ﾔﾏﾀﾞ', 'ヤマダ')).toEqual({ reason: 'rule:kana_width', rank: 1, applied: ['kana_width'] });
+    expect(nameMatcher(NAME_RULES)('ﾔﾏﾀﾞ', 'ヤマダ')).toEqual({ reason: 'rule:kana_width', rank: 1, applied: ['kana_width'] });
   });
 });
 

@@ -1,4 +1,4 @@
-import { MATCHING_RULES, bankForm, normaliseName, withoutCorporateForms } from '@pmatch/contracts';
+import { NAME_RULES, bankForm, normaliseName, withoutCorporateForms } from '@pmatch/contracts';
 import fc from 'fast-check';
 import { decide, type CandidateOrder } from '../src/domain/decide';
 import { nameMatcher } from '../src/domain/names/matcher';
@@ -81,7 +81,7 @@ describe('no rule makes two people one (properties)', () => {
         fc.option(fc.constantFrom(...NAMES), { nil: undefined }),
         fc.boolean(),
         writing,
-        fc.subarray([...MATCHING_RULES]),
+        fc.subarray([...NAME_RULES]),
         ([a, b], c, withA, w, rules) => {
           const deposit = asBankWrites(a, w);
           const others = [b, c].filter((name): name is string => name !== undefined && identity(name) !== identity(a));
@@ -107,7 +107,7 @@ describe('no rule makes two people one (properties)', () => {
         if (deposit.cutAt !== undefined && (halfWidthLength(deposit.text) !== w.field || [...deposit.cutAt].length < 6)) return;
         const rivals = others.filter((name) => !identity(name).startsWith(identity(a).slice(0, 6)) && !identity(a).startsWith(identity(name).slice(0, 6)));
         const orders = [...rivals.map((name, i) => order(`ord_other_${i}`, name)), order('ord_a', a)];
-        expect(decide({ ...at, counterparty: deposit.text }, orders, nameMatcher(MATCHING_RULES), now)).toMatchObject({
+        expect(decide({ ...at, counterparty: deposit.text }, orders, nameMatcher(NAME_RULES), now)).toMatchObject({
           outcome: 'confirmed',
           orderId: 'ord_a',
         });

@@ -1,4 +1,6 @@
-import type { BankAccount, BankNotification, CreateOrderRequest, CreatePaymentLinkRequest, Order, PayerAlias, PaymentLink, Transaction } from '../api';
+import type { BankAccount, CreateOrderRequest, CreatePaymentLinkRequest, Order, PaymentLink, Transaction } from '../api';
+import type { BankNotification } from '../ingest';
+import type { PayerAlias } from '../payer-aliases';
 import { statusOfCode, typeOfStatus, type ErrorBody, type ErrorCode } from '../errors';
 import type { Event, EventType } from '../events';
 import type { Settings } from '../settings';

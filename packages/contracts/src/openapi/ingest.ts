@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { BankNotification, BankNotificationAccepted, StatementImport } from '../api';
+import { BankNotification, BankNotificationAccepted, StatementImport } from '../ingest';
 import type { ErrorCode } from '../errors';
 import { DEFAULT_ERROR, errorResponses, registerSharedComponents, responseHeaders } from './components';
 import { EXAMPLE_IDS, exampleBankNotification } from './examples';

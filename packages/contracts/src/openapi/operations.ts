@@ -8,7 +8,7 @@ export const TAGS = {
   Orders: 'What a buyer pays for: register one, send the buyer to its `payment_url`, and hear when it is paid.',
   'Payment links': 'Pages for a fixed amount and item at which buyers create orders themselves: share one link instead of registering each order.',
   Transactions: 'Movements on the bank account. A deposit is matched to an order automatically, held for a person to choose, or left unmatched.',
-  'Payer aliases': 'Depositor names a person taught the service to read as an order\'s payer (a parent paying under their own name): rule `learned_payer`.',
+  'Payer aliases': "Depositor names a person taught the service to read as an order's payer (a parent paying under their own name): rule `learned_payer`.",
   Events: 'Every state change, kept 30 days, in the order it was recorded. The same objects are delivered as webhooks.',
   'Bank accounts': 'The accounts buyers transfer to. They are set up by the operator; the API lists them.',
   Settings: 'How deposits are matched for this mode: name rules and late orders.',

@@ -1,4 +1,5 @@
-import { DeletedPayerAlias, PayerAlias, PayerAliasId, PayerAliasListQuery, listOf } from '../api';
+import { listOf } from '../api';
+import { DeletedPayerAlias, PayerAlias, PayerAliasId, PayerAliasListQuery } from '../payer-aliases';
 import { examplePayerAlias } from './examples';
 import { document } from './operations';
 
@@ -17,7 +18,9 @@ document({
     'to an order with `remember_payer`. With the `learned_payer` rule on, a later deposit under that name pays an open order of ' +
     "that payer name and the deposit's amount on the same bank account, when no other order fits.",
   query: PayerAliasListQuery,
-  responses: { 200: { description: 'A page of remembered payers.', schema: PayerAliasList, example: { object: 'list', data: [examplePayerAlias], has_more: false } } },
+  responses: {
+    200: { description: 'A page of remembered payers.', schema: PayerAliasList, example: { object: 'list', data: [examplePayerAlias], has_more: false } },
+  },
 });
 
 document({

@@ -68,12 +68,16 @@ export async function storeImportedWithdrawals(prisma: PrismaClient, importId: s
         SELECT * FROM unnest(${ids}::text[], ${column((w) => w.incoming.organisationId)}::text[], ${column((w) => w.incoming.mode)}::text[],
           ${column((w) => w.incoming.bankAccountId)}::text[], ${column((w) => w.incoming.bankReference)}::text[], ${column((w) => String(w.incoming.amount))}::bigint[],
           ${column((w) => w.incoming.counterparty)}::text[], ${column((w) => w.incoming.occurredAt)}::timestamptz[], ${column((w) => w.incoming.adapterId ?? null)}::text[],
-          ${column((w) => w.line)}::int[], ${column((w) => Buffer.from(w.raw).toString('hex'))}::text[], ${column((w) => w.cancels ?? null)}::text[])
-          WITH ORDINALITY AS w(id, organisation_id, mode, bank_account_id, bank_reference, amount, counterparty, occurred_at, adapter_id, line, raw, cancels, n)),
+          ${column((w) => w.line)}::int[], ${column((w) => Buffer.from(w.raw).toString('hex'))}::text[], ${column((w) => w.cancels ?? null)}::text[],
+          ${column((w) => w.incoming.remitterCode ?? null)}::text[], ${column((w) => w.incoming.bankReversal ?? false)}::boolean[])
+          WITH ORDINALITY AS w(id, organisation_id, mode, bank_account_id, bank_reference, amount, counterparty, occurred_at, adapter_id, line, raw, cancels,
+                               remitter_code, bank_reversal, n)),
       stored AS (
         INSERT INTO transactions
-          (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id, statement_import_id)
-        SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'withdrawal', 'unmatched', amount, counterparty, occurred_at, ${at}, ${at}, adapter_id, ${importId}
+          (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id,
+           statement_import_id, remitter_code, bank_reversal)
+        SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'withdrawal', 'unmatched', amount, counterparty, occurred_at, ${at}, ${at}, adapter_id,
+               ${importId}, remitter_code, bank_reversal
         FROM incoming ORDER BY n
         ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
         RETURNING ${Prisma.raw(transactionFields())}),

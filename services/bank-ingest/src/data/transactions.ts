@@ -39,6 +39,8 @@ interface NewTransactionValues {
   occurredAt: Date;
   storedAt: Date;
   adapterId: string | null;
+  remitterCode: string | null;
+  bankReversal: boolean;
 }
 
 /** The columns of many deposits, and their outbox rows. */
@@ -65,6 +67,8 @@ function newTransactionValues(id: string, incoming: IncomingTransaction, storedA
     occurredAt: incoming.occurredAt,
     storedAt,
     adapterId: incoming.adapterId ?? null,
+    remitterCode: incoming.remitterCode ?? null,
+    bankReversal: incoming.bankReversal ?? false,
   };
 }
 
@@ -75,9 +79,10 @@ function newTransactionValues(id: string, incoming: IncomingTransaction, storedA
 const insertTransaction = statement<NewTransactionValues, TransactionRow>(
   'bank_ingest.insert_transaction',
   (p) => sql`INSERT INTO transactions
-    (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id)
+    (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id,
+     remitter_code, bank_reversal)
   VALUES (${p.id}, ${p.organisationId}, ${p.mode}, ${p.bankAccountId}, ${p.bankReference}, ${p.direction}, ${p.status}, ${p.amount},
-          ${p.counterparty}, ${p.occurredAt}, ${p.storedAt}, ${p.storedAt}, ${p.adapterId})
+          ${p.counterparty}, ${p.occurredAt}, ${p.storedAt}, ${p.storedAt}, ${p.adapterId}, ${p.remitterCode}, ${p.bankReversal})
   ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
   RETURNING ${transactionFields()}`,
 );
@@ -96,12 +101,15 @@ function depositsStatement(name: string, { imported, leased }: { imported: boole
     (p) => sql`WITH incoming AS (
      SELECT * FROM unnest(${p.id}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.bankAccountId}::text[], ${p.bankReference}::text[],
                           ${p.status}::text[], ${p.amount}::bigint[], ${p.counterparty}::text[], ${p.occurredAt}::timestamptz[], ${p.storedAt}::timestamptz[],
-                          ${p.adapterId}::text[])
-       WITH ORDINALITY AS d(id, organisation_id, mode, bank_account_id, bank_reference, status, amount, counterparty, occurred_at, stored_at, adapter_id, n)),
+                          ${p.adapterId}::text[], ${p.remitterCode}::text[], ${p.bankReversal}::boolean[])
+       WITH ORDINALITY AS d(id, organisation_id, mode, bank_account_id, bank_reference, status, amount, counterparty, occurred_at, stored_at, adapter_id,
+                            remitter_code, bank_reversal, n)),
    stored AS (
      INSERT INTO transactions
-       (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id${imported ? ', statement_import_id' : ''})
-     SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'deposit', status, amount, counterparty, occurred_at, stored_at, stored_at, adapter_id${imported ? sql`, ${p.importId}::text` : ''}
+       (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id,
+        remitter_code, bank_reversal${imported ? ', statement_import_id' : ''})
+     SELECT id, organisation_id, mode, bank_account_id, bank_reference, 'deposit', status, amount, counterparty, occurred_at, stored_at, stored_at, adapter_id,
+            remitter_code, bank_reversal${imported ? sql`, ${p.importId}::text` : ''}
      FROM incoming ORDER BY n
      ON CONFLICT (bank_account_id, bank_reference) DO NOTHING
      RETURNING ${transactionFields()}),

@@ -12,6 +12,10 @@ export interface IncomingTransaction {
   occurredAt: Date;
   /** The bank adapter that brought it; none for test deposits and operators' imports. */
   adapterId?: string;
+  /** The bank's 振込依頼人コード, digits as sent (it may carry an order's transfer code). */
+  remitterCode?: string;
+  /** The bank marked it as the reversal of an earlier entry (camt RvslInd). */
+  bankReversal?: boolean;
   replyTo?: ReplyAddress;
 }
 

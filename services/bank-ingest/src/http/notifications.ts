@@ -43,6 +43,7 @@ export function notificationsRouter(deps: NotificationDeps): Router {
         counterparty: notification.counterparty,
         occurredAt: new Date(notification.occurred_at),
         adapterId: adapter.id,
+        ...(notification.remitter_code === undefined ? {} : { remitterCode: notification.remitter_code }),
       },
       deps.clock.now(),
     );

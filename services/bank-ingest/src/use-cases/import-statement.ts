@@ -165,6 +165,8 @@ async function storeBatch(
       counterparty: entry.counterparty,
       occurredAt: entry.bookedAt ?? occurredAtOfDay(entry.bookingDay, request.receivedAt),
       ...(request.adapterId === undefined ? {} : { adapterId: request.adapterId }),
+      ...(entry.remitterCode === undefined ? {} : { remitterCode: entry.remitterCode }),
+      ...(entry.bankReversal === undefined ? {} : { bankReversal: entry.bankReversal }),
     };
   };
   const deposits = entries.filter((e) => e.direction === 'deposit');

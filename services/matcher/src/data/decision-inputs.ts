@@ -12,16 +12,6 @@ export interface DepositWithCandidates {
   candidates: AmountCandidates;
 }
 
-/** Japan keeps no daylight saving time: a Tokyo day is [00:00 +09:00, 24:00 +09:00). */
-const TOKYO_OFFSET_MS = 9 * 3_600_000;
-const DAY_MS = 86_400_000;
-
-/** The Tokyo day an instant falls on, as its first instant and the next day's. */
-function tokyoDayOf(at: Date): { from: Date; to: Date } {
-  const from = Math.floor((at.getTime() + TOKYO_OFFSET_MS) / DAY_MS) * DAY_MS - TOKYO_OFFSET_MS;
-  return { from: new Date(from), to: new Date(from + DAY_MS) };
-}
-
 /** Twins read per deposit: more stored deposits of one amount on one day are compared by name in this many at most. */
 const TWINS_READ = 50;
 /** Orders of nearby amounts read per deposit. */
@@ -32,8 +22,6 @@ interface ContextValues {
   transactionId: string[];
   seq: bigint[];
   amount: bigint[];
-  dayFrom: Date[];
-  dayTo: Date[];
   depositorKey: string[];
   code: (string | null)[];
   nearMin: bigint[];
@@ -44,14 +32,16 @@ interface ContextValues {
  * For each deposit (`item`, from 1): the payers taught for its depositor name on its account, the
  * order its transfer code names there (when the code is not one of its candidates'), the open
  * orders of nearby amounts, and the deposits stored before it on its account with its amount on
- * its Tokyo day (its possible twins). One statement, one snapshot.
+ * its Tokyo day (its possible twins). One statement, one snapshot; the deposits must be stored.
  */
 const readContextStatement = statement<ContextValues, Row>(
   'matcher.read_decision_context',
   (p) => sql`WITH asked AS (
-     SELECT * FROM unnest(${p.account}::text[], ${p.transactionId}::text[], ${p.seq}::bigint[], ${p.amount}::bigint[], ${p.dayFrom}::timestamptz[],
-                          ${p.dayTo}::timestamptz[], ${p.depositorKey}::text[], ${p.code}::text[], ${p.nearMin}::bigint[], ${p.nearMax}::bigint[])
-       WITH ORDINALITY AS a(account, transaction_id, seq, amount, day_from, day_to, depositor_key, code, near_min, near_max, item))
+     SELECT a.*, (t.occurred_at AT TIME ZONE 'Asia/Tokyo')::date AS day
+     FROM unnest(${p.account}::text[], ${p.transactionId}::text[], ${p.seq}::bigint[], ${p.amount}::bigint[], ${p.depositorKey}::text[],
+                 ${p.code}::text[], ${p.nearMin}::bigint[], ${p.nearMax}::bigint[])
+       WITH ORDINALITY AS a(account, transaction_id, seq, amount, depositor_key, code, near_min, near_max, item)
+     JOIN transactions t ON t.id = a.transaction_id)
    SELECT a.item::int AS item, 'payer' AS kind, p.payer_key AS "payerKey", NULL AS id, NULL AS status, NULL::bigint AS amount, NULL AS name
    FROM asked a JOIN payer_aliases p ON p.bank_account_id = a.account AND p.depositor_key = a.depositor_key
    UNION ALL
@@ -70,8 +60,8 @@ const readContextStatement = statement<ContextValues, Row>(
    SELECT a.item::int, 'twin', NULL, t.id, t.status, t.amount, t.counterparty
    FROM asked a JOIN LATERAL (
      SELECT id, status, amount, counterparty FROM transactions
-     WHERE bank_account_id = a.account AND direction = 'deposit' AND amount = a.amount
-       AND occurred_at >= a.day_from AND occurred_at < a.day_to AND seq < a.seq
+     WHERE bank_account_id = a.account AND direction = 'deposit' AND (occurred_at AT TIME ZONE 'Asia/Tokyo')::date = a.day
+       AND amount = a.amount AND seq < a.seq
      ORDER BY seq LIMIT ${TWINS_READ}) t ON true`,
 );
 
@@ -92,22 +82,17 @@ export async function readDecisionInputs(db: SqlOrPrisma, deposits: readonly Dep
     transactionId: [],
     seq: [],
     amount: [],
-    dayFrom: [],
-    dayTo: [],
     depositorKey: [],
     code: [],
     nearMin: [],
     nearMax: [],
   };
   deposits.forEach(({ deposit }, i) => {
-    const day = tokyoDayOf(deposit.occurredAt);
     const near = nearAmountRange(amountOf(deposit.amount));
     values.account.push(deposit.bankAccountId);
     values.transactionId.push(deposit.id);
     values.seq.push(deposit.seq);
     values.amount.push(deposit.amount);
-    values.dayFrom.push(day.from);
-    values.dayTo.push(day.to);
     values.depositorKey.push(depositorKey(deposit.counterparty));
     values.code.push(codes[i]!.amongCandidates ? null : (codes[i]!.code ?? null));
     values.nearMin.push(BigInt(near.min));
@@ -116,7 +101,12 @@ export async function readDecisionInputs(db: SqlOrPrisma, deposits: readonly Dep
   const rows = await asSql(db).rows(readContextStatement, values);
   return deposits.map(({ deposit }, i) => {
     const own = rows.filter((row) => row.item === i + 1);
-    const other = (row: Row): OtherOrder => ({ id: row.id as string, status: row.status as string, amount: amountOf(row.amount as bigint), payerName: row.name as string });
+    const other = (row: Row): OtherOrder => ({
+      id: row.id as string,
+      status: row.status as string,
+      amount: amountOf(row.amount as bigint),
+      payerName: row.name as string,
+    });
     const name = normaliseName(deposit.counterparty);
     const twin = own.find((row) => row.kind === 'twin' && normaliseName(row.name as string) === name);
     const codeOrder = own.find((row) => row.kind === 'code');

@@ -17,7 +17,9 @@ interface RememberValues {
 
 const rememberStatement = statement<RememberValues>(
   'matcher.remember_payer',
-  (p) => sql`INSERT INTO payer_aliases (id, organisation_id, mode, bank_account_id, depositor_name, depositor_key, payer_name, payer_key, created_by, created_at)
+  (
+    p,
+  ) => sql`INSERT INTO payer_aliases (id, organisation_id, mode, bank_account_id, depositor_name, depositor_key, payer_name, payer_key, created_by, created_at)
     VALUES (${p.id}, ${p.organisationId}, ${p.mode}, ${p.bankAccountId}, ${p.depositorName}, ${p.depositorKey}, ${p.payerName}, ${p.payerKey}, ${p.createdBy}, ${p.createdAt})
     ON CONFLICT (bank_account_id, depositor_key, payer_key) DO NOTHING`,
 );

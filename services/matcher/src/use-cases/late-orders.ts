@@ -72,7 +72,10 @@ async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, mes
     });
     // Every deposit here is on the order's account, so of its organisation and mode: one set of rules.
     const rules = enabledRules(settings?.matchingRules);
-    const inputs = await readDecisionInputs(tx, deposits.map((deposit) => ({ deposit, candidates })));
+    const inputs = await readDecisionInputs(
+      tx,
+      deposits.map((deposit) => ({ deposit, candidates })),
+    );
     const decisions = deposits.map((deposit, i) => ({ deposit, decision: decideUnderRules(rules, deps.readings, inputs[i]!, candidates, now) }));
     const outcomes = lateOrderOutcomes(decisions, settings?.autoConfirmLateOrders ?? false);
     for (const outcome of outcomes) {

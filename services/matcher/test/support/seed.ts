@@ -3,6 +3,7 @@ import type { Database, PrismaClient } from '@pmatch/db';
 import { RedisLock, createLogger, type Clock } from '@pmatch/platform';
 import { uniqueName } from '@pmatch/testkit';
 import type { Redis } from 'ioredis';
+import type { NameReadings } from '../../src/domain/names/readings';
 import type { MatcherDeps } from '../../src/use-cases/deps';
 
 /** Rows the matcher's tests start from, written straight to the database as the other services would. */
@@ -77,7 +78,7 @@ export function seedDeposit(prisma: PrismaClient, orgId: string, accountId: stri
 }
 
 /** The matcher's dependencies on a test database: locks under `lockPrefix` (its own unless given), a silent logger, 5 s lock limits. */
-export function matcherDeps(database: Database, redis: Redis, clock: Clock, lockPrefix = uniqueName('pmatch-test:')): MatcherDeps {
+export function matcherDeps(database: Database, redis: Redis, clock: Clock, readings: NameReadings, lockPrefix = uniqueName('pmatch-test:')): MatcherDeps {
   return {
     database,
     prisma: database.prisma,
@@ -87,5 +88,6 @@ export function matcherDeps(database: Database, redis: Redis, clock: Clock, lock
     publicBaseUrl: 'http://localhost:3000',
     lockTtlMs: 5_000,
     lockWaitMs: 5_000,
+    readings,
   };
 }

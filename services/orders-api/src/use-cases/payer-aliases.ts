@@ -21,7 +21,11 @@ export async function getPayerAliasList(
 }
 
 /** Forgets a taught payer: later deposits under that name are decided without it. */
-export async function forgetPayerAlias(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor, id: string): Promise<{ id: string; object: 'payer_alias'; deleted: true }> {
+export async function forgetPayerAlias(
+  deps: Pick<OrdersApiDeps, 'database'>,
+  actor: Actor,
+  id: string,
+): Promise<{ id: string; object: 'payer_alias'; deleted: true }> {
   if (!(await deletePayerAlias(deps.database.prisma, actor, id))) throw new AppError('resource_missing', `No such payer alias: ${id}.`);
   return { id, object: 'payer_alias', deleted: true };
 }

@@ -248,6 +248,7 @@ export function sampleOrder(mode: Mode, at: Date): Order {
     payment_url: 'https://pay.example/pay/x',
     source: null,
     payment_link_id: null,
+    transfer_code: null,
     payment: null,
     created_at: iso,
   };

@@ -3,6 +3,41 @@ import { tokyoDay } from './booking-time';
 import type { StatementAccount } from './statement';
 import { isIsoDate } from './wareki';
 
+/** The texts kept, by path below the report (account, summary) or below the entry. */
+export const REPORT_PATHS = new Set([
+  'Acct/Id/Othr/Id',
+  'Acct/Id/IBAN',
+  'Acct/Tp/Cd',
+  'Acct/Tp/Prtry',
+  'Acct/Svcr/FinInstnId/ClrSysMmbId/MmbId',
+  'TxsSummry/TtlCdtNtries/NbOfNtries',
+  'TxsSummry/TtlCdtNtries/Sum',
+  'TxsSummry/TtlDbtNtries/NbOfNtries',
+  'TxsSummry/TtlDbtNtries/Sum',
+]);
+export const ENTRY_PATHS = new Set([
+  'Amt',
+  'CdtDbtInd',
+  'RvslInd',
+  'Sts',
+  'Sts/Cd',
+  'BookgDt/Dt',
+  'BookgDt/DtTm',
+  'ValDt/Dt',
+  'ValDt/DtTm',
+  'NtryRef',
+  'AcctSvcrRef',
+  'AddtlNtryInf',
+]);
+export const DETAIL_PATHS = new Set([
+  'Amt',
+  'AmtDtls/TxAmt/Amt',
+  'CdtDbtInd',
+  'Refs/AcctSvcrRef',
+  'Refs/UETR',
+  ...['Dbtr', 'UltmtDbtr', 'Cdtr', 'UltmtCdtr'].flatMap((party) => [`RltdPties/${party}/Nm`, `RltdPties/${party}/Pty/Nm`]),
+]);
+
 /** How a camt reader refuses a file: the field (a path of local names) and what is wrong. */
 export type Fail = (field: string, message: string) => never;
 
@@ -38,7 +73,7 @@ export function creditIndicator(fail: Fail, text: string | undefined, path: stri
   return text === 'CRDT';
 }
 
-/** The booking day (the value day when earlier), and the exact time when DtTm gives one. */
+/** The booking day (the value day when earlier, or alone), and the exact time when DtTm gives one. */
 export function bookingOf(t: Map<string, string>, receivedAt: Date, fail: Fail): { day: string; at?: Date } {
   const dayOf = (dateText: string | undefined, timeText: string | undefined, path: string): { day: string; at?: Date } | undefined => {
     if (dateText !== undefined) {
@@ -55,7 +90,9 @@ export function bookingOf(t: Map<string, string>, receivedAt: Date, fail: Fail):
   };
   const booked = dayOf(t.get('BookgDt/Dt'), t.get('BookgDt/DtTm'), 'Ntry/BookgDt');
   const value = dayOf(t.get('ValDt/Dt'), t.get('ValDt/DtTm'), 'Ntry/ValDt');
-  if (booked === undefined) fail('Ntry/BookgDt', 'is missing');
+  // A booked entry some banks send with its value date alone: that day is the one there is.
+  if (booked === undefined && value === undefined) fail('Ntry/BookgDt', 'is missing, and so is ValDt');
+  if (booked === undefined) return value!.at !== undefined && value!.at > receivedAt ? { day: value!.day } : value!;
   if (value !== undefined && value.day < booked.day) return { day: value.day };
   return booked.at !== undefined && booked.at > receivedAt ? { day: booked.day } : booked;
 }

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { SaxesParser } from 'saxes';
-import { RepeatCounter } from './references';
+import { RepeatCounter, camtValuesHash, referenceWithSuffix } from './references';
 import { StatementInvalid, type StatementItem, type StatementParser } from './statement';
-import { bookingOf, camtAccount, camtAmount, counterpartyOf, creditIndicator } from './camt-fields';
+import { DETAIL_PATHS, ENTRY_PATHS, REPORT_PATHS, bookingOf, camtAccount, camtAmount, counterpartyOf, creditIndicator, type Fail } from './camt-fields';
 
 /**
  * ISO 20022 camt.054 (BkToCstmrDbtCdtNtfctn/Ntfctn) and camt.053 (BkToCstmrStmt/Stmt), any
@@ -24,47 +23,24 @@ const ROOTS: Record<string, { report: string; kind: 'camt.054' | 'camt.053' }> =
   BkToCstmrStmt: { report: 'Stmt', kind: 'camt.053' },
 };
 
-/** The texts kept, by path below the report (account, summary) or below the entry. */
-const REPORT_PATHS = new Set([
-  'Acct/Id/Othr/Id',
-  'Acct/Id/IBAN',
-  'Acct/Tp/Cd',
-  'Acct/Tp/Prtry',
-  'Acct/Svcr/FinInstnId/ClrSysMmbId/MmbId',
-  'TxsSummry/TtlCdtNtries/NbOfNtries',
-  'TxsSummry/TtlCdtNtries/Sum',
-  'TxsSummry/TtlDbtNtries/NbOfNtries',
-  'TxsSummry/TtlDbtNtries/Sum',
-]);
-const ENTRY_PATHS = new Set([
-  'Amt',
-  'CdtDbtInd',
-  'RvslInd',
-  'Sts',
-  'Sts/Cd',
-  'BookgDt/Dt',
-  'BookgDt/DtTm',
-  'ValDt/Dt',
-  'ValDt/DtTm',
-  'NtryRef',
-  'AcctSvcrRef',
-  'AddtlNtryInf',
-]);
-const DETAIL_PATHS = new Set([
-  'Amt',
-  'AmtDtls/TxAmt/Amt',
-  'CdtDbtInd',
-  'Refs/AcctSvcrRef',
-  'Refs/UETR',
-  ...['Dbtr', 'UltmtDbtr', 'Cdtr', 'UltmtCdtr'].flatMap((party) => [`RltdPties/${party}/Nm`, `RltdPties/${party}/Pty/Nm`]),
-]);
-
 interface Scope {
   depth: number;
   texts: Map<string, string>;
+  /** The line each kept text ends on, by the same path: where a refusal of that field points. */
+  lines: Map<string, number>;
   currency?: Map<string, string>;
+  /** The line the scope's element starts on. */
   line: number;
 }
+
+/** A scope of its depth, nothing read in it yet. */
+const scopeAt = (depth: number, line: number, withCurrency: boolean): Scope => ({
+  depth,
+  texts: new Map(),
+  lines: new Map(),
+  ...(withCurrency ? { currency: new Map<string, string>() } : {}),
+  line,
+});
 
 export class CamtParser implements StatementParser {
   format = 'camt';
@@ -165,10 +141,19 @@ export class CamtParser implements StatementParser {
     return items;
   }
 
-  private readonly failure = (field: string, message: string): never => this.fail(field, message);
+  private fail(field: string, message: string, line = this.sax.line): never {
+    throw new StatementInvalid(Math.max(1, line), field, `line ${line}, ${field}: ${message}`);
+  }
 
-  private fail(field: string, message: string): never {
-    throw new StatementInvalid(Math.max(1, this.sax.line), field, `line ${this.sax.line}, ${field}: ${message}`);
+  /**
+   * How fields of a scope are refused: at the line of the field named (its path after `prefix`,
+   * an attribute's element), else at the line the scope starts on (a field that is missing).
+   */
+  private failIn(scope: Scope, prefix: string): Fail {
+    return (field, message) => {
+      const path = (field.startsWith(prefix) ? field.slice(prefix.length) : field).replace(/\/@\w+$/, '');
+      return this.fail(field, message, scope.lines.get(path) ?? scope.line);
+    };
   }
 
   private open(name: string): void {
@@ -182,7 +167,7 @@ export class CamtParser implements StatementParser {
     if (depth === 3 && this.root !== undefined && local === this.root.report) this.openReport();
     if (this.report !== undefined && depth === this.report.depth + 1 && local === 'Ntry') this.openEntry();
     if (this.entry !== undefined && depth === this.entry.depth + 2 && local === 'TxDtls' && this.path.at(-2) === 'NtryDtls') {
-      this.detail = { depth, texts: new Map(), currency: new Map(), line: this.sax.line };
+      this.detail = scopeAt(depth, this.sax.line, true);
     }
   }
 
@@ -195,7 +180,7 @@ export class CamtParser implements StatementParser {
   }
 
   private openReport(): void {
-    this.report = { depth: this.path.length, texts: new Map(), line: this.sax.line };
+    this.report = scopeAt(this.path.length, this.sax.line, false);
     this.account = undefined;
     this.totals = { credits: 0, creditSum: 0, debits: 0, debitSum: 0 };
     this.repeats.nextGroup();
@@ -206,7 +191,7 @@ export class CamtParser implements StatementParser {
     // The entry's start tag begins at the last '<' before where saxes is (it has read the name, and maybe one more character).
     const at = this.keptFrom + this.kept.lastIndexOf('<', this.sax.position - 1 - this.keptFrom);
     this.passOver(at);
-    this.entry = { depth: this.path.length, texts: new Map(), currency: new Map(), line: this.sax.line, start: at, details: [] };
+    this.entry = { ...scopeAt(this.path.length, this.sax.line, true), start: at, details: [] };
   }
 
   private currencyOf(value: string): void {
@@ -230,6 +215,7 @@ export class CamtParser implements StatementParser {
       if (wanted.has(path)) {
         if (text.length > MAX_TEXT) this.fail(path, `is longer than ${MAX_TEXT} characters`);
         scope.texts.set(path, text);
+        scope.lines.set(path, this.sax.line);
       }
     }
     if (this.detail !== undefined && depth === this.detail.depth) {
@@ -245,7 +231,7 @@ export class CamtParser implements StatementParser {
 
   private announceAccount(): void {
     if (this.account !== undefined) return;
-    const account = camtAccount(this.report!.texts, this.failure);
+    const account = camtAccount(this.report!.texts, this.failIn(this.report!, ''));
     this.account = { index: this.accounts };
     this.accounts += 1;
     this.items.push({ kind: 'account', line: this.report!.line, account });
@@ -257,8 +243,10 @@ export class CamtParser implements StatementParser {
     this.entry = undefined;
     this.passOver(this.sax.position);
     const t = entry.texts;
-    const amount = camtAmount(this.failure, t.get('Amt'), entry.currency!.get('Amt'), 'Ntry/Amt');
-    const credit = creditIndicator(this.failure, t.get('CdtDbtInd'), 'Ntry/CdtDbtInd');
+    const fail = this.failIn(entry, 'Ntry/');
+    const amount = camtAmount(fail, t.get('Amt'), entry.currency!.get('Amt'), 'Ntry/Amt');
+    // The indicator states the entry's own direction, a reversal's too (ISO 20022: RvslInd only marks it as one).
+    const credit = creditIndicator(fail, t.get('CdtDbtInd'), 'Ntry/CdtDbtInd');
     if (credit) {
       this.totals.credits += 1;
       this.totals.creditSum += amount;
@@ -269,51 +257,60 @@ export class CamtParser implements StatementParser {
     const status = (t.get('Sts/Cd') ?? t.get('Sts') ?? 'BOOK').toUpperCase();
     if (status !== 'BOOK') return;
     const reversal = t.get('RvslInd') === 'true';
-    const { day, at } = bookingOf(t, this.receivedAt, this.failure);
-    const details =
-      entry.details.length > 0 ? entry.details : [{ depth: 0, texts: new Map<string, string>(), currency: new Map<string, string>(), line: entry.line }];
-    const amounts = details.map((d) => {
-      const [text, currency, path] = d.texts.has('Amt')
-        ? [d.texts.get('Amt'), d.currency!.get('Amt'), 'TxDtls/Amt']
-        : [d.texts.get('AmtDtls/TxAmt/Amt'), d.currency!.get('AmtDtls/TxAmt/Amt'), 'TxDtls/AmtDtls/TxAmt/Amt'];
-      if (text === undefined && details.length > 1) this.fail(path, 'each of several TxDtls needs its amount');
-      return text === undefined ? amount : camtAmount(this.failure, text, currency, path);
-    });
-    if (amounts.reduce((a, b) => a + b, 0) !== amount)
-      this.fail('NtryDtls/TxDtls/Amt', `the details add up to ${amounts.reduce((a, b) => a + b, 0)}, not the entry's ${amount}`);
+    const { day, at } = bookingOf(t, this.receivedAt, fail);
+    const details = entry.details.length > 0 ? entry.details : [scopeAt(0, entry.line, true)];
+    const amounts = details.map((d) => this.detailAmount(d, details.length, amount));
+    if (amounts.reduce((a, b) => a + b, 0) !== amount) {
+      fail('NtryDtls/TxDtls/Amt', `the details add up to ${amounts.reduce((a, b) => a + b, 0)}, not the entry's ${amount}`);
+    }
+    // A reversal names the parties of the entry it takes back: a reversed credit, its debtor.
+    const reversedCredit = credit !== reversal;
     details.forEach((d, i) => {
-      const detailCredit = d.texts.has('CdtDbtInd') ? creditIndicator(this.failure, d.texts.get('CdtDbtInd'), 'TxDtls/CdtDbtInd') : credit;
-      const deposit = detailCredit !== reversal;
+      if (d.texts.has('CdtDbtInd') && creditIndicator(this.failIn(d, 'TxDtls/'), d.texts.get('CdtDbtInd'), 'TxDtls/CdtDbtInd') !== credit) {
+        this.fail('TxDtls/CdtDbtInd', `is ${d.texts.get('CdtDbtInd')}, against its entry's ${credit ? 'CRDT' : 'DBIT'}`, d.lines.get('CdtDbtInd'));
+      }
       const suffix = details.length > 1 ? `/${i + 1}` : '';
-      const given = d.texts.get('Refs/AcctSvcrRef') ?? d.texts.get('Refs/UETR') ?? withSuffix(t.get('AcctSvcrRef') ?? t.get('NtryRef'), suffix);
-      const base = given ?? `${day.replace(/-/g, '')}:h${createHash('sha256').update(raw).digest('hex').slice(0, 16)}${suffix}:${amounts[i]}`;
-      const reference = `camt:${base}${reversal ? ':reversal' : ''}`;
+      const counterparty = counterpartyOf(d.texts, reversedCredit) ?? (t.get('AddtlNtryInf') ?? '').replace(/\s+/g, ' ').slice(0, 140);
+      const given = d.texts.get('Refs/AcctSvcrRef') ?? d.texts.get('Refs/UETR') ?? referenceWithSuffix(t.get('AcctSvcrRef') ?? t.get('NtryRef'), suffix);
+      // Without the bank's own id, the entry is named by what it says, never by how its XML is written.
+      const base = given ?? `${day.replace(/-/g, '')}:h${camtValuesHash(reversedCredit, day, amounts[i]!, counterparty)}${suffix}:${amounts[i]}`;
       this.items.push({
         kind: 'entry',
         entry: {
           line: d.line,
           account: this.account!.index,
-          direction: deposit ? 'deposit' : 'withdrawal',
-          ...(reversal && !deposit ? { cancels: `camt:${base}` } : {}),
+          direction: credit ? 'deposit' : 'withdrawal',
+          ...(reversal ? { bankReversal: true as const } : {}),
+          ...(reversal && !credit ? { cancels: `camt:${base}` } : {}),
           amount: amounts[i]!,
-          counterparty: counterpartyOf(d.texts, deposit) ?? (t.get('AddtlNtryInf') ?? '').replace(/\s+/g, ' ').slice(0, 140),
+          counterparty,
           bookingDay: day,
           ...(at === undefined ? {} : { bookedAt: at }),
-          bankReference: this.repeats.unique(reference),
+          bankReference: this.repeats.unique(`camt:${base}${reversal ? ':reversal' : ''}`),
           raw,
         },
       });
     });
   }
 
+  /** A detail's amount: its own (`Amt`, or `AmtDtls/TxAmt/Amt`), or the entry's when it is the entry's only detail. */
+  private detailAmount(d: Scope, detailCount: number, entryAmount: number): number {
+    const [text, currency, path] = d.texts.has('Amt')
+      ? [d.texts.get('Amt'), d.currency!.get('Amt'), 'TxDtls/Amt']
+      : [d.texts.get('AmtDtls/TxAmt/Amt'), d.currency!.get('AmtDtls/TxAmt/Amt'), 'TxDtls/AmtDtls/TxAmt/Amt'];
+    if (text === undefined && detailCount > 1) this.fail(path, 'each of several TxDtls needs its amount', d.line);
+    return text === undefined ? entryAmount : camtAmount(this.failIn(d, 'TxDtls/'), text, currency, path);
+  }
+
   private closeReport(): void {
     this.announceAccount();
     const t = this.report!.texts;
+    const fail = this.failIn(this.report!, '');
     const check = (path: string, actual: number) => {
       const given = t.get(path);
       if (given === undefined) return;
-      const value = path.endsWith('Sum') ? camtAmount(this.failure, given, 'JPY', path) : Number(given);
-      if (value !== actual) this.fail(path, `is ${given}; the entries give ${actual}`);
+      const value = path.endsWith('Sum') ? camtAmount(fail, given, 'JPY', path) : Number(given);
+      if (value !== actual) fail(path, `is ${given}; the entries give ${actual}`);
     };
     check('TxsSummry/TtlCdtNtries/NbOfNtries', this.totals.credits);
     check('TxsSummry/TtlCdtNtries/Sum', this.totals.creditSum);
@@ -326,8 +323,4 @@ export class CamtParser implements StatementParser {
 function localName(name: string): string {
   const colon = name.indexOf(':');
   return colon === -1 ? name : name.slice(colon + 1);
-}
-
-function withSuffix(reference: string | undefined, suffix: string): string | undefined {
-  return reference === undefined ? undefined : `${reference}${suffix}`;
 }

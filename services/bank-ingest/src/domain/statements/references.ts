@@ -39,3 +39,16 @@ export class RepeatCounter {
     return count === 1 ? reference : `${reference}#${count}`;
   }
 }
+
+/** 16 hex digits of SHA-256 over what an entry says: its direction (a reversal's, of what it takes back), day, amount, name. */
+export function camtValuesHash(credit: boolean, day: string, amount: number, counterparty: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([credit ? 'CRDT' : 'DBIT', day, amount, counterparty]))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** A camt entry's reference for one of its several details: `/2` for the second. */
+export function referenceWithSuffix(reference: string | undefined, suffix: string): string | undefined {
+  return reference === undefined ? undefined : `${reference}${suffix}`;
+}

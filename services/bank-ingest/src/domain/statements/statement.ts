@@ -18,8 +18,12 @@ export interface StatementEntry {
   /** Index of its account among the statement's accounts, in the order they appear. */
   account: number;
   direction: 'deposit' | 'withdrawal';
-  /** A cancellation of an earlier deposit (Zengin 取消区分, camt reversal of a credit). */
+  /** A cancellation of an earlier deposit (Zengin 取消区分, camt reversal of a credit): the deposit's bank reference. */
   cancels?: string;
+  /** The bank marked the entry as the reversal of an earlier one (Zengin 取消区分, camt RvslInd). */
+  bankReversal?: true;
+  /** The bank's 振込依頼人コード (Zengin), digits as written. */
+  remitterCode?: string;
   amount: number;
   counterparty: string;
   /** The day the bank booked it (Asia/Tokyo), YYYY-MM-DD; the earlier of booking and value day. */

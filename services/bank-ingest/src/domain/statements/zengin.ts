@@ -207,13 +207,15 @@ export class ZenginParser implements StatementParser {
     const reference = record.optionalDigits(D01.reference);
     const day = value !== undefined && value < booked ? value : booked;
     const base = zenginReference({ booked, reference, amount, raw: record.bytes, direction: cancel ? 'cancel' : 'deposit' });
+    const remitterCode = record.optionalDigits(D01.remitterCode);
     return {
       line: record.line,
       account: this.accounts - 1,
       direction: cancel ? ('withdrawal' as const) : ('deposit' as const),
-      ...(cancel ? { cancels: zenginReference({ booked, reference, amount, raw: record.bytes, direction: 'deposit' }) } : {}),
+      ...(cancel ? { cancels: zenginReference({ booked, reference, amount, raw: record.bytes, direction: 'deposit' }), bankReversal: true as const } : {}),
+      ...(remitterCode === undefined ? {} : { remitterCode }),
       amount,
-      counterparty: withoutRemitterCode(record.text(D01.remitter), record.optionalDigits(D01.remitterCode)),
+      counterparty: withoutRemitterCode(record.text(D01.remitter), remitterCode),
       bookingDay: day,
       bankReference: this.repeats.unique(base),
       raw: Uint8Array.from(record.bytes),
@@ -239,11 +241,13 @@ export class ZenginParser implements StatementParser {
     }
     const reference = record.optionalDigits(D03.reference);
     const base = zenginReference({ booked, reference, amount, raw: record.bytes, direction: deposit ? 'deposit' : 'withdrawal' });
-    const name = withoutRemitterCode(record.text(D03.remitter), record.optionalDigits(D03.remitterCode));
+    const remitterCode = record.optionalDigits(D03.remitterCode);
+    const name = withoutRemitterCode(record.text(D03.remitter), remitterCode);
     return {
       line: record.line,
       account: this.accounts - 1,
       direction: deposit ? ('deposit' as const) : ('withdrawal' as const),
+      ...(remitterCode === undefined ? {} : { remitterCode }),
       amount,
       counterparty: name === '' ? record.text(D03.memo) : name,
       bookingDay: value !== undefined && value < booked ? value : booked,
