@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, WebhookVerificationError, type Event, type PaymentsClient, type WebhookVerifier } from '@pmatch/client';
+import { ApiError, WebhookVerificationError, bankForm, type Event, type PaymentsClient, type WebhookVerifier } from '@pmatch/client';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Shop } from './shop';
 
@@ -25,25 +25,29 @@ export function createShopApp(config: ShopConfig): Express {
     res.type('html').send(`<!doctype html><meta charset="utf-8"><title>Shop</title>
 <form method="post" action="/checkout">
 <p>${escape(config.item.name)}: ¥${config.item.amount.toLocaleString('ja-JP')}</p>
-<label>Name you will transfer under (katakana) <input name="payer_name" required></label>
+<label>Name you will transfer under, in katakana <input name="payer_name" required></label>
+<p>Your bank prints it in half-width katakana (ヤマダ ジロウ becomes ﾔﾏﾀﾞ ｼﾞﾛｳ); the next page shows it as it must appear.</p>
 <button>Pay by bank transfer</button>
 </form>`);
   });
 
-  // The purchase id doubles as the idempotency key: a double-clicked button or a retried request
+  // The order's payer_name is the name as the bank will print it: a deposit is confirmed as `exact`
+  // only under the very name the order holds, and banks print names in half-width katakana. The
+  // purchase id doubles as the idempotency key: a double-clicked button or a retried request
   // registers the order once.
   app.post('/checkout', express.urlencoded({ extended: false }), async (req, res) => {
-    const payerName = String(req.body?.payer_name ?? '').trim();
-    if (payerName === '') {
-      res.status(400).type('text').send('Give the name you will transfer under.');
+    const typed = String(req.body?.payer_name ?? '').trim();
+    const printed = bankForm(typed);
+    if (typed === '' || printed === undefined || printed === '') {
+      res.status(400).type('text').send('Give the name you will transfer under in katakana (no bank prints kanji).');
       return;
     }
     const id = `purchase-${randomUUID()}`;
     const order = await config.client.orders.create(
-      { amount: config.item.amount, payer_name: payerName, external_id: id, item_name: config.item.name },
+      { amount: config.item.amount, payer_name: printed, external_id: id, item_name: config.item.name },
       { idempotencyKey: id },
     );
-    config.shop.add({ id, orderId: order.id, paymentUrl: order.payment_url, status: order.status, paidAt: null });
+    config.shop.add({ id, orderId: order.id, paymentUrl: order.payment_url, transferAs: order.payer_name_bank_form, status: order.status, paidAt: null });
     res.redirect(303, order.payment_url);
   });
 

@@ -6,6 +6,8 @@ export interface Purchase {
   id: string;
   orderId: string;
   paymentUrl: string;
+  /** The sender name the buyer's bank transfer must carry: the order's `payer_name_bank_form`. */
+  transferAs: string | null;
   status: Order['status'];
   /** When the shop learnt the order was paid: the moment to ship. */
   paidAt: string | null;

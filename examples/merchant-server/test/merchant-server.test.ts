@@ -1,21 +1,27 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:https';
+import type { Server } from 'node:net';
 import { Agent } from 'undici';
 import { PaymentsClient, WebhookVerifier, type WebhookEndpoint } from '@pmatch/client';
 import { TestSystem, freePort, waitFor } from '@pmatch/testkit';
+import { ListenProcess } from '../../../packages/ops/test/listen-process';
 import { TestCa } from '../../../services/webhook-dispatcher/test/support/tls';
 import { createShopApp } from '../src/app';
 import { Shop, type Purchase } from '../src/shop';
 
 /**
  * The example shop against the real services: a buyer checks out and lands on the payment page, a
- * test deposit pays the order, and the real dispatcher's webhooks reach the shop over HTTPS (a
- * test CA's certificate; loopback allowed for webhooks), repeats and late arrivals included.
+ * test deposit under the name as the bank prints it pays the order, and the real dispatcher's
+ * webhooks reach the shop over HTTPS (a test CA's certificate; loopback allowed for webhooks),
+ * repeats and late arrivals included; or, as on a developer's laptop, `ops webhooks listen`
+ * forwards them to the shop over plain http.
  */
 
 let system: TestSystem;
 let ca: TestCa;
 let client: PaymentsClient;
+let testKey: string;
 let agent: Agent;
 const servers: Server[] = [];
 
@@ -31,7 +37,7 @@ async function startShop(enabledEvents?: ['order.paid']): Promise<RunningShop> {
   const url = `https://127.0.0.1:${port}`;
   const endpoint = await client.webhookEndpoints.create({ url: `${url}/webhooks`, ...(enabledEvents ? { enabled_events: enabledEvents } : {}) });
   const shop = new Shop();
-  const app = createShopApp({ client, verifier: new WebhookVerifier(endpoint.secret!), shop, item: { name: 'お米 5kg', amount: 5000 } });
+  const app = createShopApp({ client, verifier: new WebhookVerifier(endpoint.secret), shop, item: { name: 'お米 5kg', amount: 5000 } });
   const server = createServer(ca.issueServerCertificate(), app);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -44,7 +50,7 @@ beforeAll(async () => {
   ca = TestCa.create();
   agent = new Agent({ connect: { ca: readFileSync(ca.certFile) } });
   system = await TestSystem.start({ WEBHOOK_CA_FILE: ca.certFile, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', DELIVERY_POLL_INTERVAL_MS: '100' });
-  const { testKey } = await system.createMerchant({ name: 'お米の店' });
+  ({ testKey } = await system.createMerchant({ name: 'お米の店' }));
   client = new PaymentsClient({ apiKey: testKey, baseUrl: system.apiUrl });
   main = await startShop();
 });
@@ -84,24 +90,29 @@ async function eventOf(type: 'order.created' | 'order.paid', orderId: string) {
   );
 }
 
-test('when a buyer checks out, then an order is registered and the buyer is sent to its payment page', async () => {
+test('when a buyer checks out, then an order is registered under the name as the bank prints it and the buyer is sent to its payment page', async () => {
   const { purchase, location } = await checkOut('ヤマダ タロウ');
 
   expect(location).toBe(purchase.paymentUrl);
   expect(location.startsWith(`${system.apiUrl}/pay/`)).toBe(true);
   const page = await fetch(location);
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('5,000');
+  const text = await page.text();
+  expect(text).toContain('5,000');
+  expect(text).toContain('ﾔﾏﾀﾞ ﾀﾛｳ');
   const order = await client.orders.retrieve(purchase.orderId);
-  expect(order).toMatchObject({ external_id: purchase.id, amount: 5000, payer_name: 'ヤマダ タロウ', status: 'open' });
-  expect(await purchaseAsServed(purchase.id)).toMatchObject({ status: 'open', paidAt: null });
+  expect(order).toMatchObject({ external_id: purchase.id, amount: 5000, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ', payer_name_bank_form: 'ﾔﾏﾀﾞ ﾀﾛｳ', status: 'open' });
+  expect(await purchaseAsServed(purchase.id)).toMatchObject({ status: 'open', transferAs: 'ﾔﾏﾀﾞ ﾀﾛｳ', paidAt: null });
 });
 
-test('when the buyer transfers the money, then the order.paid webhook is verified and the purchase is paid', async () => {
-  const { purchase } = await checkOut('サトウ ハナコ');
+test('when the buyer transfers under the name as the bank prints it, then the deposit is confirmed with the default settings, and the order.paid webhook pays the purchase', async () => {
+  const { purchase } = await checkOut('ヤマダ ジロウ');
+  expect(await client.settings.retrieve()).toMatchObject({ matching_rules: [] });
 
-  await client.testDeposits.create({ amount: 5000, counterparty: 'サトウ ハナコ' });
+  const deposit = await client.testDeposits.create({ amount: 5000, counterparty: purchase.transferAs! });
 
+  expect(purchase.transferAs).toBe('ﾔﾏﾀﾞ ｼﾞﾛｳ');
+  expect(deposit).toMatchObject({ status: 'confirmed', order_id: purchase.orderId, decision: { reason: 'exact' } });
   const paid = await waitFor(() => (main.shop.purchase(purchase.id)?.status === 'paid' ? main.shop.purchase(purchase.id) : undefined), {
     what: 'the purchase to be paid',
   });
@@ -109,9 +120,19 @@ test('when the buyer transfers the money, then the order.paid webhook is verifie
   expect(main.shop.wasHandled((await eventOf('order.paid', purchase.orderId)).id)).toBe(true);
 });
 
+test('when a buyer gives a name no bank prints, then the shop asks for katakana and registers nothing', async () => {
+  const before = (await client.orders.list({ limit: 1 })).data[0]?.id;
+
+  const res = await shopFetch('/checkout', { method: 'POST', body: new URLSearchParams({ payer_name: '山田次郎' }) });
+
+  expect(res.status).toBe(400);
+  expect(await res.text()).toContain('katakana');
+  expect((await client.orders.list({ limit: 1 })).data[0]?.id).toBe(before);
+});
+
 test('when an event is delivered again, then the shop answers it and handles it once', async () => {
   const { purchase } = await checkOut('タナカ ジロウ');
-  await client.testDeposits.create({ amount: 5000, counterparty: 'タナカ ジロウ' });
+  await client.testDeposits.create({ amount: 5000, counterparty: purchase.transferAs! });
   const paidEvent = await eventOf('order.paid', purchase.orderId);
   await waitFor(() => (main.shop.wasHandled(paidEvent.id) ? true : undefined), { what: 'the first delivery' });
   const repeatsBefore = main.shop.repeatsIgnored;
@@ -130,7 +151,7 @@ test('when an older event arrives after a newer one, then the shop keeps the ord
   // resent once the order is paid: the late arrival a retried delivery makes.
   const late = await startShop(['order.paid']);
   const { purchase } = await checkOut('スズキ イチロウ', late);
-  await client.testDeposits.create({ amount: 5000, counterparty: 'スズキ イチロウ' });
+  await client.testDeposits.create({ amount: 5000, counterparty: purchase.transferAs! });
   await waitFor(() => (late.shop.purchase(purchase.id)?.status === 'paid' ? true : undefined), { what: 'the purchase to be paid' });
   const created = await eventOf('order.created', purchase.orderId);
   expect(created.type === 'order.created' && created.data.object.status).toBe('open');
@@ -161,4 +182,35 @@ test('when a webhook is not signed with the endpoint secret, then the shop refus
   expect(res.status).toBe(400);
   expect(main.shop.purchase(purchase.id)).toMatchObject({ status: 'open', paidAt: null });
   expect(main.shop.wasHandled('evt_forged00000000000000')).toBe(false);
+});
+
+test('when the shop runs on plain http on a laptop, then ops webhooks listen forwards its webhooks, signed with the secret it printed, and the purchase is paid', async () => {
+  const port = await freePort();
+  const listener = ListenProcess.start(['--forward-to', `http://127.0.0.1:${port}/webhooks`, '--events', 'order.paid', '--poll-interval', '100'], {
+    PAYMENTS_API_URL: system.apiUrl,
+    PAYMENTS_API_KEY: testKey,
+  });
+  try {
+    const { secret } = await listener.started();
+    const shop = new Shop();
+    const server = createHttpServer(createShopApp({ client, verifier: new WebhookVerifier(secret), shop, item: { name: 'お米 5kg', amount: 5000 } }));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    const checkout = await fetch(`http://127.0.0.1:${port}/checkout`, {
+      method: 'POST',
+      body: new URLSearchParams({ payer_name: 'きむら さくら' }),
+      redirect: 'manual',
+    });
+    expect(checkout.status).toBe(303);
+    const newest = (await client.orders.list({ limit: 1 })).data[0]!;
+    const purchase = shop.purchaseOfOrder(newest.id)!;
+
+    await client.testDeposits.create({ amount: 5000, counterparty: purchase.transferAs! });
+
+    await waitFor(() => (shop.purchase(purchase.id)?.status === 'paid' ? true : undefined), { what: 'the purchase to be paid through the forwarded webhook' });
+    expect(purchase.transferAs).toBe('ｷﾑﾗ ｻｸﾗ');
+    expect(listener.linesOf('forwarded_event')).toContainEqual(expect.objectContaining({ type: 'order.paid', status_code: 204, error: null }));
+  } finally {
+    await listener.stop();
+  }
 });

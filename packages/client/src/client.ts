@@ -1,9 +1,10 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
+import { Transport } from './request';
 import { BankAccounts, Events, Orders, PaymentLinks, SettingsResource, TestDeposits, Transactions, WebhookEndpoints } from './resources';
-import { retryingFetch, type Fetch, type RetryOptions } from './retry';
+import { retryingFetch, type AttemptOptions, type Fetch } from './retry';
 import type { paths } from './types';
 
-export interface ClientOptions extends RetryOptions {
+export interface ClientOptions extends AttemptOptions {
   /** `svc_test_…` or `svc_live_…`. */
   apiKey: string;
   /** Where the API is, without `/v1`: `https://api.example.com`. */
@@ -13,9 +14,11 @@ export interface ClientOptions extends RetryOptions {
 }
 
 /**
- * The API, typed from its OpenAPI document. Each call answers the object, or throws an ApiError
- * (or a ConnectionError when no answer came); 429s, and server errors of requests safe to repeat,
- * are retried as Retry-After says or with backoff.
+ * The API, typed from its OpenAPI document. Each call answers the object (with `lastResponse`:
+ * status, request id, whether replayed), or throws an ApiError (or a ConnectionError when no
+ * answer came in time); 429s, and server errors of requests safe to repeat, are retried as
+ * Retry-After says or with backoff. Every call takes `RequestOptions` last: a timeout, an
+ * AbortSignal, its retries.
  */
 export class PaymentsClient {
   /** The typed openapi-fetch client underneath, for anything the resources do not cover. */
@@ -30,19 +33,21 @@ export class PaymentsClient {
   readonly webhookEndpoints: WebhookEndpoints;
 
   constructor(options: ClientOptions) {
-    const send: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
+    const { apiKey, baseUrl, fetch, ...attempts } = options;
+    const send: Fetch = fetch ?? ((request) => globalThis.fetch(request));
     this.raw = createFetchClient<paths>({
-      baseUrl: options.baseUrl.replace(/\/+$/, ''),
-      fetch: retryingFetch(send, options),
-      headers: { authorization: `Bearer ${options.apiKey}` },
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+      fetch: retryingFetch(send, attempts),
+      headers: { authorization: `Bearer ${apiKey}` },
     });
-    this.orders = new Orders(this.raw);
-    this.paymentLinks = new PaymentLinks(this.raw);
-    this.transactions = new Transactions(this.raw);
-    this.events = new Events(this.raw);
-    this.bankAccounts = new BankAccounts(this.raw);
-    this.settings = new SettingsResource(this.raw);
-    this.testDeposits = new TestDeposits(this.raw);
-    this.webhookEndpoints = new WebhookEndpoints(this.raw);
+    const transport = new Transport(send, attempts);
+    this.orders = new Orders(this.raw, transport);
+    this.paymentLinks = new PaymentLinks(this.raw, transport);
+    this.transactions = new Transactions(this.raw, transport);
+    this.events = new Events(this.raw, transport);
+    this.bankAccounts = new BankAccounts(this.raw, transport);
+    this.settings = new SettingsResource(this.raw, transport);
+    this.testDeposits = new TestDeposits(this.raw, transport);
+    this.webhookEndpoints = new WebhookEndpoints(this.raw, transport);
   }
 }

@@ -1,4 +1,4 @@
-import type { components, paths, webhooks } from './generated/api';
+import type { components, operations, paths, webhooks } from './generated/api';
 
 type Schemas = components['schemas'];
 
@@ -13,7 +13,12 @@ export type Event = Schemas['Event'];
 export type EventType = Event['type'];
 /** The event of one type: `EventOf<'order.paid'>`. */
 export type EventOf<T extends EventType> = Extract<Event, { type: T }>;
+/** An event as `GET /v1/events` lists it: any but a `webhook.test`, which is sent on request and never recorded. */
+export type RecordedEvent = Schemas['RecordedEvent'];
+export type RecordedEventType = RecordedEvent['type'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+/** The answer that created an endpoint: the endpoint with its signing secret. */
+export type CreatedWebhookEndpoint = Schemas['CreatedWebhookEndpoint'];
 export type WebhookEndpointSecret = Schemas['WebhookEndpointSecret'];
 export type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
 export type DeletedWebhookEndpoint = Schemas['DeletedWebhookEndpoint'];
@@ -35,6 +40,17 @@ export type TransactionListQuery = QueryOf<'/v1/transactions', 'get'>;
 export type EventListQuery = QueryOf<'/v1/events', 'get'>;
 export type DeliveryAttemptListQuery = QueryOf<'/v1/webhook-endpoints/{id}/deliveries', 'get'>;
 
+/** The OpenAPI operationId of each operation: `createOrder`, `listEvents`, … */
+export type OperationId = keyof operations;
+
+type ResponseBodies<Responses> = {
+  [Status in keyof Responses]: Responses[Status] extends { content: { 'application/json': infer Body } } ? Body : never;
+}[keyof Responses];
+type CodeOf<Body> = Body extends { error: { code: infer Code } } ? Code : never;
+
+/** The error codes the OpenAPI document lists for an operation: `ErrorCodeOf<'createOrder'>`. */
+export type ErrorCodeOf<Op extends OperationId> = Extract<CodeOf<ResponseBodies<operations[Op]['responses']>>, Schemas['Error']['error']['code']>;
+
 /** One page of a list: ask for the next with `starting_after` set to the last id while `has_more`. */
 export interface List<T> {
   object: 'list';
@@ -42,4 +58,4 @@ export interface List<T> {
   has_more: boolean;
 }
 
-export type { components, paths, webhooks };
+export type { components, operations, paths, webhooks };

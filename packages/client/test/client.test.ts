@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError, ConnectionError, PaymentsClient, retryAfterMs } from '../src';
+import { ApiError, ConnectionError, PaymentsClient, retryAfterMs, type ErrorCodeOf, type EventOf } from '../src';
 
 /**
  * The client's own behaviour against a scripted HTTP server on loopback: what it sends, how it
@@ -194,3 +194,211 @@ describe('lists', () => {
     ]);
   });
 });
+
+describe('what an answer says beside its object', () => {
+  test('when an order is created, found again by its external_id, and replayed, then lastResponse tells each apart, and the order itself carries nothing more', async () => {
+    const answers: [number, Record<string, string>][] = [
+      [201, {}],
+      [200, {}],
+      [201, { 'idempotent-replayed': 'true' }],
+    ];
+    server = await serve((_req, _body, res) => {
+      const [status, headers] = answers.shift()!;
+      json(res, status, order, headers);
+    });
+    const client = clientOf(server.url);
+    const body = { amount: 5000, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ', external_id: 'a', item_name: 'x' };
+
+    const created = await client.orders.create(body, { idempotencyKey: 'key-1' });
+    const found = await client.orders.create(body);
+    const replayed = await client.orders.create(body, { idempotencyKey: 'key-1' });
+
+    expect(created.lastResponse).toMatchObject({
+      statusCode: 201,
+      requestId: 'req_00000000000000000000000000000001',
+      idempotentReplayed: false,
+      idempotencyKey: 'key-1',
+    });
+    expect(found.lastResponse).toMatchObject({ statusCode: 200, idempotentReplayed: false, idempotencyKey: server.requests[1]!.headers['idempotency-key'] });
+    expect(replayed.lastResponse).toMatchObject({ statusCode: 201, idempotentReplayed: true, idempotencyKey: 'key-1' });
+    expect(replayed.lastResponse.headers.get('idempotent-replayed')).toBe('true');
+    expect(created).toEqual(order);
+    expect(JSON.parse(JSON.stringify(created))).toEqual(order);
+    expect(Object.keys(created)).toEqual(Object.keys(order));
+  });
+
+  test('when a list or a resend is answered, then its page and its 202 carry lastResponse too', async () => {
+    server = await serve((req, _body, res) =>
+      req.url?.endsWith('/resend')
+        ? json(res, 202, { object: 'webhook_resend', endpoint_id: 'we_1', event_id: 'evt_1' })
+        : json(res, 200, { object: 'list', data: [order], has_more: false }),
+    );
+    const client = clientOf(server.url);
+
+    const page = await client.orders.list();
+    const resent = await client.webhookEndpoints.resend('we_1', 'evt_1');
+
+    expect(page.lastResponse.statusCode).toBe(200);
+    expect(resent.lastResponse.statusCode).toBe(202);
+  });
+});
+
+describe('timeouts and cancellation', () => {
+  /** A server that never answers, counting the requests it holds. */
+  async function hanging() {
+    const held: ServerResponse[] = [];
+    const scripted = await serve((_req, _body, res) => void held.push(res));
+    return {
+      scripted,
+      held,
+      close: async () => {
+        held.forEach((res) => res.destroy());
+        await scripted.close();
+      },
+    };
+  }
+
+  test('when a read gets no answer within its timeout, then it is tried again, and in the end a ConnectionError says it timed out', async () => {
+    const slow = await hanging();
+    const waits: number[] = [];
+    try {
+      const client = new PaymentsClient({
+        apiKey: 'svc_test_x',
+        baseUrl: slow.scripted.url,
+        timeoutMs: 100,
+        maxRetries: 1,
+        sleep: async (ms) => void waits.push(ms),
+      });
+
+      const error = await client.orders.retrieve(order.id).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).toMatchObject({ timedOut: true, message: `GET /v1/orders/${order.id}: no answer within 100 ms` });
+      expect(slow.scripted.requests).toHaveLength(2);
+      expect(waits).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test("when one call gives its own timeout, then it wins over the client's, and a POST that may not be repeated is sent once", async () => {
+    const slow = await hanging();
+    try {
+      const client = new PaymentsClient({ apiKey: 'svc_test_x', baseUrl: slow.scripted.url, timeoutMs: 60_000 });
+      const started = Date.now();
+
+      const error = await client.orders.cancel(order.id, { timeoutMs: 150 }).catch((e: unknown) => e);
+
+      expect(error).toMatchObject({ name: 'ConnectionError', timedOut: true });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(slow.scripted.requests).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test('when the caller aborts during an attempt, then the call rejects with the reason at once and nothing is retried', async () => {
+    const slow = await hanging();
+    try {
+      const client = new PaymentsClient({ apiKey: 'svc_test_x', baseUrl: slow.scripted.url });
+      const controller = new AbortController();
+      const call = client.orders.retrieve(order.id, { signal: controller.signal }).catch((e: unknown) => e);
+      await waitUntil(() => slow.held.length === 1);
+
+      controller.abort(new Error('the buyer left'));
+
+      expect(await call).toEqual(new Error('the buyer left'));
+      expect(slow.scripted.requests).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test('when the caller aborts while the client waits out a Retry-After, then the wait ends at once and no second attempt is sent', async () => {
+    server = await serve((_req, _body, res) => json(res, 503, errorBody('api_error', 'service_unavailable'), { 'retry-after': '20' }));
+    const client = new PaymentsClient({ apiKey: 'svc_test_x', baseUrl: server.url });
+    const controller = new AbortController();
+    const started = Date.now();
+    const call = client.orders.retrieve(order.id, { signal: controller.signal }).catch((e: unknown) => e);
+    await waitUntil(() => server!.requests.length === 1);
+
+    controller.abort();
+
+    expect(await call).toMatchObject({ name: 'AbortError' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test('when the signal was aborted before the call, then nothing is sent', async () => {
+    server = await serve((_req, _body, res) => json(res, 200, order));
+
+    const error = await clientOf(server.url)
+      .orders.retrieve(order.id, { signal: AbortSignal.abort() })
+      .catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: 'AbortError' });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('errors by operation', () => {
+  test('when an operation is refused, then its ApiError names it, and ApiError.is recognises it by that operation only', async () => {
+    server = await serve((_req, _body, res) => json(res, 409, errorBody('conflict_error', 'order_not_open')));
+
+    const error = await clientOf(server.url)
+      .orders.cancel(order.id)
+      .catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ operation: 'cancelOrder', code: 'order_not_open' });
+    expect(ApiError.is(error, 'cancelOrder')).toBe(true);
+    expect(ApiError.is(error, 'reverseOrderPayment')).toBe(false);
+    expect(ApiError.is(new Error('x'), 'cancelOrder')).toBe(false);
+    expect(ApiError.is(error, 'cancelOrder') && whatToDo(error)).toBe('read the order: it moved on');
+  });
+});
+
+/** Checked by tsc: a switch over a cancel's codes that misses one, or names a code cancel cannot answer, does not compile. */
+function whatToDo(error: ApiError<ErrorCodeOf<'cancelOrder'>>): string {
+  switch (error.code) {
+    case 'order_not_open':
+      return 'read the order: it moved on';
+    case 'resource_missing':
+      return 'no such order';
+    case 'rate_limited':
+    case 'service_unavailable':
+    case 'internal_error':
+      return 'later';
+    case 'invalid_api_key':
+    case 'insufficient_scope':
+    case 'parameter_invalid':
+    case 'invalid_json':
+    case 'body_too_large':
+    case 'parameter_unknown':
+      return 'a bug of ours';
+    default: {
+      const unhandled: never = error.code;
+      return unhandled;
+    }
+  }
+}
+
+// Checked by tsc, never run: what the types promise.
+export async function typesPromise(client: PaymentsClient): Promise<void> {
+  // @ts-expect-error cancel never answers external_id_conflict
+  const foreign: ErrorCodeOf<'cancelOrder'> = 'external_id_conflict';
+  for await (const event of client.events.listAll({ type: 'order.paid' })) {
+    const narrowed: EventOf<'order.paid'> = event;
+    const type: 'order.paid' = event.type;
+    void [narrowed, type, foreign];
+  }
+  // @ts-expect-error webhook.test events are never listed, so they are no filter
+  await client.events.list({ type: 'webhook.test' });
+  const secret: string = (await client.webhookEndpoints.create({ url: 'https://shop.example/hooks' })).secret;
+  const status: number = (await client.orders.retrieve(order.id)).lastResponse.statusCode;
+  void [secret, status];
+}
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  if (!condition()) throw new Error('the condition never held');
+}

@@ -55,4 +55,24 @@ export type Event = z.infer<typeof Event>;
 export type EventData = Event['data'];
 export type NewEvent = { [K in Event as K['type']]: { type: K['type']; data: K['data'] } }[EventType];
 
-export const EventListQuery = ListQuery.extend({ type: z.enum(EVENT_TYPES).optional().openapi({ description: 'Only events of this type.' }) });
+/** The types `GET /v1/events` lists: every type but `webhook.test`, which is sent on request and never recorded. */
+export const RECORDED_EVENT_TYPES = EVENT_TYPES.filter((t): t is Exclude<EventType, 'webhook.test'> => t !== 'webhook.test');
+export type RecordedEventType = (typeof RECORDED_EVENT_TYPES)[number];
+
+/** An event as recorded and listed: any event but a `webhook.test`. */
+export const RecordedEvent = z
+  .discriminatedUnion(
+    'type',
+    Event.options.filter((schema) => schema.shape.type.value !== 'webhook.test') as unknown as [
+      (typeof Event.options)[number],
+      ...(typeof Event.options)[number][],
+    ],
+  )
+  .openapi('RecordedEvent');
+
+export const EventListQuery = ListQuery.extend({
+  type: z
+    .enum(RECORDED_EVENT_TYPES as [RecordedEventType, ...RecordedEventType[]])
+    .optional()
+    .openapi({ description: 'Only events of this type.' }),
+});

@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { EventId, Timestamp } from './api';
-import { EVENT_TYPES, Event, type EventType } from './events';
+import { Event, RECORDED_EVENT_TYPES, type EventType } from './events';
 import { idPattern } from './ids';
 
 /** Webhook limits and retries (docs/guide.md "Webhooks"), in one place for the API and the dispatcher. */
@@ -25,8 +25,8 @@ export const WEBHOOK_LIMITS = {
 
 export const WebhookEndpointId = z.string().regex(idPattern('webhookEndpoint'), 'must be a webhook endpoint id (we_…)');
 
-/** webhook.test is sent only by the send-test-event action, so no endpoint selects it. */
-export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t): t is Exclude<EventType, 'webhook.test'> => t !== 'webhook.test');
+/** The recorded types: webhook.test is sent only by the send-test-event action, so no endpoint selects it. */
+export const SUBSCRIBABLE_EVENT_TYPES = RECORDED_EVENT_TYPES;
 
 /** `["*"]` selects every type, including types added later (the default is all). */
 export const ALL_EVENT_TYPES = '*';
@@ -79,11 +79,15 @@ export const WebhookEndpoint = z
     /** Start of the current run of failed attempts; after 72 hours of it the endpoint is switched off. */
     failing_since: Timestamp.nullable(),
     created_at: Timestamp,
-    /** Only in the response that created the endpoint; GET …/secret shows it again. */
-    secret: z.string().optional(),
   })
   .openapi('WebhookEndpoint');
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+
+const SigningSecret = z.string().regex(/^whsec_[A-Za-z0-9+/]+=*$/);
+
+/** The answer that created an endpoint: the endpoint and its signing secret (GET …/secret shows it again). */
+export const CreatedWebhookEndpoint = WebhookEndpoint.extend({ secret: SigningSecret }).openapi('CreatedWebhookEndpoint');
+export type CreatedWebhookEndpoint = z.infer<typeof CreatedWebhookEndpoint>;
 
 export const DeletedWebhookEndpoint = z
   .object({
@@ -96,7 +100,7 @@ export const DeletedWebhookEndpoint = z
 export const WebhookEndpointSecret = z
   .object({
     object: z.literal('webhook_endpoint_secret'),
-    secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+=*$/),
+    secret: SigningSecret,
     /**
      * While set, deliveries also carry a signature per replaced secret still inside its 24 hours;
      * this is when the last of them stops signing.

@@ -183,6 +183,43 @@ describe('what the document promises', () => {
     expect(ERROR_CODES.filter((code) => !documented.has(code))).toEqual([]);
   });
 
+  test("when an operation's error answers are read, then together they name exactly its own codes, its default answer too: a generated client narrows to them", () => {
+    const codesIn = (schema: Json): string[] =>
+      schema.allOf !== undefined ? schema.allOf.flatMap(codesIn) : (schema.properties?.error?.properties?.code?.enum ?? []);
+    for (const operation of OPERATIONS) {
+      const responses = api.paths[operation.path][operation.method].responses as Json;
+      const answered = Object.entries<Json>(responses)
+        .filter(([status]) => status === 'default' || Number(status) >= 400)
+        .map(([status, response]) => [status, new Set(codesIn(response.content['application/json'].schema))] as const);
+      const own = new Set(errorCodesOf(operation));
+
+      expect({ operation: operation.operationId, codes: new Set(answered.flatMap(([, codes]) => [...codes])) }).toEqual({
+        operation: operation.operationId,
+        codes: own,
+      });
+      expect({ operation: operation.operationId, default: answered.find(([status]) => status === 'default')?.[1] }).toEqual({
+        operation: operation.operationId,
+        default: own,
+      });
+    }
+    expect(api.paths['/v1/orders'].post.responses.default.content['application/json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Error' });
+  });
+
+  test('when events are listed or created endpoints read, then webhook.test is neither listed nor a filter, and a new endpoint always shows its secret', () => {
+    const listEvents = api.paths['/v1/events'].get;
+    const typeFilter = listEvents.parameters.find((p: Json) => p.name === 'type');
+    expect(typeFilter.schema.enum).toEqual(EVENT_TYPES.filter((t) => t !== 'webhook.test'));
+    const listed = listEvents.responses['200'].content['application/json'].schema;
+    expect(api.components.schemas[listed.$ref.split('/').at(-1)].properties.data.items).toEqual({ $ref: '#/components/schemas/RecordedEvent' });
+    expect(api.components.schemas.RecordedEvent.oneOf.map((s: Json) => s.$ref)).not.toContain('#/components/schemas/WebhookTestEvent');
+    expect(api.components.schemas.RecordedEvent.oneOf).toHaveLength(EVENT_TYPES.length - 1);
+
+    const created = api.paths['/v1/webhook-endpoints'].post.responses['201'].content['application/json'].schema;
+    expect(created).toEqual({ $ref: '#/components/schemas/CreatedWebhookEndpoint' });
+    expect(JSON.stringify(api.components.schemas.CreatedWebhookEndpoint)).toMatch(/"required":\["secret"\]/);
+    expect(api.components.schemas.WebhookEndpoint.properties.secret).toBeUndefined();
+  });
+
   test("when webhooks are read, then every event type has one whose body is that type's event", () => {
     expect(Object.keys(api.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
     for (const type of EVENT_TYPES) {

@@ -16,6 +16,15 @@ export interface OpsDependencies {
   matcher: MatcherLink;
   /** Connects on first use: only the dlq commands need it. */
   deadLetters: DeadLetterLink;
+  /** The CLI's environment (`webhooks listen` reads the API's address and key from it). */
+  env: NodeJS.ProcessEnv;
+  /** Writes one line of JSON at once: how a command that runs until stopped reports as it goes. */
+  print: (line: object) => void;
+  /**
+   * A signal aborted when the operator stops the CLI (SIGINT, SIGTERM). Only a command that runs
+   * until stopped asks for it: any other still ends at a Ctrl-C as a process does.
+   */
+  untilStopped: () => AbortSignal;
 }
 
 export type PreparedCommand = (dependencies: OpsDependencies) => Promise<object>;

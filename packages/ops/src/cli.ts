@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ACCOUNT_COMMANDS } from './cli-commands-accounts';
 import { OPERATION_COMMANDS } from './cli-commands-operations';
+import { WEBHOOK_COMMANDS } from './cli-commands-webhooks';
 import type { CommandDefinition, CommandLine } from './cli-definition';
 import { EXIT_CODES, OpsError, usageError } from './failures';
 
@@ -8,7 +9,7 @@ import { EXIT_CODES, OpsError, usageError } from './failures';
 // database. node:util's parseArgs reads the flags; each command declares every flag's schema and
 // help (cli-definition.ts), and the usage lines and help texts are made from those declarations.
 
-const COMMAND_LIST: readonly CommandDefinition[] = [...ACCOUNT_COMMANDS, ...OPERATION_COMMANDS];
+const COMMAND_LIST: readonly CommandDefinition[] = [...ACCOUNT_COMMANDS, ...OPERATION_COMMANDS, ...WEBHOOK_COMMANDS];
 
 /** Every command, in the order `ops --help` lists them. */
 export const COMMANDS: ReadonlyMap<string, CommandDefinition> = new Map(COMMAND_LIST.map((definition) => [definition.name, definition]));
@@ -72,7 +73,8 @@ function commandList(definitions: readonly CommandDefinition[]): string[] {
 
 const OUTPUT_AND_EXIT_CODES = [
   'Output: one JSON object on stdout, exit 0. A list is {"object":"list","data":[…],"has_more":…},',
-  'oldest first; --starting-after with the last id gives the next page. No command prints a key',
+  'oldest first; --starting-after with the last id gives the next page. webhooks listen prints one',
+  'JSON object a line as it goes, until stopped (Ctrl-C), then exits 0. No command prints a key',
   "hash, a password or a sealed secret; an API key's or adapter's secret is printed once, when made.",
   '',
   'Errors: one line of JSON on stderr, nothing on stdout:',
@@ -110,6 +112,8 @@ function toolHelp(): string {
       ['RABBITMQ_URL', 'shop-order pay and dlq only: the broker (default amqp://guest:guest@127.0.0.1:5672)'],
       ['AMQP_PREFIX', "shop-order pay and dlq only: the deployment's broker name prefix (default empty)"],
       ['COMMAND_TIMEOUT_MS', "shop-order pay only: how long to wait for the matcher's answer (default 10000)"],
+      ['PAYMENTS_API_URL', 'webhooks listen only: orders-api, without /v1 (default http://localhost:3000)'],
+      ['PAYMENTS_API_KEY', 'webhooks listen only: the API key whose events are followed'],
     ]),
     '',
   ].join('\n');

@@ -14,12 +14,32 @@ export type OpsOutcome = { exitCode: 0; stdout: string } | { exitCode: number; s
  * line through a session; a test system runs many through one. The configuration is read from `env`
  * when the first command needs it, so `--help` and a bad command line work without any.
  */
+/** How a command that runs until stopped reports and learns that it is to stop; by default stdout and the process's signals. */
+export interface OpsStreams {
+  print: (line: object) => void;
+  untilStopped: () => AbortSignal;
+}
+
+const PROCESS_STREAMS: OpsStreams = {
+  print: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
+  untilStopped: () => {
+    const stopped = new AbortController();
+    const stop = () => stopped.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return stopped.signal;
+  },
+};
+
 export class OpsSession {
   private opened: { database: Database; config: OpsConfig } | undefined;
   private readonly matcher: LazyMatcherLink;
   private readonly deadLetters: LazyDeadLetterLink;
 
-  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly streams: OpsStreams = PROCESS_STREAMS,
+  ) {
     this.matcher = new LazyMatcherLink(env);
     this.deadLetters = new LazyDeadLetterLink(env);
   }
@@ -37,6 +57,9 @@ export class OpsSession {
         publicBaseUrl: config.PUBLIC_BASE_URL,
         matcher: this.matcher,
         deadLetters: this.deadLetters,
+        env: this.env,
+        print: this.streams.print,
+        untilStopped: this.streams.untilStopped,
       });
       return { exitCode: EXIT_CODES.ok, stdout: `${JSON.stringify(output)}\n` };
     } catch (error) {

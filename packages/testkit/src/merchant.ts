@@ -1,4 +1,4 @@
-import { PaymentsClient, type CreateOrderRequest, type CreateTestDepositRequest, type Event } from '@pmatch/client';
+import { PaymentsClient, type CreateOrderRequest, type CreateTestDepositRequest, type RecordedEvent, type RecordedEventType } from '@pmatch/client';
 import { api, type ApiResponse } from './client';
 import { assertDocumentedResponse } from './openapi-validator';
 
@@ -60,8 +60,8 @@ export class MerchantClient {
   }
 
   /** Every event of this key's mode, in recorded order (all pages). */
-  async events(type?: Event['type']): Promise<any[]> {
-    const all: Event[] = [];
+  async events(type?: RecordedEventType): Promise<any[]> {
+    const all: RecordedEvent[] = [];
     for await (const event of this.client.events.listAll({ limit: 100, ...(type ? { type } : {}) })) all.push(event);
     return all;
   }

@@ -420,48 +420,6 @@ describe('at-least-once', () => {
 });
 
 describe('requests from the API', () => {
-  test('when a resend is requested, then the event is sent again with the same webhook-id and the attempt is logged', async () => {
-    const orgId = await harness.createOrganisation();
-    const path = freshPath();
-    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
-    const eventId = await harness.recordEvent(orgId);
-    await harness.waitForAttempts(endpoint.id, eventId, 1);
-
-    await harness.publishRequest({ type: 'webhook.resend', endpoint_id: endpoint.id, event_id: eventId });
-
-    const attempts = await harness.waitForAttempts(endpoint.id, eventId, 2);
-    expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
-      [1, 200],
-      [2, 200],
-    ]);
-    expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
-    expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', maxAttempts: 2 });
-  });
-
-  test('when a resend comes while an attempt of the delivery is in flight, then no second attempt goes out beside it, every attempt is logged, and the next follows at once', async () => {
-    const orgId = await harness.createOrganisation();
-    const path = freshPath();
-    receiver.answer(path, 'hang');
-    const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
-    const eventId = await harness.recordEvent(orgId);
-    await waitFor(() => (receiver.hanging(path) > 0 ? true : undefined), { what: 'the first attempt to be in flight' });
-    const requestsTaken = () => harness.prisma.inbox.count({ where: { consumer: 'webhook-dispatcher.requests' } });
-    const taken = await requestsTaken();
-    receiver.answer(path, { status: 200 });
-
-    await harness.publishRequest({ type: 'webhook.resend', endpoint_id: endpoint.id, event_id: eventId });
-
-    await waitFor(async () => ((await requestsTaken()) > taken ? true : undefined), { what: 'the resend to be taken in' });
-    const attempts = await harness.waitForAttempts(endpoint.id, eventId, 2);
-    expect(attempts.map((a) => [a.attempt, a.statusCode, a.error])).toEqual([
-      [1, null, 'no answer within 2000 ms'],
-      [2, 200, null],
-    ]);
-    expect(attempts[1]!.attemptedAt.getTime()).toBe(attempts[0]!.attemptedAt.getTime());
-    expect(receiver.requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
-    expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', leasedUntil: null, resendRequested: false });
-  });
-
   test('when a test event is requested, then it is sent signed and nothing is written to the delivery log', async () => {
     const orgId = await harness.createOrganisation();
     const path = freshPath();

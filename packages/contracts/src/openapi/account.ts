@@ -1,5 +1,5 @@
 import { BankAccount, CreateTestDepositRequest, ListQuery, Transaction, listOf } from '../api';
-import { Event, EventListQuery } from '../events';
+import { EventListQuery, RecordedEvent } from '../events';
 import { Settings, UpdateSettingsRequest } from '../settings';
 import { exampleBankAccount, exampleEvents, exampleSettings, exampleTransaction } from './examples';
 import { document } from './operations';
@@ -17,7 +17,7 @@ document({
   responses: {
     200: {
       description: 'A page of events.',
-      schema: listOf(Event).openapi('EventList'),
+      schema: listOf(RecordedEvent).openapi('EventList'),
       example: { object: 'list', data: [exampleEvents['order.created'], exampleEvents['order.paid']], has_more: true },
     },
   },

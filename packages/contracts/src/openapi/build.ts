@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from '../zod';
-import { DEFAULT_ERROR, errorResponses, registerIdempotencyComponents, registerSharedComponents, responseHeaders } from './components';
+import { defaultErrorResponse, errorResponses, registerIdempotencyComponents, registerSharedComponents, responseHeaders } from './components';
 import { OPERATIONS, TAGS, errorCodesOf, type Operation } from './operations';
 import { API_DESCRIPTION } from './overview';
 import { registerWebhooks } from './webhooks';
@@ -22,7 +22,8 @@ function registerOperation(registry: OpenAPIRegistry, operation: Operation, secu
       content: { 'application/json': { schema: response.schema, example: response.example } },
     };
   }
-  Object.assign(responses, errorResponses(errorCodesOf(operation)), { default: DEFAULT_ERROR });
+  const codes = errorCodesOf(operation);
+  Object.assign(responses, errorResponses(codes), { default: defaultErrorResponse(codes) });
   registry.registerPath({
     method: operation.method,
     path: operation.path,

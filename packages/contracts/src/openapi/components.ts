@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { ErrorBody, statusOfCode, typeOfStatus, type ErrorCode } from '../errors';
+import { ErrorBody, statusOfCode, typeOfStatus, type ErrorCode, type ErrorType } from '../errors';
 import { z } from '../zod';
 import { EXAMPLE_IDS, exampleError } from './examples';
 
@@ -96,3 +96,21 @@ export const DEFAULT_ERROR: ResponseConfig = {
   headers: responseHeaders(),
   content: { 'application/json': { schema: ErrorBody } },
 };
+
+/**
+ * Any other status (a request that is not valid HTTP: 400, 408, 431), still with the error body and
+ * one of the operation's codes. Its schema names every code the operation can answer, so that a
+ * client generated from the document (whose error type is the union of an operation's error
+ * responses, this one included) narrows `code` to them.
+ */
+export function defaultErrorResponse(codes: readonly ErrorCode[]): ResponseConfig {
+  const types = [...new Set(codes.map((code) => typeOfStatus(statusOfCode(code))))];
+  const ofThisOperation = z.object({
+    error: z.object({ type: z.enum(types as [ErrorType, ...ErrorType[]]), code: z.enum(codes as [ErrorCode, ...ErrorCode[]]) }),
+  });
+  return {
+    description: `Any other status, with the same body. Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+    headers: responseHeaders(),
+    content: { 'application/json': { schema: ErrorBody.and(ofThisOperation) } },
+  };
+}

@@ -1,6 +1,7 @@
 import { ListQuery, listOf } from '../api';
 import { Event } from '../events';
 import {
+  CreatedWebhookEndpoint,
   CreateWebhookEndpointRequest,
   DeletedWebhookEndpoint,
   DeliveryLogQuery,
@@ -37,7 +38,7 @@ document({
   responses: {
     201: {
       description: 'The endpoint, with its signing secret.',
-      schema: WebhookEndpoint,
+      schema: CreatedWebhookEndpoint,
       example: { ...exampleWebhookEndpoint, enabled_events: ['order.paid', 'transaction.held'], secret: exampleSigningSecret },
     },
   },

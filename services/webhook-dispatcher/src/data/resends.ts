@@ -13,7 +13,9 @@ export const REQUESTS_CONSUMER = 'webhook-dispatcher.requests';
  * OutOfScopeError, nothing written.
  */
 export async function requestResend(prisma: PrismaClient, request: { endpointId: string; eventId: string }, messageId: string, now: Date): Promise<boolean> {
-  const inFlight = Prisma.sql`(webhook_deliveries.status = 'pending' AND webhook_deliveries.leased_until > ${now}::timestamptz)`;
+  // Never NULL: a delivery waiting for its retry has no lease (leased_until IS NULL), and a NULL
+  // here would be written to resend_requested, which is NOT NULL.
+  const inFlight = Prisma.sql`(webhook_deliveries.status = 'pending' AND webhook_deliveries.leased_until IS NOT NULL AND webhook_deliveries.leased_until > ${now}::timestamptz)`;
   return prisma.$transaction(async (tx) => {
     const [scope] = await tx.$queryRaw<{ same: boolean }[]>`
       SELECT e.organisation_id = w.organisation_id AND e.mode = w.mode AS same
