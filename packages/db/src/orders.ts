@@ -185,7 +185,7 @@ const insertOrdersStatement = (leased: boolean) =>
      FROM admitted o ORDER BY n
      ON CONFLICT (organisation_id, mode, external_id) DO NOTHING
      RETURNING ${orderFields()}),
-   announced AS (SELECT i.*, o.transfer_code FROM incoming i JOIN inserted o ON o.id = i.id),
+   announced AS (SELECT i.*, o."transferCode" AS transfer_code FROM incoming i JOIN inserted o ON o.id = i.id),
    recorded AS (
      INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
      SELECT event_id, organisation_id, mode, bank_account_id, 'order.created', jsonb_set(event_data, '{object,transfer_code}', COALESCE(to_jsonb(transfer_code), 'null'::jsonb)), created_at
