@@ -4,12 +4,10 @@ import { randomInt } from 'node:crypto';
  * Transfer codes (振込依頼人番号): the 7-digit number a buyer writes before their name, so the
  * deposit names its order (docs/decisions/0094-transfer-codes.md). Six digits, the first not 0,
  * then a Damm check digit: a code mistyped by one digit, or with two neighbours swapped, is no
- * code at all, so it can never name another order.
+ * code at all, so it can never name another order. A code is unique among an account's open orders
+ * and free again 180 days after its order closed (the database's `first_free_transfer_code`).
  */
 export const TRANSFER_CODE_PATTERN = /^[1-9][0-9]{6}$/;
-
-/** A code is free again on its account this long after its order closed. */
-export const TRANSFER_CODE_REST_DAYS = 180;
 
 /** Damm's quasigroup of order 10 (H. M. Damm, 2004): row = interim digit, column = next digit. */
 const DAMM = [

@@ -7,7 +7,6 @@ import {
   ORDER_REGISTRATION_ID_PREFIX,
   PAYMENT_TOKEN_LENGTH,
   ROUTING_KEYS,
-  TRANSFER_CODE_REST_DAYS,
   newId,
   newTransferCode,
   orderRegistrationId,
@@ -73,15 +72,8 @@ function transferCodesOffered(): string {
   return Array.from({ length: TRANSFER_CODES_OFFERED }, newTransferCode).join(' ');
 }
 
-/**
- * The first of the order's offered codes that no open order of its account holds and no order of
- * it closed in the last 180 days held (docs/decisions/0094-transfer-codes.md); NULL when all are
- * taken. `o` is the incoming order's alias, with `bank_account_id`, `created_at` and `codes`.
- */
-const CHOSEN_TRANSFER_CODE = `(SELECT c.code FROM unnest(string_to_array(o.codes, ' ')) WITH ORDINALITY AS c(code, k)
-      WHERE NOT EXISTS (SELECT FROM orders held WHERE held.bank_account_id = o.bank_account_id AND held.transfer_code = c.code
-                          AND (held.closed_at IS NULL OR held.closed_at > o.created_at - interval '${TRANSFER_CODE_REST_DAYS} days'))
-      ORDER BY c.k LIMIT 1)`;
+/** The code a new order gets: the first of those offered that is free on its account (`o`, the incoming order). */
+const CHOSEN_TRANSFER_CODE = `first_free_transfer_code(o.bank_account_id, string_to_array(o.codes, ' '), o.created_at)`;
 
 /** The columns of a new order as the INSERTs write them. */
 interface NewOrderValues {

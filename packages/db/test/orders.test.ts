@@ -1,4 +1,4 @@
-import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, ORDERS_PER_REGISTRATION, ROUTING_KEYS } from '@pmatch/contracts';
+import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, ORDERS_PER_REGISTRATION, ROUTING_KEYS, isTransferCode } from '@pmatch/contracts';
 import { DATABASE_ROLE, createTestDatabase, databaseUrlAs, statementWaitingForALock, type TestDatabase } from '@pmatch/testkit';
 import {
   createDatabase,
@@ -355,5 +355,53 @@ describe('insertOrder (ops CLI, through Prisma)', () => {
     expect(isUniqueViolation(error)).toBe(true);
     expect(await owner.order.count({ where: { externalId: 'ext_shop_taken' } })).toBe(1);
     expect(await owner.outbox.count()).toBe(before);
+  });
+});
+
+describe('transfer codes of new orders', () => {
+  const at = new Date('2026-11-22T00:00:00Z');
+  const daysBefore = (days: number) => new Date(at.getTime() - days * 86_400_000);
+
+  /** An order of ba_orders holding `code`, open or closed at `closedAt`. */
+  async function holding(code: string, closedAt: Date | null) {
+    const row = await insertOrder(ops, newOrder(`held-${code}-${closedAt?.getTime() ?? 'open'}`, 'shop'), now, BASE_URL);
+    await owner.order.update({ where: { id: row.id }, data: { transferCode: code, ...(closedAt === null ? {} : { status: 'canceled', closedAt }) } });
+  }
+
+  const firstFree = async (offered: string[]) =>
+    (await owner.$queryRaw<{ code: string | null }[]>`SELECT first_free_transfer_code('ba_orders', ${offered}::text[], ${at}::timestamptz) AS code`)[0]!.code;
+
+  test('when the codes offered are held by an open order or by one closed in the last 180 days, then the first free one is taken; none free gives none', async () => {
+    await holding('1111114', null);
+    await holding('2222229', daysBefore(179));
+    await holding('3333337', daysBefore(181));
+
+    expect(await firstFree(['1111114', '2222229', '3333337'])).toBe('3333337');
+    expect(await firstFree(['1111114', '2222229'])).toBeNull();
+  });
+
+  test('when two open orders of one account would hold one code, then the database refuses the second', async () => {
+    await holding('4444448', null);
+    const other = await insertOrder(ops, newOrder('second-holder', 'shop'), now, BASE_URL);
+
+    const refused = await owner.order.update({ where: { id: other.id }, data: { transferCode: '4444448' } }).catch((e: unknown) => e);
+
+    expect(isUniqueViolation(refused)).toBe(true);
+  });
+
+  test('when orders are inserted, alone or together, then each gets a valid code and its order.created event shows the same code', async () => {
+    const alone = await insertOrderUnlessExternalIdTaken(ordersApi.sql, newOrder('coded-alone'), now, BASE_URL);
+    const together = await insertOrdersUnlessExternalIdTaken(
+      ordersApi.sql,
+      ['coded-1', 'coded-2'].map((externalId) => ({ order: newOrder(externalId), now })),
+      BASE_URL,
+      () => undefined,
+    );
+
+    for (const row of [alone, ...together]) {
+      expect(isTransferCode(row!.transferCode!)).toBe(true);
+      const { events } = await announcementsOf(row!.id);
+      expect((events[0]!.data as { object: { transfer_code: string } }).object.transfer_code).toBe(row!.transferCode);
+    }
   });
 });

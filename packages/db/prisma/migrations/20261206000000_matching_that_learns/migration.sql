@@ -8,6 +8,15 @@ ALTER TABLE orders ADD COLUMN transfer_code TEXT CHECK (transfer_code ~ '^[1-9][
 CREATE UNIQUE INDEX orders_open_transfer_code_idx ON orders (bank_account_id, transfer_code) WHERE status = 'open' AND transfer_code IS NOT NULL;
 -- Finds the order a deposit's code names, and the codes of orders closed in the last 180 days.
 CREATE INDEX orders_transfer_code_idx ON orders (bank_account_id, transfer_code) WHERE transfer_code IS NOT NULL;
+-- The first of the codes offered for a new order that no open order of the account holds and no
+-- order of it closed in the 180 days before `at` held; NULL when every one is taken.
+CREATE FUNCTION first_free_transfer_code(account TEXT, offered TEXT[], at TIMESTAMPTZ) RETURNS TEXT
+LANGUAGE sql STABLE AS $$
+  SELECT c.code FROM unnest(offered) WITH ORDINALITY AS c(code, k)
+  WHERE NOT EXISTS (SELECT FROM orders held WHERE held.bank_account_id = account AND held.transfer_code = c.code
+                      AND (held.closed_at IS NULL OR held.closed_at > at - interval '180 days'))
+  ORDER BY c.k LIMIT 1
+$$;
 -- The open orders of an account whose amounts are near a deposit's (its near misses): open orders
 -- only, so the range read stays small however many orders an account has closed.
 CREATE INDEX orders_open_amount_idx ON orders (bank_account_id, amount) WHERE status = 'open';
