@@ -1,9 +1,8 @@
 import { buildOpenApiDocument } from '@pmatch/contracts';
 import { AddressPolicy, SecretBox, jsonBodies, runService, startService, systemClock, type Clock, type RunningService } from '@pmatch/platform';
 import { loadConfig, type OrdersApiConfig } from './config';
-import { dashboardRouter } from './dashboard/router';
-import { SESSION_IDLE_MS, SESSION_MAX_MS } from './dashboard/http';
-import { deleteEndedSessions } from './data/console-sessions';
+import { consoleApp } from './console/app';
+import { SESSION_IDLE_MS, SESSION_MAX_MS, deleteEndedSessions } from './use-cases/console-session';
 import { markKeyUsed } from './data/keys';
 import { LoginThrottle } from './data/login-throttle';
 import { newOrderWriter } from './data/orders';
@@ -69,7 +68,7 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       http.use(
         underPath(
           '/dashboard',
-          dashboardRouter(deps, {
+          consoleApp(deps, {
             throttle: new LoginThrottle(redis, config.REDIS_PREFIX),
             cookies: { secure: config.NODE_ENV === 'production' || config.PUBLIC_BASE_URL.startsWith('https:') },
             publicOrigin: new URL(config.PUBLIC_BASE_URL).origin,

@@ -1,14 +1,14 @@
 import { AppError } from '@pmatch/contracts';
 import type { Logger } from '@pmatch/platform';
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import type { LoginThrottle } from '../data/login-throttle';
+import type { LoginThrottle } from '../use-cases/console-login';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
-import { ConsoleRefusal, consoleContext, contextOf, csrfChecked, signedInPage, type CookiePolicy } from './http';
-import { sendPage } from './render';
+import { sendScreen } from './render';
+import { ConsoleRefusal, consoleContext, contextOf, csrfChecked, signedInPage, type CookiePolicy } from './request';
 import { authRoutes } from './routes/auth';
-import { consolePages } from './routes/pages';
-import { ErrorPage } from './views/auth';
+import { signedInRoutes } from './routes/index';
+import { ErrorScreen } from './screens/auth';
 
 /**
  * The console's answers may hold a merchant's data and its forms change it, so: no script or style
@@ -44,8 +44,8 @@ export interface ConsoleOptions {
   logger: Logger;
 }
 
-/** The seller console under /dashboard: server-rendered pages acting through the API's own use cases. */
-export function dashboardRouter(deps: OrdersApiDeps, options: ConsoleOptions): Router {
+/** The seller console under /dashboard: server-rendered screens acting through the API's own use cases. */
+export function consoleApp(deps: OrdersApiDeps, options: ConsoleOptions): Router {
   const router = Router();
   router.use('/dashboard', ((_req, res, next) => {
     res.set(SECURITY_HEADERS);
@@ -60,7 +60,7 @@ export function dashboardRouter(deps: OrdersApiDeps, options: ConsoleOptions): R
   router.use('/dashboard', express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }), consoleContext(deps, options.cookies));
   router.use(authRoutes(deps, options.throttle, options.cookies, options.publicOrigin));
   router.use('/dashboard', signedInPage(), csrfChecked(options.publicOrigin));
-  router.use(consolePages(deps));
+  router.use(signedInRoutes(deps));
   router.use('/dashboard', ((req, _res, next) => next(new ConsoleRefusal(404, `no console page ${req.path}`))) as RequestHandler);
   router.use('/dashboard', consoleErrors(options.logger));
   return router;
@@ -75,17 +75,17 @@ function consoleErrors(logger: Logger): ErrorRequestHandler {
     if (error instanceof ConsoleRefusal) {
       if (error.status === 401) return res.redirect(303, '/dashboard/login');
       const message = error.kind === 'csrf' ? t.errors.csrf : error.kind === 'not_found' ? t.errors.notFound : t.errors.forbidden;
-      return sendPage(res, ErrorPage({ ctx, message }), error.status);
+      return sendScreen(res, ErrorScreen, { ctx, message }, error.status);
     }
-    if (error instanceof URIError) return sendPage(res, ErrorPage({ ctx, message: t.errors.notFound }), 404);
+    if (error instanceof URIError) return sendScreen(res, ErrorScreen, { ctx, message: t.errors.notFound }, 404);
     if (error instanceof AppError && error.status < 500) {
-      if (error.code === 'resource_missing') return sendPage(res, ErrorPage({ ctx, message: t.errors.notFound }), 404);
-      if (error.code === 'insufficient_scope') return sendPage(res, ErrorPage({ ctx, message: t.errors.forbidden }), 403);
+      if (error.code === 'resource_missing') return sendScreen(res, ErrorScreen, { ctx, message: t.errors.notFound }, 404);
+      if (error.code === 'insufficient_scope') return sendScreen(res, ErrorScreen, { ctx, message: t.errors.forbidden }, 403);
       const words = t.errors.codes[error.code] ?? error.message;
-      return sendPage(res, ErrorPage({ ctx, message: words, detail: error.message }), error.status);
+      return sendScreen(res, ErrorScreen, { ctx, message: words, detail: error.message }, error.status);
     }
     const status = error instanceof AppError && error.code === 'service_unavailable' ? 503 : 500;
     if (status === 500) logger.error({ err: error, requestId: req.requestId, path: req.path }, 'console request failed');
-    sendPage(res, ErrorPage({ ctx, message: status === 503 ? t.errors.unavailable : t.errors.internal }), status);
+    sendScreen(res, ErrorScreen, { ctx, message: status === 503 ? t.errors.unavailable : t.errors.internal }, status);
   };
 }

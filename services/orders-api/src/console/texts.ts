@@ -57,17 +57,11 @@ export const LANGUAGES = ['ja', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const TEXTS: Record<Language, Texts> = { ja, en };
 
-/** `?lang=` first, then the language cookie, then Accept-Language; Japanese unless English is preferred. */
-export function chooseLanguage(query: unknown, cookie: string | undefined, acceptLanguage: string | undefined): Language {
+/**
+ * `?lang=` first, then the language cookie, then the request's Accept-Language as express
+ * negotiates it (`req.acceptsLanguages`); Japanese unless English is preferred.
+ */
+export function chooseLanguage(query: unknown, cookie: string | undefined, acceptsLanguages: (...offered: Language[]) => string | false): Language {
   for (const given of [query, cookie]) if (given === 'ja' || given === 'en') return given;
-  const preferred = (acceptLanguage ?? '')
-    .split(',')
-    .map((part) => {
-      const [tag = '', ...params] = part.trim().toLowerCase().split(';');
-      const q = params.map((p) => /^q=([0-9.]+)$/.exec(p.trim())?.[1]).find((v) => v !== undefined);
-      return { tag, q: q === undefined ? 1 : Number(q) };
-    })
-    .filter((l) => l.q > 0 && (l.tag.startsWith('ja') || l.tag.startsWith('en')))
-    .sort((a, b) => b.q - a.q)[0];
-  return preferred?.tag.startsWith('en') === true ? 'en' : 'ja';
+  return acceptsLanguages(...LANGUAGES) === 'en' ? 'en' : 'ja';
 }

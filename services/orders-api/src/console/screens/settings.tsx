@@ -1,87 +1,9 @@
-import { MATCHING_RULES, OrderId, RULE_PREVIEW_MAX, TransactionId, type MatchingRule, type PreviewedConfirmation, type Settings } from '@pmatch/contracts';
+import { MATCHING_RULES, type MatchingRule, type PreviewedConfirmation, type Settings } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
-import { Router, type Request } from 'express';
-import { findOrdersByIds, findTransactionsByIds } from '../../data/console-search';
-import { findOrganisation, setRequireAdminTotp } from '../../data/users';
-import { recordAudit } from '../../use-cases/audit';
-import type { OrdersApiDeps } from '../../use-cases/deps';
-import { changeSettings, getSettings } from '../../use-cases/manage-settings';
-import { applyRules, previewRules } from '../../use-cases/preview-rules';
+import { Layout, Notice, PostForm } from '../components/layout';
 import { numberText, tokyoTime, yen } from '../format';
-import { auditContextOf, contextOf, field, fieldList, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
-import { redirectDone, sendPage } from '../render';
-import { Layout, Notice, PostForm } from '../views/layout';
+import type { ConsoleRequestContext } from '../request';
 import { reasonText } from './deposit-detail';
-
-const rulesOf = (req: Request): MatchingRule[] => MATCHING_RULES.filter((rule) => fieldList(req, 'rules').includes(rule));
-
-/** Auto-confirmation of late orders, the matching rules with their preview, and the organisation's second-factor rule. */
-export function settingsPages(deps: OrdersApiDeps): Router {
-  const router = Router();
-
-  router.get('/dashboard/settings', async (req, res) => {
-    const { actor } = signedInOf(req);
-    const [settings, organisation] = await Promise.all([getSettings(deps, actor), findOrganisation(deps.database.prisma, actor.organisationId)]);
-    sendPage(res, <SettingsPage ctx={contextOf(req)} settings={settings} requireAdminTotp={organisation.requireAdminTotp} />);
-  });
-
-  router.post('/dashboard/settings/auto-confirm', requireRole('admin'), async (req, res) => {
-    const on = field(req, 'auto_confirm_late_orders') === 'true';
-    await changeSettings(deps, signedInOf(req).actor, { auto_confirm_late_orders: on });
-    await recordAudit(deps, auditContextOf(req), 'settings.auto_confirm_late_orders', null, { value: on });
-    redirectDone(res, '/dashboard/settings', 'saved');
-  });
-
-  router.post('/dashboard/settings/security', requireRole('admin'), async (req, res) => {
-    const required = field(req, 'require_admin_totp') === 'true';
-    const { actor } = signedInOf(req);
-    await setRequireAdminTotp(deps.database.prisma, actor.organisationId, required);
-    await recordAudit(deps, { ...auditContextOf(req), mode: null }, 'organisation.require_admin_totp', actor.organisationId, { value: required });
-    redirectDone(res, '/dashboard/settings', 'saved');
-  });
-
-  router.post('/dashboard/settings/rules/preview', requireRole('admin'), async (req, res) => {
-    const { actor } = signedInOf(req);
-    const rules = rulesOf(req);
-    const [preview, current] = await Promise.all([previewRules(deps, actor, rules), getSettings(deps, actor)]);
-    const ids = preview.confirmations;
-    const [deposits, orders] = await Promise.all([
-      findTransactionsByIds(
-        deps.database.prisma,
-        actor,
-        ids.map((c) => c.transaction_id),
-      ),
-      findOrdersByIds(
-        deps.database.prisma,
-        actor,
-        ids.map((c) => c.order_id),
-      ),
-    ]);
-    sendPage(res, <PreviewPage ctx={contextOf(req)} rules={rules} current={current.matching_rules} preview={preview} deposits={deposits} orders={orders} />);
-  });
-
-  router.post('/dashboard/settings/rules/apply', requireRole('admin'), async (req, res) => {
-    const { actor } = signedInOf(req);
-    const rules = rulesOf(req);
-    const pairs = fieldList(req, 'confirm')
-      .slice(0, RULE_PREVIEW_MAX)
-      .flatMap((pair) => {
-        const [transactionId = '', orderId = ''] = pair.split(':');
-        return TransactionId.safeParse(transactionId).success && OrderId.safeParse(orderId).success
-          ? [{ transaction_id: transactionId, order_id: orderId }]
-          : [];
-      });
-    const result = await applyRules(deps, actor, rules, pairs);
-    await recordAudit(deps, auditContextOf(req), 'settings.matching_rules', null, {
-      value: rules,
-      confirmed: result.confirmed.map((c) => c.transaction_id),
-      left_held: result.left_held.map((c) => c.transaction_id),
-    });
-    redirectDone(res, '/dashboard/settings', 'applied', { confirmed: String(result.confirmed.length), left_held: String(result.left_held.length) });
-  });
-
-  return router;
-}
 
 function RuleChoices({ ctx, selected }: { ctx: ConsoleRequestContext; selected: readonly string[] }) {
   return (
@@ -115,7 +37,8 @@ function YesNoField({ ctx, label, name, value, disabled }: { ctx: ConsoleRequest
   );
 }
 
-function SettingsPage({ ctx, settings, requireAdminTotp }: { ctx: ConsoleRequestContext; settings: Settings; requireAdminTotp: boolean }) {
+/** Auto-confirmation of late orders, the matching rules (to preview), and the organisation's second-factor rule. */
+export function SettingsScreen({ ctx, settings, requireAdminTotp }: { ctx: ConsoleRequestContext; settings: Settings; requireAdminTotp: boolean }) {
   const { t, language } = ctx;
   const s = t.settings;
   const admin = ctx.signedIn!.actor.role === 'admin';
@@ -161,7 +84,8 @@ function SettingsPage({ ctx, settings, requireAdminTotp }: { ctx: ConsoleRequest
   );
 }
 
-function PreviewPage({
+/** What a change of matching rules would confirm, with the button that applies it. */
+export function RulePreviewScreen({
   ctx,
   rules,
   current,

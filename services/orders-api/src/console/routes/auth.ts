@@ -1,9 +1,7 @@
 import { MODES, type Mode } from '@pmatch/contracts';
 import { Router, type Response } from 'express';
-import { deleteSession, insertSession, setSessionMode } from '../../data/console-sessions';
-import type { LoginThrottle } from '../../data/login-throttle';
-import { recordAudit } from '../../use-cases/audit';
-import { findSetupUser, logIn, newToken, proveSecondFactor, setPassword, type ConsoleDeps } from '../../use-cases/console-login';
+import { findSetupUser, logIn, newToken, proveSecondFactor, setPassword, type ConsoleDeps, type LoginThrottle } from '../../use-cases/console-login';
+import { logOut, switchMode } from '../../use-cases/console-session';
 import {
   auditContextOf,
   contextOf,
@@ -18,9 +16,9 @@ import {
   signedInPage,
   type CookiePolicy,
   ConsoleRefusal,
-} from '../http';
-import { sendPage } from '../render';
-import { LoginPage, SecondFactorPage, SetupPasswordPage } from '../views/auth';
+} from '../request';
+import { sendScreen } from '../render';
+import { LoginScreen, SecondFactorScreen, SetupPasswordScreen } from '../screens/auth';
 
 /** Log-in, the second factor, log-out, password setup and the mode switch. */
 export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: CookiePolicy, publicOrigin: string): Router {
@@ -29,9 +27,7 @@ export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: C
   addSecondFactorRoutes(router, deps, policy, publicOrigin);
 
   router.post('/dashboard/logout', csrfChecked(publicOrigin), async (req, res) => {
-    const signedIn = signedInOf(req);
-    await deleteSession(deps.database.prisma, signedIn.token);
-    await recordAudit(deps, auditContextOf(req), 'logout', signedIn.user.id, {});
+    await logOut(deps, signedInOf(req).token, auditContextOf(req));
     res.clearCookie(sessionCookieName(policy), cookieOptions(policy));
     res.redirect(303, '/dashboard/login?done=logout');
   });
@@ -42,7 +38,7 @@ export function authRoutes(deps: ConsoleDeps, throttle: LoginThrottle, policy: C
     const signedIn = signedInOf(req);
     const mode = field(req, 'mode');
     if (!MODES.includes(mode as Mode)) throw new ConsoleRefusal(404, 'no such mode');
-    await setSessionMode(deps.database.prisma, signedIn.token, mode as Mode);
+    await switchMode(deps, signedIn.token, mode as Mode);
     res.redirect(303, '/dashboard/');
   });
 
@@ -69,7 +65,7 @@ function addLogInRoutes(router: Router, deps: ConsoleDeps, throttle: LoginThrott
           : req.query.done === 'password'
             ? { kind: 'success' as const, text: t.setup.done }
             : undefined;
-    sendPage(res, LoginPage({ ctx, csrf: loginToken(res, policy), ...(message ? { message } : {}) }));
+    sendScreen(res, LoginScreen, { ctx, csrf: loginToken(res, policy), ...(message ? { message } : {}) });
   });
 
   router.post('/dashboard/login', async (req, res) => {
@@ -80,14 +76,18 @@ function addLogInRoutes(router: Router, deps: ConsoleDeps, throttle: LoginThrott
     const origin = req.get('origin');
     if (!loginCsrfMatches(req, policy) || (origin !== undefined && origin !== publicOrigin)) throw new ConsoleRefusal(403, 'login CSRF', 'csrf');
     const mode: Mode = ctx.signedIn?.mode ?? 'test';
-    const outcome = await logIn(deps, throttle, { email, password, ip: ctx.ip, mode });
+    const outcome = await logIn(deps, throttle, {
+      email,
+      password,
+      ip: ctx.ip,
+      mode,
+      ...(ctx.signedIn === undefined ? {} : { previousToken: ctx.signedIn.token }),
+    });
     if (outcome.outcome !== 'logged_in') {
       const status = outcome.outcome === 'throttled' ? 429 : outcome.outcome === 'unavailable' ? 503 : 401;
       const text = outcome.outcome === 'throttled' ? t.login.throttled : outcome.outcome === 'unavailable' ? t.login.unavailable : t.login.failed;
-      return sendPage(res, LoginPage({ ctx, csrf: loginToken(res, policy), email, message: { kind: 'error', text } }), status);
+      return sendScreen(res, LoginScreen, { ctx, csrf: loginToken(res, policy), email, message: { kind: 'error', text } }, status);
     }
-    // The session the browser brought, if any, ends: a log-in always gets a new id.
-    if (ctx.signedIn !== undefined) await deleteSession(deps.database.prisma, ctx.signedIn.token);
     res.clearCookie(loginCsrfCookieName(policy), cookieOptions(policy, 'strict'));
     res.cookie(sessionCookieName(policy), outcome.token, cookieOptions(policy));
     res.redirect(303, outcome.secondFactorPending ? '/dashboard/login/second-factor' : '/dashboard/');
@@ -99,25 +99,16 @@ function addSecondFactorRoutes(router: Router, deps: ConsoleDeps, policy: Cookie
   router.get('/dashboard/login/second-factor', (req, res) => {
     const ctx = contextOf(req);
     if (ctx.signedIn?.session.secondFactorPending !== true) return res.redirect(303, '/dashboard/login');
-    sendPage(res, SecondFactorPage({ ctx, failed: false }));
+    sendScreen(res, SecondFactorScreen, { ctx, failed: false });
   });
 
   router.post('/dashboard/login/second-factor', csrfChecked(publicOrigin), async (req, res) => {
     const ctx = contextOf(req);
     const signedIn = signedInOf(req);
     if (!signedIn.session.secondFactorPending) return res.redirect(303, '/dashboard/');
-    if (!(await proveSecondFactor(deps, signedIn.user, field(req, 'code') ?? '', ctx.ip))) {
-      return sendPage(res, SecondFactorPage({ ctx, failed: true }), 401);
-    }
-    // A new session id once the second factor is given, as at any change of privilege.
-    await deleteSession(deps.database.prisma, signedIn.token);
-    const token = newToken();
-    await insertSession(
-      deps.database.prisma,
-      { token, userId: signedIn.user.id, csrfToken: newToken(), mode: signedIn.mode, secondFactorPending: false, ip: ctx.ip },
-      deps.clock.now(),
-    );
-    res.cookie(sessionCookieName(policy), token, cookieOptions(policy));
+    const proof = await proveSecondFactor(deps, signedIn, field(req, 'code') ?? '', ctx.ip);
+    if (!proof.proven) return sendScreen(res, SecondFactorScreen, { ctx, failed: true }, 401);
+    res.cookie(sessionCookieName(policy), proof.token, cookieOptions(policy));
     res.redirect(303, '/dashboard/');
   });
 }
@@ -127,7 +118,7 @@ function addPasswordSetupRoutes(router: Router, deps: ConsoleDeps, policy: Cooki
   router.get('/dashboard/setup-password/:token', async (req, res) => {
     const ctx = contextOf(req);
     const user = await findSetupUser(deps, req.params.token);
-    sendPage(res, SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res, policy) }), user === null ? 404 : 200);
+    sendScreen(res, SetupPasswordScreen, { ctx, email: user?.email ?? null, csrf: loginToken(res, policy) }, user === null ? 404 : 200);
   });
 
   router.post('/dashboard/setup-password/:token', async (req, res) => {
@@ -137,9 +128,10 @@ function addPasswordSetupRoutes(router: Router, deps: ConsoleDeps, policy: Cooki
     if (outcome === 'done') return res.redirect(303, '/dashboard/login?done=password');
     const user = await findSetupUser(deps, req.params.token);
     const problem = { invalid: undefined, too_short: ctx.t.setup.tooShort, too_long: ctx.t.setup.tooLong, mismatch: ctx.t.setup.mismatch }[outcome];
-    sendPage(
+    sendScreen(
       res,
-      SetupPasswordPage({ ctx, email: user?.email ?? null, csrf: loginToken(res, policy), ...(problem ? { problem } : {}) }),
+      SetupPasswordScreen,
+      { ctx, email: user?.email ?? null, csrf: loginToken(res, policy), ...(problem ? { problem } : {}) },
       outcome === 'invalid' ? 404 : 400,
     );
   });

@@ -1,7 +1,7 @@
-import type { ConsoleRequestContext } from '../http';
-import { Layout, Notice } from './layout';
+import type { ConsoleRequestContext } from '../request';
+import { Layout, Notice } from '../components/layout';
 
-export function LoginPage({
+export function LoginScreen({
   ctx,
   csrf,
   message,
@@ -35,7 +35,7 @@ export function LoginPage({
   );
 }
 
-export function SecondFactorPage({ ctx, failed }: { ctx: ConsoleRequestContext; failed: boolean }) {
+export function SecondFactorScreen({ ctx, failed }: { ctx: ConsoleRequestContext; failed: boolean }) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={t.login.secondFactorTitle}>
@@ -54,7 +54,7 @@ export function SecondFactorPage({ ctx, failed }: { ctx: ConsoleRequestContext; 
   );
 }
 
-export function SetupPasswordPage({ ctx, email, csrf, problem }: { ctx: ConsoleRequestContext; email: string | null; csrf: string; problem?: string }) {
+export function SetupPasswordScreen({ ctx, email, csrf, problem }: { ctx: ConsoleRequestContext; email: string | null; csrf: string; problem?: string }) {
   const { t } = ctx;
   if (email === null) {
     return (
@@ -86,7 +86,7 @@ export function SetupPasswordPage({ ctx, email, csrf, problem }: { ctx: ConsoleR
   );
 }
 
-export function ErrorPage({ ctx, message, detail }: { ctx: ConsoleRequestContext; message: string; detail?: string }) {
+export function ErrorScreen({ ctx, message, detail }: { ctx: ConsoleRequestContext; message: string; detail?: string }) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={t.errors.title}>

@@ -1,51 +1,11 @@
 import { USER_ROLES } from '@pmatch/contracts';
 import type { UserRow } from '@pmatch/db';
-import { Router } from 'express';
-import { recordAudit } from '../../use-cases/audit';
-import type { OrdersApiDeps } from '../../use-cases/deps';
-import { changeUserRole, getTeam, inviteUser, removeTeamMember } from '../../use-cases/manage-team';
+import { ActionButton, CopyableSecret, Layout, Notice, PostForm, Table } from '../components/layout';
 import { tokyoTime } from '../format';
-import { auditContextOf, contextOf, field, pathId, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
-import { redirectDone, sendPage } from '../render';
-import { ActionButton, Layout, Notice, PostForm, Table, CopyableSecret } from '../views/layout';
+import type { ConsoleRequestContext } from '../request';
 
-/** The organisation's people; admins invite them, change their roles and remove them. */
-export function teamPages(deps: OrdersApiDeps): Router {
-  const router = Router();
-
-  router.get('/dashboard/team', async (req, res) => {
-    const { actor } = signedInOf(req);
-    sendPage(res, <TeamPage ctx={contextOf(req)} users={await getTeam(deps, actor.organisationId)} />);
-  });
-
-  router.post('/dashboard/team', requireRole('admin'), async (req, res) => {
-    const { actor } = signedInOf(req);
-    const { user, setupUrl } = await inviteUser(deps, actor.organisationId, { email: field(req, 'email') ?? '', role: field(req, 'role') });
-    await recordAudit(deps, { ...auditContextOf(req), mode: null }, 'user.invite', user.id, { email: user.email, role: user.role });
-    sendPage(res, <TeamPage ctx={contextOf(req)} users={await getTeam(deps, actor.organisationId)} invited={setupUrl} />, 201);
-  });
-
-  router.post('/dashboard/team/:id/role', requireRole('admin'), async (req, res) => {
-    const { actor } = signedInOf(req);
-    const userId = pathId(req);
-    const role = field(req, 'role');
-    await changeUserRole(deps, actor.organisationId, userId, role);
-    await recordAudit(deps, { ...auditContextOf(req), mode: null }, 'user.change_role', userId, { role });
-    redirectDone(res, '/dashboard/team', 'changed');
-  });
-
-  router.post('/dashboard/team/:id/remove', requireRole('admin'), async (req, res) => {
-    const { actor } = signedInOf(req);
-    const userId = pathId(req);
-    await removeTeamMember(deps, actor.organisationId, userId);
-    await recordAudit(deps, { ...auditContextOf(req), mode: null }, 'user.remove', userId, {});
-    redirectDone(res, '/dashboard/team', 'removed');
-  });
-
-  return router;
-}
-
-function TeamPage({ ctx, users, invited }: { ctx: ConsoleRequestContext; users: UserRow[]; invited?: string }) {
+/** The organisation's people; admins invite them (the new person's link shown once), change their roles and remove them. */
+export function TeamScreen({ ctx, users, invited }: { ctx: ConsoleRequestContext; users: UserRow[]; invited?: string }) {
   const { t } = ctx;
   const tm = t.team;
   const me = ctx.signedIn!.actor;

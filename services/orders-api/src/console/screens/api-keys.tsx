@@ -1,59 +1,28 @@
-import { API_KEY_PERMISSIONS, type ApiKeyPermission } from '@pmatch/contracts';
+import { API_KEY_PERMISSIONS } from '@pmatch/contracts';
 import type { ApiKeyRow } from '@pmatch/db';
-import { Router } from 'express';
-import { recordAudit } from '../../use-cases/audit';
-import type { OrdersApiDeps } from '../../use-cases/deps';
-import { KEY_NAME_MAX, getApiKeys, issueApiKey, revokeApiKey } from '../../use-cases/manage-api-keys';
+import { KEY_NAME_MAX } from '../../use-cases/manage-api-keys';
+import { ActionButton, Badge, CopyableSecret, Layout, Notice, PostForm, Table } from '../components/layout';
 import { tokyoTime } from '../format';
-import { auditContextOf, contextOf, field, pathId, requireRole, signedInOf, type ConsoleRequestContext } from '../http';
-import { redirectDone, sendPage } from '../render';
-import { ActionButton, Badge, Layout, Notice, PostForm, Table, CopyableSecret } from '../views/layout';
+import type { ConsoleRequestContext } from '../request';
 
-/** API keys of the mode: issue (the text shown once), revoke, and when each was last used. */
-export function apiKeyPages(deps: OrdersApiDeps): Router {
-  const router = Router();
-
-  router.get('/dashboard/api-keys', async (req, res) => {
-    const { actor } = signedInOf(req);
-    sendPage(res, <KeyList ctx={contextOf(req)} keys={await getApiKeys(deps, actor)} accounts={actor.accountIds} />);
-  });
-
-  router.post('/dashboard/api-keys', requireRole('admin'), async (req, res) => {
-    const ctx = contextOf(req);
-    const { actor } = signedInOf(req);
-    const permission = (API_KEY_PERMISSIONS as readonly string[]).includes(field(req, 'permission') ?? '')
-      ? (field(req, 'permission') as ApiKeyPermission)
-      : 'read_write';
-    const account = field(req, 'bank_account_id') ?? '';
-    const { row, keyText } = await issueApiKey(deps, actor, { name: field(req, 'name') ?? '', permission, bankAccountId: account === '' ? null : account });
-    await recordAudit(deps, auditContextOf(req), 'api_key.issue', row.id, { name: row.name, permission: row.permission, bank_account_id: row.bankAccountId });
-    const { t } = ctx;
-    sendPage(
-      res,
-      <Layout ctx={ctx} title={t.apiKeys.issuedTitle} section="apiKeys">
-        <Notice kind="info">{t.apiKeys.shownOnce}</Notice>
-        <CopyableSecret ctx={ctx} id="key-text">
-          {keyText}
-        </CopyableSecret>
-        <p>
-          <a href="/dashboard/api-keys">{t.common.back}</a>
-        </p>
-      </Layout>,
-      201,
-    );
-  });
-
-  router.post('/dashboard/api-keys/:id/revoke', requireRole('admin'), async (req, res) => {
-    const keyId = pathId(req);
-    await revokeApiKey(deps, signedInOf(req).actor, keyId);
-    await recordAudit(deps, auditContextOf(req), 'api_key.revoke', keyId, {});
-    redirectDone(res, '/dashboard/api-keys', 'revoked');
-  });
-
-  return router;
+/** A key just issued: its text, shown this once. */
+export function IssuedKeyScreen({ ctx, keyText }: { ctx: ConsoleRequestContext; keyText: string }) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={t.apiKeys.issuedTitle} section="apiKeys">
+      <Notice kind="info">{t.apiKeys.shownOnce}</Notice>
+      <CopyableSecret ctx={ctx} id="key-text">
+        {keyText}
+      </CopyableSecret>
+      <p>
+        <a href="/dashboard/api-keys">{t.common.back}</a>
+      </p>
+    </Layout>
+  );
 }
 
-function KeyList({ ctx, keys, accounts }: { ctx: ConsoleRequestContext; keys: ApiKeyRow[]; accounts: readonly string[] }) {
+/** API keys of the mode: issue, revoke, and when each was last used. */
+export function KeyListScreen({ ctx, keys, accounts }: { ctx: ConsoleRequestContext; keys: ApiKeyRow[]; accounts: readonly string[] }) {
   const { t } = ctx;
   const k = t.apiKeys;
   const admin = ctx.signedIn!.actor.role === 'admin';

@@ -1,21 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError, type Mode, type UserRole } from '@pmatch/contracts';
+import type { Mode, UserRole } from '@pmatch/contracts';
 import type { ConsoleSessionRow, UserRow } from '@pmatch/db';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { accountIdsOf } from '../data/bank-accounts';
-import { deleteSession, findSession, touchSession } from '../data/console-sessions';
-import { findOrganisation } from '../data/users';
 import type { AuditContext } from '../use-cases/audit';
 import type { ConsoleDeps } from '../use-cases/console-login';
-import { owesSecondFactorSetup } from '../use-cases/console-login';
+import { openSession } from '../use-cases/console-session';
 import { mayAct, userActor, type ConsoleActor } from './actor';
 import { TEXTS, chooseLanguage, type Language, type Texts } from './texts';
-
-/** A session ends after this long without a request, and this long after it began whatever happens. */
-export const SESSION_IDLE_MS = 30 * 60 * 1000;
-export const SESSION_MAX_MS = 12 * 60 * 60 * 1000;
-/** `last_seen_at` is written at most this often: idle time is measured to the minute. */
-const TOUCH_EVERY_MS = 60 * 1000;
 
 /** How the console's cookies are named and flagged: `__Host-` and Secure outside local development. */
 export interface CookiePolicy {
@@ -88,6 +79,7 @@ export function signedInOf(req: Request): SignedIn {
   return signedIn;
 }
 
+/** Who acts, for the audit row the use case writes with the action. */
 export function auditContextOf(req: Request): AuditContext {
   const { actor } = signedInOf(req);
   return { organisationId: actor.organisationId, mode: actor.mode, userId: actor.userId, email: actor.email, ip: contextOf(req).ip };
@@ -105,45 +97,36 @@ export class ConsoleRefusal extends Error {
 }
 
 /**
- * Reads the language and the session for every console request. A session past its idle or
- * absolute timeout is deleted and counts as none. The session's `last_seen_at` moves at most once
- * a minute. Nothing here reads an Authorization header: API keys open nothing on the console.
+ * Reads the language and the session for every console request (`openSession`: a session past its
+ * timeouts counts as none). Nothing here reads an Authorization header: API keys open nothing on
+ * the console.
  */
 export function consoleContext(deps: ConsoleDeps, policy: CookiePolicy): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const cookies = cookiesOf(req);
-    const language = chooseLanguage(req.query.lang, cookies.get(LANGUAGE_COOKIE), req.get('accept-language'));
+    const language = chooseLanguage(req.query.lang, cookies.get(LANGUAGE_COOKIE), (...offered) => req.acceptsLanguages(...offered));
     if (req.query.lang === language) res.cookie(LANGUAGE_COOKIE, language, { ...cookieOptions(policy), maxAge: 365 * 24 * 60 * 60 * 1000 });
     const url = new URL(req.originalUrl, 'http://console');
     url.searchParams.delete('lang');
     req.console = { language, t: TEXTS[language], ip: req.ip ?? req.socket.remoteAddress ?? 'unknown', path: url.pathname, query: url.search };
     const token = cookies.get(sessionCookieName(policy));
     if (token !== undefined && /^[A-Za-z0-9_-]{43}$/.test(token)) {
-      const found = await findSession(deps.database.prisma, token);
-      const now = deps.clock.now();
-      if (found !== null) {
-        const idle = now.getTime() - found.lastSeenAt.getTime() > SESSION_IDLE_MS;
-        const tooOld = now.getTime() - found.createdAt.getTime() > SESSION_MAX_MS;
-        if (idle || tooOld) {
-          await deleteSession(deps.database.prisma, token);
-          res.clearCookie(sessionCookieName(policy), cookieOptions(policy));
-          (req.console as { sessionEnded?: boolean }).sessionEnded = true;
-        } else {
-          if (now.getTime() - found.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await touchSession(deps.database.prisma, token, now);
-          const { user, ...session } = found;
-          const mode = session.mode as Mode;
-          const organisation = await findOrganisation(deps.database.prisma, user.organisationId);
-          req.console.signedIn = {
-            token,
-            session,
-            user,
-            organisationName: organisation.name,
-            mode,
-            actor: userActor(user, mode, await accountIdsOf(deps.database.prisma, user.organisationId, mode)),
-            csrfToken: session.csrfToken,
-            owesSecondFactorSetup: !session.secondFactorPending && (await owesSecondFactorSetup(deps, user)),
-          };
-        }
+      const opened = await openSession(deps, token);
+      if (opened === 'ended') {
+        res.clearCookie(sessionCookieName(policy), cookieOptions(policy));
+        (req.console as { sessionEnded?: boolean }).sessionEnded = true;
+      } else if (opened !== 'none') {
+        const { session, user, mode } = opened;
+        req.console.signedIn = {
+          token,
+          session,
+          user,
+          organisationName: opened.organisationName,
+          mode,
+          actor: userActor(user, mode, opened.accountIds),
+          csrfToken: session.csrfToken,
+          owesSecondFactorSetup: opened.owesSecondFactorSetup,
+        };
       }
     }
     next();
@@ -232,11 +215,25 @@ export function pathId(req: Request, name = 'id'): string {
   return id;
 }
 
-export { AppError };
-
 /** Every value of a repeated form field (checkboxes). */
 export function fieldList(req: Request, name: string): string[] {
   const value = (req.body as Record<string, unknown> | undefined)?.[name];
   if (typeof value === 'string') return [value];
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** An amount typed in a search form (commas, ¥ and spaces allowed), or undefined. */
+export function amountIn(text: string | undefined): number | undefined {
+  const digits = text?.replace(/[,¥\s]/g, '');
+  return digits !== undefined && /^\d{1,10}$/.test(digits) ? Number(digits) : undefined;
+}
+
+/** A list's `after` cursor (a seq), or undefined when absent or malformed. */
+export function cursorIn(text: string | undefined): bigint | undefined {
+  return text !== undefined && /^\d{1,19}$/.test(text) ? BigInt(text) : undefined;
+}
+
+/** The start of the next day, for a search "to" date that includes its own day. */
+export function nextDay(day: Date | undefined): Date | undefined {
+  return day === undefined ? undefined : new Date(day.getTime() + 24 * 60 * 60 * 1000);
 }

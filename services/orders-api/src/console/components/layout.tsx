@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import type { ConsoleRequestContext } from '../http';
+import type { ConsoleRequestContext } from '../request';
 import { LANGUAGES } from '../texts';
 
 /** Renders a page as a whole document. Every value in it went through Preact, which escapes text and attributes. */

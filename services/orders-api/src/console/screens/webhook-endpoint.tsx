@@ -1,7 +1,7 @@
 import { ALL_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, type WebhookDeliveryAttempt, type WebhookEndpoint, type WebhookEndpointSecret } from '@pmatch/contracts';
 import { tokyoTime } from '../format';
-import type { ConsoleRequestContext } from '../http';
-import { ActionButton, Badge, CopyableSecret, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../views/layout';
+import type { ConsoleRequestContext } from '../request';
+import { ActionButton, Badge, CopyableSecret, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../components/layout';
 
 /** The event types an endpoint receives, as checkboxes (all of them when it takes every type). */
 export function EventChoices({ ctx, selected }: { ctx: ConsoleRequestContext; selected: readonly string[] }) {
@@ -50,7 +50,7 @@ const DONE_TEXT = (ctx: ConsoleRequestContext): Record<string, string> => {
 };
 
 /** One endpoint: its facts and switches, its events, its secret and its delivery log. */
-export function EndpointDetail({
+export function EndpointScreen({
   ctx,
   endpoint,
   log,

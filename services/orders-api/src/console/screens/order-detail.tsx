@@ -1,20 +1,15 @@
-import { LIMITS, Payment } from '@pmatch/contracts';
+import { Payment } from '@pmatch/contracts';
+import { pastReversalWindow } from '../../domain/orders';
 import type { EventRow, OrderRow } from '@pmatch/db';
 import { tokyoTime, yen } from '../format';
-import type { ConsoleRequestContext } from '../http';
-import { ActionButton, Badge, Facts, Layout, Notice } from '../views/layout';
+import type { ConsoleRequestContext } from '../request';
+import { ActionButton, Badge, Facts, Layout, Notice } from '../components/layout';
 import { reasonText } from './deposit-detail';
-
-/** Whether the payment was confirmed longer ago than the API may reverse. */
-export const pastReversalWindow = (order: OrderRow, now: Date) => {
-  const payment = Payment.safeParse(order.payment);
-  return payment.success && now.getTime() - Date.parse(payment.data.matched_at) > LIMITS.reversalWindowMs;
-};
 
 const DONE = ['reversed', 'canceled', 'markedPaid', 'edited'] as const;
 
 /** One order: its facts, its payment, what a person may do with it, and its timeline of events. */
-export function OrderDetail({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext; order: OrderRow; timeline: EventRow[]; now: Date }) {
+export function OrderScreen({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext; order: OrderRow; timeline: EventRow[]; now: Date }) {
   const { t } = ctx;
   const o = t.orders;
   const payment = Payment.safeParse(order.payment);

@@ -1,8 +1,8 @@
 import type { Decision } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { tokyoTime, yen } from '../format';
-import type { ConsoleRequestContext } from '../http';
-import { ActionButton, Badge, Facts, Field, Layout, Notice, Table, type Column } from '../views/layout';
+import type { ConsoleRequestContext } from '../request';
+import { ActionButton, Badge, Facts, Field, Layout, Notice, Table, type Column } from '../components/layout';
 
 /** A decision's or candidate's reason code in the console's language (the code itself if it has no text). */
 export function reasonText(ctx: ConsoleRequestContext, reason: string | null | undefined): string {
@@ -13,7 +13,7 @@ export function reasonText(ctx: ConsoleRequestContext, reason: string | null | u
 const DONE_KEYS = { confirmed: 'confirmed', excluded: 'excluded', restored: 'restored' } as const;
 
 /** One deposit: its facts, its decision and candidates, and what a person may do about it. */
-export function DepositDetail({
+export function DepositScreen({
   ctx,
   deposit,
   decision,
