@@ -7,7 +7,7 @@ export type ActiveKey = {
   mode: string;
   permission: string;
   bankAccountId: string | null;
-  /** The bank accounts in the key's scope, oldest first (see `AuthContext.accountIds`). */
+  /** The bank accounts in the key's scope, oldest first (see `ApiKeyAuth.accountIds`). */
   accountIds: string[];
 };
 

@@ -4,13 +4,13 @@ import { sha256Hex, systemClock, type Clock, type Logger } from '@pmatch/platfor
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { Counter, type Registry } from 'prom-client';
 import type { Actor } from '../domain/actor';
-import { WRITE_METHODS, apiKeyActor, bearerKey, type AuthContext } from '../domain/auth';
+import { WRITE_METHODS, apiKeyActor, bearerKey, type ApiKeyAuth } from '../domain/api-key-auth';
 import { findActiveKeyByHash, type ActiveKey } from '../data/keys';
 
 declare global {
   namespace Express {
     interface Request {
-      auth?: AuthContext;
+      auth?: ApiKeyAuth;
     }
   }
 }
@@ -24,7 +24,7 @@ export const KEY_USE_RESOLUTION_MS = 60_000;
 /**
  * The API keys, read by SHA-256 hash and remembered. Only a new order without an Idempotency-Key
  * may begin with a remembered key, because its write checks the key in the same statement; any
- * other answer to such a request is given from the key read again (`reauthenticate`,
+ * other answer to such a request is given from the key read again (`reauthenticateApiKey`,
  * `recheckCachedKey`). See docs/decisions/0012-cached-api-keys-checked-by-the-write.md.
  */
 export class ApiKeys {
@@ -90,7 +90,7 @@ export class ApiKeys {
  * Resolves the API key; an unknown, malformed and revoked key all answer the same 401. The key is
  * read, unless `mayUseCache(req)` says the request's route checks a cached key itself.
  */
-export function authenticate(keys: ApiKeys, mayUseCache: (req: Request) => boolean): RequestHandler {
+export function authenticateApiKey(keys: ApiKeys, mayUseCache: (req: Request) => boolean): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
     const text = bearerKey(req.get('authorization'));
     if (text === undefined) {
@@ -113,8 +113,8 @@ export function authenticate(keys: ApiKeys, mayUseCache: (req: Request) => boole
  * Reads the key of a request that began with a cached one, for its route to answer from a key read
  * now; a revoked key is 401.
  */
-export async function reauthenticate(keys: ApiKeys, req: Request): Promise<AuthContext> {
-  const keyHash = authOf(req).keyHash;
+export async function reauthenticateApiKey(keys: ApiKeys, req: Request): Promise<ApiKeyAuth> {
+  const keyHash = apiKeyAuthOf(req).keyHash;
   const key = await keys.read(keyHash);
   if (key === null) throw invalidKey();
   req.auth = authContext(key, keyHash, false);
@@ -136,17 +136,17 @@ export function recheckCachedKey(keys: ApiKeys): ErrorRequestHandler {
   };
 }
 
-export function authOf(req: Request): AuthContext {
-  if (req.auth === undefined) throw new Error('route mounted without authenticate()');
+export function apiKeyAuthOf(req: Request): ApiKeyAuth {
+  if (req.auth === undefined) throw new Error('route mounted without authenticateApiKey()');
   return req.auth;
 }
 
 /** Whom the use cases act for on this request: its API key. */
 export function actorOf(req: Request): Actor {
-  return apiKeyActor(authOf(req));
+  return apiKeyActor(apiKeyAuthOf(req));
 }
 
-function authContext(key: ActiveKey, keyHash: string, cached: boolean): AuthContext {
+function authContext(key: ActiveKey, keyHash: string, cached: boolean): ApiKeyAuth {
   return {
     keyId: key.id,
     organisationId: key.organisationId,

@@ -2,7 +2,7 @@ import { API_KEY_PATTERN, AppError, type Mode } from '@pmatch/contracts';
 import type { Actor } from './actor';
 
 /** Who is calling: resolved from the API key on every /v1 request. */
-export interface AuthContext {
+export interface ApiKeyAuth {
   keyId: string;
   organisationId: string;
   mode: Mode;
@@ -24,7 +24,7 @@ export interface AuthContext {
 }
 
 /** What the use cases see of a request's API key. */
-export function apiKeyActor(auth: AuthContext): Actor {
+export function apiKeyActor(auth: ApiKeyAuth): Actor {
   return {
     organisationId: auth.organisationId,
     mode: auth.mode,
