@@ -59,13 +59,11 @@ export async function auditedRequest<T>(
     result = await ask();
   } catch (error) {
     const code = error instanceof AppError ? error.code : 'internal_error';
-    await appendAudit(
-      deps.database.prisma,
-      entryOf(deps, who, { ...request, detail: { outcome: code === 'service_unavailable' ? 'unknown' : 'refused', code } }),
-    );
+    const unknown = code === 'service_unavailable';
+    await appendAudit(deps.database.prisma, entryOf(deps, who, { ...request, detail: { ...request.detail, outcome: unknown ? 'unknown' : 'refused', code } }));
     throw error;
   }
-  await appendAudit(deps.database.prisma, entryOf(deps, who, { ...request, detail: { outcome: 'done', ...outcome(result) } }));
+  await appendAudit(deps.database.prisma, entryOf(deps, who, { ...request, detail: { ...request.detail, outcome: 'done', ...outcome(result) } }));
   return result;
 }
 
