@@ -44,9 +44,22 @@ export default tseslint.config(
     ...jest.configs['flat/recommended'],
     rules: {
       ...jest.configs['flat/recommended'].rules,
-      // Helpers named for what they check (`expectRefused`, `assertDocumentedResponse`, waits that throw) count as assertions.
-      'jest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expect*', 'assert*', '*.expect*', 'waitFor', '*.waitFor*', '*.processed'] }],
-      'jest/no-conditional-expect': 'error',
+      // Helpers named for what they check (`expectRefused`, `assertDocumentedResponse`, `refused`, waits that throw) count as assertions.
+      'jest/expect-expect': [
+        'error',
+        { assertFunctionNames: ['expect', 'expect*', 'assert*', '*.expect*', 'fc.assert', 'waitFor', '*.waitFor*', '*.processed', 'refused'] },
+      ],
+      // Property tests assert per generated case and branch on it; the branch is the point.
+      'jest/no-conditional-expect': 'off',
+      // A set-up that checks what it made fails at its cause rather than in every test after it.
+      'jest/no-standalone-expect': ['error', { additionalTestBlockFunctions: ['beforeAll', 'beforeEach'] }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='toBeGreaterThanOrEqual'][arguments.0.value=0]",
+          message: 'A count or duration is never below 0: assert the value it must have.',
+        },
+      ],
       'jest/no-disabled-tests': 'error',
       'jest/no-focused-tests': 'error',
       'jest/valid-title': ['error', { ignoreTypeOfDescribeName: true }],
@@ -55,7 +68,12 @@ export default tseslint.config(
   {
     // No test reads a package's build output: it tests the source.
     files: ['**/test/**/*.ts', 'test/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/dist', '**/dist/**'], message: 'Import the source, not the build output.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['./**/dist/**', '../**/dist/**', '@pmatch/*/dist/**'], message: 'Import the source, not the build output.' }] },
+      ],
+    },
   },
   prettier,
 );

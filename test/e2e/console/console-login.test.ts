@@ -1,4 +1,4 @@
-import { codeAt } from '../../../services/orders-api/dist/domain/totp';
+import { codeAt } from '../../../services/orders-api/src/domain/totp';
 import { type Console, ConsoleSession, PASSWORD, addPerson, csrfIn, fetchForm, postForm, useConsole } from './support';
 
 let world: Console;
