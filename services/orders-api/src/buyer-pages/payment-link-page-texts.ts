@@ -1,5 +1,5 @@
 import { LIMITS, type PaymentLinkStatus } from '@pmatch/contracts';
-import type { PageLanguage } from './payment-page-texts';
+import type { PageLanguage } from '../domain/payment-page';
 
 /** What a payment link's page says, in each language of the payment page. */
 export interface PaymentLinkPageTexts {

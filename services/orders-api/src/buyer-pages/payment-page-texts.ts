@@ -1,9 +1,5 @@
-/** The buyer's payment page speaks Japanese by default, and English to whoever asks for it. */
-export const PAGE_LANGUAGES = ['ja', 'en'] as const;
-export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
-
-/** What the buyer needs to know about where the order stands. */
-export type BuyerStatus = 'awaiting_payment' | 'payment_received' | 'expired' | 'canceled';
+import type { BuyerStatus, PageLanguage } from '../domain/payment-page';
+import type { TokyoClock } from '../intl';
 
 export interface PaymentPageTexts {
   /** The name of the language in itself, for the link that switches to it. */
@@ -35,18 +31,7 @@ export interface PaymentPageTexts {
   unprintablePayerName: string;
   exactAmountNote: (amount: string) => string;
   statusUpdateNote: string;
-  deadline: (jst: TokyoDateTime) => string;
-}
-
-/** A moment as read on a clock in Japan. */
-export interface TokyoDateTime {
-  year: number;
-  month: number;
-  day: number;
-  /** 0 = Sunday, as Date#getUTCDay. */
-  weekday: number;
-  hour: number;
-  minute: number;
+  deadline: (jst: TokyoClock) => string;
 }
 
 const twoDigits = (n: number): string => String(n).padStart(2, '0');
@@ -136,32 +121,3 @@ export const PAGE_TEXTS: Record<PageLanguage, PaymentPageTexts> = {
     deadline: (t) => `${EN_WEEKDAYS[t.weekday]}, ${t.day} ${EN_MONTHS[t.month - 1]} ${t.year}, ${twoDigits(t.hour)}:${twoDigits(t.minute)} (Japan time)`,
   },
 };
-
-/**
- * `?lang=` wins; otherwise the buyer's Accept-Language decides between Japanese and English (the
- * higher weight; on a tie the one listed first); Japanese when it names neither.
- */
-export function chooseLanguage(requested: unknown, acceptLanguage: string | undefined): PageLanguage {
-  if (isPageLanguage(requested)) return requested;
-  let best: { language: PageLanguage; weight: number } | undefined;
-  for (const range of (acceptLanguage ?? '').split(',')) {
-    const [tag = '', ...parameters] = range.split(';').map((part) => part.trim());
-    const primary = tag.split('-')[0]?.toLowerCase();
-    if (!isPageLanguage(primary)) continue;
-    const weight = weightOf(parameters);
-    if (weight > 0 && (best === undefined || weight > best.weight)) best = { language: primary, weight };
-  }
-  return best?.language ?? 'ja';
-}
-
-function isPageLanguage(value: unknown): value is PageLanguage {
-  return PAGE_LANGUAGES.includes(value as PageLanguage);
-}
-
-/** The q parameter of one language range (RFC 9110 §12.4.2); absent means 1, malformed means 0. */
-function weightOf(parameters: string[]): number {
-  const q = parameters.find((p) => /^q\s*=/i.test(p));
-  if (q === undefined) return 1;
-  const value = q.replace(/^q\s*=\s*/i, '');
-  return /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(value) ? Number(value) : 0;
-}
