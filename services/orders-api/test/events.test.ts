@@ -2,7 +2,7 @@ import type { NewEvent } from '@pmatch/contracts';
 import { recordEvents, type PrismaClient } from '@pmatch/db';
 import { usePrismaTestDatabase, waitFor } from '@pmatch/testkit';
 import { listEvents, waitForEarlierTransactions } from '../src/data/events';
-import type { ApiKeyAuth } from '../src/domain/auth';
+import type { ApiKeyAuth } from '../src/domain/api-key-auth';
 
 let prisma: PrismaClient;
 const at = new Date('2026-11-22T01:02:03.456Z');

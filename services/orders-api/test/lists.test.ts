@@ -3,7 +3,7 @@ import { rowsReadInTransaction, usePrismaTestDatabase } from '@pmatch/testkit';
 import { listOrders } from '../src/data/orders';
 import { listTransactions } from '../src/data/transactions';
 import { listDeliveryAttempts } from '../src/data/webhook-endpoints';
-import type { ApiKeyAuth } from '../src/domain/auth';
+import type { ApiKeyAuth } from '../src/domain/api-key-auth';
 
 /**
  * Listing one status reads a page of that status, and a webhook endpoint's delivery log a page of

@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { TestSystem, waitFor, type MerchantClient } from '@pmatch/testkit';
 import { ConsoleSession, PASSWORD, addPerson } from './support';
 
@@ -27,8 +26,7 @@ afterAll(async () => {
 
 /** Holds every insert into audit_log until released; resolves once orders-api's insert is waiting for it. */
 async function holdAuditRows(): Promise<{ killBetween: () => Promise<void> }> {
-  const client = new Client({ connectionString: system.database.url });
-  await client.connect();
+  const client = await system.sqlSession();
   await client.query('BEGIN');
   await client.query('LOCK TABLE audit_log IN SHARE MODE');
   return {
@@ -48,7 +46,7 @@ async function holdAuditRows(): Promise<{ killBetween: () => Promise<void> }> {
         await system.kill('orders-api');
       } finally {
         await client.query('ROLLBACK');
-        await client.end();
+        await client.close();
       }
     },
   };

@@ -1,10 +1,11 @@
+import { labels } from './labels';
 /** The words of the API key page. */
 export const apiKeysJa = {
   apiKeys: {
     title: 'APIキー',
     name: '名前',
     permission: '権限',
-    permissions: { read_write: '読み書き', read_only: '読み取りのみ' } as Record<string, string>,
+    permissions: labels({ read_write: '読み書き', read_only: '読み取りのみ' }),
     scope: '口座の範囲',
     allAccounts: 'すべての口座',
     hint: 'キー（末尾）',

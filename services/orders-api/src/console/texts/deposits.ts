@@ -1,10 +1,11 @@
+import { labels } from './labels';
 /** The words of the deposit pages, with how a name fits and why the matcher decided as it did. */
 export const depositsJa = {
   deposits: {
     title: '入金',
     facts: '入金の内容',
     statusTabs: '入金の状態',
-    statuses: { held: '保留', unmatched: '未消込', confirmed: '消込済み', excluded: '除外', pending: '判定中' } as Record<string, string>,
+    statuses: labels({ held: '保留', unmatched: '未消込', confirmed: '消込済み', excluded: '除外', pending: '判定中' }),
     counterparty: '振込名義',
     occurredAt: '入金日時',
     searchName: '振込名義で検索',
@@ -33,15 +34,15 @@ export const depositsJa = {
     excluded: '入金を除外しました。',
     restored: '除外を取り消しました。入金は未消込に戻りました。',
   },
-  fits: {
+  fits: labels({
     exact: '完全一致',
     'rule:kana_width': 'カナ・全角半角の違いを無視して一致',
     'rule:corporate_abbreviation': '法人略語（カ）など）を揃えて一致',
     'rule:decorated': '振込番号などの付加文字を除いて一致',
     'rule:truncated': '銀行で切り詰められた名義として一致',
     none: '一致しない',
-  } as Record<string, string>,
-  reasons: {
+  }),
+  reasons: labels({
     exact: '名義・金額が完全に一致',
     several_orders_fit: '複数の注文が一致するため、人の確認が必要です',
     expired_order_fits: '期限切れの注文が一致するため、人の確認が必要です',
@@ -58,7 +59,7 @@ export const depositsJa = {
     payment_reversed: '支払いの取り消しで未消込に戻った',
     excluded: '人の操作で除外',
     restored: '除外を取り消した',
-  } as Record<string, string>,
+  }),
 };
 
 export const depositsEn: typeof depositsJa = {

@@ -1,3 +1,4 @@
+import { labels } from './labels';
 /** The words of the error pages, with a sentence for each API error code a console action can meet. */
 export const errorsJa = {
   errors: {
@@ -7,7 +8,7 @@ export const errorsJa = {
     csrf: 'フォームの有効期限が切れたか、正しくない送信です。ページを開き直してもう一度お試しください。',
     unavailable: '処理が混み合っています。少し待ってからもう一度お試しください。',
     internal: '予期しないエラーが起きました。記録されています。',
-    codes: {
+    codes: labels({
       open_order_with_same_amount: '同じ金額の受付中の注文があるため、この入金は除外できません。先にその注文へ消し込むか、注文をキャンセルしてください。',
       transaction_not_excludable: '確定済みの入金は除外できません。',
       transaction_not_excluded: 'この入金は除外されていません。',
@@ -20,7 +21,7 @@ export const errorsJa = {
       parameter_invalid: '入力に誤りがあります。',
       parameter_missing: '必要な項目が入力されていません。',
       rate_limited: '操作が多すぎます。少し待ってからお試しください。',
-    } as Record<string, string>,
+    }),
     details: '詳細',
   },
 };

@@ -1,3 +1,4 @@
+import { labels } from './labels';
 /** The words of the frame around every page: names, the test banner, the mode switch, navigation, roles. */
 export const layoutJa = {
   languageName: '日本語',
@@ -5,7 +6,7 @@ export const layoutJa = {
   skipToContent: '本文へ移動',
   testBanner: 'テストモード — 表示中のデータはテスト用です。実際のお金は動きません。',
   modeLabel: 'モード',
-  modes: { test: 'テスト', live: '本番' } as Record<string, string>,
+  modes: labels({ test: 'テスト', live: '本番' }),
   switchTo: (mode: string) => `${mode}に切り替え`,
   nav: {
     overview: '概要',
@@ -22,7 +23,7 @@ export const layoutJa = {
   mainNav: 'メインメニュー',
   logout: 'ログアウト',
   signedInAs: (email: string, role: string) => `${email}（${role}）`,
-  roles: { admin: '管理者', operator: '担当者', viewer: '閲覧者' } as Record<string, string>,
+  roles: labels({ admin: '管理者', operator: '担当者', viewer: '閲覧者' }),
 };
 
 export const layoutEn: typeof layoutJa = {

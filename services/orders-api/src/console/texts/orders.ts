@@ -1,8 +1,9 @@
+import { labels } from './labels';
 /** The words of the order pages: list, detail, reversal and editing. */
 export const ordersJa = {
   orders: {
     title: '注文',
-    statuses: { open: '受付中', paid: '入金済み', paid_outside: '他で支払い済み', canceled: 'キャンセル', expired: '期限切れ' } as Record<string, string>,
+    statuses: labels({ open: '受付中', paid: '入金済み', paid_outside: '他で支払い済み', canceled: 'キャンセル', expired: '期限切れ' }),
     externalId: '注文番号（external_id）',
     payerName: '支払者名',
     itemName: '商品名',

@@ -1,3 +1,4 @@
+import { labels } from './labels';
 /** The words of the settings page: auto-confirmation, the matching rules and their preview, security. */
 export const settingsJa = {
   settings: {
@@ -6,12 +7,12 @@ export const settingsJa = {
     autoConfirmHelp: '無効のときは保留になり、人が確認します。',
     rules: '名義照合ルール',
     rulesHelp: '有効にしたルールで名義の揺れを許容します。切り替える前に、いま保留中の入金のうちどれが確定されるかを確認できます。',
-    ruleNames: {
+    ruleNames: labels({
       kana_width: 'カナ・全角半角の違い',
       corporate_abbreviation: '法人略語（カ）、(株) など）',
       decorated: '振込番号などの付加文字',
       truncated: '銀行による名義の切り詰め',
-    } as Record<string, string>,
+    }),
     preview: '変更の影響を確認',
     previewTitle: 'ルール変更のプレビュー',
     previewIntro: 'この変更を適用すると、いま保留中の次の入金が、表示の注文で確定されます。判定はマッチャー自身の判定処理で行っています。',

@@ -1,3 +1,4 @@
+import { labels } from './labels';
 /** The words of the webhook pages: endpoints, their secrets and the delivery log. */
 export const webhooksJa = {
   webhooks: {
@@ -7,7 +8,7 @@ export const webhooksJa = {
     allEvents: 'すべて',
     enabled: '有効',
     disabled: '停止中',
-    disabledReasons: { failing: '失敗が72時間続いたため自動停止', manual: '手動で停止' } as Record<string, string>,
+    disabledReasons: labels({ failing: '失敗が72時間続いたため自動停止', manual: '手動で停止' }),
     failingSince: '失敗が続いている',
     create: 'エンドポイントを追加',
     created: 'エンドポイントを追加しました。',
@@ -34,7 +35,7 @@ export const webhooksJa = {
     deliveryStatus: '配信状態',
     resend: '再送',
     resent: (id: string) => `イベント ${id} を再送します。`,
-    deliveryStatuses: { pending: '送信待ち', succeeded: '成功', failed: '失敗' } as Record<string, string>,
+    deliveryStatuses: labels({ pending: '送信待ち', succeeded: '成功', failed: '失敗' }),
     wrongPassword: 'パスワードが正しくありません。',
   },
 };
