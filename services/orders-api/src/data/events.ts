@@ -1,6 +1,6 @@
 import { Prisma, eventFields, type Db, type EventRow } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
-import type { Page } from './pages';
+import type { Slice } from './slices';
 
 /**
  * How long a list waits for transactions that were running when it was asked for. Writes here
@@ -40,7 +40,7 @@ export async function listEvents(
   scope: Scope,
   query: { type?: string; limit: number; startingAfter?: string },
   settleWaitMs = EVENTS_SETTLE_WAIT_MS,
-): Promise<Page<EventRow> | undefined> {
+): Promise<Slice<EventRow> | undefined> {
   await waitForEarlierTransactions(db, settleWaitMs);
   const inScope = Prisma.sql`organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
     ${scope.bankAccountId === null ? Prisma.empty : Prisma.sql`AND bank_account_id = ${scope.bankAccountId}`}`;

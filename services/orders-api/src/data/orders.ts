@@ -19,7 +19,7 @@ import {
 } from '@pmatch/db';
 import { BatchWriter, pauseFor } from '@pmatch/platform';
 import type { Scope } from '../domain/actor';
-import { pageBySeq, type Page } from './pages';
+import { sliceBySeq, type Slice } from './slices';
 import { scopeOf } from './scope';
 
 /** At most this many new orders written by one statement. */
@@ -109,9 +109,9 @@ export async function listOrders(
   db: Db,
   scope: Scope,
   query: { status?: OrderStatus; externalId?: string; limit: number; startingAfter?: string },
-): Promise<Page<OrderRow> | undefined> {
+): Promise<Slice<OrderRow> | undefined> {
   const inScope = scopeOf(scope);
-  return pageBySeq(
+  return sliceBySeq(
     query,
     (id) => db.order.findFirst({ where: { id, ...inScope }, select: { seq: true } }),
     (cursorSeq, take) =>

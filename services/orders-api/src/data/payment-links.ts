@@ -2,7 +2,7 @@ import { PAYMENT_TOKEN_LENGTH, newId, randomBase62, type Mode } from '@pmatch/co
 import { insertOrderAnnounced, isUniqueViolation, type Db, type NewOrder, type OrderRow, type PaymentLinkRow, type PrismaClient } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
 import { findOrderByExternalId } from './orders';
-import { pageBySeq, type Page } from './pages';
+import { sliceBySeq, type Slice } from './slices';
 import { scopeOf } from './scope';
 
 export interface NewPaymentLink {
@@ -36,9 +36,9 @@ export async function findPaymentLink(db: Db, scope: Scope, id: string): Promise
 }
 
 /** Links newest first, after the cursor link when given; undefined when the cursor is unknown. */
-export async function listPaymentLinks(db: Db, scope: Scope, query: { limit: number; startingAfter?: string }): Promise<Page<PaymentLinkRow> | undefined> {
+export async function listPaymentLinks(db: Db, scope: Scope, query: { limit: number; startingAfter?: string }): Promise<Slice<PaymentLinkRow> | undefined> {
   const inScope = scopeOf(scope);
-  return pageBySeq(
+  return sliceBySeq(
     query,
     (id) => db.paymentLink.findFirst({ where: { id, ...inScope }, select: { seq: true } }),
     (cursorSeq, take) =>

@@ -1,7 +1,7 @@
 import type { TransactionStatus } from '@pmatch/contracts';
 import type { Db, TransactionRow } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
-import { pageBySeq, type Page } from './pages';
+import { sliceBySeq, type Slice } from './slices';
 import { scopeOf } from './scope';
 
 export async function findTransaction(db: Db, scope: Scope, id: string): Promise<TransactionRow | null> {
@@ -13,9 +13,9 @@ export async function listTransactions(
   db: Db,
   scope: Scope,
   query: { status?: TransactionStatus; limit: number; startingAfter?: string },
-): Promise<Page<TransactionRow> | undefined> {
+): Promise<Slice<TransactionRow> | undefined> {
   const inScope = scopeOf(scope);
-  return pageBySeq(
+  return sliceBySeq(
     query,
     (id) => db.transaction.findFirst({ where: { id, ...inScope }, select: { seq: true } }),
     (cursorSeq, take) =>

@@ -1,4 +1,4 @@
-export interface Page<T> {
+export interface Slice<T> {
   rows: T[];
   hasMore: boolean;
 }
@@ -9,11 +9,11 @@ export interface Page<T> {
  * one: the result is undefined. `rowsAfter` reads `take` rows past the cursor's seq in the list's
  * direction; one more row than the limit tells whether there is a next page.
  */
-export async function pageBySeq<T>(
+export async function sliceBySeq<T>(
   query: { limit: number; startingAfter?: string },
   seqOf: (id: string) => Promise<{ seq: bigint } | null>,
   rowsAfter: (cursorSeq: bigint | undefined, take: number) => Promise<T[]>,
-): Promise<Page<T> | undefined> {
+): Promise<Slice<T> | undefined> {
   let cursorSeq: bigint | undefined;
   if (query.startingAfter !== undefined) {
     const cursor = await seqOf(query.startingAfter);
