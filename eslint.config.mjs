@@ -3,6 +3,7 @@
 // Prettier's business (eslint-config-prettier turns off the rules that would disagree with it).
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import jest from 'eslint-plugin-jest';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -36,6 +37,43 @@ export default tseslint.config(
     // Tests are long by nature: a describe block holds many tests.
     files: ['**/test/**/*.ts', 'test/**/*.ts'],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off', '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // A test that asserts nothing, cannot fail or is left focused or skipped is a defect.
+    files: ['**/test/**/*.test.ts', 'test/**/*.test.ts'],
+    ...jest.configs['flat/recommended'],
+    rules: {
+      ...jest.configs['flat/recommended'].rules,
+      // Helpers named for what they check (`expectRefused`, `assertDocumentedResponse`, `refused`, waits that throw) count as assertions.
+      'jest/expect-expect': [
+        'error',
+        { assertFunctionNames: ['expect', 'expect*', 'assert*', '*.expect*', 'fc.assert', 'waitFor', '*.waitFor*', '*.processed', 'refused'] },
+      ],
+      // Property tests assert per generated case and branch on it; the branch is the point.
+      'jest/no-conditional-expect': 'off',
+      // A set-up that checks what it made fails at its cause rather than in every test after it.
+      'jest/no-standalone-expect': ['error', { additionalTestBlockFunctions: ['beforeAll', 'beforeEach'] }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='toBeGreaterThanOrEqual'][arguments.0.value=0]",
+          message: 'A count or duration is never below 0: assert the value it must have.',
+        },
+      ],
+      'jest/no-disabled-tests': 'error',
+      'jest/no-focused-tests': 'error',
+      'jest/valid-title': ['error', { ignoreTypeOfDescribeName: true }],
+    },
+  },
+  {
+    // No test reads a package's build output: it tests the source.
+    files: ['**/test/**/*.ts', 'test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['./**/dist/**', '../**/dist/**', '@pmatch/*/dist/**'], message: 'Import the source, not the build output.' }] },
+      ],
+    },
   },
   prettier,
 );

@@ -124,8 +124,11 @@ describe("services' broker code with their own and with others' users", () => {
   test('when a service connects with its own user, then it finds the topology (passively) and consumes its queue', async () => {
     const broker = await Broker.connect(urlOf('matcher'), prefix, logger);
     try {
-      const stop = await broker.consume(QUEUES.matcherDeposits, DepositReceived, async () => undefined, { prefetch: 1 });
-      await stop();
+      const consuming = broker.consume(QUEUES.matcherDeposits, DepositReceived, async () => undefined, { prefetch: 1 });
+      await expect(consuming).resolves.toEqual(expect.any(Function));
+      await (
+        await consuming
+      )();
     } finally {
       await broker.close();
     }

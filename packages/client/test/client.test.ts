@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError, ConnectionError, PaymentsClient, retryAfterMs, type ErrorCodeOf, type EventOf } from '../src';
+import { ApiError, ConnectionError, PaymentsClient, retryAfterMs, type ErrorCodeOf } from '../src';
 
 /**
  * The client's own behaviour against a scripted HTTP server on loopback: what it sends, how it
@@ -380,22 +380,6 @@ function whatToDo(error: ApiError<ErrorCodeOf<'cancelOrder'>>): string {
       return unhandled;
     }
   }
-}
-
-// Checked by tsc, never run: what the types promise.
-export async function typesPromise(client: PaymentsClient): Promise<void> {
-  // @ts-expect-error cancel never answers external_id_conflict
-  const foreign: ErrorCodeOf<'cancelOrder'> = 'external_id_conflict';
-  for await (const event of client.events.listAll({ type: 'order.paid' })) {
-    const narrowed: EventOf<'order.paid'> = event;
-    const type: 'order.paid' = event.type;
-    void [narrowed, type, foreign];
-  }
-  // @ts-expect-error webhook.test events are never listed, so they are no filter
-  await client.events.list({ type: 'webhook.test' });
-  const secret: string = (await client.webhookEndpoints.create({ url: 'https://shop.example/hooks' })).secret;
-  const status: number = (await client.orders.retrieve(order.id)).lastResponse.statusCode;
-  void [secret, status];
 }
 
 async function waitUntil(condition: () => boolean): Promise<void> {

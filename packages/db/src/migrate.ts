@@ -45,6 +45,10 @@ export const EDITED_MIGRATION_CHECKSUMS: Readonly<Record<string, readonly [strin
     '95e03ae6890b03320cc229ad8daf2394a3284f8ed9b407570281abdca30a8bd7',
     'f1d32390384956e0f00d5a9c3bb930bfaebc86a94b1bcc1f4f1025b0dc0b3c8d',
   ],
+  '20261127200000_seller_console': [
+    'b0c2981c3e30bcf0ef271cd7537310d186a71f1d207de71bf029680c72d8a583',
+    '332876fb0ee3d2135c8c3e4d59f0045d39f966d32d82ddb73a695985f38a983b',
+  ],
 };
 
 export interface MigrationResult {

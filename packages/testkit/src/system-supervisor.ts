@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { ServiceName } from './system-environment';
 
 /** One process of a service, as the test system started it. */
-export interface RunningService {
+export interface ServiceProcess {
   process: ChildProcess;
   port: number;
   output: string[];
@@ -10,7 +10,7 @@ export interface RunningService {
   stoppedOnPurpose: boolean;
 }
 
-export function isRunning(running: RunningService | undefined): boolean {
+export function isRunning(running: ServiceProcess | undefined): boolean {
   return running !== undefined && running.process.exitCode === null && running.process.signalCode === null;
 }
 
@@ -41,11 +41,11 @@ export class ReplicaSupervisor {
 
   constructor(
     private readonly start: (name: ServiceName, replica: number) => Promise<void>,
-    private readonly current: (name: ServiceName, replica: number) => RunningService | undefined,
+    private readonly current: (name: ServiceName, replica: number) => ServiceProcess | undefined,
   ) {}
 
   /** A replica exited on its own: its output is kept, and it is started again after its backoff. */
-  exited({ name, replica, label }: Replica, running: RunningService): void {
+  exited({ name, replica, label }: Replica, running: ServiceProcess): void {
     if (this.stopped) return;
     this.exits.set(name, (this.exits.get(name) ?? 0) + 1);
     const how = running.process.signalCode ?? `code ${running.process.exitCode}`;

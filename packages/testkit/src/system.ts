@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Broker } from '@pmatch/platform';
 import { MerchantClient } from './merchant';
 import { cleanUpBroker, cleanUpRedis, openSqlSession, queryOnce, queueStateOf, type SqlSession } from './system-access';
-import { ReplicaSupervisor, isRunning, type RunningService } from './system-supervisor';
+import { ReplicaSupervisor, isRunning, type ServiceProcess } from './system-supervisor';
 import { useServedDocument } from './openapi-validator';
 import { brokerUrlFor } from './broker-users';
 import { createTestDatabase, uniqueName, waitFor, type TestDatabase } from './infra';
@@ -47,7 +47,7 @@ export interface TestSystemOptions {
  */
 export class TestSystem {
   /** Each service's replicas, replica n at index n - 1 (undefined until it was first started). */
-  private readonly services = new Map<ServiceName, (RunningService | undefined)[]>();
+  private readonly services = new Map<ServiceName, (ServiceProcess | undefined)[]>();
   private supervisor: ReplicaSupervisor | undefined;
   private stopping = false;
   private opsSession: OpsSession | undefined;
@@ -149,7 +149,7 @@ export class TestSystem {
     return Array.from({ length: this.replicas(service) }, (_, i) => i + 1);
   }
 
-  private running(service: ServiceName, replica: number): RunningService | undefined {
+  private running(service: ServiceName, replica: number): ServiceProcess | undefined {
     return this.services.get(service)?.[replica - 1];
   }
 
@@ -177,7 +177,7 @@ export class TestSystem {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const running: RunningService = { process: child, port, output: [], stoppedOnPurpose: false };
+    const running: ServiceProcess = { process: child, port, output: [], stoppedOnPurpose: false };
     const keep = (chunk: Buffer) => {
       running.output.push(chunk.toString('utf8'));
       if (running.output.length > 500) running.output.shift();
@@ -255,7 +255,7 @@ export class TestSystem {
     );
   }
 
-  private exited(name: ServiceName, replica: number, running: RunningService): void {
+  private exited(name: ServiceName, replica: number, running: ServiceProcess): void {
     if (this.stopping || running.stoppedOnPurpose || this.running(name, replica) !== running) return;
     this.supervisor?.exited({ name, replica, label: this.label(name, replica) }, running);
   }

@@ -3,7 +3,7 @@ import { sha256Hex } from '@pmatch/platform';
 import { notingStatements, useServiceTestDatabase } from '@pmatch/testkit';
 import { findOrderByExternalId, newOrderWriter } from '../src/data/orders';
 import { findActiveKeyByHash } from '../src/data/keys';
-import { resolveBankAccount, type AuthContext } from '../src/domain/auth';
+import { resolveBankAccount, type ApiKeyAuth } from '../src/domain/api-key-auth';
 
 /** The reads and the write of POST /v1/orders (and of every /v1 request's key), on plain SQL in orders-api's own role. */
 
@@ -60,7 +60,7 @@ useServiceTestDatabase('orders-api', async (opened) => {
   });
 });
 
-const auth = (mode: 'test' | 'live', bankAccountId: string | null = null): AuthContext => ({
+const auth = (mode: 'test' | 'live', bankAccountId: string | null = null): ApiKeyAuth => ({
   keyId: 'key_x',
   organisationId: 'org_a',
   mode,

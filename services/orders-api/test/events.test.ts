@@ -2,7 +2,7 @@ import type { NewEvent } from '@pmatch/contracts';
 import { recordEvents, type PrismaClient } from '@pmatch/db';
 import { usePrismaTestDatabase, waitFor } from '@pmatch/testkit';
 import { listEvents, waitForEarlierTransactions } from '../src/data/events';
-import type { AuthContext } from '../src/domain/auth';
+import type { ApiKeyAuth } from '../src/domain/api-key-auth';
 
 let prisma: PrismaClient;
 const at = new Date('2026-11-22T01:02:03.456Z');
@@ -10,11 +10,11 @@ const at = new Date('2026-11-22T01:02:03.456Z');
 usePrismaTestDatabase(undefined, (opened) => ({ prisma } = opened));
 
 let organisations = 0;
-async function organisation(): Promise<{ auth: AuthContext; record: (types: string[]) => Promise<string[]> }> {
+async function organisation(): Promise<{ auth: ApiKeyAuth; record: (types: string[]) => Promise<string[]> }> {
   organisations += 1;
   const id = `org_events_${organisations}`;
   await prisma.organisation.create({ data: { id, name: 'n', ownerEmail: 'o@example.com' } });
-  const auth: AuthContext = {
+  const auth: ApiKeyAuth = {
     keyId: 'key_x',
     organisationId: id,
     mode: 'test',
@@ -36,7 +36,7 @@ async function organisation(): Promise<{ auth: AuthContext; record: (types: stri
 }
 
 /** Every id listed after `cursor`, all pages; without the read-your-writes wait, which tests here hold open on purpose. */
-async function idsAfter(auth: AuthContext, cursor?: string): Promise<string[]> {
+async function idsAfter(auth: ApiKeyAuth, cursor?: string): Promise<string[]> {
   const ids: string[] = [];
   let after = cursor;
   for (;;) {

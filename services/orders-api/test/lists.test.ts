@@ -3,7 +3,7 @@ import { rowsReadInTransaction, usePrismaTestDatabase } from '@pmatch/testkit';
 import { listOrders } from '../src/data/orders';
 import { listTransactions } from '../src/data/transactions';
 import { listDeliveryAttempts } from '../src/data/webhook-endpoints';
-import type { AuthContext } from '../src/domain/auth';
+import type { ApiKeyAuth } from '../src/domain/api-key-auth';
 
 /**
  * Listing one status reads a page of that status, and a webhook endpoint's delivery log a page of
@@ -18,7 +18,7 @@ usePrismaTestDatabase(undefined, (opened) => ({ prisma } = opened));
 
 let organisations = 0;
 /** An organisation with `accounts` live bank accounts, and a live key's view of it. */
-async function organisation(accounts = 1): Promise<{ auth: AuthContext; accountIds: string[] }> {
+async function organisation(accounts = 1): Promise<{ auth: ApiKeyAuth; accountIds: string[] }> {
   organisations += 1;
   const id = `org_lists_${organisations}`;
   await prisma.organisation.create({ data: { id, name: 'n', ownerEmail: 'o@example.com' } });

@@ -61,9 +61,10 @@ async function runScheduleToEnd(endpointId: string): Promise<void> {
   throw new Error('the schedule did not end');
 }
 
-afterEach(async () => {
+/** No resend request may end as a dead letter: each test ends by checking so. */
+async function expectNoDeadLetters(): Promise<void> {
   expect(await harness.deadLetters(QUEUES.dispatcherRequests)).toBe(0);
-});
+}
 
 describe('a resend of a delivery waiting for its next retry', () => {
   test('when it comes, then the retry goes out at once, not at its scheduled time, and the delivery succeeds', async () => {
@@ -85,6 +86,7 @@ describe('a resend of a delivery waiting for its next retry', () => {
     expect(attempts[1]!.attemptedAt).toEqual(harness.clock.now());
     expect(receiver.requestsTo(endpoint.path).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', maxAttempts: MAX_ATTEMPTS, resendRequested: false });
+    await expectNoDeadLetters();
   });
 
   test('when the resent attempt fails too, then the delivery keeps the rest of its schedule: the next retry waits as the third attempt would', async () => {
@@ -103,6 +105,7 @@ describe('a resend of a delivery waiting for its next retry', () => {
     const wait = delivery.nextAttemptAt!.getTime() - second!.attemptedAt.getTime();
     expect(wait).toBeGreaterThanOrEqual(WAITS[2]!);
     expect(wait).toBeLessThanOrEqual(WAITS[2]! * 1.1);
+    await expectNoDeadLetters();
   });
 });
 
@@ -123,6 +126,7 @@ describe('a resend of a delivery in flight', () => {
     expect(attempts[1]!.attemptedAt.getTime()).toBe(attempts[0]!.attemptedAt.getTime());
     expect(receiver.requestsTo(endpoint.path).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', leasedUntil: null, resendRequested: false });
+    await expectNoDeadLetters();
   });
 });
 
@@ -141,6 +145,7 @@ describe('a resend of a finished delivery', () => {
     ]);
     expect(receiver.requestsTo(endpoint.path).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', maxAttempts: 2 });
+    await expectNoDeadLetters();
   });
 
   test('when the delivery failed after every attempt, then one more attempt goes out at once, and its success ends the delivery succeeded', async () => {
@@ -156,6 +161,7 @@ describe('a resend of a finished delivery', () => {
     const attempts = await harness.waitForAttempts(endpoint.id, eventId, MAX_ATTEMPTS + 1);
     expect(attempts.at(-1)).toMatchObject({ attempt: MAX_ATTEMPTS + 1, statusCode: 204, attemptedAt: harness.clock.now() });
     expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', maxAttempts: MAX_ATTEMPTS + 1 });
+    await expectNoDeadLetters();
   });
 });
 
@@ -187,5 +193,6 @@ describe('a resend for an endpoint switched off', () => {
       [2, 200],
     ]);
     expect(await harness.delivery(endpoint.id, eventId)).toMatchObject({ status: 'succeeded', maxAttempts: 2 });
+    await expectNoDeadLetters();
   });
 });

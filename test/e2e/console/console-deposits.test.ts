@@ -39,7 +39,8 @@ describe('held deposits', () => {
 
     const admin = await world.logIn('admin');
     await admin.getByRole('link', { name: '操作履歴' }).click();
-    const entry = admin.getByRole('row').filter({ hasText: deposit.id });
+    // The request is recorded before the matcher is asked, its outcome after.
+    const entry = admin.getByRole('row').filter({ hasText: deposit.id }).filter({ hasText: '"outcome":"done"' });
     expect(await entry.innerText()).toContain(world.people.operator.email);
     expect(await entry.innerText()).toContain('transaction.match');
     expect(await entry.innerText()).toContain(second.id);
@@ -104,8 +105,13 @@ describe('exclude and restore', () => {
 
     expect(await page.getByRole('status').innerText()).toContain('除外を取り消しました');
     expect(await page.getByText('未消込').first().isVisible()).toBe(true);
-    const actions = await world.system.sql(`SELECT action FROM audit_log WHERE object_id = $1 ORDER BY id`, [deposit.id]);
-    expect(actions.map((a) => a.action)).toEqual(['transaction.exclude', 'transaction.restore']);
+    const actions = await world.system.sql(`SELECT action, detail->>'outcome' AS outcome FROM audit_log WHERE object_id = $1 ORDER BY id`, [deposit.id]);
+    expect(actions.map((a) => `${a.action}:${a.outcome}`)).toEqual([
+      'transaction.exclude:requested',
+      'transaction.exclude:done',
+      'transaction.restore:requested',
+      'transaction.restore:done',
+    ]);
   });
 
   test('when a deposit is excluded while an open order has its amount, then the console explains the 409 in words and the deposit stays as it was', async () => {

@@ -1,4 +1,4 @@
-import { codeAt } from '../../../services/orders-api/dist/domain/totp';
+import { codeAt } from '../../../services/orders-api/src/domain/totp';
 import { type Console, ConsoleSession, PASSWORD, addPerson, csrfIn, fetchForm, postForm, useConsole } from './support';
 
 let world: Console;
@@ -177,7 +177,8 @@ describe('second factor', () => {
     const person = await addPerson(world.system, world.orgId, 'operator', 'totp@example.com');
     const session = await ConsoleSession.logIn(world.baseUrl, person.email, PASSWORD);
     const started = await session.post('/dashboard/account/totp/start');
-    const secret = /id="totp-secret">([A-Z2-7]+)</.exec(await started.text())![1]!;
+    expect(started.status).toBe(303);
+    const secret = /id="totp-secret">([A-Z2-7]+)</.exec(await (await session.get('/dashboard/account')).text())![1]!;
     session.csrf = csrfIn(await (await session.get('/dashboard/account')).text());
     const confirmed = await session.post('/dashboard/account/totp/confirm', { code: codeAt(secret, world.system.now()) });
     expect(confirmed.status).toBe(303);

@@ -54,8 +54,10 @@ describe('orders', () => {
       reason: '買い手の依頼で返金したため',
     });
     expect(reversed.data.previous_payment.transaction_id).toBe(deposit.id);
-    const [audit] = await world.system.sql(`SELECT detail FROM audit_log WHERE object_id = $1 AND action = 'order.reverse'`, [order.id]);
-    expect(audit!.detail).toEqual({ reason: '買い手の依頼で返金したため', after_24_hours: true });
+    const [audit] = await world.system.sql(`SELECT detail FROM audit_log WHERE object_id = $1 AND action = 'order.reverse' AND detail->>'outcome' = 'done'`, [
+      order.id,
+    ]);
+    expect(audit!.detail).toEqual({ reason: '買い手の依頼で返金したため', after_24_hours: true, outcome: 'done' });
     await page.goto(`${world.baseUrl}/dashboard/orders/${order.id}`);
     expect(await page.getByRole('region', { name: 'イベントの履歴' }).innerText()).toContain('order.payment_reversed');
   });

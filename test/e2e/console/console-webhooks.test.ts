@@ -94,7 +94,10 @@ describe('API keys', () => {
 
     const keyText = await page.locator('#key-text').innerText();
     expect(keyText).toMatch(/^svc_test_[0-9A-Za-z]{32}$/);
-    expect(await page.getByRole('button', { name: 'コピー' }).isVisible()).toBe(true);
+    // The copy button is shown by the console's script once the page has loaded.
+    const copy = page.getByRole('button', { name: 'コピー' });
+    await copy.waitFor({ state: 'visible' });
+    expect(await copy.isVisible()).toBe(true);
     const call = () => fetch(`${world.baseUrl}/v1/orders`, { headers: { authorization: `Bearer ${keyText}` } });
     expect((await call()).status).toBe(200);
     await page.goto(`${world.baseUrl}/dashboard/api-keys`);

@@ -1,5 +1,5 @@
 import type { Mode } from '@pmatch/contracts';
-import { type Prisma, type AuditLogRow, type PrismaClient } from '@pmatch/db';
+import type { AuditLogRow, Db, Prisma } from '@pmatch/db';
 
 export interface AuditEntry {
   organisationId: string;
@@ -13,8 +13,8 @@ export interface AuditEntry {
   at: Date;
 }
 
-export async function appendAudit(prisma: PrismaClient, entry: AuditEntry): Promise<void> {
-  await prisma.auditLog.create({
+export async function appendAudit(db: Db, entry: AuditEntry): Promise<void> {
+  await db.auditLog.create({
     data: {
       organisationId: entry.organisationId,
       mode: entry.mode,
@@ -31,11 +31,11 @@ export async function appendAudit(prisma: PrismaClient, entry: AuditEntry): Prom
 
 /** The organisation's audit log, newest first, before the entry `beforeId` when given. */
 export async function listAudit(
-  prisma: PrismaClient,
+  db: Db,
   organisationId: string,
   page: { limit: number; beforeId?: bigint },
 ): Promise<{ rows: AuditLogRow[]; hasMore: boolean }> {
-  const rows = await prisma.auditLog.findMany({
+  const rows = await db.auditLog.findMany({
     where: { organisationId, ...(page.beforeId === undefined ? {} : { id: { lt: page.beforeId } }) },
     orderBy: { id: 'desc' },
     take: page.limit + 1,

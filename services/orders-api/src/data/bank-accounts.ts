@@ -1,13 +1,13 @@
 import type { BankAccountRow, Db } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
-import type { Page } from './pages';
+import type { Slice } from './slices';
 
 /**
  * One page of the accounts in scope, oldest first; the cursor is the id of the last account the
  * client saw (undefined when that is not an account in scope). Accounts have no `seq`, so the
  * order is (created_at, id).
  */
-export async function listAccountsInScope(db: Db, scope: Scope, query: { limit: number; startingAfter?: string }): Promise<Page<BankAccountRow> | undefined> {
+export async function listAccountsInScope(db: Db, scope: Scope, query: { limit: number; startingAfter?: string }): Promise<Slice<BankAccountRow> | undefined> {
   const inScope = { organisationId: scope.organisationId, mode: scope.mode, ...(scope.bankAccountId === null ? {} : { id: scope.bankAccountId }) };
   let after = {};
   if (query.startingAfter !== undefined) {

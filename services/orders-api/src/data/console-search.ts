@@ -1,13 +1,13 @@
 import { Prisma, eventFields, orderFields, transactionFields, type Db, type EventRow, type OrderRow, type TransactionRow } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
 
-/** A page of rows newest first, and the seq to continue below when there are more. */
-export interface SeqPage<T> {
+/** A slice of a list, newest first, and the seq to continue below when there are more. */
+export interface SeqSlice<T> {
   rows: T[];
   nextBefore: bigint | undefined;
 }
 
-function pageOf<T extends { seq: bigint }>(rows: T[], limit: number): SeqPage<T> {
+function sliceOf<T extends { seq: bigint }>(rows: T[], limit: number): SeqSlice<T> {
   return { rows: rows.slice(0, limit), nextBefore: rows.length > limit ? rows[limit - 1]!.seq : undefined };
 }
 
@@ -30,8 +30,8 @@ export interface DepositSearch {
  * Deposits of one status, newest first, walking transactions_status_list_idx (organisation, mode,
  * status, seq) from the cursor down: a page reads its own rows plus those the filters pass over.
  */
-export async function searchDeposits(prisma: Db, scope: Scope, search: DepositSearch): Promise<SeqPage<TransactionRow>> {
-  const rows = await prisma.$queryRaw<TransactionRow[]>`
+export async function searchDeposits(db: Db, scope: Scope, search: DepositSearch): Promise<SeqSlice<TransactionRow>> {
+  const rows = await db.$queryRaw<TransactionRow[]>`
     SELECT ${Prisma.raw(transactionFields())} FROM transactions
     WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = ${search.status} AND direction = 'deposit'
       ${search.name === undefined ? Prisma.empty : Prisma.sql`AND normalize(counterparty, NFKC) ILIKE ${containing(search.name)}`}
@@ -40,7 +40,7 @@ export async function searchDeposits(prisma: Db, scope: Scope, search: DepositSe
       ${search.to === undefined ? Prisma.empty : Prisma.sql`AND occurred_at < ${search.to}`}
       ${search.before === undefined ? Prisma.empty : Prisma.sql`AND seq < ${search.before}`}
     ORDER BY seq DESC LIMIT ${search.limit + 1}`;
-  return pageOf(rows, search.limit);
+  return sliceOf(rows, search.limit);
 }
 
 export interface OrderSearch {
@@ -59,10 +59,10 @@ export interface OrderSearch {
  * Orders newest first under the filters. An external_id finds its one order through its unique
  * index; otherwise the walk is down orders_status_list_idx or orders_list_idx from the cursor.
  */
-export async function searchOrders(prisma: Db, scope: Scope, search: OrderSearch): Promise<SeqPage<OrderRow>> {
+export async function searchOrders(db: Db, scope: Scope, search: OrderSearch): Promise<SeqSlice<OrderRow>> {
   // At most one order has an external_id: asked in seq order, the planner may walk the list instead.
   const byExternalId = search.externalId !== undefined;
-  const rows = await prisma.$queryRaw<OrderRow[]>`
+  const rows = await db.$queryRaw<OrderRow[]>`
     SELECT ${Prisma.raw(orderFields())} FROM orders
     WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
       ${search.status === undefined ? Prisma.empty : Prisma.sql`AND status = ${search.status}`}
@@ -74,7 +74,7 @@ export async function searchOrders(prisma: Db, scope: Scope, search: OrderSearch
       ${search.to === undefined ? Prisma.empty : Prisma.sql`AND ordered_at < ${search.to}`}
       ${search.before === undefined ? Prisma.empty : Prisma.sql`AND seq < ${search.before}`}
     ${byExternalId ? Prisma.empty : Prisma.sql`ORDER BY seq DESC`} LIMIT ${search.limit + 1}`;
-  return pageOf(rows, search.limit);
+  return sliceOf(rows, search.limit);
 }
 
 /**
@@ -82,13 +82,13 @@ export async function searchOrders(prisma: Db, scope: Scope, search: OrderSearch
  * first, optionally by payer name or external_id (orders_candidates_idx).
  */
 export async function findMatchableOrders(
-  prisma: Db,
+  db: Db,
   scope: Scope,
   deposit: { bankAccountId: string; amount: bigint },
   text: string | undefined,
   limit: number,
 ): Promise<OrderRow[]> {
-  return prisma.$queryRaw<OrderRow[]>`
+  return db.$queryRaw<OrderRow[]>`
     SELECT ${Prisma.raw(orderFields())} FROM orders
     WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
       AND bank_account_id = ${deposit.bankAccountId} AND amount = ${deposit.amount} AND status IN ('open', 'expired')
@@ -96,20 +96,20 @@ export async function findMatchableOrders(
     ORDER BY seq DESC LIMIT ${limit}`;
 }
 
-export async function findOrdersByIds(prisma: Db, scope: Scope, ids: readonly string[]): Promise<OrderRow[]> {
+export async function findOrdersByIds(db: Db, scope: Scope, ids: readonly string[]): Promise<OrderRow[]> {
   if (ids.length === 0) return [];
-  return prisma.order.findMany({ where: { id: { in: [...ids] }, organisationId: scope.organisationId, mode: scope.mode } });
+  return db.order.findMany({ where: { id: { in: [...ids] }, organisationId: scope.organisationId, mode: scope.mode } });
 }
 
-export async function findTransactionsByIds(prisma: Db, scope: Scope, ids: readonly string[]): Promise<TransactionRow[]> {
+export async function findTransactionsByIds(db: Db, scope: Scope, ids: readonly string[]): Promise<TransactionRow[]> {
   if (ids.length === 0) return [];
-  return prisma.transaction.findMany({ where: { id: { in: [...ids] }, organisationId: scope.organisationId, mode: scope.mode } });
+  return db.transaction.findMany({ where: { id: { in: [...ids] }, organisationId: scope.organisationId, mode: scope.mode } });
 }
 
 /** The events about these objects (their `data.object.id`), in recorded order (events_object_idx). */
-export async function eventsAbout(prisma: Db, scope: Scope, objectIds: readonly string[]): Promise<EventRow[]> {
+export async function eventsAbout(db: Db, scope: Scope, objectIds: readonly string[]): Promise<EventRow[]> {
   if (objectIds.length === 0) return [];
-  return prisma.$queryRaw<EventRow[]>`
+  return db.$queryRaw<EventRow[]>`
     SELECT ${Prisma.raw(eventFields())} FROM events
     WHERE (data #>> '{object,id}') IN (${Prisma.join(objectIds)}) AND organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
     ORDER BY tx_id, seq`;
@@ -117,18 +117,18 @@ export async function eventsAbout(prisma: Db, scope: Scope, objectIds: readonly 
 
 /** Events newest first, of one type when given, below the cursor event when given (events_list_idx, events_type_idx). */
 export async function latestEvents(
-  prisma: Db,
+  db: Db,
   scope: Scope,
   query: { type?: string; beforeId?: string; limit: number },
 ): Promise<{ rows: EventRow[]; hasMore: boolean } | undefined> {
   let below = Prisma.empty;
   if (query.beforeId !== undefined) {
-    const [cursor] = await prisma.$queryRaw<{ tx_id: string; seq: bigint }[]>`
+    const [cursor] = await db.$queryRaw<{ tx_id: string; seq: bigint }[]>`
       SELECT tx_id::text AS tx_id, seq FROM events WHERE id = ${query.beforeId} AND organisation_id = ${scope.organisationId} AND mode = ${scope.mode}`;
     if (cursor === undefined) return undefined;
     below = Prisma.sql`AND (tx_id, seq) < (${cursor.tx_id}::xid8, ${cursor.seq})`;
   }
-  const rows = await prisma.$queryRaw<EventRow[]>`
+  const rows = await db.$queryRaw<EventRow[]>`
     SELECT ${Prisma.raw(eventFields())} FROM events
     WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
       ${query.type === undefined ? Prisma.empty : Prisma.sql`AND type = ${query.type}`}
@@ -137,8 +137,8 @@ export async function latestEvents(
   return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }
 
-export async function findEvent(prisma: Db, scope: Scope, id: string): Promise<EventRow | null> {
-  return prisma.event.findFirst({ where: { id, organisationId: scope.organisationId, mode: scope.mode } });
+export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventRow | null> {
+  return db.event.findFirst({ where: { id, organisationId: scope.organisationId, mode: scope.mode } });
 }
 
 /** How many rows, counting at most `cap` (a busy shop's figures need no exact count past it). */
@@ -153,8 +153,8 @@ export interface OverviewCounts {
 }
 
 /** The overview's figures, each counted to at most `cap` along an index. */
-export async function overviewCounts(prisma: Db, scope: Scope, today: { now: Date; end: Date }, cap: number): Promise<OverviewCounts> {
-  const [row] = await prisma.$queryRaw<{ held: bigint; unmatched: bigint; open: bigint; expiring: bigint; endpoints: bigint }[]>`
+export async function overviewCounts(db: Db, scope: Scope, today: { now: Date; end: Date }, cap: number): Promise<OverviewCounts> {
+  const [row] = await db.$queryRaw<{ held: bigint; unmatched: bigint; open: bigint; expiring: bigint; endpoints: bigint }[]>`
     SELECT
       (SELECT count(*) FROM (SELECT 1 FROM transactions WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = 'held' LIMIT ${capped(cap)}) h) AS held,
       (SELECT count(*) FROM (SELECT 1 FROM transactions WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = 'unmatched' LIMIT ${capped(cap)}) u) AS unmatched,

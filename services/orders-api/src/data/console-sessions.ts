@@ -1,5 +1,5 @@
 import type { Mode } from '@pmatch/contracts';
-import { sha256Of, type ConsoleSessionRow, type PrismaClient, type UserRow } from '@pmatch/db';
+import { sha256Of, type ConsoleSessionRow, type Db, type UserRow } from '@pmatch/db';
 
 export interface NewSession {
   token: string;
@@ -10,8 +10,8 @@ export interface NewSession {
   ip: string | undefined;
 }
 
-export async function insertSession(prisma: PrismaClient, session: NewSession, now: Date): Promise<void> {
-  await prisma.consoleSession.create({
+export async function insertSession(db: Db, session: NewSession, now: Date): Promise<void> {
+  await db.consoleSession.create({
     data: {
       idHash: sha256Of(session.token),
       userId: session.userId,
@@ -25,33 +25,33 @@ export async function insertSession(prisma: PrismaClient, session: NewSession, n
   });
 }
 
-export async function findSession(prisma: PrismaClient, token: string): Promise<(ConsoleSessionRow & { user: UserRow }) | null> {
+export async function findSession(db: Db, token: string): Promise<(ConsoleSessionRow & { user: UserRow }) | null> {
   const idHash = sha256Of(token);
-  const session = await prisma.consoleSession.findUnique({ where: { idHash } });
+  const session = await db.consoleSession.findUnique({ where: { idHash } });
   if (session === null) return null;
-  const user = await prisma.user.findUnique({ where: { id: session.userId } });
+  const user = await db.user.findUnique({ where: { id: session.userId } });
   return user === null ? null : { ...session, user };
 }
 
-export async function touchSession(prisma: PrismaClient, token: string, now: Date): Promise<void> {
-  await prisma.consoleSession.updateMany({ where: { idHash: sha256Of(token) }, data: { lastSeenAt: now } });
+export async function touchSession(db: Db, token: string, now: Date): Promise<void> {
+  await db.consoleSession.updateMany({ where: { idHash: sha256Of(token) }, data: { lastSeenAt: now } });
 }
 
-export async function setSessionMode(prisma: PrismaClient, token: string, mode: Mode): Promise<void> {
-  await prisma.consoleSession.updateMany({ where: { idHash: sha256Of(token) }, data: { mode } });
+export async function setSessionMode(db: Db, token: string, mode: Mode): Promise<void> {
+  await db.consoleSession.updateMany({ where: { idHash: sha256Of(token) }, data: { mode } });
 }
 
-export async function deleteSession(prisma: PrismaClient, token: string): Promise<void> {
-  await prisma.consoleSession.deleteMany({ where: { idHash: sha256Of(token) } });
+export async function deleteSession(db: Db, token: string): Promise<void> {
+  await db.consoleSession.deleteMany({ where: { idHash: sha256Of(token) } });
 }
 
 /** Every session of a user but the one given (a password or second factor changed). */
-export async function deleteOtherSessions(prisma: PrismaClient, userId: string, keepToken: string): Promise<void> {
-  await prisma.consoleSession.deleteMany({ where: { userId, idHash: { not: sha256Of(keepToken) } } });
+export async function deleteOtherSessions(db: Db, userId: string, keepToken: string): Promise<void> {
+  await db.consoleSession.deleteMany({ where: { userId, idHash: { not: sha256Of(keepToken) } } });
 }
 
 /** Sessions idle past `idleBefore` or begun before `startedBefore`: no request can use them any more. */
-export async function deleteEndedSessions(prisma: PrismaClient, idleBefore: Date, startedBefore: Date): Promise<number> {
-  const deleted = await prisma.consoleSession.deleteMany({ where: { OR: [{ lastSeenAt: { lt: idleBefore } }, { createdAt: { lt: startedBefore } }] } });
+export async function deleteEndedSessions(db: Db, idleBefore: Date, startedBefore: Date): Promise<number> {
+  const deleted = await db.consoleSession.deleteMany({ where: { OR: [{ lastSeenAt: { lt: idleBefore } }, { createdAt: { lt: startedBefore } }] } });
   return deleted.count;
 }

@@ -1,6 +1,6 @@
-import { Prisma, eventFields, type EventRow, type PrismaClient } from '@pmatch/db';
+import { Prisma, eventFields, type Db, type EventRow } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
-import type { Page } from './pages';
+import type { Slice } from './slices';
 
 /**
  * How long a list waits for transactions that were running when it was asked for. Writes here
@@ -14,14 +14,14 @@ export const EVENTS_SETTLE_WAIT_MS = 2000;
  * (the snapshot's xmin has reached the xmax seen at the start). Resolves false if `maxWaitMs`
  * passed first.
  */
-export async function waitForEarlierTransactions(prisma: PrismaClient, maxWaitMs: number): Promise<boolean> {
-  const [start] = await prisma.$queryRaw<{ xmax: string; settled: boolean }[]>`
+export async function waitForEarlierTransactions(db: Db, maxWaitMs: number): Promise<boolean> {
+  const [start] = await db.$queryRaw<{ xmax: string; settled: boolean }[]>`
     SELECT pg_snapshot_xmax(s)::text AS xmax, pg_snapshot_xmin(s) = pg_snapshot_xmax(s) AS settled
     FROM pg_current_snapshot() s`;
   if (start!.settled) return true;
   const deadline = Date.now() + maxWaitMs;
   for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 20)) {
-    const [now] = await prisma.$queryRaw<{ settled: boolean }[]>`
+    const [now] = await db.$queryRaw<{ settled: boolean }[]>`
       SELECT pg_snapshot_xmin(pg_current_snapshot()) >= ${start!.xmax}::xid8 AS settled`;
     if (now!.settled) return true;
     if (Date.now() >= deadline) return false;
@@ -36,22 +36,22 @@ export async function waitForEarlierTransactions(prisma: PrismaClient, maxWaitMs
  * running when asked, so paging never skips one (docs/decisions/0019-events-listed-below-the-snapshot-horizon.md).
  */
 export async function listEvents(
-  prisma: PrismaClient,
+  db: Db,
   scope: Scope,
   query: { type?: string; limit: number; startingAfter?: string },
   settleWaitMs = EVENTS_SETTLE_WAIT_MS,
-): Promise<Page<EventRow> | undefined> {
-  await waitForEarlierTransactions(prisma, settleWaitMs);
+): Promise<Slice<EventRow> | undefined> {
+  await waitForEarlierTransactions(db, settleWaitMs);
   const inScope = Prisma.sql`organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
     ${scope.bankAccountId === null ? Prisma.empty : Prisma.sql`AND bank_account_id = ${scope.bankAccountId}`}`;
   let afterCursor = Prisma.empty;
   if (query.startingAfter !== undefined) {
-    const [cursor] = await prisma.$queryRaw<{ tx_id: string; seq: bigint }[]>`
+    const [cursor] = await db.$queryRaw<{ tx_id: string; seq: bigint }[]>`
       SELECT tx_id::text AS tx_id, seq FROM events WHERE id = ${query.startingAfter} AND ${inScope}`;
     if (cursor === undefined) return undefined;
     afterCursor = Prisma.sql`AND (tx_id, seq) > (${cursor.tx_id}::xid8, ${cursor.seq})`;
   }
-  const rows = await prisma.$queryRaw<EventRow[]>`
+  const rows = await db.$queryRaw<EventRow[]>`
     SELECT ${Prisma.raw(eventFields())} FROM events
     WHERE ${inScope}
       ${query.type === undefined ? Prisma.empty : Prisma.sql`AND type = ${query.type}`}

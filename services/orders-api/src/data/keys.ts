@@ -1,4 +1,4 @@
-import { apiKeyAccountIds, sql, statement, type ApiKeyRow, type PrismaClient, type Sql } from '@pmatch/db';
+import { apiKeyAccountIds, sql, statement, type ApiKeyRow, type Db, type Sql } from '@pmatch/db';
 
 /** What a request's authentication needs of its API key. */
 export type ActiveKey = {
@@ -7,7 +7,7 @@ export type ActiveKey = {
   mode: string;
   permission: string;
   bankAccountId: string | null;
-  /** The bank accounts in the key's scope, oldest first (see `AuthContext.accountIds`). */
+  /** The bank accounts in the key's scope, oldest first (see `ApiKeyAuth.accountIds`). */
   accountIds: string[];
 };
 
@@ -28,19 +28,19 @@ export async function findActiveKeyByHash(db: Sql, keyHash: string): Promise<Act
 }
 
 /** Sets the key's `last_used_at`, unless another process set it less than a minute before. */
-export async function markKeyUsed(prisma: PrismaClient, keyId: string, at: Date): Promise<void> {
-  await prisma.$executeRaw`
+export async function markKeyUsed(db: Db, keyId: string, at: Date): Promise<void> {
+  await db.$executeRaw`
     UPDATE api_keys SET last_used_at = ${at}
     WHERE id = ${keyId} AND (last_used_at IS NULL OR last_used_at <= ${at}::timestamptz - interval '1 minute')`;
 }
 
 /** The organisation's keys of one mode, newest first, revoked ones included. */
-export async function listApiKeys(prisma: PrismaClient, scope: { organisationId: string; mode: string }): Promise<ApiKeyRow[]> {
-  return prisma.apiKey.findMany({ where: { organisationId: scope.organisationId, mode: scope.mode }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+export async function listApiKeys(db: Db, scope: { organisationId: string; mode: string }): Promise<ApiKeyRow[]> {
+  return db.apiKey.findMany({ where: { organisationId: scope.organisationId, mode: scope.mode }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
 }
 
 /** Revokes a key of the organisation and mode; revoking twice keeps the first time. False when there is no such key. */
-export async function revokeKey(prisma: PrismaClient, scope: { organisationId: string; mode: string }, keyId: string, now: Date): Promise<boolean> {
-  await prisma.apiKey.updateMany({ where: { id: keyId, organisationId: scope.organisationId, mode: scope.mode, revokedAt: null }, data: { revokedAt: now } });
-  return (await prisma.apiKey.count({ where: { id: keyId, organisationId: scope.organisationId, mode: scope.mode } })) === 1;
+export async function revokeKey(db: Db, scope: { organisationId: string; mode: string }, keyId: string, now: Date): Promise<boolean> {
+  await db.apiKey.updateMany({ where: { id: keyId, organisationId: scope.organisationId, mode: scope.mode, revokedAt: null }, data: { revokedAt: now } });
+  return (await db.apiKey.count({ where: { id: keyId, organisationId: scope.organisationId, mode: scope.mode } })) === 1;
 }

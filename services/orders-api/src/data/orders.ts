@@ -13,14 +13,13 @@ import {
   type OutboxHandOver,
   type OrderRow,
   type Prisma,
-  type PrismaClient,
   type Sql,
   type SqlOrPrisma,
   type Tx,
 } from '@pmatch/db';
 import { BatchWriter, pauseFor } from '@pmatch/platform';
 import type { Scope } from '../domain/actor';
-import { pageBySeq, type Page } from './pages';
+import { sliceBySeq, type Slice } from './slices';
 import { scopeOf } from './scope';
 
 /** At most this many new orders written by one statement. */
@@ -65,46 +64,36 @@ export async function findOrderByExternalId(db: SqlOrPrisma, scope: Scope, exter
 }
 
 /**
- * Changes an open order (PATCH) and records order.updated, in one DB transaction. Conditional on
+ * Changes an open order (PATCH) and records order.updated, in the caller's transaction. Conditional on
  * the order still being open and not from a shop: null when it no longer is (the matcher may have
  * paid it a moment ago).
  */
-export async function changeOpenOrder(
-  prisma: PrismaClient,
-  orderId: string,
-  change: UpdateOrderRequest,
-  now: Date,
-  publicBaseUrl: string,
-): Promise<OrderRow | null> {
+export async function changeOpenOrder(tx: Tx, orderId: string, change: UpdateOrderRequest, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
   const data: Prisma.OrderUpdateManyMutationInput = {
     ...(change.amount === undefined ? {} : { amount: BigInt(change.amount) }),
     ...(change.payer_name === undefined ? {} : { payerName: change.payer_name }),
     ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
   };
-  return prisma.$transaction(async (tx) => {
-    const updated = await tx.order.updateMany({
-      where: { id: orderId, status: 'open', OR: [{ source: null }, { source: { not: 'shop' } }] },
-      data: { ...data, updatedAt: now },
-    });
-    if (updated.count !== 1) return null;
-    return recordChange(tx, orderId, 'order.updated', now, publicBaseUrl);
+  const updated = await tx.order.updateMany({
+    where: { id: orderId, status: 'open', OR: [{ source: null }, { source: { not: 'shop' } }] },
+    data: { ...data, updatedAt: now },
   });
+  if (updated.count !== 1) return null;
+  return recordChange(tx, orderId, 'order.updated', now, publicBaseUrl);
 }
 
 /**
- * Cancels an open or expired order and records order.canceled, in one DB transaction. One
+ * Cancels an open or expired order and records order.canceled, in the caller's transaction. One
  * conditional UPDATE decides, whatever status the caller read before: an order the expiry sweeper
  * moved to expired a moment ago is canceled all the same, and keeps the moment it left open
  * (closed_at). Null when the order is neither open nor expired (paid meanwhile) or is from a shop.
  */
-export async function cancelOpenOrExpiredOrder(prisma: PrismaClient, orderId: string, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
-  return prisma.$transaction(async (tx) => {
-    const updated = await tx.$executeRaw`
-      UPDATE orders SET status = 'canceled', closed_at = COALESCE(closed_at, ${now}), updated_at = ${now}
-      WHERE id = ${orderId} AND status IN ('open', 'expired') AND source IS DISTINCT FROM 'shop'`;
-    if (updated !== 1) return null;
-    return recordChange(tx, orderId, 'order.canceled', now, publicBaseUrl);
-  });
+export async function cancelOpenOrExpiredOrder(tx: Tx, orderId: string, now: Date, publicBaseUrl: string): Promise<OrderRow | null> {
+  const updated = await tx.$executeRaw`
+    UPDATE orders SET status = 'canceled', closed_at = COALESCE(closed_at, ${now}), updated_at = ${now}
+    WHERE id = ${orderId} AND status IN ('open', 'expired') AND source IS DISTINCT FROM 'shop'`;
+  if (updated !== 1) return null;
+  return recordChange(tx, orderId, 'order.canceled', now, publicBaseUrl);
 }
 
 async function recordChange(tx: Tx, orderId: string, event: 'order.updated' | 'order.canceled', now: Date, publicBaseUrl: string): Promise<OrderRow> {
@@ -117,16 +106,16 @@ async function recordChange(tx: Tx, orderId: string, event: 'order.updated' | 'o
 
 /** Orders newest first, after the cursor order when given; undefined when the cursor is unknown. */
 export async function listOrders(
-  prisma: Db,
+  db: Db,
   scope: Scope,
   query: { status?: OrderStatus; externalId?: string; limit: number; startingAfter?: string },
-): Promise<Page<OrderRow> | undefined> {
+): Promise<Slice<OrderRow> | undefined> {
   const inScope = scopeOf(scope);
-  return pageBySeq(
+  return sliceBySeq(
     query,
-    (id) => prisma.order.findFirst({ where: { id, ...inScope }, select: { seq: true } }),
+    (id) => db.order.findFirst({ where: { id, ...inScope }, select: { seq: true } }),
     (cursorSeq, take) =>
-      prisma.order.findMany({
+      db.order.findMany({
         where: {
           ...inScope,
           ...(query.status === undefined ? {} : { status: query.status }),

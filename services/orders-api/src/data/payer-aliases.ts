@@ -1,6 +1,6 @@
 import type { Db, PayerAliasRow } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
-import { pageBySeq, type Page } from './pages';
+import { sliceBySeq, type Slice } from './slices';
 import { scopeOf } from './scope';
 
 /** The payers people taught, newest first, on one account when given; undefined when the cursor is unknown. */
@@ -8,9 +8,9 @@ export async function listPayerAliases(
   db: Db,
   scope: Scope,
   query: { bankAccountId?: string; limit: number; startingAfter?: string },
-): Promise<Page<PayerAliasRow> | undefined> {
+): Promise<Slice<PayerAliasRow> | undefined> {
   const inScope = { ...scopeOf(scope), ...(query.bankAccountId === undefined ? {} : { bankAccountId: query.bankAccountId }) };
-  return pageBySeq(
+  return sliceBySeq(
     query,
     (id) => db.payerAlias.findFirst({ where: { id, ...scopeOf(scope) }, select: { seq: true } }),
     (cursorSeq, take) =>

@@ -2,7 +2,7 @@ import { PAYMENT_TOKEN_LENGTH, newId, randomBase62, type Mode } from '@pmatch/co
 import { insertOrderAnnounced, isUniqueViolation, type Db, type NewOrder, type OrderRow, type PaymentLinkRow, type PrismaClient } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
 import { findOrderByExternalId } from './orders';
-import { pageBySeq, type Page } from './pages';
+import { sliceBySeq, type Slice } from './slices';
 import { scopeOf } from './scope';
 
 export interface NewPaymentLink {
@@ -16,8 +16,8 @@ export interface NewPaymentLink {
   useLimit: number | null;
 }
 
-export async function insertPaymentLink(prisma: PrismaClient, link: NewPaymentLink, now: Date): Promise<PaymentLinkRow> {
-  return prisma.paymentLink.create({
+export async function insertPaymentLink(db: Db, link: NewPaymentLink, now: Date): Promise<PaymentLinkRow> {
+  return db.paymentLink.create({
     data: {
       id: newId('paymentLink'),
       ...link,
@@ -31,18 +31,18 @@ export async function insertPaymentLink(prisma: PrismaClient, link: NewPaymentLi
 }
 
 /** The link with this id in the caller's scope (organisation, mode, bank account if limited). */
-export async function findPaymentLink(prisma: Db, scope: Scope, id: string): Promise<PaymentLinkRow | null> {
-  return prisma.paymentLink.findFirst({ where: { id, ...scopeOf(scope) } });
+export async function findPaymentLink(db: Db, scope: Scope, id: string): Promise<PaymentLinkRow | null> {
+  return db.paymentLink.findFirst({ where: { id, ...scopeOf(scope) } });
 }
 
 /** Links newest first, after the cursor link when given; undefined when the cursor is unknown. */
-export async function listPaymentLinks(prisma: Db, scope: Scope, query: { limit: number; startingAfter?: string }): Promise<Page<PaymentLinkRow> | undefined> {
+export async function listPaymentLinks(db: Db, scope: Scope, query: { limit: number; startingAfter?: string }): Promise<Slice<PaymentLinkRow> | undefined> {
   const inScope = scopeOf(scope);
-  return pageBySeq(
+  return sliceBySeq(
     query,
-    (id) => prisma.paymentLink.findFirst({ where: { id, ...inScope }, select: { seq: true } }),
+    (id) => db.paymentLink.findFirst({ where: { id, ...inScope }, select: { seq: true } }),
     (cursorSeq, take) =>
-      prisma.paymentLink.findMany({
+      db.paymentLink.findMany({
         where: { ...inScope, ...(cursorSeq === undefined ? {} : { seq: { lt: cursorSeq } }) },
         orderBy: { seq: 'desc' },
         take,
@@ -51,14 +51,14 @@ export async function listPaymentLinks(prisma: Db, scope: Scope, query: { limit:
 }
 
 /** Deactivates the link unless it is already; either way answers it as it is now. */
-export async function deactivatePaymentLink(prisma: PrismaClient, id: string, now: Date): Promise<PaymentLinkRow> {
-  await prisma.paymentLink.updateMany({ where: { id, deactivatedAt: null }, data: { deactivatedAt: now, updatedAt: now } });
-  return prisma.paymentLink.findUniqueOrThrow({ where: { id } });
+export async function deactivatePaymentLink(db: Db, id: string, now: Date): Promise<PaymentLinkRow> {
+  await db.paymentLink.updateMany({ where: { id, deactivatedAt: null }, data: { deactivatedAt: now, updatedAt: now } });
+  return db.paymentLink.findUniqueOrThrow({ where: { id } });
 }
 
 /** The link behind a page's token; null when no link has it. */
-export async function findPaymentLinkByToken(prisma: PrismaClient, token: string): Promise<PaymentLinkRow | null> {
-  return prisma.paymentLink.findUnique({ where: { token } });
+export async function findPaymentLinkByToken(db: Db, token: string): Promise<PaymentLinkRow | null> {
+  return db.paymentLink.findUnique({ where: { token } });
 }
 
 export type OrderAtLink = { kind: 'created' | 'existing'; order: OrderRow } | { kind: 'refused'; link: PaymentLinkRow };
@@ -71,7 +71,7 @@ export type OrderAtLink = { kind: 'created' | 'existing'; order: OrderRow } | { 
  * the first time is answered and the count stays. `refused` gives the link as it is now.
  */
 export async function createOrderAtLink(
-  prisma: PrismaClient,
+  db: PrismaClient,
   linkId: string,
   order: NewOrder & { externalId: string },
   now: Date,
@@ -79,7 +79,7 @@ export async function createOrderAtLink(
 ): Promise<OrderAtLink> {
   const scope = { organisationId: order.organisationId, mode: order.mode, bankAccountId: null };
   try {
-    return await prisma.$transaction(async (tx): Promise<OrderAtLink> => {
+    return await db.$transaction(async (tx): Promise<OrderAtLink> => {
       const existing = await findOrderByExternalId(tx, scope, order.externalId);
       if (existing !== null) return { kind: 'existing', order: existing };
       const taken = await tx.$executeRaw`
@@ -92,7 +92,7 @@ export async function createOrderAtLink(
   } catch (error) {
     // The same attempt committed its order while this one waited: that order is the answer.
     if (!isUniqueViolation(error)) throw error;
-    const existing = await findOrderByExternalId(prisma, scope, order.externalId);
+    const existing = await findOrderByExternalId(db, scope, order.externalId);
     if (existing === null) throw error;
     return { kind: 'existing', order: existing };
   }

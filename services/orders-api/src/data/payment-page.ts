@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@pmatch/db';
+import type { Db } from '@pmatch/db';
 import type { PaymentPageBankAccount, PaymentPageOrder } from '../domain/payment-page';
 
 export interface PaymentPageData {
@@ -10,13 +10,13 @@ export interface PaymentPageData {
  * The order behind a payment token, with the account it is paid into; null when no order has the
  * token. Only the columns the page shows are read.
  */
-export async function findPaymentPageData(prisma: PrismaClient, paymentToken: string): Promise<PaymentPageData | null> {
-  const order = await prisma.order.findUnique({
+export async function findPaymentPageData(db: Db, paymentToken: string): Promise<PaymentPageData | null> {
+  const order = await db.order.findUnique({
     where: { paymentToken },
     select: { status: true, mode: true, amount: true, itemName: true, payerName: true, expiresAt: true, bankAccountId: true },
   });
   if (order === null) return null;
-  const bankAccount = await prisma.bankAccount.findUnique({
+  const bankAccount = await db.bankAccount.findUnique({
     where: { id: order.bankAccountId },
     select: { bankCode: true, bankName: true, branchCode: true, branchName: true, accountNumber: true, holderName: true },
   });

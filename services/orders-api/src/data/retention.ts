@@ -1,4 +1,4 @@
-import { asSql, sql, statement, type PrismaClient, type Statement } from '@pmatch/db';
+import { asSql, sql, statement, type Db, type Statement } from '@pmatch/db';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../domain/idempotency';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -26,16 +26,16 @@ export const deletePublishedOutbox: Statement<{ publishedBefore: Date }> = state
  * (once no delivery refers to them: the dispatcher deletes its log), idempotency keys after 24
  * hours, published outbox rows after a week. Resolves with the number of rows deleted.
  */
-export async function deleteExpiredRecords(prisma: PrismaClient, now: Date): Promise<number> {
+export async function deleteExpiredRecords(db: Db, now: Date): Promise<number> {
   const at = (ms: number) => new Date(now.getTime() - ms);
   const counts = await Promise.all([
-    prisma.$executeRaw`DELETE FROM events WHERE id IN (
+    db.$executeRaw`DELETE FROM events WHERE id IN (
       SELECT id FROM events e WHERE e.created_at < ${at(EVENT_RETENTION_MS)}
         AND NOT EXISTS (SELECT FROM webhook_deliveries d WHERE d.event_id = e.id)
       LIMIT ${RETENTION_BATCH})`,
-    prisma.$executeRaw`DELETE FROM idempotency_keys WHERE (api_key_id, key) IN (
+    db.$executeRaw`DELETE FROM idempotency_keys WHERE (api_key_id, key) IN (
       SELECT api_key_id, key FROM idempotency_keys WHERE created_at < ${at(IDEMPOTENCY_KEY_LIFETIME_MS)} LIMIT ${RETENTION_BATCH})`,
-    asSql(prisma).count(deletePublishedOutbox, { publishedBefore: at(PUBLISHED_OUTBOX_RETENTION_MS) }),
+    asSql(db).count(deletePublishedOutbox, { publishedBefore: at(PUBLISHED_OUTBOX_RETENTION_MS) }),
   ]);
   return counts.reduce((a, b) => a + b, 0);
 }

@@ -1,5 +1,5 @@
 import { AppError, EXCHANGES, ROUTING_KEYS, WEBHOOK_LIMITS, randomBase62, type Mode, type WebhookRequest } from '@pmatch/contracts';
-import { Prisma, enqueue, type Db, type EventRow, type PrismaClient, type WebhookEndpointRow } from '@pmatch/db';
+import { Prisma, enqueue, type Db, type EventRow, type Tx, type WebhookEndpointRow } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
 import type { DeliveryAttemptRow } from '../domain/webhook-endpoints';
 import { scopeOf } from './scope';
@@ -20,47 +20,45 @@ export interface NewWebhookEndpoint {
  * so orders-api needs no UPDATE right on organisations), so two concurrent creates cannot both
  * pass the count.
  */
-export async function insertWebhookEndpoint(prisma: PrismaClient, endpoint: NewWebhookEndpoint, now: Date): Promise<WebhookEndpointRow> {
-  return prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${endpoint.organisationId}`}, 0))`;
-    const existing = await tx.webhookEndpoint.count({
-      where: { organisationId: endpoint.organisationId, mode: endpoint.mode, deletedAt: null },
-    });
-    if (existing >= WEBHOOK_LIMITS.endpointsPerMode) {
-      throw new AppError('endpoint_limit_reached', `At most ${WEBHOOK_LIMITS.endpointsPerMode} webhook endpoints per mode; delete one before adding another.`);
-    }
-    return tx.webhookEndpoint.create({
-      data: {
-        id: endpoint.id,
-        organisationId: endpoint.organisationId,
-        mode: endpoint.mode,
-        url: endpoint.url,
-        secretEncrypted: endpoint.secretEncrypted,
-        enabledEvents: endpoint.enabledEvents,
-        createdAt: now,
-      },
-    });
+export async function insertWebhookEndpoint(tx: Tx, endpoint: NewWebhookEndpoint, now: Date): Promise<WebhookEndpointRow> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${endpoint.organisationId}`}, 0))`;
+  const existing = await tx.webhookEndpoint.count({
+    where: { organisationId: endpoint.organisationId, mode: endpoint.mode, deletedAt: null },
+  });
+  if (existing >= WEBHOOK_LIMITS.endpointsPerMode) {
+    throw new AppError('endpoint_limit_reached', `At most ${WEBHOOK_LIMITS.endpointsPerMode} webhook endpoints per mode; delete one before adding another.`);
+  }
+  return tx.webhookEndpoint.create({
+    data: {
+      id: endpoint.id,
+      organisationId: endpoint.organisationId,
+      mode: endpoint.mode,
+      url: endpoint.url,
+      secretEncrypted: endpoint.secretEncrypted,
+      enabledEvents: endpoint.enabledEvents,
+      createdAt: now,
+    },
   });
 }
 
 /** Endpoints belong to an organisation and mode; a deleted one is gone for the API. */
-export async function findWebhookEndpoint(prisma: PrismaClient, scope: Scope, id: string): Promise<WebhookEndpointRow | null> {
-  return prisma.webhookEndpoint.findFirst({ where: { id, organisationId: scope.organisationId, mode: scope.mode, deletedAt: null } });
+export async function findWebhookEndpoint(db: Db, scope: Scope, id: string): Promise<WebhookEndpointRow | null> {
+  return db.webhookEndpoint.findFirst({ where: { id, organisationId: scope.organisationId, mode: scope.mode, deletedAt: null } });
 }
 
-export async function listWebhookEndpoints(prisma: PrismaClient, scope: Scope): Promise<WebhookEndpointRow[]> {
-  return prisma.webhookEndpoint.findMany({
+export async function listWebhookEndpoints(db: Db, scope: Scope): Promise<WebhookEndpointRow[]> {
+  return db.webhookEndpoint.findMany({
     where: { organisationId: scope.organisationId, mode: scope.mode, deletedAt: null },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
   });
 }
 
-export async function updateWebhookEndpoint(prisma: PrismaClient, id: string, change: Prisma.WebhookEndpointUpdateInput): Promise<WebhookEndpointRow> {
-  return prisma.webhookEndpoint.update({ where: { id }, data: change });
+export async function updateWebhookEndpoint(db: Db, id: string, change: Prisma.WebhookEndpointUpdateInput): Promise<WebhookEndpointRow> {
+  return db.webhookEndpoint.update({ where: { id }, data: change });
 }
 
-export async function markWebhookEndpointDeleted(prisma: PrismaClient, id: string, now: Date): Promise<void> {
-  await prisma.webhookEndpoint.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: now } });
+export async function markWebhookEndpointDeleted(db: Db, id: string, now: Date): Promise<void> {
+  await db.webhookEndpoint.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: now } });
 }
 
 /**
@@ -71,7 +69,7 @@ export async function markWebhookEndpointDeleted(prisma: PrismaClient, id: strin
  * overlap (WEBHOOK_LIMITS.replacedSecretsMax): dropping one would cut its promised 24 hours short.
  */
 export async function replaceWebhookSecret(
-  prisma: PrismaClient,
+  db: Db,
   id: string,
   secretEncrypted: string,
   now: Date,
@@ -80,30 +78,28 @@ export async function replaceWebhookSecret(
   const overlapping = Prisma.sql`(
     SELECT coalesce(jsonb_agg(s ORDER BY s->>'expires_at' DESC), '[]'::jsonb)
     FROM jsonb_array_elements(previous_secrets) s WHERE (s->>'expires_at')::timestamptz > ${now}::timestamptz)`;
-  const rotated = await prisma.$executeRaw`
+  const rotated = await db.$executeRaw`
     UPDATE webhook_endpoints
     SET previous_secrets = jsonb_build_array(jsonb_build_object('secret_encrypted', secret_encrypted, 'expires_at', ${replacedExpiresAt.toISOString()}::text))
                            || ${overlapping},
         secret_encrypted = ${secretEncrypted}
     WHERE id = ${id} AND deleted_at IS NULL AND jsonb_array_length(${overlapping}) < ${WEBHOOK_LIMITS.replacedSecretsMax}`;
   if (rotated === 0) return null;
-  return prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+  return db.webhookEndpoint.findUniqueOrThrow({ where: { id } });
 }
 
 /** Hands a request to the dispatcher through the outbox: it alone sends and writes deliveries. */
-export async function requestFromDispatcher(prisma: PrismaClient, request: WebhookRequest): Promise<void> {
-  await prisma.$transaction(async (tx) => {
-    await enqueue(tx, {
-      exchange: EXCHANGES.events,
-      routingKey: ROUTING_KEYS.webhookRequested,
-      payload: request,
-      messageId: `whr_${randomBase62(24)}`,
-    });
+export async function requestFromDispatcher(db: Db, request: WebhookRequest): Promise<void> {
+  await enqueue(db, {
+    exchange: EXCHANGES.events,
+    routingKey: ROUTING_KEYS.webhookRequested,
+    payload: request,
+    messageId: `whr_${randomBase62(24)}`,
   });
 }
 
-export async function findEventInScope(prisma: PrismaClient, scope: Scope, id: string): Promise<EventRow | null> {
-  return prisma.event.findFirst({ where: { id, ...scopeOf(scope) } });
+export async function findEventInScope(db: Db, scope: Scope, id: string): Promise<EventRow | null> {
+  return db.event.findFirst({ where: { id, ...scopeOf(scope) } });
 }
 
 /**
@@ -112,7 +108,7 @@ export async function findEventInScope(prisma: PrismaClient, scope: Scope, id: s
  * first; one event's attempts are found through its one delivery to this endpoint, and sorted.
  */
 export async function listDeliveryAttempts(
-  prisma: Db,
+  db: Db,
   endpointId: string,
   query: { eventId?: string; limit: number; beforeAttemptId?: bigint },
 ): Promise<{ rows: DeliveryAttemptRow[]; hasMore: boolean }> {
@@ -121,7 +117,7 @@ export async function listDeliveryAttempts(
       ? Prisma.empty
       : Prisma.sql`AND a.delivery_id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND event_id = ${query.eventId})`;
   const before = query.beforeAttemptId === undefined ? Prisma.empty : Prisma.sql`AND a.id < ${query.beforeAttemptId}`;
-  const rows = await prisma.$queryRaw<DeliveryAttemptRow[]>`
+  const rows = await db.$queryRaw<DeliveryAttemptRow[]>`
     SELECT a.id, a.attempt, a.status_code, a.duration_ms, a.error, a.attempted_at,
            d.event_id, e.type AS event_type, d.status AS delivery_status
     FROM webhook_delivery_attempts a

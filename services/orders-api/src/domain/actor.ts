@@ -10,7 +10,7 @@ export interface Scope {
 /**
  * Who a use case acts for: what they may see and use (`Scope`, `accountIds`), whether they may
  * write, and how their decisions are recorded. The API acts for an API key, the seller console
- * for a person (`dashboard/actor.ts`).
+ * for a person (`console/actor.ts`).
  */
 export interface Actor extends Scope {
   permission: 'read_write' | 'read_only';

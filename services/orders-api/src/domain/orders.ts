@@ -1,4 +1,4 @@
-import type { CreateOrderRequest } from '@pmatch/contracts';
+import { LIMITS, Payment, type CreateOrderRequest } from '@pmatch/contracts';
 import type { OrderRow } from '@pmatch/db';
 
 /**
@@ -25,4 +25,10 @@ function canonical(value: unknown): string {
       .sort()
       .map((k) => [k, record[k]]),
   );
+}
+
+/** Whether the order's payment is older than the API's reversal window (after it, only the console reverses, with a reason). */
+export function pastReversalWindow(order: Pick<OrderRow, 'payment'>, now: Date): boolean {
+  const payment = Payment.safeParse(order.payment);
+  return payment.success && now.getTime() - Date.parse(payment.data.matched_at) > LIMITS.reversalWindowMs;
 }

@@ -3,7 +3,7 @@ import { parseInput } from '@pmatch/platform';
 import { Router } from 'express';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { getBankAccountList } from '../use-cases/read-bank-accounts';
-import { actorOf } from './auth';
+import { actorOf } from './api-key-auth';
 
 export function bankAccountsRouter(deps: OrdersApiDeps): Router {
   const router = Router();

@@ -3,7 +3,7 @@ import { parseInput } from '@pmatch/platform';
 import { Router } from 'express';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { getEventList } from '../use-cases/read-events';
-import { actorOf } from './auth';
+import { actorOf } from './api-key-auth';
 
 export function eventsRouter(deps: OrdersApiDeps): Router {
   const router = Router();

@@ -1,12 +1,12 @@
 import { AppError, CreateOrderRequest, EmptyRequest, MarkPaidRequest, OrderListQuery, UpdateOrderRequest } from '@pmatch/contracts';
 import { parseInput } from '@pmatch/platform';
 import { Router, type Request } from 'express';
-import { apiKeyActor, type AuthContext } from '../domain/auth';
+import { apiKeyActor, type ApiKeyAuth } from '../domain/api-key-auth';
 import { cancelOrder, markOrderPaid, reverseOrder, updateOrder } from '../use-cases/change-order';
 import { CachedKeyNotConfirmed, createOrder, type OrderCreated } from '../use-cases/create-order';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { findVisibleOrder, getOrder, getOrderList } from '../use-cases/read-orders';
-import { actorOf, authOf, reauthenticate, type ApiKeys } from './auth';
+import { actorOf, apiKeyAuthOf, reauthenticateApiKey, type ApiKeys } from './api-key-auth';
 import { idempotencyKeyOf, idempotentRequest } from './idempotency';
 
 /**
@@ -22,19 +22,19 @@ export function ordersRouter(deps: OrdersApiDeps & { keys: ApiKeys }): Router {
   const router = Router();
 
   router.post('/v1/orders', async (req, res) => {
-    const auth = authOf(req);
+    const auth = apiKeyAuthOf(req);
     // A cached key is trusted only by the write that checked it: any other outcome (a refusal, no
     // order written) is answered again from the key read now, as if it were the first attempt.
     const result =
       (await create(req, auth).catch((error: unknown) => {
         if (auth.cached && (error instanceof AppError || error instanceof CachedKeyNotConfirmed)) return undefined;
         throw error;
-      })) ?? (await create(req, await reauthenticate(deps.keys, req)));
+      })) ?? (await create(req, await reauthenticateApiKey(deps.keys, req)));
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     res.status(result.created ? 201 : 200).json(result.order);
   });
 
-  async function create(req: Request, auth: AuthContext): Promise<OrderCreated> {
+  async function create(req: Request, auth: ApiKeyAuth): Promise<OrderCreated> {
     const key = idempotencyKeyOf(req);
     const request = parseInput(CreateOrderRequest, req.body);
     return createOrder(deps, apiKeyActor(auth), request, {

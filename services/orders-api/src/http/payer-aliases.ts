@@ -3,7 +3,7 @@ import { parseInput } from '@pmatch/platform';
 import { Router } from 'express';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { forgetPayerAlias, getPayerAliasList } from '../use-cases/payer-aliases';
-import { actorOf } from './auth';
+import { actorOf } from './api-key-auth';
 
 export function payerAliasesRouter(deps: OrdersApiDeps): Router {
   const router = Router();

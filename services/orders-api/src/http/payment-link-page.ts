@@ -1,10 +1,12 @@
 import type { Logger, RateLimiter } from '@pmatch/platform';
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import { renderNotFoundPage } from '../domain/payment-page';
-import { chooseLanguage, type PageLanguage } from '../domain/payment-page-texts';
+import { h } from 'preact';
+import { documentOf } from '../buyer-pages/document';
+import { PaymentLinkPage } from '../buyer-pages/payment-link-page';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { showPaymentLink, submitPaymentLinkForm, type LinkPageAnswer } from '../use-cases/order-at-payment-link';
-import { buyerPageHeaders } from './payment-page';
+import { buyerLanguageOf } from './buyer-language';
+import { buyerPageHeaders, sendNotFound, sendPage } from './payment-page';
 
 /** The page posts its own form and nothing else leaves it: the payment page's policy, with form-action 'self'. */
 const SECURITY_HEADERS = buyerPageHeaders({ formAction: "'self'" });
@@ -28,7 +30,7 @@ export function paymentLinkPageRouter(deps: OrdersApiDeps, options: PaymentLinkP
   });
 
   router.get('/link/:token', async (req, res) => {
-    send(req, res, await showPaymentLink(deps, req.params.token ?? '', languageOf(req)));
+    send(req, res, await showPaymentLink(deps, req.params.token ?? ''));
   });
 
   router.post('/link/:token', express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }), async (req, res) => {
@@ -68,17 +70,11 @@ async function admit(options: PaymentLinkPageOptions, req: Request, res: Respons
   }
 }
 
-function languageOf(req: Request): PageLanguage {
-  const posted = (req.body as Record<string, unknown> | undefined)?.lang;
-  return chooseLanguage(req.query.lang ?? posted, req.get('accept-language'));
-}
+const postedLanguage = (req: Request): unknown => (req.body as Record<string, unknown> | undefined)?.lang;
+const languageOf = (req: Request) => buyerLanguageOf(req, postedLanguage(req));
 
 function send(req: Request, res: Response, answer: LinkPageAnswer | null): void {
-  if (answer === null)
-    res
-      .status(404)
-      .type('html')
-      .send(renderNotFoundPage(languageOf(req)));
+  if (answer === null) sendNotFound(req, res, postedLanguage(req));
   else if ('redirectTo' in answer) res.redirect(303, answer.redirectTo);
-  else res.status(answer.status).type('html').send(answer.page);
+  else sendPage(res, answer.status, documentOf(h(PaymentLinkPage, { link: answer.link, step: answer.step, language: languageOf(req) })));
 }

@@ -3,7 +3,7 @@ import { parseInput } from '@pmatch/platform';
 import { Router } from 'express';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { createPaymentLink, deactivatePaymentLink, findVisiblePaymentLink, getPaymentLink, getPaymentLinkList } from '../use-cases/manage-payment-links';
-import { actorOf } from './auth';
+import { actorOf } from './api-key-auth';
 
 /** /v1/payment-links: links buyers order at, listed, read and deactivated. */
 export function paymentLinksRouter(deps: OrdersApiDeps): Router {

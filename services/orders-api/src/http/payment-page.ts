@@ -1,8 +1,10 @@
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import { PAGE_STYLE_HASH, renderNotFoundPage } from '../domain/payment-page';
-import { chooseLanguage, type PageLanguage } from '../domain/payment-page-texts';
+import { h } from 'preact';
+import { PAGE_STYLE_HASH, documentOf } from '../buyer-pages/document';
+import { NotFoundPage, PaymentPage } from '../buyer-pages/payment-page';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { showPaymentPage } from '../use-cases/show-payment-page';
+import { buyerLanguageOf } from './buyer-language';
 
 /**
  * The page needs nothing but its own markup and one hashed style sheet, so everything else is
@@ -46,9 +48,9 @@ export function paymentPageRouter(deps: OrdersApiDeps): Router {
   });
 
   router.get('/pay/:token', async (req, res) => {
-    const page = await showPaymentPage(deps, req.params.token ?? '', languageOf(req));
-    if (page === null) sendNotFound(req, res);
-    else sendPage(res, 200, page);
+    const shown = await showPaymentPage(deps, req.params.token ?? '');
+    if (shown === null) sendNotFound(req, res);
+    else sendPage(res, 200, documentOf(h(PaymentPage, { ...shown, language: buyerLanguageOf(req) })));
   });
 
   router.get(['/pay', '/pay/*rest'], sendNotFound);
@@ -64,14 +66,11 @@ export function paymentPageRouter(deps: OrdersApiDeps): Router {
   return router;
 }
 
-function languageOf(req: Request): PageLanguage {
-  return chooseLanguage(req.query.lang, req.get('accept-language'));
+/** The one page of every address under /pay or /link that leads to nothing. */
+export function sendNotFound(req: Request, res: Response, posted?: unknown): void {
+  sendPage(res, 404, documentOf(h(NotFoundPage, { language: buyerLanguageOf(req, posted) })));
 }
 
-function sendNotFound(req: Request, res: Response): void {
-  sendPage(res, 404, renderNotFoundPage(languageOf(req)));
-}
-
-function sendPage(res: Response, status: number, markup: string): void {
+export function sendPage(res: Response, status: number, markup: string): void {
   res.status(status).type('html').send(markup);
 }

@@ -3,7 +3,7 @@ import { parseInput } from '@pmatch/platform';
 import { Router } from 'express';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { assertMayChangeSettings, changeSettings, getSettings } from '../use-cases/manage-settings';
-import { actorOf } from './auth';
+import { actorOf } from './api-key-auth';
 
 export function settingsRouter(deps: OrdersApiDeps): Router {
   const router = Router();

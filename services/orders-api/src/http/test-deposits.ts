@@ -3,7 +3,7 @@ import { parseInput } from '@pmatch/platform';
 import { Router } from 'express';
 import { assertMayCreateTestDeposits, createTestDeposit } from '../use-cases/create-test-deposit';
 import type { OrdersApiDeps } from '../use-cases/deps';
-import { actorOf } from './auth';
+import { actorOf } from './api-key-auth';
 
 export function testDepositsRouter(deps: OrdersApiDeps): Router {
   const router = Router();

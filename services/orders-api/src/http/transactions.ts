@@ -4,7 +4,7 @@ import { Router } from 'express';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { excludeTransaction, matchTransaction, restoreTransaction } from '../use-cases/match-transaction';
 import { findVisibleTransaction, getTransaction, getTransactionList } from '../use-cases/read-transactions';
-import { actorOf } from './auth';
+import { actorOf } from './api-key-auth';
 
 export function transactionsRouter(deps: OrdersApiDeps): Router {
   const router = Router();

@@ -13,7 +13,7 @@ import {
 } from '../use-cases/manage-webhook-endpoints';
 import { RotationLimitReached, revealWebhookSecret, rotateWebhookSecret } from '../use-cases/manage-webhook-secrets';
 import { getDeliveryLog, resendWebhook, sendTestWebhook } from '../use-cases/webhook-deliveries';
-import { actorOf } from './auth';
+import { actorOf } from './api-key-auth';
 
 /** /v1/webhook-endpoints: endpoints per mode, their secrets, test events, the delivery log and resends. */
 export function webhookEndpointsRouter(deps: OrdersApiDeps): Router {

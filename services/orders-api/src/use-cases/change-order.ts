@@ -1,29 +1,38 @@
 import { AppError, type MarkPaidRequest, type Order, type UpdateOrderRequest } from '@pmatch/contracts';
 import { orderView, type OrderRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
+import { pastReversalWindow } from '../domain/orders';
 import { cancelOpenOrExpiredOrder, changeOpenOrder } from '../data/orders';
+import { auditedRequest, inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 
-// Each acts on an order the actor may see (`findVisibleOrder`).
+// Each acts on an order the actor may see (`findVisibleOrder`). A person on the console passes
+// `audit`: the action's audit row is written with it (`inAuditedTransaction`, `auditedRequest`).
+
+type ChangeDeps = Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl' | 'outbox'>;
 
 /** Changes an open order and records order.updated. */
-export async function updateOrder(
-  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl' | 'outbox'>,
-  order: OrderRow,
-  change: UpdateOrderRequest,
-): Promise<Order> {
+export async function updateOrder(deps: ChangeDeps, order: OrderRow, change: UpdateOrderRequest, audit?: AuditContext): Promise<Order> {
   assertEditable(order, ['open'], 'changed');
-  const row = await changeOpenOrder(deps.database.prisma, order.id, change, deps.clock.now(), deps.publicBaseUrl);
-  if (row === null) throw notOpen('changed');
+  const row = await inAuditedTransaction(
+    deps,
+    audit,
+    async (tx) => (await changeOpenOrder(tx, order.id, change, deps.clock.now(), deps.publicBaseUrl)) ?? refuse(notOpen('changed')),
+    () => ({ action: 'order.update', objectId: order.id, detail: { amount: change.amount, payer_name: change.payer_name } }),
+  );
   deps.outbox.nudge();
   return orderView(row, deps.publicBaseUrl);
 }
 
 /** Cancels an open or expired order and records order.canceled. */
-export async function cancelOrder(deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl' | 'outbox'>, order: OrderRow): Promise<Order> {
+export async function cancelOrder(deps: ChangeDeps, order: OrderRow, audit?: AuditContext): Promise<Order> {
   assertEditable(order, ['open', 'expired'], 'canceled');
-  const row = await cancelOpenOrExpiredOrder(deps.database.prisma, order.id, deps.clock.now(), deps.publicBaseUrl);
-  if (row === null) throw notOpen('canceled');
+  const row = await inAuditedTransaction(
+    deps,
+    audit,
+    async (tx) => (await cancelOpenOrExpiredOrder(tx, order.id, deps.clock.now(), deps.publicBaseUrl)) ?? refuse(notOpen('canceled')),
+    () => ({ action: 'order.cancel', objectId: order.id, detail: {} }),
+  );
   deps.outbox.nudge();
   return orderView(row, deps.publicBaseUrl);
 }
@@ -32,13 +41,22 @@ export async function cancelOrder(deps: Pick<OrdersApiDeps, 'database' | 'clock'
  * Asks the matcher to reverse the order's payment. Past the 24-hour window the matcher allows it
  * only from the console (`dashboard`) and with a `reason`.
  */
-export async function reverseOrder(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, order: OrderRow, reason?: string): Promise<Order> {
-  return deps.matcher.orderCommand({
-    type: 'order.reverse',
-    order_id: order.id,
-    ...commandContext(actor),
-    ...(reason === undefined ? {} : { reason }),
-  });
+export async function reverseOrder(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'matcher'>,
+  actor: Actor,
+  order: OrderRow,
+  reason?: string,
+  audit?: AuditContext,
+): Promise<Order> {
+  const request = { reason: reason ?? null, after_24_hours: pastReversalWindow(order, deps.clock.now()) };
+  return auditedRequest(deps, audit, { action: 'order.reverse', objectId: order.id, detail: request }, () =>
+    deps.matcher.orderCommand({
+      type: 'order.reverse',
+      order_id: order.id,
+      ...commandContext(actor),
+      ...(reason === undefined ? {} : { reason }),
+    }),
+  );
 }
 
 /** The organisation and mode a command acts in, and who decides, as the matcher records it on the payment. */
@@ -47,19 +65,31 @@ export function commandContext(actor: Actor): { organisation_id: string; mode: A
 }
 
 /** Asks the matcher to record the order as paid outside any deposit it saw. */
-export async function markOrderPaid(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, order: OrderRow, request: MarkPaidRequest): Promise<Order> {
+export async function markOrderPaid(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'matcher'>,
+  actor: Actor,
+  order: OrderRow,
+  request: MarkPaidRequest,
+  audit?: AuditContext,
+): Promise<Order> {
   if (order.source !== null) throw notOpen('marked paid');
-  return deps.matcher.orderCommand({
-    type: 'order.mark_paid',
-    order_id: order.id,
-    ...commandContext(actor),
-    ...(request.paid_at === undefined ? {} : { paid_at: request.paid_at }),
-  });
+  return auditedRequest(deps, audit, { action: 'order.mark_paid', objectId: order.id, detail: {} }, () =>
+    deps.matcher.orderCommand({
+      type: 'order.mark_paid',
+      order_id: order.id,
+      ...commandContext(actor),
+      ...(request.paid_at === undefined ? {} : { paid_at: request.paid_at }),
+    }),
+  );
 }
 
 /** Orders from a shop platform are managed there, never here. */
 function assertEditable(order: OrderRow, statuses: string[], what: string): void {
   if (order.source !== null || !statuses.includes(order.status)) throw notOpen(what);
+}
+
+function refuse(error: AppError): never {
+  throw error;
 }
 
 function notOpen(what: string): AppError {

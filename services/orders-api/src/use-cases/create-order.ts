@@ -1,7 +1,7 @@
 import { AppError, type CreateOrderRequest, type Order } from '@pmatch/contracts';
 import { insertOrderUnlessExternalIdTaken, orderTimes, orderView, type CachedKey, type NewOrder, type OrderRow, type Sql } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
-import { resolveBankAccount } from '../domain/auth';
+import { resolveBankAccount } from '../domain/api-key-auth';
 import { sameOrderContent } from '../domain/orders';
 import { findOrderByExternalId } from '../data/orders';
 import type { OrdersApiDeps } from './deps';

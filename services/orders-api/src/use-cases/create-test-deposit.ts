@@ -1,6 +1,6 @@
 import { AppError, type CreateTestDepositRequest, type Transaction } from '@pmatch/contracts';
 import type { Actor } from '../domain/actor';
-import { resolveBankAccount } from '../domain/auth';
+import { resolveBankAccount } from '../domain/api-key-auth';
 import type { OrdersApiDeps } from './deps';
 
 /** Test deposits exist in test mode only; to a live actor there is no such thing. */

@@ -2,6 +2,7 @@ import { AppError, type ApiKeyPermission } from '@pmatch/contracts';
 import { insertApiKey, type ApiKeyRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { listApiKeys, revokeKey } from '../data/keys';
+import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 
 export async function getApiKeys(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor): Promise<ApiKeyRow[]> {
@@ -16,27 +17,44 @@ export interface IssueKeyRequest {
 }
 
 /** Issues a key of the actor's organisation and mode; its text is in the answer and nowhere else. */
-export async function issueApiKey(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor, request: IssueKeyRequest): Promise<{ row: ApiKeyRow; keyText: string }> {
+export async function issueApiKey(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
+  actor: Actor,
+  request: IssueKeyRequest,
+  audit?: AuditContext,
+): Promise<{ row: ApiKeyRow; keyText: string }> {
   const name = request.name.trim();
   if (name === '' || name.length > KEY_NAME_MAX) throw new AppError('parameter_invalid', 'A key needs a name of 1 to 100 characters.', { param: 'name' });
   if (request.bankAccountId !== null && !actor.accountIds.includes(request.bankAccountId)) {
     throw new AppError('parameter_invalid', `No such bank account: ${request.bankAccountId}.`, { param: 'bank_account_id' });
   }
-  return deps.database.prisma.$transaction(async (tx) => {
-    const organisation = await tx.organisation.findUniqueOrThrow({ where: { id: actor.organisationId }, select: { id: true, name: true } });
-    return insertApiKey(tx, organisation, {
-      organisationId: actor.organisationId,
-      mode: actor.mode,
-      name,
-      permission: request.permission,
-      bankAccountId: request.bankAccountId,
-    });
-  });
+  return inAuditedTransaction(
+    deps,
+    audit,
+    async (tx) => {
+      const organisation = await tx.organisation.findUniqueOrThrow({ where: { id: actor.organisationId }, select: { id: true, name: true } });
+      return insertApiKey(tx, organisation, {
+        organisationId: actor.organisationId,
+        mode: actor.mode,
+        name,
+        permission: request.permission,
+        bankAccountId: request.bankAccountId,
+      });
+    },
+    ({ row }) => ({ action: 'api_key.issue', objectId: row.id, detail: { name: row.name, permission: row.permission, bank_account_id: row.bankAccountId } }),
+  );
 }
 
 /** Revokes a key; the next request with it is refused (401), cached or not (docs/decisions/0012-cached-api-keys-checked-by-the-write.md). */
-export async function revokeApiKey(deps: Pick<OrdersApiDeps, 'database' | 'clock'>, actor: Actor, keyId: string): Promise<void> {
-  if (!(await revokeKey(deps.database.prisma, actor, keyId, deps.clock.now()))) throw new AppError('resource_missing', `No such API key: ${keyId}.`);
+export async function revokeApiKey(deps: Pick<OrdersApiDeps, 'database' | 'clock'>, actor: Actor, keyId: string, audit?: AuditContext): Promise<void> {
+  await inAuditedTransaction(
+    deps,
+    audit,
+    async (tx) => {
+      if (!(await revokeKey(tx, actor, keyId, deps.clock.now()))) throw new AppError('resource_missing', `No such API key: ${keyId}.`);
+    },
+    () => ({ action: 'api_key.revoke', objectId: keyId, detail: {} }),
+  );
 }
 
 export const KEY_NAME_MAX = 100;

@@ -2,7 +2,7 @@ import { AppError, PaymentLinkId, type CreatePaymentLinkRequest, type ListQuery,
 import { paymentLinkView, type PaymentLinkRow } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
-import { resolveBankAccount } from '../domain/auth';
+import { resolveBankAccount } from '../domain/api-key-auth';
 import { wellFormedId } from '../domain/ids';
 import { paymentLinkExpiry } from '../domain/payment-links';
 import { deactivatePaymentLink as deactivate, findPaymentLink, insertPaymentLink, listPaymentLinks } from '../data/payment-links';

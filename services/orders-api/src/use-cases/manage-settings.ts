@@ -2,6 +2,8 @@ import { AppError, type Settings, type UpdateSettingsRequest } from '@pmatch/con
 import { settingsView } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { readSettings, updateSettings } from '../data/settings';
+import { findOrganisation, setRequireAdminTotp } from '../data/users';
+import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 
 export async function getSettings(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor): Promise<Settings> {
@@ -21,7 +23,41 @@ export function assertMayChangeSettings(actor: Actor): void {
   }
 }
 
-export async function changeSettings(deps: Pick<OrdersApiDeps, 'database' | 'clock'>, actor: Actor, change: UpdateSettingsRequest): Promise<Settings> {
+export async function changeSettings(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
+  actor: Actor,
+  change: UpdateSettingsRequest,
+  audit?: AuditContext,
+): Promise<Settings> {
   assertMayChangeSettings(actor);
-  return settingsView(await updateSettings(deps.database.prisma, actor.organisationId, actor.mode, change, deps.clock.now()));
+  const row = await inAuditedTransaction(
+    deps,
+    audit,
+    (tx) => updateSettings(tx, actor.organisationId, actor.mode, change, deps.clock.now()),
+    () =>
+      change.matching_rules === undefined
+        ? { action: 'settings.auto_confirm_late_orders', objectId: null, detail: { value: change.auto_confirm_late_orders } }
+        : { action: 'settings.matching_rules', objectId: null, detail: { value: change.matching_rules } },
+  );
+  return settingsView(row);
+}
+
+/** Whether the organisation requires its admins to use a second factor. */
+export async function getAdminSecondFactorRule(deps: Pick<OrdersApiDeps, 'database'>, organisationId: string): Promise<boolean> {
+  return (await findOrganisation(deps.database.prisma, organisationId)).requireAdminTotp;
+}
+
+/** Requires (or stops requiring) every admin of the organisation to use a second factor. */
+export async function setAdminSecondFactorRule(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
+  organisationId: string,
+  required: boolean,
+  audit: AuditContext,
+): Promise<void> {
+  await inAuditedTransaction(
+    deps,
+    { ...audit, mode: null },
+    (tx) => setRequireAdminTotp(tx, organisationId, required),
+    () => ({ action: 'organisation.require_admin_totp', objectId: organisationId, detail: { value: required } }),
+  );
 }

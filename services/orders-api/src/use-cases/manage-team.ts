@@ -1,6 +1,7 @@
 import { AppError, USER_ROLES, type UserRole } from '@pmatch/contracts';
 import { insertUser, passwordSetupUrl, type UserRow } from '@pmatch/db';
 import { changeRole, listUsers, removeUser } from '../data/users';
+import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 
 export async function getTeam(deps: Pick<OrdersApiDeps, 'database'>, organisationId: string): Promise<UserRow[]> {
@@ -17,12 +18,22 @@ export async function inviteUser(
   deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl'>,
   organisationId: string,
   request: { email: string; role: string | undefined },
+  audit?: AuditContext,
 ): Promise<{ user: UserRow; setupUrl: string }> {
   const email = request.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) throw new AppError('parameter_invalid', 'Give an e-mail address.', { param: 'email' });
-  const { row, setupToken } = await insertUser(deps.database.prisma, { organisationId, email, role: roleOf(request.role) }, deps.clock.now());
+  const role = roleOf(request.role);
+  const { row, setupToken } = await inAuditedTransaction(
+    deps,
+    personal(audit),
+    (tx) => insertUser(tx, { organisationId, email, role }, deps.clock.now()),
+    ({ row: user }) => ({ action: 'user.invite', objectId: user.id, detail: { email: user.email, role: user.role } }),
+  );
   return { user: row, setupUrl: passwordSetupUrl(deps.publicBaseUrl, setupToken) };
 }
+
+/** The team belongs to the organisation, not to a mode: its audit rows carry none. */
+const personal = (audit: AuditContext | undefined): AuditContext | undefined => (audit === undefined ? undefined : { ...audit, mode: null });
 
 const LAST_ADMIN = () => new AppError('parameter_invalid', 'The last admin of an organisation cannot lose the role or be removed.', { param: 'role' });
 
@@ -31,15 +42,33 @@ export async function changeUserRole(
   organisationId: string,
   userId: string,
   role: string | undefined,
+  audit?: AuditContext,
 ): Promise<void> {
-  const outcome = await changeRole(deps.database.prisma, organisationId, userId, roleOf(role), deps.clock.now());
-  if (outcome === 'missing') throw new AppError('resource_missing', `No such user: ${userId}.`);
-  if (outcome === 'last_admin') throw LAST_ADMIN();
+  const newRole = roleOf(role);
+  await inAuditedTransaction(
+    deps,
+    personal(audit),
+    async (tx) => refuseUnlessDone(await changeRole(tx, organisationId, userId, newRole, deps.clock.now()), userId),
+    () => ({ action: 'user.change_role', objectId: userId, detail: { role: newRole } }),
+  );
 }
 
 /** Removes a person; their sessions end with them. */
-export async function removeTeamMember(deps: Pick<OrdersApiDeps, 'database'>, organisationId: string, userId: string): Promise<void> {
-  const outcome = await removeUser(deps.database.prisma, organisationId, userId);
+export async function removeTeamMember(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
+  organisationId: string,
+  userId: string,
+  audit?: AuditContext,
+): Promise<void> {
+  await inAuditedTransaction(
+    deps,
+    personal(audit),
+    async (tx) => refuseUnlessDone(await removeUser(tx, organisationId, userId), userId),
+    () => ({ action: 'user.remove', objectId: userId, detail: {} }),
+  );
+}
+
+function refuseUnlessDone(outcome: 'changed' | 'removed' | 'missing' | 'last_admin', userId: string): void {
   if (outcome === 'missing') throw new AppError('resource_missing', `No such user: ${userId}.`);
   if (outcome === 'last_admin') throw LAST_ADMIN();
 }

@@ -14,6 +14,7 @@ import type { Actor } from '../domain/actor';
 import { wellFormedId } from '../domain/ids';
 import { enablementChange, storedEnabledEvents, webhookEndpointView } from '../domain/webhook-endpoints';
 import { findWebhookEndpoint, insertWebhookEndpoint, listWebhookEndpoints, markWebhookEndpointDeleted, updateWebhookEndpoint } from '../data/webhook-endpoints';
+import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 import type { List } from './lists';
 
@@ -44,22 +45,29 @@ export async function createWebhookEndpoint(
   deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox' | 'addressPolicy'>,
   actor: Actor,
   request: CreateWebhookEndpointRequest,
+  audit?: AuditContext,
 ): Promise<WebhookEndpoint & { secret: string }> {
   assertMayManageWebhookEndpoints(actor);
   const url = await vettedUrl(deps, request.url);
   const secret = newSigningSecret();
   const id = newId('webhookEndpoint');
-  const row = await insertWebhookEndpoint(
-    deps.database.prisma,
-    {
-      id,
-      organisationId: actor.organisationId,
-      mode: actor.mode,
-      url,
-      enabledEvents: storedEnabledEvents(request.enabled_events),
-      secretEncrypted: deps.secretBox.seal(secret, { kind: 'webhook_endpoint', id }),
-    },
-    deps.clock.now(),
+  const endpoint = {
+    id,
+    organisationId: actor.organisationId,
+    mode: actor.mode,
+    url,
+    enabledEvents: storedEnabledEvents(request.enabled_events),
+    secretEncrypted: deps.secretBox.seal(secret, { kind: 'webhook_endpoint', id }),
+  };
+  const row = await inAuditedTransaction(
+    deps,
+    audit,
+    (tx) => insertWebhookEndpoint(tx, endpoint, deps.clock.now()),
+    (created) => ({
+      action: 'webhook_endpoint.create',
+      objectId: created.id,
+      detail: { url: created.url, enabled_events: webhookEndpointView(created).enabled_events },
+    }),
   );
   return { ...webhookEndpointView(row), secret };
 }
@@ -86,15 +94,22 @@ export async function getWebhookEndpointList(
 
 /** Changes an endpoint the actor may see (`findVisibleWebhookEndpoint`). */
 export async function changeWebhookEndpoint(
-  deps: Pick<OrdersApiDeps, 'database' | 'addressPolicy'>,
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'addressPolicy'>,
   endpoint: WebhookEndpointRow,
   request: UpdateWebhookEndpointRequest,
+  audit?: AuditContext,
 ): Promise<WebhookEndpoint> {
-  const updated = await updateWebhookEndpoint(deps.database.prisma, endpoint.id, {
+  const change = {
     ...(request.url === undefined ? {} : { url: await vettedUrl(deps, request.url) }),
     ...(request.enabled_events === undefined ? {} : { enabledEvents: storedEnabledEvents(request.enabled_events) }),
     ...enablementChange(endpoint, request.enabled),
-  });
+  };
+  const updated = await inAuditedTransaction(
+    deps,
+    audit,
+    (tx) => updateWebhookEndpoint(tx, endpoint.id, change),
+    () => ({ action: 'webhook_endpoint.update', objectId: endpoint.id, detail: request }),
+  );
   return webhookEndpointView(updated);
 }
 
@@ -102,8 +117,14 @@ export async function changeWebhookEndpoint(
 export async function deleteWebhookEndpoint(
   deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
   endpoint: WebhookEndpointRow,
+  audit?: AuditContext,
 ): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
-  await markWebhookEndpointDeleted(deps.database.prisma, endpoint.id, deps.clock.now());
+  await inAuditedTransaction(
+    deps,
+    audit,
+    (tx) => markWebhookEndpointDeleted(tx, endpoint.id, deps.clock.now()),
+    () => ({ action: 'webhook_endpoint.delete', objectId: endpoint.id, detail: { url: endpoint.url } }),
+  );
   return { id: endpoint.id, object: 'webhook_endpoint', deleted: true };
 }
 

@@ -4,6 +4,7 @@ import { SecretNotOpened, newSigningSecret, type SecretOwner } from '@pmatch/pla
 import type { Actor } from '../domain/actor';
 import { lastReplacedSecretExpiry, nextRotationPossibleAt, previousSecretExpiry } from '../domain/webhook-endpoints';
 import { replaceWebhookSecret } from '../data/webhook-endpoints';
+import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 import { findVisibleWebhookEndpoint } from './manage-webhook-endpoints';
 
@@ -30,24 +31,42 @@ export async function revealWebhookSecret(
   deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'>,
   actor: Actor,
   rawId: string | undefined,
+  audit?: AuditContext,
 ): Promise<WebhookEndpointSecret> {
   if (actor.permission !== 'read_write') throw new AppError('insufficient_scope', 'Reading a signing secret needs a read-write key.');
   const endpoint = await findVisibleWebhookEndpoint(deps, actor, rawId);
-  return {
+  const secret: WebhookEndpointSecret = {
     object: 'webhook_endpoint_secret',
     secret: openForEndpoint(deps, endpoint),
     previous_secret_expires_at: lastReplacedSecretExpiry(endpoint, deps.clock.now())?.toISOString() ?? null,
   };
+  // The audit row commits before anyone sees the secret.
+  if (audit !== undefined) {
+    await inAuditedTransaction(
+      deps,
+      audit,
+      async () => undefined,
+      () => ({ action: 'webhook_endpoint.reveal_secret', objectId: endpoint.id, detail: {} }),
+    );
+  }
+  return secret;
 }
 
 /** Replaces the signing secret of an endpoint the actor may see; the replaced one signs for 24 more hours. */
 export async function rotateWebhookSecret(
   deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'>,
   endpoint: WebhookEndpointRow,
+  audit?: AuditContext,
 ): Promise<WebhookEndpointSecret> {
   const secret = newSigningSecret();
   const now = deps.clock.now();
-  const rotated = await replaceWebhookSecret(deps.database.prisma, endpoint.id, deps.secretBox.seal(secret, ownerOf(endpoint)), now, previousSecretExpiry(now));
+  const sealed = deps.secretBox.seal(secret, ownerOf(endpoint));
+  const rotated = await inAuditedTransaction(
+    deps,
+    audit,
+    (tx) => replaceWebhookSecret(tx, endpoint.id, sealed, now, previousSecretExpiry(now)),
+    () => ({ action: 'webhook_endpoint.rotate_secret', objectId: endpoint.id, detail: {} }),
+  );
   if (rotated === null) {
     const possibleAt = nextRotationPossibleAt(endpoint, now) ?? now;
     throw new RotationLimitReached(Math.max(1, Math.ceil((possibleAt.getTime() - now.getTime()) / 1000)), possibleAt);

@@ -2,6 +2,7 @@ import { AppError, type MatchTransactionRequest, type Transaction } from '@pmatc
 import type { TransactionRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { findOrder } from '../data/orders';
+import { auditedRequest, type AuditContext } from './audit';
 import { commandContext } from './change-order';
 import type { OrdersApiDeps } from './deps';
 
@@ -9,30 +10,53 @@ import type { OrdersApiDeps } from './deps';
 
 /** Asks the matcher to match the deposit to an order. */
 export async function matchTransaction(
-  deps: Pick<OrdersApiDeps, 'database' | 'matcher'>,
+  deps: CommandDeps,
   actor: Actor,
   transaction: TransactionRow,
   request: MatchTransactionRequest,
+  audit?: AuditContext,
 ): Promise<Transaction> {
   // An order outside the actor's scope is as unknown as one that does not exist.
   if ((await findOrder(deps.database.prisma, actor, request.order_id)) === null) {
     throw new AppError('parameter_invalid', `No such order: ${request.order_id}.`, { param: 'order_id' });
   }
-  return deps.matcher.transactionCommand({
-    type: 'transaction.match',
-    transaction_id: transaction.id,
-    order_id: request.order_id,
-    remember_payer: request.remember_payer ?? false,
-    ...commandContext(actor),
-  });
+  const rememberPayer = request.remember_payer ?? false;
+  return auditedRequest(
+    deps,
+    audit,
+    { action: 'transaction.match', objectId: transaction.id, detail: { order_id: request.order_id, remember_payer: rememberPayer } },
+    () =>
+      deps.matcher.transactionCommand({
+        type: 'transaction.match',
+        transaction_id: transaction.id,
+        order_id: request.order_id,
+        remember_payer: rememberPayer,
+        ...commandContext(actor),
+      }),
+    (done) => ({ status: done.status }),
+  );
 }
 
 /** Asks the matcher to set the deposit aside as no payment for an order. */
-export async function excludeTransaction(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, transaction: TransactionRow): Promise<Transaction> {
-  return deps.matcher.transactionCommand({ type: 'transaction.exclude', transaction_id: transaction.id, ...commandContext(actor) });
+export async function excludeTransaction(deps: CommandDeps, actor: Actor, transaction: TransactionRow, audit?: AuditContext): Promise<Transaction> {
+  return auditedRequest(
+    deps,
+    audit,
+    { action: 'transaction.exclude', objectId: transaction.id, detail: {} },
+    () => deps.matcher.transactionCommand({ type: 'transaction.exclude', transaction_id: transaction.id, ...commandContext(actor) }),
+    (done) => ({ status: done.status }),
+  );
 }
 
 /** Asks the matcher to undo an exclusion. */
-export async function restoreTransaction(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, transaction: TransactionRow): Promise<Transaction> {
-  return deps.matcher.transactionCommand({ type: 'transaction.restore', transaction_id: transaction.id, ...commandContext(actor) });
+export async function restoreTransaction(deps: CommandDeps, actor: Actor, transaction: TransactionRow, audit?: AuditContext): Promise<Transaction> {
+  return auditedRequest(
+    deps,
+    audit,
+    { action: 'transaction.restore', objectId: transaction.id, detail: {} },
+    () => deps.matcher.transactionCommand({ type: 'transaction.restore', transaction_id: transaction.id, ...commandContext(actor) }),
+    (done) => ({ status: done.status }),
+  );
 }
+
+type CommandDeps = Pick<OrdersApiDeps, 'database' | 'clock' | 'matcher'>;

@@ -12,12 +12,12 @@ export async function getPayerAliasList(
   actor: Actor,
   query: z.infer<typeof PayerAliasListQuery>,
 ): Promise<List<PayerAlias>> {
-  const page = await listPayerAliases(deps.database.prisma, actor, {
+  const slice = await listPayerAliases(deps.database.prisma, actor, {
     limit: query.limit,
     ...(query.bank_account_id === undefined ? {} : { bankAccountId: query.bank_account_id }),
     ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
   });
-  return listOf(page, payerAliasView, { what: 'payer alias', id: query.starting_after });
+  return listOf(slice, payerAliasView, { what: 'payer alias', id: query.starting_after });
 }
 
 /** Forgets a taught payer: later deposits under that name are decided without it. */

@@ -1,5 +1,6 @@
 import type { MatchingRule, PreviewedConfirmation, Settings } from '@pmatch/contracts';
 import type { Actor } from '../domain/actor';
+import { auditedRequest, type AuditContext } from './audit';
 import { commandContext } from './change-order';
 import type { OrdersApiDeps } from './deps';
 import { assertMayChangeSettings, changeSettings } from './manage-settings';
@@ -22,14 +23,16 @@ export async function applyRules(
   actor: Actor,
   rules: MatchingRule[],
   confirmations: { transaction_id: string; order_id: string }[],
+  audit?: AuditContext,
 ): Promise<{ settings: Settings; confirmed: PreviewedConfirmation[]; left_held: { transaction_id: string; order_id: string }[] }> {
-  const settings = await changeSettings(deps, actor, { matching_rules: rules });
+  const settings = await changeSettings(deps, actor, { matching_rules: rules }, audit);
   if (confirmations.length === 0) return { settings, confirmed: [], left_held: [] };
-  const result = await deps.matcher.confirmPreviewed({
-    type: 'rules.confirm_previewed',
-    matching_rules: rules,
-    confirmations,
-    ...commandContext(actor),
-  });
+  const result = await auditedRequest(
+    deps,
+    audit,
+    { action: 'settings.confirm_previewed', objectId: null, detail: { value: rules, transaction_ids: confirmations.map((c) => c.transaction_id) } },
+    () => deps.matcher.confirmPreviewed({ type: 'rules.confirm_previewed', matching_rules: rules, confirmations, ...commandContext(actor) }),
+    (done) => ({ confirmed: done.confirmed.map((c) => c.transaction_id), left_held: done.left_held.map((c) => c.transaction_id) }),
+  );
   return { settings, confirmed: result.confirmed, left_held: result.left_held };
 }

@@ -12,15 +12,26 @@ import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
 import { DELIVERY_ATTEMPT_ID_PREFIX, deliveryAttemptView, testEvent } from '../domain/webhook-endpoints';
 import { findEventInScope, listDeliveryAttempts, requestFromDispatcher } from '../data/webhook-endpoints';
+import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 import type { List } from './lists';
 
 // Each acts on an endpoint the actor may see (`findVisibleWebhookEndpoint`); the dispatcher sends.
 
 /** Asks for a webhook.test event to the endpoint, switched off or not: that is how a repair is checked. */
-export async function sendTestWebhook(deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'outbox'>, actor: Actor, endpoint: WebhookEndpointRow): Promise<Event> {
+export async function sendTestWebhook(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'outbox'>,
+  actor: Actor,
+  endpoint: WebhookEndpointRow,
+  audit?: AuditContext,
+): Promise<Event> {
   const event = testEvent(actor.mode, deps.clock.now());
-  await requestFromDispatcher(deps.database.prisma, { type: 'webhook.send_test', endpoint_id: endpoint.id, event });
+  await inAuditedTransaction(
+    deps,
+    audit,
+    (tx) => requestFromDispatcher(tx, { type: 'webhook.send_test', endpoint_id: endpoint.id, event }),
+    () => ({ action: 'webhook_endpoint.test', objectId: endpoint.id, detail: { event_id: event.id } }),
+  );
   deps.outbox.nudge();
   return event;
 }
@@ -41,10 +52,11 @@ export async function getDeliveryLog(
 
 /** Asks for one more delivery of an event the endpoint receives; it must be switched on. */
 export async function resendWebhook(
-  deps: Pick<OrdersApiDeps, 'database' | 'outbox'>,
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'outbox'>,
   actor: Actor,
   endpoint: WebhookEndpointRow,
   request: ResendRequest,
+  audit?: AuditContext,
 ): Promise<{ object: 'webhook_resend'; endpoint_id: string; event_id: string }> {
   const event = await findEventInScope(deps.database.prisma, actor, request.event_id);
   if (event === null) throw new AppError('resource_missing', `No such event: ${request.event_id}.`, { param: 'event_id' });
@@ -54,7 +66,12 @@ export async function resendWebhook(
   if (!endpoint.enabled) {
     throw new AppError('parameter_invalid', 'This endpoint is switched off; switch it on (PATCH enabled: true) before resending.', { param: 'id' });
   }
-  await requestFromDispatcher(deps.database.prisma, { type: 'webhook.resend', endpoint_id: endpoint.id, event_id: event.id });
+  await inAuditedTransaction(
+    deps,
+    audit,
+    (tx) => requestFromDispatcher(tx, { type: 'webhook.resend', endpoint_id: endpoint.id, event_id: event.id }),
+    () => ({ action: 'webhook_endpoint.resend', objectId: endpoint.id, detail: { event_id: event.id } }),
+  );
   deps.outbox.nudge();
   return { object: 'webhook_resend', endpoint_id: endpoint.id, event_id: event.id };
 }

@@ -1,5 +1,5 @@
 -- The seller console (orders-api, /dashboard/): people of an organisation who log in, their
--- sessions, and the audit log of what they did. docs/decisions/0051-console-sessions-and-logins.md
+-- sessions, and the audit log of what they did. docs/decisions/0051-console-sessions-in-the-database.md
 -- says why sessions are rows and not signed cookies.
 
 -- Users belong to one organisation; an e-mail address is one user anywhere (kept lower-case).

@@ -1,0 +1,68 @@
+import { Router } from 'express';
+import { depositWithCandidates, searchDepositsOf } from '../../use-cases/console-reads';
+import type { OrdersApiDeps } from '../../use-cases/deps';
+import { excludeTransaction, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
+import { findVisibleTransaction } from '../../use-cases/read-transactions';
+import { tokyoDateInput } from '../format';
+import { redirectDone, sendScreen } from '../render';
+import { amountIn, auditContextOf, contextOf, cursorIn, field, nextDay, pathId, queryText, requireRole, signedInOf } from '../request';
+import { DepositScreen } from '../screens/deposit-detail';
+import { DEPOSIT_TABS, DepositListScreen } from '../screens/deposits';
+
+const LIST_LIMIT = 50;
+
+/** Deposits by status and search; a deposit's decision explained; operators match, exclude and restore. */
+export function depositRoutes(deps: OrdersApiDeps): Router {
+  const router = Router();
+
+  router.get('/dashboard/deposits', async (req, res) => {
+    const status = (DEPOSIT_TABS as readonly string[]).includes(req.query.status as string) ? (req.query.status as string) : 'held';
+    const name = queryText(req, 'name');
+    const amount = amountIn(queryText(req, 'amount'));
+    const from = tokyoDateInput(queryText(req, 'from'));
+    const to = nextDay(tokyoDateInput(queryText(req, 'to')));
+    const before = cursorIn(queryText(req, 'after'));
+    const slice = await searchDepositsOf(deps, signedInOf(req).actor, {
+      status,
+      limit: LIST_LIMIT,
+      ...(name === undefined ? {} : { name }),
+      ...(amount === undefined ? {} : { amount }),
+      ...(from === undefined ? {} : { from }),
+      ...(to === undefined ? {} : { to }),
+      ...(before === undefined ? {} : { before }),
+    });
+    sendScreen(res, DepositListScreen, { ctx: contextOf(req), status, rows: slice.rows, next: slice.nextBefore, req: req.query as Record<string, string> });
+  });
+
+  router.get('/dashboard/deposits/:id', async (req, res) => {
+    const search = queryText(req, 'order_search');
+    const shown = await depositWithCandidates(deps, signedInOf(req).actor, pathId(req), {
+      searching: req.query.find === '1' || search !== undefined,
+      text: search,
+    });
+    sendScreen(res, DepositScreen, { ctx: contextOf(req), ...shown, search });
+  });
+
+  router.post('/dashboard/deposits/:id/match', requireRole('operator'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const deposit = await findVisibleTransaction(deps, actor, pathId(req));
+    await matchTransaction(deps, actor, deposit, { order_id: field(req, 'order_id') ?? '' }, auditContextOf(req));
+    redirectDone(res, `/dashboard/deposits/${deposit.id}`, 'confirmed');
+  });
+
+  router.post('/dashboard/deposits/:id/exclude', requireRole('operator'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const deposit = await findVisibleTransaction(deps, actor, pathId(req));
+    await excludeTransaction(deps, actor, deposit, auditContextOf(req));
+    redirectDone(res, `/dashboard/deposits/${deposit.id}`, 'excluded');
+  });
+
+  router.post('/dashboard/deposits/:id/restore', requireRole('operator'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const deposit = await findVisibleTransaction(deps, actor, pathId(req));
+    await restoreTransaction(deps, actor, deposit, auditContextOf(req));
+    redirectDone(res, `/dashboard/deposits/${deposit.id}`, 'restored');
+  });
+
+  return router;
+}

@@ -1,0 +1,23 @@
+import { Router } from 'express';
+import type { OrdersApiDeps } from '../../use-cases/deps';
+import { accountRoutes } from './account';
+import { apiKeyRoutes } from './api-keys';
+import { depositRoutes } from './deposits';
+import { orderRoutes } from './orders';
+import { overviewRoutes } from './overview';
+import { settingsRoutes } from './settings';
+import { teamRoutes } from './team';
+import { webhookRoutes } from './webhooks';
+
+/**
+ * Every screen behind the log-in. Each route reads the form and the session, calls one use case
+ * (which writes the action's audit row in the action's transaction) and answers a POST with a
+ * redirect; a route whose action needs a role checks it first (`requireRole`).
+ */
+export function signedInRoutes(deps: OrdersApiDeps): Router {
+  const router = Router();
+  for (const routes of [overviewRoutes, depositRoutes, orderRoutes, webhookRoutes, apiKeyRoutes, settingsRoutes, teamRoutes, accountRoutes]) {
+    router.use(routes(deps));
+  }
+  return router;
+}

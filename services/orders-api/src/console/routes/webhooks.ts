@@ -1,0 +1,131 @@
+import {
+  ALL_EVENT_TYPES,
+  CreateWebhookEndpointRequest,
+  EventId,
+  SUBSCRIBABLE_EVENT_TYPES,
+  UpdateWebhookEndpointRequest,
+  type WebhookEndpointSecret,
+} from '@pmatch/contracts';
+import type { WebhookEndpointRow } from '@pmatch/db';
+import { parseInput } from '@pmatch/platform';
+import { Router, type Request, type Response } from 'express';
+import { webhookEndpointView } from '../../domain/webhook-endpoints';
+import { passwordConfirmed } from '../../use-cases/console-reauthenticate';
+import type { OrdersApiDeps } from '../../use-cases/deps';
+import {
+  changeWebhookEndpoint,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  findVisibleWebhookEndpoint,
+  getWebhookEndpointList,
+} from '../../use-cases/manage-webhook-endpoints';
+import { revealWebhookSecret, rotateWebhookSecret } from '../../use-cases/manage-webhook-secrets';
+import { getDeliveryLog, resendWebhook, sendTestWebhook } from '../../use-cases/webhook-deliveries';
+import { redirectDone, sendScreen } from '../render';
+import { auditContextOf, contextOf, field, fieldList, pathId, queryText, requireRole, signedInOf } from '../request';
+import { EndpointScreen } from '../screens/webhook-endpoint';
+import { EndpointListScreen } from '../screens/webhooks';
+
+const selectedEvents = (req: Request): string[] => {
+  const chosen = fieldList(req, 'events').filter((e) => (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(e));
+  return chosen.length === 0 || chosen.length === SUBSCRIBABLE_EVENT_TYPES.length ? [ALL_EVENT_TYPES] : chosen;
+};
+
+/** Endpoints of the mode, their secrets (admins, password again), test events, the delivery log and resends. */
+export function webhookRoutes(deps: OrdersApiDeps): Router {
+  const router = Router();
+
+  router.get('/dashboard/webhooks', async (req, res) => {
+    const list = await getWebhookEndpointList(deps, signedInOf(req).actor, { limit: 100 });
+    sendScreen(res, EndpointListScreen, { ctx: contextOf(req), endpoints: list.data });
+  });
+
+  router.post('/dashboard/webhooks', requireRole('admin'), async (req, res) => {
+    const request = parseInput(CreateWebhookEndpointRequest, { url: (field(req, 'url') ?? '').trim(), enabled_events: selectedEvents(req) });
+    const created = await createWebhookEndpoint(deps, signedInOf(req).actor, request, auditContextOf(req));
+    redirectDone(res, `/dashboard/webhooks/${created.id}`, 'created');
+  });
+
+  router.get('/dashboard/webhooks/:id', async (req, res) => {
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    await sendEndpoint(deps, req, res, endpoint);
+  });
+
+  router.post('/dashboard/webhooks/:id', requireRole('admin'), async (req, res) => {
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    const enabled = field(req, 'enabled');
+    const change = parseInput(UpdateWebhookEndpointRequest, enabled === undefined ? { enabled_events: selectedEvents(req) } : { enabled: enabled === 'true' });
+    await changeWebhookEndpoint(deps, endpoint, change, auditContextOf(req));
+    redirectDone(res, `/dashboard/webhooks/${endpoint.id}`, enabled === undefined ? 'updated' : enabled === 'true' ? 'enabled' : 'disabled');
+  });
+
+  router.post('/dashboard/webhooks/:id/delete', requireRole('admin'), async (req, res) => {
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    await deleteWebhookEndpoint(deps, endpoint, auditContextOf(req));
+    redirectDone(res, '/dashboard/webhooks', 'deleted');
+  });
+
+  router.post('/dashboard/webhooks/:id/test', requireRole('admin'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
+    const event = await sendTestWebhook(deps, actor, endpoint, auditContextOf(req));
+    redirectDone(res, `/dashboard/webhooks/${endpoint.id}`, 'tested', { test_event: event.id });
+  });
+
+  router.post('/dashboard/webhooks/:id/resend', requireRole('admin'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
+    const eventId = field(req, 'event_id') ?? '';
+    await resendWebhook(deps, actor, endpoint, { event_id: eventId }, auditContextOf(req));
+    redirectDone(res, `/dashboard/webhooks/${endpoint.id}`, 'resent', { resent_event: eventId, event_id: eventId });
+  });
+
+  // The secret is shown by the answer to the POST that asked for it (after the password), never by a GET.
+  router.post('/dashboard/webhooks/:id/secret', requireRole('admin'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
+    if (!(await passwordConfirmed(deps, actor, field(req, 'password') ?? ''))) return sendEndpoint(deps, req, res, endpoint, { wrongPassword: true });
+    await sendEndpoint(deps, req, res, endpoint, { secret: await revealWebhookSecret(deps, actor, endpoint.id, auditContextOf(req)) });
+  });
+
+  router.post('/dashboard/webhooks/:id/rotate-secret', requireRole('admin'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
+    if (!(await passwordConfirmed(deps, actor, field(req, 'password') ?? ''))) return sendEndpoint(deps, req, res, endpoint, { wrongPassword: true });
+    await sendEndpoint(deps, req, res, endpoint, { secret: await rotateWebhookSecret(deps, endpoint, auditContextOf(req)) });
+  });
+
+  return router;
+}
+
+/** An endpoint's screen with a slice of its delivery log, filtered by the query's `event_id` and continued after its `after`. */
+async function sendEndpoint(
+  deps: OrdersApiDeps,
+  req: Request,
+  res: Response,
+  endpoint: WebhookEndpointRow,
+  shown: { secret?: WebhookEndpointSecret; wrongPassword?: boolean } = {},
+): Promise<void> {
+  const ctx = contextOf(req);
+  const eventId = queryText(req, 'event_id');
+  const after = queryText(req, 'after');
+  const log = await getDeliveryLog(deps, endpoint, {
+    limit: 50,
+    ...(eventId !== undefined && EventId.safeParse(eventId).success ? { event_id: eventId } : {}),
+    ...(after !== undefined && /^dla_[0-9]{1,18}$/.test(after) ? { starting_after: after } : {}),
+  });
+  sendScreen(
+    res,
+    EndpointScreen,
+    {
+      ctx,
+      endpoint: webhookEndpointView(endpoint),
+      log: log.data,
+      hasMore: log.has_more,
+      eventId,
+      secret: shown.secret,
+      problem: shown.wrongPassword ? ctx.t.webhooks.wrongPassword : undefined,
+    },
+    shown.wrongPassword ? 403 : 200,
+  );
+}

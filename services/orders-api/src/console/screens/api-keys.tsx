@@ -1,0 +1,92 @@
+import { API_KEY_PERMISSIONS } from '@pmatch/contracts';
+import type { ApiKeyRow } from '@pmatch/db';
+import { KEY_NAME_MAX } from '../../use-cases/manage-api-keys';
+import { ActionButton, Badge, CopyableSecret, Layout, Notice, PostForm, Table } from '../components/layout';
+import { tokyoTime } from '../format';
+import type { ConsoleRequestContext } from '../request';
+
+/** A key just issued: its text, shown this once. */
+export function IssuedKeyScreen({ ctx, keyText }: { ctx: ConsoleRequestContext; keyText: string }) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={t.apiKeys.issuedTitle} section="apiKeys">
+      <Notice kind="info">{t.apiKeys.shownOnce}</Notice>
+      <CopyableSecret ctx={ctx} id="key-text">
+        {keyText}
+      </CopyableSecret>
+      <p>
+        <a href="/dashboard/api-keys">{t.common.back}</a>
+      </p>
+    </Layout>
+  );
+}
+
+/** API keys of the mode: issue, revoke, and when each was last used. */
+export function KeyListScreen({ ctx, keys, accounts }: { ctx: ConsoleRequestContext; keys: ApiKeyRow[]; accounts: readonly string[] }) {
+  const { t } = ctx;
+  const k = t.apiKeys;
+  const admin = ctx.signedIn!.actor.role === 'admin';
+  return (
+    <Layout ctx={ctx} title={k.title} section="apiKeys">
+      {new URLSearchParams(ctx.query).get('done') === 'revoked' ? <Notice kind="success">{k.revokedDone}</Notice> : null}
+      <Table
+        ctx={ctx}
+        caption={k.title}
+        rows={keys}
+        columns={[
+          { header: k.name, cell: (key) => key.name },
+          { header: k.hint, cell: (key) => <code>{key.keyHint}</code> },
+          { header: k.permission, cell: (key) => k.permissions[key.permission] ?? key.permission },
+          { header: k.scope, cell: (key) => key.bankAccountId ?? k.allAccounts },
+          { header: t.common.created, cell: (key) => tokyoTime(key.createdAt) },
+          { header: k.lastUsed, cell: (key) => (key.lastUsedAt ? tokyoTime(key.lastUsedAt) : k.never) },
+          {
+            header: t.common.status,
+            cell: (key) =>
+              key.revokedAt ? <Badge kind="revoked">{`${k.revoked} ${tokyoTime(key.revokedAt)}`}</Badge> : <Badge kind="on">{t.webhooks.enabled}</Badge>,
+          },
+          admin && {
+            header: t.common.actions,
+            cell: (key) =>
+              key.revokedAt ? null : (
+                <ActionButton ctx={ctx} action={`/dashboard/api-keys/${key.id}/revoke`} kind="danger" label={k.revoke} ariaLabel={`${k.revoke}: ${key.name}`} />
+              ),
+          },
+        ]}
+      />
+      {admin ? (
+        <section aria-labelledby="issue">
+          <h2 id="issue">{k.issue}</h2>
+          <PostForm ctx={ctx} action="/dashboard/api-keys" class="stack">
+            <label>
+              {k.name}
+              <input name="name" required maxLength={KEY_NAME_MAX} />
+            </label>
+            <label>
+              {k.permission}
+              <select name="permission">
+                {API_KEY_PERMISSIONS.map((p) => (
+                  <option value={p}>{k.permissions[p]}</option>
+                ))}
+              </select>
+            </label>
+            {ctx.signedIn!.mode === 'live' && accounts.length > 1 ? (
+              <label>
+                {k.scope}
+                <select name="bank_account_id">
+                  <option value="">{k.allAccounts}</option>
+                  {accounts.map((a) => (
+                    <option value={a}>{a}</option>
+                  ))}
+                </select>
+              </label>
+            ) : null}
+            <div>
+              <button type="submit">{k.issue}</button>
+            </div>
+          </PostForm>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}

@@ -1,0 +1,117 @@
+import { Payment } from '@pmatch/contracts';
+import { pastReversalWindow } from '../../domain/orders';
+import type { EventRow, OrderRow } from '@pmatch/db';
+import { tokyoTime, yen } from '../format';
+import type { ConsoleRequestContext } from '../request';
+import { ActionButton, Badge, Facts, Layout, Notice } from '../components/layout';
+import { reasonText } from './deposit-detail';
+
+const DONE = ['reversed', 'canceled', 'markedPaid', 'edited'] as const;
+
+/** One order: its facts, its payment, what a person may do with it, and its timeline of events. */
+export function OrderScreen({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext; order: OrderRow; timeline: EventRow[]; now: Date }) {
+  const { t } = ctx;
+  const o = t.orders;
+  const payment = Payment.safeParse(order.payment);
+  const done = DONE.find((d) => new URLSearchParams(ctx.query).get('done') === d);
+  const mayDecide = ctx.signedIn!.actor.role !== 'viewer';
+  const fromShop = order.source === 'shop';
+  return (
+    <Layout ctx={ctx} title={o.detailTitle(order.externalId)} section="orders">
+      {done ? <Notice kind="success">{o[done]}</Notice> : null}
+      <section aria-labelledby="order-facts">
+        <h2 id="order-facts">{o.title}</h2>
+        <Facts
+          rows={[
+            [t.common.id, <code>{order.id}</code>],
+            [t.common.status, <Badge kind={order.status}>{o.statuses[order.status] ?? order.status}</Badge>],
+            [t.common.amount, yen(order.amount)],
+            [o.payerName, order.payerName],
+            [o.itemName, order.itemName],
+            [o.externalId, order.externalId],
+            [o.orderedAt, tokyoTime(order.orderedAt)],
+            [o.expiresAt, tokyoTime(order.expiresAt)],
+            [o.closedAt, order.closedAt ? tokyoTime(order.closedAt) : ''],
+            [o.source, fromShop ? o.shop : order.source === 'payment_link' ? `${o.paymentLink} (${order.paymentLinkId ?? ''})` : 'API'],
+            [o.metadata, <code>{JSON.stringify(order.metadata)}</code>],
+          ]}
+        />
+      </section>
+      <PaymentSection ctx={ctx} payment={payment.success ? payment.data : undefined} />
+      {mayDecide && !fromShop ? (
+        <div class="actions panel">
+          {order.status === 'paid' ? <a href={`/dashboard/orders/${order.id}/reverse`}>{o.reverse}</a> : null}
+          {order.status === 'open' ? (
+            <>
+              <a href={`/dashboard/orders/${order.id}/edit`}>{o.edit}</a>
+              <ActionButton ctx={ctx} action={`/dashboard/orders/${order.id}/mark-paid`} kind="secondary" label={o.markPaid} />
+            </>
+          ) : null}
+          {order.status === 'open' || order.status === 'expired' ? (
+            <ActionButton ctx={ctx} action={`/dashboard/orders/${order.id}/cancel`} kind="danger" label={o.cancel} />
+          ) : null}
+        </div>
+      ) : null}
+      {payment.success && order.status === 'paid' && pastReversalWindow(order, now) ? <p class="muted">{o.reverseLate}</p> : null}
+      <Timeline ctx={ctx} events={timeline} />
+    </Layout>
+  );
+}
+
+/** How the order was paid: the deposit, when and by whom it was matched, and why. */
+function PaymentSection({ ctx, payment }: { ctx: ConsoleRequestContext; payment: Payment | undefined }) {
+  const { t } = ctx;
+  const o = t.orders;
+  return (
+    <section aria-labelledby="payment">
+      <h2 id="payment">{o.payment}</h2>
+      {payment ? (
+        <Facts
+          rows={[
+            [t.common.amount, yen(payment.amount)],
+            [t.deposits.counterparty, payment.counterparty],
+            [o.deposit, payment.transaction_id ? <a href={`/dashboard/deposits/${payment.transaction_id}`}>{payment.transaction_id}</a> : '—'],
+            [t.deposits.occurredAt, tokyoTime(payment.occurred_at)],
+            [o.matchedAt, tokyoTime(payment.matched_at)],
+            [o.decidedBy, payment.decided_by],
+            [o.trigger, payment.trigger],
+            [o.reason, reasonText(ctx, payment.reason)],
+          ]}
+        />
+      ) : (
+        <p>{o.noPayment}</p>
+      )}
+    </section>
+  );
+}
+
+/** The order's events, oldest first, with a reversal's reason and who decided it. */
+function Timeline({ ctx, events }: { ctx: ConsoleRequestContext; events: EventRow[] }) {
+  const { t } = ctx;
+  const o = t.orders;
+  return (
+    <section aria-labelledby="timeline">
+      <h2 id="timeline">{o.timeline}</h2>
+      {events.length === 0 ? (
+        <p>{t.common.none}</p>
+      ) : (
+        <ol class="timeline">
+          {events.map((event) => {
+            const reversal = (event.data as { reversal?: { reason?: string | null; decided_by?: string } }).reversal;
+            return (
+              <li>
+                <time dateTime={event.createdAt.toISOString()}>{tokyoTime(event.createdAt)}</time> <code>{event.type}</code>{' '}
+                <a href={`/dashboard/events/${event.id}`}>{event.id}</a>
+                {reversal ? (
+                  <p class="muted">
+                    {reversal.decided_by} {reversal.reason ? `— ${reversal.reason}` : ''}
+                  </p>
+                ) : null}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </section>
+  );
+}

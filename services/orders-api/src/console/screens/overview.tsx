@@ -1,0 +1,58 @@
+import type { EventRow } from '@pmatch/db';
+import type { OverviewCounts } from '../../data/console-search';
+import { Layout, Table } from '../components/layout';
+import { numberText, tokyoTime } from '../format';
+import type { ConsoleRequestContext } from '../request';
+
+/** What waits for the seller this morning: held and unmatched deposits, orders, failing endpoints, the latest events. */
+export function OverviewScreen({ ctx, counts, events, cap }: { ctx: ConsoleRequestContext; counts: OverviewCounts; events: EventRow[]; cap: number }) {
+  const { t, language } = ctx;
+  const figure = (n: number) => (n > cap ? t.overview.more(numberText(cap, language)) : numberText(n, language));
+  const card = (title: string, n: number, href: string) => (
+    <div class="card">
+      <h2>{title}</h2>
+      <p class="figure">{figure(n)}</p>
+      <a href={href}>
+        {t.overview.viewAll}
+        <span class="muted"> — {title}</span>
+      </a>
+    </div>
+  );
+  return (
+    <Layout ctx={ctx} title={t.overview.title} section="overview">
+      <div class="cards">
+        {card(t.overview.heldWaiting, counts.held, '/dashboard/deposits?status=held')}
+        {card(t.overview.unmatchedWaiting, counts.unmatched, '/dashboard/deposits?status=unmatched')}
+        {card(t.overview.openOrders, counts.open, '/dashboard/orders?status=open')}
+        {card(t.overview.expiringToday, counts.expiringToday, '/dashboard/orders?status=open')}
+        {card(t.overview.endpointsTrouble, counts.endpointsInTrouble, '/dashboard/webhooks')}
+      </div>
+      <h2>{t.overview.latestEvents}</h2>
+      <EventTable ctx={ctx} events={events} />
+    </Layout>
+  );
+}
+
+export function EventTable({ ctx, events }: { ctx: ConsoleRequestContext; events: { id: string; type: string; createdAt: Date; data: unknown }[] }) {
+  const { t } = ctx;
+  const objectLink = (object: string) =>
+    object.startsWith('ord_') ? (
+      <a href={`/dashboard/orders/${object}`}>{object}</a>
+    ) : object.startsWith('txn_') ? (
+      <a href={`/dashboard/deposits/${object}`}>{object}</a>
+    ) : (
+      object
+    );
+  return (
+    <Table
+      ctx={ctx}
+      rows={events}
+      columns={[
+        { header: t.common.date, cell: (event) => tokyoTime(event.createdAt) },
+        { header: t.events.type, cell: (event) => <code>{event.type}</code> },
+        { header: t.common.id, cell: (event) => <a href={`/dashboard/events/${event.id}`}>{event.id}</a> },
+        { header: t.audit.object, cell: (event) => objectLink((event.data as { object?: { id?: string } }).object?.id ?? '') },
+      ]}
+    />
+  );
+}

@@ -1,0 +1,67 @@
+import { accountEn, accountJa } from './texts/account';
+import { apiKeysEn, apiKeysJa } from './texts/api-keys';
+import { auditEn, auditJa } from './texts/audit';
+import { authEn, authJa } from './texts/auth';
+import { commonEn, commonJa } from './texts/common';
+import { depositsEn, depositsJa } from './texts/deposits';
+import { errorsEn, errorsJa } from './texts/errors';
+import { eventsEn, eventsJa } from './texts/events';
+import { layoutEn, layoutJa } from './texts/layout';
+import { ordersEn, ordersJa } from './texts/orders';
+import { overviewEn, overviewJa } from './texts/overview';
+import { settingsEn, settingsJa } from './texts/settings';
+import { teamEn, teamJa } from './texts/team';
+import { webhooksEn, webhooksJa } from './texts/webhooks';
+
+/**
+ * The console's words in Japanese (the default) and English, gathered from one module per console
+ * area in texts/; English must say everything Japanese does.
+ */
+const ja = {
+  ...layoutJa,
+  ...authJa,
+  ...commonJa,
+  ...overviewJa,
+  ...depositsJa,
+  ...ordersJa,
+  ...eventsJa,
+  ...webhooksJa,
+  ...apiKeysJa,
+  ...settingsJa,
+  ...teamJa,
+  ...auditJa,
+  ...accountJa,
+  ...errorsJa,
+};
+
+export type Texts = typeof ja;
+
+const en: Texts = {
+  ...layoutEn,
+  ...authEn,
+  ...commonEn,
+  ...overviewEn,
+  ...depositsEn,
+  ...ordersEn,
+  ...eventsEn,
+  ...webhooksEn,
+  ...apiKeysEn,
+  ...settingsEn,
+  ...teamEn,
+  ...auditEn,
+  ...accountEn,
+  ...errorsEn,
+};
+
+export const LANGUAGES = ['ja', 'en'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const TEXTS: Record<Language, Texts> = { ja, en };
+
+/**
+ * `?lang=` first, then the language cookie, then the request's Accept-Language as express
+ * negotiates it (`req.acceptsLanguages`); Japanese unless English is preferred.
+ */
+export function chooseLanguage(query: unknown, cookie: string | undefined, acceptsLanguages: (...offered: Language[]) => string | false): Language {
+  for (const given of [query, cookie]) if (given === 'ja' || given === 'en') return given;
+  return acceptsLanguages(...LANGUAGES) === 'en' ? 'en' : 'ja';
+}

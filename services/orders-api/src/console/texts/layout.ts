@@ -1,0 +1,53 @@
+import { labels } from './labels';
+/** The words of the frame around every page: names, the test banner, the mode switch, navigation, roles. */
+export const layoutJa = {
+  languageName: '日本語',
+  appName: '入金消込コンソール',
+  skipToContent: '本文へ移動',
+  testBanner: 'テストモード — 表示中のデータはテスト用です。実際のお金は動きません。',
+  modeLabel: 'モード',
+  modes: labels({ test: 'テスト', live: '本番' }),
+  switchTo: (mode: string) => `${mode}に切り替え`,
+  nav: {
+    overview: '概要',
+    deposits: '入金',
+    orders: '注文',
+    events: 'イベント',
+    webhooks: 'Webhook',
+    apiKeys: 'APIキー',
+    settings: '設定',
+    team: 'チーム',
+    audit: '操作履歴',
+    account: 'アカウント',
+  },
+  mainNav: 'メインメニュー',
+  logout: 'ログアウト',
+  signedInAs: (email: string, role: string) => `${email}（${role}）`,
+  roles: labels({ admin: '管理者', operator: '担当者', viewer: '閲覧者' }),
+};
+
+export const layoutEn: typeof layoutJa = {
+  languageName: 'English',
+  appName: 'Deposit matching console',
+  skipToContent: 'Skip to content',
+  testBanner: 'TEST MODE — the data shown is test data; no real money moves.',
+  modeLabel: 'Mode',
+  modes: { test: 'Test', live: 'Live' },
+  switchTo: (mode) => `Switch to ${mode}`,
+  nav: {
+    overview: 'Overview',
+    deposits: 'Deposits',
+    orders: 'Orders',
+    events: 'Events',
+    webhooks: 'Webhooks',
+    apiKeys: 'API keys',
+    settings: 'Settings',
+    team: 'Team',
+    audit: 'Audit log',
+    account: 'Account',
+  },
+  mainNav: 'Main menu',
+  logout: 'Log out',
+  signedInAs: (email, role) => `${email} (${role})`,
+  roles: { admin: 'Admin', operator: 'Operator', viewer: 'Viewer' },
+};

@@ -1,0 +1,130 @@
+import { Decision, Payment, type PreviewedConfirmation } from '@pmatch/contracts';
+import type { AuditLogRow, EventRow, OrderRow, TransactionRow } from '@pmatch/db';
+import type { Actor } from '../domain/actor';
+import { listAudit } from '../data/audit-log';
+import {
+  eventsAbout,
+  findEvent,
+  findMatchableOrders,
+  findOrdersByIds,
+  findTransactionsByIds,
+  latestEvents,
+  overviewCounts,
+  searchDeposits,
+  searchOrders,
+  type DepositSearch,
+  type OrderSearch,
+  type OverviewCounts,
+  type SeqSlice,
+} from '../data/console-search';
+import type { OrdersApiDeps } from './deps';
+import { findVisibleOrder } from './read-orders';
+import { findVisibleTransaction } from './read-transactions';
+
+// What the console's screens read, beyond what the API's own use cases give. Every read stays in
+// the actor's organisation and mode.
+
+type ReadDeps = Pick<OrdersApiDeps, 'database'>;
+
+export async function searchDepositsOf(deps: ReadDeps, actor: Actor, search: DepositSearch): Promise<SeqSlice<TransactionRow>> {
+  return searchDeposits(deps.database.prisma, actor, search);
+}
+
+export async function searchOrdersOf(deps: ReadDeps, actor: Actor, search: OrderSearch): Promise<SeqSlice<OrderRow>> {
+  return searchOrders(deps.database.prisma, actor, search);
+}
+
+/** What a deposit's screen shows: the deposit, its decision, the orders it names, and (when searching) the orders it may be matched to. */
+export async function depositWithCandidates(
+  deps: ReadDeps,
+  actor: Actor,
+  rawId: string,
+  matchSearch: { searching: boolean; text: string | undefined },
+): Promise<{ deposit: TransactionRow; decision: Decision | { reason: string; candidates: [] }; orders: OrderRow[]; matchable: OrderRow[] | undefined }> {
+  const deposit = await findVisibleTransaction(deps, actor, rawId);
+  const parsed = Decision.safeParse(deposit.decision);
+  const decision = parsed.success ? parsed.data : { reason: '', candidates: [] as [] };
+  const orders = await findOrdersByIds(deps.database.prisma, actor, [
+    ...new Set([...decision.candidates.map((c) => c.order_id), ...(deposit.orderId ? [deposit.orderId] : [])]),
+  ]);
+  const matchable =
+    matchSearch.searching && (deposit.status === 'held' || deposit.status === 'unmatched')
+      ? await findMatchableOrders(deps.database.prisma, actor, deposit, matchSearch.text, 20)
+      : undefined;
+  return { deposit, decision, orders, matchable };
+}
+
+/** An order with its timeline: its own events and those of the deposits that paid it, in recorded order. */
+export async function orderWithTimeline(deps: ReadDeps, actor: Actor, rawId: string): Promise<{ order: OrderRow; timeline: EventRow[] }> {
+  const order = await findVisibleOrder(deps, actor, rawId);
+  const events = await eventsAbout(deps.database.prisma, actor, [order.id]);
+  const deposits = [...new Set(events.flatMap(paymentsIn).flatMap((p) => (p.transaction_id ? [p.transaction_id] : [])))];
+  const depositEvents = await eventsAbout(deps.database.prisma, actor, deposits);
+  return { order, timeline: [...events, ...depositEvents].sort((a, b) => (a.seq < b.seq ? -1 : 1)) };
+}
+
+/** The payments an event carries: the order's own, and a reversal's previous one. */
+function paymentsIn(event: EventRow): Payment[] {
+  const data = event.data as { object?: { payment?: unknown }; previous_payment?: unknown };
+  return [data.object?.payment, data.previous_payment].flatMap((p) => {
+    const parsed = Payment.safeParse(p);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** The overview's figures (each counted to `cap` at most) and the latest ten events. */
+export async function overviewOf(
+  deps: ReadDeps,
+  actor: Actor,
+  today: { now: Date; end: Date },
+  cap: number,
+): Promise<{ counts: OverviewCounts; events: EventRow[] }> {
+  const [counts, events] = await Promise.all([
+    overviewCounts(deps.database.prisma, actor, today, cap),
+    latestEvents(deps.database.prisma, actor, { limit: 10 }),
+  ]);
+  return { counts, events: events?.rows ?? [] };
+}
+
+/** Events newest first, of one type when given, below the cursor event when given; an unknown cursor gives an empty list. */
+export async function eventsOf(
+  deps: ReadDeps,
+  actor: Actor,
+  query: { type?: string; beforeId?: string; limit: number },
+): Promise<{ rows: EventRow[]; hasMore: boolean }> {
+  return (await latestEvents(deps.database.prisma, actor, query)) ?? { rows: [], hasMore: false };
+}
+
+export async function findEventOf(deps: ReadDeps, actor: Actor, id: string): Promise<EventRow | null> {
+  return findEvent(deps.database.prisma, actor, id);
+}
+
+/** The organisation's audit log, newest first, before the entry `beforeId` when given. */
+export async function auditLogOf(
+  deps: ReadDeps,
+  organisationId: string,
+  slice: { limit: number; beforeId?: bigint },
+): Promise<{ rows: AuditLogRow[]; hasMore: boolean }> {
+  return listAudit(deps.database.prisma, organisationId, slice);
+}
+
+/** The deposits and orders a rule preview names, to show them beside its pairs. */
+export async function rowsOfPreview(
+  deps: ReadDeps,
+  actor: Actor,
+  confirmations: PreviewedConfirmation[],
+): Promise<{ deposits: TransactionRow[]; orders: OrderRow[] }> {
+  const [deposits, orders] = await Promise.all([
+    findTransactionsByIds(
+      deps.database.prisma,
+      actor,
+      confirmations.map((c) => c.transaction_id),
+    ),
+    findOrdersByIds(
+      deps.database.prisma,
+      actor,
+      confirmations.map((c) => c.order_id),
+    ),
+  ]);
+  return { deposits, orders };
+}
