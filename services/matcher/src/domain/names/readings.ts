@@ -1,4 +1,4 @@
-import { bankForm, normaliseName } from '@pmatch/contracts';
+import { bankForm, normaliseName, withoutCorporateForms } from '@pmatch/contracts';
 import { withoutDecoration } from './rules';
 
 /** The readings in kana a name dictionary lists for a name written in kanji (`data/name-dictionary.ts`). */
@@ -16,6 +16,9 @@ const KANA_ONLY = /^[\u3041-\u3096\u3099-\u309F\u30A1-\u30FF\uFF66-\uFF9F]+$/u;
 const CACHE_SIZE = 10_000;
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const alternation = (readings: readonly string[]): string => `(?:${readings.map(escape).join('|')})`;
+/** A part of a name the dictionary cannot read: any reading of one character or more. */
+const ANY = '(?:.+)';
 
 /**
  * Whether a depositor name (as a bank prints it) could be a reading of a payer name written in
@@ -33,7 +36,8 @@ export class NameReadings {
     const pattern = this.patternOf(payerName);
     if (pattern === null) return false;
     const depositor = normaliseName(depositorName);
-    return pattern.test(depositor) || pattern.test(withoutDecoration(depositor));
+    const bare = withoutCorporateForms(withoutDecoration(depositor));
+    return pattern.test(depositor) || pattern.test(bare);
   }
 
   /** The readings of a payer name as one pattern over kana_width forms; null for a name the rules can compare. */
@@ -48,7 +52,8 @@ export class NameReadings {
 
   private compile(payerName: string): RegExp | null {
     if (bankForm(payerName) !== undefined) return null;
-    const parts = payerName.normalize('NFKC').trim().split(NAME_SEPARATOR).filter(Boolean);
+    // A company is read without its form ((株), 株式会社): the depositor's ｶ) is set aside likewise.
+    const parts = withoutCorporateForms(payerName.normalize('NFKC').trim()).split(NAME_SEPARATOR).filter(Boolean);
     if (parts.length === 0) return null;
     const read = parts.map((part) => this.partPattern(part));
     // Family name first, as banks print it; a two-part name written given name first is read both ways.
@@ -56,19 +61,26 @@ export class NameReadings {
     return new RegExp(`^(?:${orders.map((o) => o.join('')).join('|')})$`, 'u');
   }
 
-  /** One part of a name: as written if kana, else its readings, whole or else as two dictionary entries; any reading if unknown. */
+  /**
+   * One part of a name: its readings whole; else cut in two, each side by its readings (a side the
+   * dictionary does not know read any way, so 山田商事 reads ヤマダ and anything after); any
+   * reading when no side of any cut is known.
+   */
   private partPattern(part: string): string {
     const whole = this.readingsOf(part);
-    if (whole.length > 0) return `(?:${whole.map(escape).join('|')})`;
-    const alternatives = new Set<string>();
+    if (whole.length > 0) return alternation(whole);
+    const bothKnown = new Set<string>();
+    const oneKnown = new Set<string>();
     const chars = [...part];
     for (let cut = 1; cut < chars.length; cut++) {
-      const [head, tail] = [chars.slice(0, cut).join(''), chars.slice(cut).join('')];
-      const heads = this.readingsOf(head);
-      const tails = this.readingsOf(tail);
-      if (heads.length > 0 && tails.length > 0) alternatives.add(`(?:${heads.map(escape).join('|')})(?:${tails.map(escape).join('|')})`);
+      const heads = this.readingsOf(chars.slice(0, cut).join(''));
+      const tails = this.readingsOf(chars.slice(cut).join(''));
+      if (heads.length > 0 && tails.length > 0) bothKnown.add(`${alternation(heads)}${alternation(tails)}`);
+      else if (heads.length > 0 || tails.length > 0)
+        oneKnown.add(`${heads.length > 0 ? alternation(heads) : ANY}${tails.length > 0 ? alternation(tails) : ANY}`);
     }
-    return alternatives.size === 0 ? '(?:.+)' : `(?:${[...alternatives].join('|')})`;
+    const read = bothKnown.size > 0 ? bothKnown : oneKnown;
+    return read.size === 0 ? ANY : `(?:${[...read].join('|')})`;
   }
 
   private readingsOf(text: string): string[] {
