@@ -28,6 +28,7 @@ import {
   probeCandidateLookup,
   pushAsFastAsAccepted,
   pushAtFixedRate,
+  configureMatching,
   seedOrders,
   setUpMerchants,
 } from './lib/pipeline.mjs';
@@ -216,6 +217,9 @@ async function runPipeline(config, system, receiver, cpu, runId) {
   const plan = planPipeline(config, merchants.accounts, runId, merchants.hotAccount);
   log(`pipeline: seeding ${plan.orders.length} open orders (${plan.targeted} of them targeted by notifications)`);
   const seeded = await seedOrders(system.database.url, plan.orders);
+  await configureMatching(system.database.url, merchants, config.matching);
+  out.matching =
+    config.matching === 'learning' ? 'every rule; a third of confirmed deposits paid by a transfer code, a third by a taught payer' : 'the four name rules';
   out.seedSeconds = seeded.seconds;
   log(`  seeded in ${seeded.seconds} s`);
   out.candidateLookup = await probeCandidateLookup(system.database.url, plan.orders);
@@ -230,7 +234,8 @@ async function runPipeline(config, system, receiver, cpu, runId) {
     const warmup = plan.runs.throughput.notifications
       .filter((n) => n.kind === 'unmatched')
       .slice(0, Math.min(500, Math.ceil(config.notifications / 20)))
-      .map((n, i) => ({ ...n, reference: `bench-${runId}-warmup-${i}` }));
+      // An amount of its own: one of the run's deposits with its amount, name and day would be its possible duplicate.
+      .map((n, i) => ({ ...n, amount: 8_000_000 + i, reference: `bench-${runId}-warmup-${i}` }));
     log(`pipeline: warm-up with ${warmup.length} notifications`);
     const warmupResults = await pushAsFastAsAccepted(sender, warmup, 8, Date.now() + 60_000);
     const warmupDecisions = await collectDecisions(system.database.url, `bench-${runId}-warmup-`, warmup.length);

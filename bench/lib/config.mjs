@@ -113,6 +113,7 @@ export function loadBenchConfig(env = process.env) {
     consoleHeld: int(env, 'BENCH_CONSOLE_HELD', preset.consoleHeld),
     mix: { confirmed: mix[0] / 100, held: mix[1] / 100, unmatched: mix[2] / 100 },
     serverSettings: env.BENCH_PG_SETTINGS ?? preset.serverSettings,
+    matching: env.BENCH_MATCHING ?? 'names',
     profile: env.BENCH_PROFILE === '1',
     updateDocs: env.BENCH_UPDATE_DOCS === '1',
     keepDatabase: env.BENCH_KEEP_DB === '1',
@@ -120,6 +121,9 @@ export function loadBenchConfig(env = process.env) {
   };
   if (config.accounts < 1 || config.organisations < 1 || config.organisations > config.accounts) {
     throw new Error('BENCH_ACCOUNTS must be at least 1 and at least BENCH_ORGANISATIONS');
+  }
+  if (!['names', 'learning'].includes(config.matching)) {
+    throw new Error(`BENCH_MATCHING must be "names" or "learning", got "${config.matching}"`);
   }
   if (!['deployed', 'as-is'].includes(config.serverSettings)) {
     throw new Error(`BENCH_PG_SETTINGS must be "deployed" or "as-is", got "${config.serverSettings}"`);

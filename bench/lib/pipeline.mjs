@@ -33,12 +33,16 @@ export function bankIngestDepositStore() {
   return { insert: insertNewDeposits, perStatement: DEPOSITS_PER_STATEMENT };
 }
 
-const { newId, randomBase62 } = require(join(REPO_ROOT, 'packages', 'contracts', 'dist', 'index.js'));
+const { MATCHING_RULES, NAME_RULES, dammInterim, newId, randomBase62 } = require(join(REPO_ROOT, 'packages', 'contracts', 'dist', 'index.js'));
 
 /** The matcher's inbox consumer of `deposit.received` (services/matcher, use-cases/decide-deposit.ts). */
 const MATCHER_DEPOSITS_CONSUMER = require(join(REPO_ROOT, 'services/matcher/dist/use-cases/decide-deposit.js')).DEPOSITS_CONSUMER;
 
 export const PAYER_NAME = 'ヤマダ タロウ';
+/** A parent's account, taught as a payer of PAYER_NAME on every account (`BENCH_MATCHING=learning`). */
+const TAUGHT_DEPOSITOR = 'ﾔﾏﾀﾞ ﾊﾅｺ';
+/** Other payers taught per account, so that the lookup reads a table of a realistic size. */
+const OTHER_TAUGHT_PER_ACCOUNT = 200;
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 
@@ -114,10 +118,15 @@ export function planPipeline(config, accounts, runId, hotAccount = accounts[0]) 
   let hot = false;
   const accountOf = (n) => (hot ? hotAccount : accounts[n % accounts.length]);
   const newOrder = (account, amount) => {
-    const order = { id: newId('order'), account, amount };
+    // A distinct code per order, as the service gives each open order of an account (six digits and a check digit).
+    const payload = String(100_000 + orders.length);
+    const order = { id: newId('order'), account, amount, transferCode: `${payload}${dammInterim(payload)}` };
     orders.push(order);
     return order;
   };
+  // With every rule on, a third of the confirmed deposits pay by their order's code, a third by a taught payer.
+  const counterpartyOf = (order, k) =>
+    config.matching !== 'learning' || k % 3 === 0 ? undefined : k % 3 === 1 ? `${order.transferCode} ﾔﾏﾀﾞ ﾀﾛｳ` : TAUGHT_DEPOSITOR;
   const runs = {};
   for (const [run, total] of Object.entries(runSizes(config))) {
     hot = HOT_ACCOUNT_RUNS.has(run);
@@ -128,7 +137,8 @@ export function planPipeline(config, accounts, runId, hotAccount = accounts[0]) 
     for (let i = 0; i < confirmed; i++) {
       const account = accountOf(single);
       const order = newOrder(account, 10_000 + single++);
-      notifications.push({ kind: 'confirmed', account, amount: order.amount, expectOrderId: order.id });
+      const counterparty = counterpartyOf(order, i);
+      notifications.push({ kind: 'confirmed', account, amount: order.amount, expectOrderId: order.id, ...(counterparty ? { counterparty } : {}) });
     }
     for (let i = 0; i < held; i++) {
       const account = accountOf(pair);
@@ -154,6 +164,50 @@ export function planPipeline(config, accounts, runId, hotAccount = accounts[0]) 
 }
 
 /**
+ * The merchants' matching settings: the four name rules (`BENCH_MATCHING=names`), or every rule
+ * with payers taught on every account (`learning`): the parent's name of the taught deposits, and
+ * others so the lookup reads a table of a realistic size.
+ */
+export async function configureMatching(databaseUrl, merchants, matching) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const organisations = [...new Set([...merchants.accounts, merchants.hotAccount].map((a) => a.organisationId))];
+    await client.query(
+      `INSERT INTO settings (organisation_id, mode, matching_rules) SELECT org, 'live', $2::text[] FROM unnest($1::text[]) AS o(org)
+       ON CONFLICT (organisation_id, mode) DO UPDATE SET matching_rules = EXCLUDED.matching_rules`,
+      [organisations, matching === 'learning' ? [...MATCHING_RULES] : [...NAME_RULES]],
+    );
+    if (matching !== 'learning') return;
+    const rows = [...merchants.accounts, merchants.hotAccount].flatMap((account) => [
+      { account, depositor: TAUGHT_DEPOSITOR, depositorKey: 'ヤマダハナコ', payer: PAYER_NAME, payerKey: 'ヤマダタロウ' },
+      ...Array.from({ length: OTHER_TAUGHT_PER_ACCOUNT }, (_, i) => ({
+        account,
+        depositor: `ﾍﾞﾝﾁ ﾊﾟﾖｰ${i}`,
+        depositorKey: `ベンチパヨー${i}`,
+        payer: `ベンチ カイイン${i}`,
+        payerKey: `ベンチカイイン${i}`,
+      })),
+    ]);
+    await client.query(
+      `INSERT INTO payer_aliases (id, organisation_id, mode, bank_account_id, depositor_name, depositor_key, payer_name, payer_key, created_by, created_at)
+       SELECT 'pal_' || md5(random()::text), org, 'live', ba, dn, dk, pn, pk, 'user:usr_bench', now()
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(org, ba, dn, dk, pn, pk)`,
+      [
+        rows.map((r) => r.account.organisationId),
+        rows.map((r) => r.account.id),
+        rows.map((r) => r.depositor),
+        rows.map((r) => r.depositorKey),
+        rows.map((r) => r.payer),
+        rows.map((r) => r.payerKey),
+      ],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Inserts the open orders straight into the database, in batches through unnest(): setting up
  * 100,000 orders through the API would take minutes and measure nothing the API phase does not.
  * Nothing is enqueued for them (no order.created events, no outbox rows, no late-order checks),
@@ -175,9 +229,9 @@ export async function seedOrders(databaseUrl, orders) {
       const batch = orders.slice(start, start + BATCH);
       await client.query(
         `INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
-                             ordered_at, expires_at, payment_token, created_at, updated_at)
-         SELECT id, org, 'live', ba, 'open', amount, $5, ext, $6, $7, $8, token, $9, $9
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $10::text[], $11::text[]) AS t(id, org, ba, amount, ext, token)`,
+                             ordered_at, expires_at, payment_token, created_at, updated_at, transfer_code)
+         SELECT id, org, 'live', ba, 'open', amount, $5, ext, $6, $7, $8, token, $9, $9, code
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $10::text[], $11::text[], $12::text[]) AS t(id, org, ba, amount, ext, token, code)`,
         [
           batch.map((o) => o.id),
           batch.map((o) => o.account.organisationId),
@@ -190,6 +244,7 @@ export async function seedOrders(databaseUrl, orders) {
           now,
           batch.map((o) => `bench-${o.id}`),
           batch.map(() => randomBase62(32)),
+          batch.map((o) => o.transferCode),
         ],
       );
     }
@@ -269,7 +324,7 @@ export class NotificationSender {
       bank_reference: notification.reference,
       direction: 'deposit',
       amount: notification.amount,
-      counterparty: PAYER_NAME,
+      counterparty: notification.counterparty ?? PAYER_NAME,
       occurred_at: (notification.occurredAt ??= new Date().toISOString()),
     });
     const messageId = `msg_bench_${process.pid}_${++this.counter}`;
