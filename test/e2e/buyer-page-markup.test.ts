@@ -56,6 +56,25 @@ test('when no bank prints the payer name, then the payment page says the transfe
   expect(page).toContain('tell the shop the date of your transfer');
 });
 
+test('when the seller lets transfer codes decide, then the payment page asks for the code before the name, a kanji order included; otherwise it never mentions one', async () => {
+  const { client: coded } = await system.createMerchant({ name: '番号商店' });
+  await coded.request('PATCH', '/v1/settings', { matching_rules: ['transfer_code'] });
+  const printable = await coded.createOrder({ amount: 5003, payer_name: 'ヤマダ タロウ' });
+  const kanji = await coded.createOrder({ amount: 5004, payer_name: '山田太郎' });
+  const uncoded = await merchant.createOrder({ amount: 5005, payer_name: 'ヤマダ タロウ' });
+
+  const withCode = await pageOf(printable.payment_url, { 'accept-language': 'ja' });
+  const kanjiWithCode = await pageOf(kanji.payment_url, { 'accept-language': 'ja' });
+  const withoutCode = await pageOf(uncoded.payment_url, { 'accept-language': 'ja' });
+
+  expect(withCode).toContain(`<p class="payer-name"><span class="transfer-code">${printable.transfer_code}</span> ﾔﾏﾀﾞ ﾀﾛｳ</p>`);
+  expect(withCode).toContain('ご依頼人名の前に次の7桁の振込番号');
+  expect(kanjiWithCode).toContain(`<span class="transfer-code">${kanji.transfer_code}</span> （口座名義）`);
+  expect(kanjiWithCode).not.toContain('notice-unprintable');
+  expect(withoutCode).not.toContain(uncoded.transfer_code);
+  expect(withoutCode).not.toContain('振込番号');
+});
+
 test('when Accept-Language carries a malformed weight, then the buyer page and the console choose the same language', async () => {
   const order = await merchant.createOrder({ amount: 5002, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ' });
   const header = { 'accept-language': 'en;q=abc, ja;q=0.5' };

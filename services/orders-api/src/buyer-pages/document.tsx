@@ -26,6 +26,7 @@ dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 .code { color: var(--muted); font-weight: 400; }
 .account-number { font-size: 1.25rem; letter-spacing: .08em; font-variant-numeric: tabular-nums; }
 .payer-name { font-size: 1.4rem; font-weight: 700; margin: .25rem 0 0; overflow-wrap: anywhere; }
+.transfer-code { letter-spacing: .1em; }
 .status { display: inline-block; padding: .1rem .6rem; border-radius: 999px; font-weight: 700; }
 .status-awaiting_payment { background: #e0ecff; color: #0b4f8a; }
 .status-payment_received { background: #dcfce7; color: #166534; }

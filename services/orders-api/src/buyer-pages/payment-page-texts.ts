@@ -29,6 +29,11 @@ export interface PaymentPageTexts {
   payerNameAsGiven: (payerName: string) => string;
   /** What to do when no bank can print the name the order gives (kanji, symbols). */
   unprintablePayerName: string;
+  /** How to write the order's transfer code before the name. */
+  transferCodeInstruction: string;
+  /** In place of the name when no bank can print the order's: the buyer's own account name. */
+  yourAccountName: string;
+  transferCodeHint: (code: string) => string;
   exactAmountNote: (amount: string) => string;
   statusUpdateNote: string;
   deadline: (jst: TokyoClock) => string;
@@ -76,6 +81,9 @@ export const PAGE_TEXTS: Record<PageLanguage, PaymentPageTexts> = {
       'このお名前には銀行の振込名義に使えない文字（漢字など）が含まれているため、お振込みを自動では確認できません。' +
       'ご自身の口座名義（カタカナ）のままお振り込みください。お振込みはお店が確認するまで保留され、確認されるとこのページの状態が「お支払い済み」に変わります。' +
       '確認を早めるため、お振り込みの後にご注文のお店へお振込みの日時と名義をお知らせください。',
+    transferCodeInstruction: 'お振り込みの際は、ご依頼人名の前に次の7桁の振込番号を入れてください。番号でご注文が確認されます。',
+    yourAccountName: '（口座名義）',
+    transferCodeHint: (code) => `番号と名前の間は1文字あけてください。銀行の画面に「振込依頼人番号」の欄があれば、そちらに ${code} を入力しても構いません。`,
     exactAmountNote: (amount) => `${amount} ちょうどをお振り込みください。金額の異なるお振込み、分割や複数のご注文をまとめたお振込みは自動では確認できません。`,
     statusUpdateNote: '入金が確認されると、このページの状態が「お支払い済み」に変わります。',
     deadline: (t) => `${t.year}年${t.month}月${t.day}日（${JA_WEEKDAYS[t.weekday]}）${twoDigits(t.hour)}:${twoDigits(t.minute)}（日本時間）`,
@@ -115,6 +123,10 @@ export const PAGE_TEXTS: Record<PageLanguage, PaymentPageTexts> = {
       'This name has characters banks cannot print in a transfer (such as kanji), so your payment cannot be confirmed automatically. ' +
       'Transfer under your own account name (in katakana) as usual: the payment is held until the shop confirms it, and this page then shows it as received. ' +
       'To speed this up, tell the shop the date of your transfer and the name it was sent under.',
+    transferCodeInstruction: 'When you transfer, put this 7-digit transfer code before the sender (ご依頼人) name: it tells us which order you are paying.',
+    yourAccountName: '(your account name)',
+    transferCodeHint: (code) =>
+      `Leave one space between the code and the name. If your bank has a field for a sender number (振込依頼人番号), you may enter ${code} there instead.`,
     exactAmountNote: (amount) =>
       `Transfer exactly ${amount}. A different amount, a partial payment, or one transfer for several orders cannot be confirmed automatically.`,
     statusUpdateNote: 'Once your payment arrives, the status on this page changes to “Payment received”.',

@@ -57,7 +57,7 @@ export function PaymentPage({ order, bankAccount, language, now }: PaymentPagePr
               <dd>{bankAccount.holderName}</dd>
             </dl>
           </section>
-          <PayerName payerName={order.payerName} t={t} />
+          <PayerName payerName={order.payerName} transferCode={order.transferCode} t={t} />
           <ul class="notes">
             <li>{t.exactAmountNote(amount)}</li>
             <li>{t.statusUpdateNote}</li>
@@ -73,15 +73,25 @@ export function PaymentPage({ order, bankAccount, language, now }: PaymentPagePr
 }
 
 /**
- * The name to transfer under: as the bank will print it, which is what the deposit will carry;
- * or, when no bank can print the name the merchant gave (kanji), what the buyer should do instead.
+ * The name to transfer under: the order's transfer code and the name, where the seller lets codes
+ * decide (the code pays the order whatever the name); else the name as the bank will print it,
+ * which is what the deposit will carry; or, when no bank can print the name (kanji), what the
+ * buyer should do instead.
  */
-function PayerName({ payerName, t }: { payerName: string; t: PaymentPageTexts }) {
+function PayerName({ payerName, transferCode, t }: { payerName: string; transferCode: string | null; t: PaymentPageTexts }) {
   const printed = bankForm(payerName);
   return (
     <section aria-labelledby="payer-name">
       <h2 id="payer-name">{t.payerNameHeading}</h2>
-      {printed === undefined ? (
+      {transferCode !== null ? (
+        <>
+          <p>{t.transferCodeInstruction}</p>
+          <p class="payer-name">
+            <span class="transfer-code">{transferCode}</span> {printed ?? t.yourAccountName}
+          </p>
+          <p class="hint">{t.transferCodeHint(transferCode)}</p>
+        </>
+      ) : printed === undefined ? (
         <>
           <p class="payer-name">{payerName}</p>
           <p class="notice notice-unprintable">{t.unprintablePayerName}</p>

@@ -17,6 +17,8 @@ export interface PaymentPageOrder {
   itemName: string;
   payerName: string;
   expiresAt: Date;
+  /** The code to write before the name; null when the order has none or the seller does not let codes decide (rule `transfer_code`). */
+  transferCode: string | null;
 }
 
 /** The account the buyer transfers into (a subset of the bank account row). */
