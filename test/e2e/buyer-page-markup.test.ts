@@ -70,7 +70,7 @@ test('when the seller lets transfer codes decide, then the payment page asks for
   expect(withCode).toContain(`<p class="payer-name"><span class="transfer-code">${printable.transfer_code}</span> ﾔﾏﾀﾞ ﾀﾛｳ</p>`);
   expect(withCode).toContain('ご依頼人名の前に次の7桁の振込番号');
   expect(kanjiWithCode).toContain(`<span class="transfer-code">${kanji.transfer_code}</span> （口座名義）`);
-  expect(kanjiWithCode).not.toContain('notice-unprintable');
+  expect(kanjiWithCode).not.toContain('<p class="notice notice-unprintable">');
   expect(withoutCode).not.toContain(uncoded.transfer_code);
   expect(withoutCode).not.toContain('振込番号');
 });
