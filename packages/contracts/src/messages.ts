@@ -121,6 +121,21 @@ const decider = {
   trigger: z.enum(['api', 'dashboard']).default('api'),
 };
 
+/**
+ * The console's audit row of a decision a person asked for: the matcher writes it in the decision's
+ * own transaction, so no decision stands without its row and no row without its decision.
+ */
+export const CommandAudit = z.object({
+  user_id: z.string().min(1).max(100),
+  user_email: z.string().max(320),
+  ip: z.string().max(100).nullable(),
+  action: z.string().min(1).max(100),
+  detail: z.record(z.string(), z.unknown()),
+});
+export type CommandAudit = z.infer<typeof CommandAudit>;
+
+const audited = { audit: CommandAudit.optional() };
+
 /** Why a payment is reversed; the seller console requires it after the 24-hour window. */
 export const REVERSAL_REASON_MAX = 500;
 
@@ -142,6 +157,7 @@ export const MatcherCommand = z.discriminatedUnion('type', [
     order_id: OrderId,
     ...decider,
     reason: z.string().trim().min(1).max(REVERSAL_REASON_MAX).optional(),
+    ...audited,
   }),
   z.object({
     type: z.literal('order.mark_paid'),
@@ -151,6 +167,7 @@ export const MatcherCommand = z.discriminatedUnion('type', [
     decided_by: decider.decided_by,
     /** `api` or `dashboard` for a person; `shop` when a shop platform reports the payment. */
     trigger: z.enum(['api', 'dashboard', 'shop']),
+    ...audited,
   }),
   z.object({
     type: z.literal('transaction.match'),
@@ -160,9 +177,10 @@ export const MatcherCommand = z.discriminatedUnion('type', [
     ...decider,
     /** Remember the depositor name as a payer of the order's payer name (rule `learned_payer`). */
     remember_payer: z.boolean().default(false),
+    ...audited,
   }),
-  z.object({ type: z.literal('transaction.exclude'), ...commandScope, transaction_id: TransactionId, ...decider }),
-  z.object({ type: z.literal('transaction.restore'), ...commandScope, transaction_id: TransactionId, ...decider }),
+  z.object({ type: z.literal('transaction.exclude'), ...commandScope, transaction_id: TransactionId, ...decider, ...audited }),
+  z.object({ type: z.literal('transaction.restore'), ...commandScope, transaction_id: TransactionId, ...decider, ...audited }),
   z.object({ type: z.literal('rules.preview'), ...commandScope, matching_rules: RuleSet }),
   z.object({
     type: z.literal('rules.confirm_previewed'),
@@ -170,6 +188,7 @@ export const MatcherCommand = z.discriminatedUnion('type', [
     matching_rules: RuleSet,
     confirmations: z.array(z.object({ transaction_id: TransactionId, order_id: OrderId })).max(RULE_PREVIEW_MAX),
     ...decider,
+    ...audited,
   }),
 ]);
 export type MatcherCommand = z.infer<typeof MatcherCommand>;

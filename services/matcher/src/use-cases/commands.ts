@@ -2,6 +2,7 @@ import { AppError, QUEUES, type MatcherCommand, type Payment } from '@pmatch/con
 import { amountOf, orderView, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
 import { claimMessage, reportOutOfScope } from '@pmatch/platform';
 import { StaleDecisionError, confirmDeposit, payOrder, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
+import { appendDecisionAudit } from '../data/audit-rows';
 import { forgetPayer, rememberPayer } from '../data/payer-aliases';
 import { assertMatchable, assertReversible, decidedBy, outsidePayment } from '../domain/payments';
 import { underAccountLock, type MatcherDeps } from './deps';
@@ -18,8 +19,9 @@ export class CommandExpiredError extends Error {
 }
 
 /**
- * Carries out a command under the account lock in one DB transaction. A command message seen
- * before (the broker redelivered it after a crash) changes nothing and answers the current state.
+ * Carries out a command under the account lock in one DB transaction, with the audit row of the
+ * person who asked when the command carries one. A command message seen before (the broker
+ * redelivered it after a crash) changes nothing and answers the current state.
  * `callerWaits` is asked once the lock is taken, inside the transaction: a command whose caller
  * gave up meanwhile throws CommandExpiredError and changes nothing.
  */
@@ -30,20 +32,27 @@ export async function runCommand(deps: MatcherDeps, command: DecisionCommand, me
       if (!callerWaits()) throw new CommandExpiredError(`command ${messageId} is past its deadline`);
       if (!(await claimMessage(tx, COMMANDS_CONSUMER, messageId))) return currentState(tx, command);
       const now = deps.clock.now();
-      switch (command.type) {
-        case 'order.reverse':
-          return { kind: 'order', row: await reverse(tx, deps, command, now) };
-        case 'order.mark_paid':
-          return { kind: 'order', row: await markPaid(tx, deps, command, now) };
-        case 'transaction.match':
-          return { kind: 'transaction', row: await match(tx, deps, command, now) };
-        case 'transaction.exclude':
-          return { kind: 'transaction', row: await exclude(tx, command, now) };
-        case 'transaction.restore':
-          return { kind: 'transaction', row: await restore(tx, command, now) };
-      }
+      const result = await carryOut(tx, deps, command, now);
+      // A person's decision and its audit row commit together, or neither does.
+      if (command.audit !== undefined) await appendDecisionAudit(tx, command, command.audit, result.row.id, { status: result.row.status }, now);
+      return result;
     }),
   );
+}
+
+async function carryOut(tx: Tx, deps: MatcherDeps, command: DecisionCommand, now: Date): Promise<CommandResult> {
+  switch (command.type) {
+    case 'order.reverse':
+      return { kind: 'order', row: await reverse(tx, deps, command, now) };
+    case 'order.mark_paid':
+      return { kind: 'order', row: await markPaid(tx, deps, command, now) };
+    case 'transaction.match':
+      return { kind: 'transaction', row: await match(tx, deps, command, now) };
+    case 'transaction.exclude':
+      return { kind: 'transaction', row: await exclude(tx, command, now) };
+    case 'transaction.restore':
+      return { kind: 'transaction', row: await restore(tx, command, now) };
+  }
 }
 
 /**

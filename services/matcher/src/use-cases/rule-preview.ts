@@ -1,6 +1,7 @@
 import { RULE_PREVIEW_MAX, type MatcherCommand, type PreviewedConfirmation } from '@pmatch/contracts';
 import { orderView } from '@pmatch/db';
 import { findAmountCandidates } from '../data/candidates';
+import { appendDecisionAudit } from '../data/audit-rows';
 import { confirmDeposit, recordEventsFor } from '../data/conditional-writes';
 import { readDecisionInputs } from '../data/decision-inputs';
 import { lockHeldDeposit, readHeldDeposits } from '../data/held-deposits';
@@ -90,6 +91,8 @@ export async function confirmPreviewed(
             now,
           );
           await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(order, deps.publicBaseUrl) } }]);
+          if (command.audit !== undefined)
+            await appendDecisionAudit(tx, command, command.audit, deposit.id, { order_id: order.id, reason: decision.reason }, now);
           return { ...pair, reason: decision.reason };
         }),
       ));
