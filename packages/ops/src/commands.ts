@@ -1,5 +1,15 @@
 import { AppError, MODES, newId, type AccountType, type ApiKeyPermission, type MatchingRule, type Mode, type Settings, type UserRole } from '@pmatch/contracts';
-import { insertApiKey, insertUser, passwordSetupUrl, resetUserAccess, settingsView, type Db, type OrganisationRow, type PrismaClient, type Tx } from '@pmatch/db';
+import {
+  insertApiKey,
+  insertUser,
+  passwordSetupUrl,
+  resetUserAccess,
+  settingsView,
+  type Db,
+  type OrganisationRow,
+  type PrismaClient,
+  type Tx,
+} from '@pmatch/db';
 import { systemClock, type Clock } from '@pmatch/platform';
 import { alreadyExists } from './failures';
 import {

@@ -1,5 +1,16 @@
 import { codeAt } from '../../../services/orders-api/src/domain/totp';
-import { type Console, ConsoleSession, PASSWORD, addPerson, csrfIn, fetchForm, openPasswordSetupLink, postForm, useConsole, usePasswordSetupLink } from './support';
+import {
+  type Console,
+  ConsoleSession,
+  PASSWORD,
+  addPerson,
+  csrfIn,
+  fetchForm,
+  openPasswordSetupLink,
+  postForm,
+  useConsole,
+  usePasswordSetupLink,
+} from './support';
 
 let world: Console;
 

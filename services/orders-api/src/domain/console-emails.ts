@@ -7,8 +7,7 @@ export interface ConsoleEmail {
 }
 
 /** Tokyo time with its offset, as the console writes it. */
-const tokyo = (at: Date) =>
-  `${new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Tokyo', dateStyle: 'short', timeStyle: 'short' }).format(at)} (+09:00)`;
+const tokyo = (at: Date) => `${new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Tokyo', dateStyle: 'short', timeStyle: 'short' }).format(at)} (+09:00)`;
 
 /** Japanese first, then English: the console's people read one of them, and the sender cannot know which. */
 const both = (ja: string[], en: string[]) => [...ja, '', '----', '', ...en].join('\n');

@@ -69,9 +69,7 @@ export async function logIn(
 }
 
 export type SecondFactorOutcome =
-  | { outcome: 'proven'; token: string }
-  | { outcome: 'wrong'; triesLeft: number }
-  | { outcome: 'ended' | 'throttled' | 'unavailable' };
+  { outcome: 'proven'; token: string } | { outcome: 'wrong'; triesLeft: number } | { outcome: 'ended' | 'throttled' | 'unavailable' };
 
 /**
  * Whether the code (from the authenticator app, or a recovery code) proves the second factor of

@@ -20,7 +20,12 @@ export function teamRoutes(deps: ConsoleAppDeps): Router {
 
   // The invitation's link goes to the address only: the answer is the same for any address not already of this organisation.
   router.post('/dashboard/team', requireRole('admin'), async (req, res) => {
-    const invited = await inviteUser(deps, signedInOf(req).actor.organisationId, { email: field(req, 'email') ?? '', role: field(req, 'role') }, auditContextOf(req));
+    const invited = await inviteUser(
+      deps,
+      signedInOf(req).actor.organisationId,
+      { email: field(req, 'email') ?? '', role: field(req, 'role') },
+      auditContextOf(req),
+    );
     redirectDone(res, '/dashboard/team', 'invited', { email: invited.email });
   });
 

@@ -98,7 +98,14 @@ export function webhookRoutes(deps: ConsoleAppDeps): Router {
 
   router.post('/dashboard/webhooks/:id/rotate-secret', requireRole('admin'), async (req, res) => {
     const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
-    const rotated = await rotateWebhookSecretShownOnce(deps, deps.throttles.reentry, endpoint, auditContextOf(req), field(req, 'password') ?? '', showToOf(req));
+    const rotated = await rotateWebhookSecretShownOnce(
+      deps,
+      deps.throttles.reentry,
+      endpoint,
+      auditContextOf(req),
+      field(req, 'password') ?? '',
+      showToOf(req),
+    );
     if (rotated.outcome === 'done') return res.redirect(303, `/dashboard/webhooks/${endpoint.id}?secret=${rotated.displayId}#secret`);
     const refusal = reentryRefusal(contextOf(req).t, rotated.outcome, 'password');
     sendScreen(res, RotateSecretScreen, { ctx: contextOf(req), endpoint: webhookEndpointView(endpoint), problem: refusal.message }, refusal.status);

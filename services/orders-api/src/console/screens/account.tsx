@@ -73,8 +73,7 @@ export function AccountScreen({
 
 /** A second factor being set up: its QR code (drawn on the server), its key to type instead, and the code that proves it. */
 function Enrolment({ ctx, enrolling }: { ctx: ConsoleRequestContext; enrolling: { secret: string; uri: string; qr: string } }) {
-  const { t } = ctx;
-  const a = t.account;
+  const a = ctx.t.account;
   return (
     <>
       <p>{a.secretIntro}</p>
@@ -92,7 +91,7 @@ function Enrolment({ ctx, enrolling }: { ctx: ConsoleRequestContext; enrolling: 
       </p>
       <PostForm ctx={ctx} action="/dashboard/account/totp/confirm" class="form-grid">
         <label>
-          {t.login.code}
+          {a.enrolCode}
           <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" required />
         </label>
         <button type="submit">{a.confirm}</button>

@@ -12,6 +12,7 @@ export const accountJa = {
     qrAlt: '認証アプリに登録するQRコード',
     secretKey: 'QRコードを読み取れない場合は、このキーを入力してください',
     uri: 'otpauth URI',
+    enrolCode: '認証アプリの確認コード（6桁）',
     confirm: '有効にする',
     disable: '二段階認証を無効にする',
     disableIntro: '無効にするには、認証アプリの確認コードかリカバリーコードを入力してください。',
@@ -21,7 +22,8 @@ export const accountJa = {
     recoveryIntro:
       '認証アプリが使えなくなったときに、確認コードの代わりにログインで使えます。各コードは1回だけ使えます。印刷するか、パスワード管理ツールに保存してください。',
     recoveryShownOnce: 'このコードは今だけ表示されます。このページを離れると、もう表示できません。',
-    recoveryGone: 'リカバリーコードは一度だけ表示され、もう表示できません。控えていない場合は、新しいコードを発行してください（古いコードは使えなくなります）。',
+    recoveryGone:
+      'リカバリーコードは一度だけ表示され、もう表示できません。控えていない場合は、新しいコードを発行してください（古いコードは使えなくなります）。',
     recoveryLeft: (n: string) => `未使用のリカバリーコード: ${n}個`,
     recoveryNew: '新しいリカバリーコードを発行',
     recoveryNewIntro: '新しいコードを発行すると、今のコードはすべて使えなくなります。認証アプリの確認コードを入力してください。',
@@ -42,6 +44,7 @@ export const accountEn: typeof accountJa = {
     qrAlt: 'QR code to add to your authenticator app',
     secretKey: 'If you cannot scan the code, enter this key',
     uri: 'otpauth URI',
+    enrolCode: 'The code your authenticator app shows (6 digits)',
     confirm: 'Turn on',
     disable: 'Turn off the second factor',
     disableIntro: 'To turn it off, enter a code from your authenticator app or a recovery code.',
