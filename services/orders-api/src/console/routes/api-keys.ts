@@ -39,7 +39,7 @@ export function apiKeyRoutes(deps: ConsoleAppDeps): Router {
   router.get('/dashboard/api-keys/:id/revoke', requireRole('admin'), async (req, res) => {
     const key = (await getApiKeys(deps, signedInOf(req).actor)).find((k) => k.id === pathId(req) && k.revokedAt === null);
     if (key === undefined) throw new ConsoleRefusal(404, 'no such active key');
-    sendScreen(res, RevokeKeyScreen, { ctx: contextOf(req), key });
+    sendScreen(res, RevokeKeyScreen, { ctx: contextOf(req), apiKey: key });
   });
 
   router.post('/dashboard/api-keys/:id/revoke', requireRole('admin'), async (req, res) => {

@@ -101,8 +101,8 @@ export function KeyListScreen({ ctx, keys, accounts }: { ctx: ConsoleRequestCont
   );
 }
 
-/** Asks before a key is revoked: which key, and that requests with it are refused at once. */
-export function RevokeKeyScreen({ ctx, key }: { ctx: ConsoleRequestContext; key: ApiKeyRow }) {
+/** Asks before a key is revoked: which key, and that requests with it are refused at once. (Not `key`: Preact keeps that prop for itself.) */
+export function RevokeKeyScreen({ ctx, apiKey: key }: { ctx: ConsoleRequestContext; apiKey: ApiKeyRow }) {
   const { t } = ctx;
   const k = t.apiKeys;
   return (
