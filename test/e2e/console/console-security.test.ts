@@ -271,6 +271,17 @@ describe('a way back for people locked out', () => {
     expect(login.headers.get('location')).toBe('/dashboard/login/second-factor');
     expect(sentEmails(world.system).filter((m) => m.to === 'nobody-here@example.com')).toEqual([]);
   });
+
+  test('when reset links are asked for one address again and again, then the fourth request within 15 minutes is refused (429), known address or not', async () => {
+    const ask = async () => {
+      const form = await fetchForm(`${world.baseUrl}/dashboard/password/forgot`);
+      return (await postForm(`${world.baseUrl}/dashboard/password/forgot`, { email: 'asked-often@example.com' }, form)).status;
+    };
+
+    const statuses = [await ask(), await ask(), await ask(), await ask()];
+
+    expect(statuses).toEqual([303, 303, 303, 429]);
+  });
 });
 
 describe('invitations', () => {
