@@ -232,13 +232,26 @@ describe('schema.prisma and the migrations agree', () => {
         totpSecretEncrypted: 't',
         totpEnabledAt: now,
         totpLastStep: 123n,
+        activatedAt: now,
         createdAt: now,
         updatedAt: now,
       },
     });
     await prisma.consoleSession.create({
-      data: { idHash: 'h', userId: 'usr_schema', csrfToken: 'c', mode: 'live', secondFactorPending: true, ip: '127.0.0.1', createdAt: now, lastSeenAt: now },
+      data: {
+        idHash: 'h',
+        userId: 'usr_schema',
+        csrfToken: 'c',
+        mode: 'live',
+        secondFactorPending: true,
+        secondFactorFailures: 2,
+        ip: '127.0.0.1',
+        createdAt: now,
+        lastSeenAt: now,
+      },
     });
+    await prisma.userRecoveryCode.create({ data: { userId: 'usr_schema', codeHash: 'c', createdAt: now, usedAt: now } });
+    await prisma.consoleDisplay.create({ data: { id: 'dsp_schema', sessionIdHash: 'h', kind: 'api_key', sealed: 's', createdAt: now, expiresAt: now } });
     await prisma.auditLog.create({
       data: {
         organisationId: 'org_schema',
@@ -291,8 +304,10 @@ describe('schema.prisma and the migrations agree', () => {
       prisma.consoleSession.count(),
       prisma.auditLog.count(),
       prisma.paymentLink.count(),
+      prisma.userRecoveryCode.count(),
+      prisma.consoleDisplay.count(),
     ]);
-    expect(counts).toEqual([1, 1, 1, 1, 1, 2, ...Array(16).fill(1)]);
+    expect(counts).toEqual([1, 1, 1, 1, 1, 2, ...Array(18).fill(1)]);
     expect((await prisma.statementRecord.findUniqueOrThrow({ where: { transactionId: 'txn_schema' } })).raw).toEqual(new Uint8Array([0xb6, 0xde]));
     const read = await prisma.transaction.findUniqueOrThrow({ where: { id: 'txn_schema' } });
     expect(read).toMatchObject({ occurredAt: now, candidateOrderIds: ['ord_schema'], decision: { reason: 'exact' } });
@@ -730,6 +745,8 @@ describe('least privilege', () => {
     'console_sessions',
     'audit_log',
     'payment_links',
+    'user_recovery_codes',
+    'console_displays',
   ];
   /** What each service's data code reads; every other table is refused. */
   const READS: Record<string, string[]> = {
@@ -749,6 +766,8 @@ describe('least privilege', () => {
       'console_sessions',
       'audit_log',
       'payment_links',
+      'user_recovery_codes',
+      'console_displays',
     ],
     pmatch_bank_ingest: ['bank_accounts', 'bank_adapters', 'bank_adapter_accounts', 'transactions', 'outbox', 'statement_imports'],
     pmatch_matcher: ['settings', 'orders', 'transactions', 'outbox', 'inbox'],
@@ -764,6 +783,8 @@ describe('least privilege', () => {
       'transactions',
       'statement_imports',
       'users',
+      'console_sessions',
+      'user_recovery_codes',
     ],
   };
   const order = (id: string, status: string, extra = '') =>
@@ -852,6 +873,9 @@ describe('least privilege', () => {
     ['pmatch_orders_api', `DELETE FROM inbox`],
     ['pmatch_orders_api', `DELETE FROM webhook_deliveries`],
     ['pmatch_orders_api', `DELETE FROM webhook_delivery_attempts`],
+    // orders-api queues the console's e-mails and never reads, changes or deletes the queue.
+    ['pmatch_orders_api', `UPDATE webhook_emails SET recipient = 'x@example.com'`],
+    ['pmatch_orders_api', `DELETE FROM webhook_emails`],
     ['pmatch_bank_ingest', `DELETE FROM inbox`],
     ['pmatch_bank_ingest', `UPDATE orders SET status = 'canceled', closed_at = now() WHERE id = 'ord_p'`],
     ['pmatch_bank_ingest', `UPDATE transactions SET amount = 1 WHERE id = 'txn_p'`],
@@ -951,6 +975,10 @@ describe('least privilege', () => {
     );
     await as('pmatch_webhook_dispatcher', `DELETE FROM webhook_deliveries WHERE id = 'dlv_p'`);
     await as('pmatch_ops', `UPDATE organisations SET name = 'm' WHERE id = 'org_p'`);
+    await as(
+      'pmatch_orders_api',
+      `INSERT INTO webhook_emails (id, kind, recipient, subject, body, next_attempt_at) VALUES ('eml_p', 'console_password_reset', 'u@example.com', 's', 'b', now())`,
+    );
 
     expect(await orderRow('ord_p')).toMatchObject({ status: 'paid' });
     expect(await as('postgres', `SELECT count(*)::int AS n FROM webhook_delivery_attempts`)).toEqual([{ n: 0 }]);

@@ -18,7 +18,7 @@ import {
   unlessMissing,
 } from './cli-flags';
 import { bindBankAdapter, createBankAdapter, revokeBankAdapter, unbindBankAdapter } from './adapters';
-import { addLiveBankAccount, addUser, createOrganisation, issueApiKey, revokeApiKey } from './commands';
+import { addLiveBankAccount, addUser, createOrganisation, issueApiKey, resetUser, revokeApiKey } from './commands';
 import {
   getApiKey,
   getBankAccount,
@@ -119,6 +119,13 @@ export const ACCOUNT_COMMANDS: readonly CommandDefinition[] = [
     },
     run: ({ prisma, clock, publicBaseUrl }, flags) =>
       addUser(prisma, { organisationId: flags.org, email: flags.email, role: flags.role }, publicBaseUrl, clock),
+  }),
+  command('user reset', {
+    summary:
+      "Resets a person's console access (unlocks someone locked out): ends their sessions, removes their password, second factor and recovery codes, and prints a new one-time set-up link (24 hours).",
+    flags: z.strictObject({ user: idOf('user', 'usr_…') }),
+    help: { user: { value: 'USER', description: "the user's id (usr_…; `user list --org ORG` finds it)" } },
+    run: ({ prisma, clock, publicBaseUrl }, flags) => resetUser(prisma, flags.user, publicBaseUrl, clock),
   }),
   command('user get', {
     summary: 'Prints one console user: whether a password and a second factor are set, never either.',

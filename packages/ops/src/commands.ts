@@ -1,5 +1,15 @@
 import { AppError, MODES, newId, type AccountType, type ApiKeyPermission, type MatchingRule, type Mode, type Settings, type UserRole } from '@pmatch/contracts';
-import { insertApiKey, insertUser, passwordSetupUrl, settingsView, type Db, type OrganisationRow, type PrismaClient, type Tx } from '@pmatch/db';
+import {
+  insertApiKey,
+  insertUser,
+  passwordSetupUrl,
+  resetUserAccess,
+  settingsView,
+  type Db,
+  type OrganisationRow,
+  type PrismaClient,
+  type Tx,
+} from '@pmatch/db';
 import { systemClock, type Clock } from '@pmatch/platform';
 import { alreadyExists } from './failures';
 import {
@@ -168,15 +178,37 @@ export async function addUser(
   publicBaseUrl: string,
   clock: Clock = systemClock,
 ): Promise<{ id: string; email: string; role: string; password_setup_url: string }> {
+  const email = input.email.trim().toLowerCase();
   const { row, setupToken } = await prisma
     .$transaction(async (tx) => {
       const organisation = await findOrganisation(tx, input.organisationId);
-      return insertUser(tx, { ...input, organisationId: organisation.id }, clock.now());
+      // The operator sees every organisation: an address active elsewhere could never be activated here.
+      const active = await tx.user.findFirst({ where: { email, activatedAt: { not: null }, organisationId: { not: organisation.id } }, select: { id: true } });
+      if (active !== null) throw alreadyExists(`${email} is already the console account ${active.id} of another organisation.`, 'email');
+      return insertUser(tx, { ...input, email, organisationId: organisation.id }, clock.now());
     })
     .catch((error: unknown) => {
-      // insertUser's only refusal of a valid address: another user has it (e-mails are unique).
+      // insertUser's only refusal of a valid address: the organisation has a user with it.
       if (error instanceof AppError && error.param === 'email') throw alreadyExists(error.message, 'email');
       throw error;
     });
   return { id: row.id, email: row.email, role: row.role, password_setup_url: passwordSetupUrl(publicBaseUrl, setupToken) };
+}
+
+/**
+ * Resets a person's access to the console (they are locked out: a lost authenticator and recovery
+ * codes, a forgotten password): their sessions end, their password, second factor and recovery
+ * codes are removed, and a new one-time set-up link (24 hours) is printed, only now. Their wrong
+ * log-ins stop counting once they set the new password.
+ */
+export async function resetUser(
+  prisma: PrismaClient,
+  userId: string,
+  publicBaseUrl: string,
+  clock: Clock = systemClock,
+): Promise<{ id: string; email: string; role: string; organisation_id: string; password_setup_url: string }> {
+  const reset = await prisma.$transaction((tx) => resetUserAccess(tx, userId, clock.now()));
+  if (reset === null) throw new AppError('resource_missing', `user ${userId} does not exist`, { param: 'user' });
+  const { row, setupToken } = reset;
+  return { id: row.id, email: row.email, role: row.role, organisation_id: row.organisationId, password_setup_url: passwordSetupUrl(publicBaseUrl, setupToken) };
 }

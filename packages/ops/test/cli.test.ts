@@ -386,7 +386,8 @@ describe('list and get', () => {
     });
     expect(admin.email).toBe(got.email);
     expect(list).toEqual({ object: 'list', data: [got, expect.objectContaining({ id: viewer.id, role: 'viewer' })], has_more: false });
-    const setupTokens = [admin, viewer].map((user) => String(user.password_setup_url).split('/').at(-1) ?? '');
+    const setupTokens = [admin, viewer].map((user) => new URL(String(user.password_setup_url)).searchParams.get('token')!);
+    for (const token of setupTokens) expect(token).toMatch(/^[0-9A-Za-z]{40}$/);
     const rows = await prisma.user.findMany({ where: { organisationId } });
     for (const text of printed) {
       for (const token of setupTokens) expect(text).not.toContain(token);
@@ -416,6 +417,52 @@ describe('list and get', () => {
 
     expect(expectFailure(run, 4)).toMatchObject({ code: 'already_exists', param: 'email' });
     expect(await prisma.user.count({ where: { organisationId } })).toBe(1);
+  });
+
+  test("when a user's address is another organisation's active console account, then adding it exits 4 with already_exists", async () => {
+    const first = await createOrganisation('先の店');
+    const added = await ops('user', 'add', '--org', first, '--email', 'active@example.com', '--role', 'viewer');
+    await prisma.user.update({ where: { id: String(added.id) }, data: { passwordHash: 'scrypt$x', activatedAt: new Date() } });
+    const second = await createOrganisation('後の店');
+
+    const run = await runOps(db.url, ['user', 'add', '--org', second, '--email', 'active@example.com', '--role', 'admin']);
+
+    expect(expectFailure(run, 4)).toMatchObject({ code: 'already_exists', param: 'email' });
+    expect(await prisma.user.count({ where: { organisationId: second } })).toBe(0);
+  });
+
+  test('when a user is reset, then their sessions, password, second factor and recovery codes are gone and a new link is printed; an unknown user exits 3', async () => {
+    const organisationId = await createOrganisation('リセット商店');
+    const added = await ops('user', 'add', '--org', organisationId, '--email', 'reset@example.com', '--role', 'operator');
+    const id = String(added.id);
+    const now = new Date();
+    await prisma.user.update({
+      where: { id },
+      data: { passwordHash: 'scrypt$x', activatedAt: now, passwordSetupHash: null, passwordSetupExpiresAt: null, totpSecretEncrypted: 't', totpEnabledAt: now },
+    });
+    await prisma.consoleSession.create({ data: { idHash: 'reset-session', userId: id, csrfToken: 'c', createdAt: now, lastSeenAt: now } });
+    await prisma.userRecoveryCode.create({ data: { userId: id, codeHash: 'h', createdAt: now } });
+
+    const reset = await ops('user', 'reset', '--user', id);
+    const unknown = await runOps(db.url, ['user', 'reset', '--user', 'usr_AAAAAAAAAAAAAAAAAAAAAAAA']);
+
+    expect(reset).toEqual({
+      id,
+      email: 'reset@example.com',
+      role: 'operator',
+      organisation_id: organisationId,
+      password_setup_url: expect.stringMatching(/\/dashboard\/setup-password\?token=[0-9A-Za-z]{40}$/),
+    });
+    expect(await prisma.user.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      passwordHash: null,
+      totpSecretEncrypted: null,
+      totpEnabledAt: null,
+      activatedAt: now,
+      passwordSetupHash: expect.any(String),
+    });
+    expect(await prisma.consoleSession.count({ where: { userId: id } })).toBe(0);
+    expect(await prisma.userRecoveryCode.count({ where: { userId: id } })).toBe(0);
+    expect(expectFailure(unknown, 3).code).toBe('resource_missing');
   });
 
   test('when --limit is out of range, then it exits 2 naming the range', async () => {

@@ -9,11 +9,18 @@ const CANONICAL_IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
 
 /**
  * The client's address as limits count it: `req.ip` (the connection's address, or X-Forwarded-For
- * where TRUST_PROXY says so), IPv4-mapped IPv6 as IPv4, and IPv6 by its /64, which one subscriber
- * usually holds whole (counting single IPv6 addresses would give each client 2^64 allowances).
+ * where TRUST_PROXY says so), grouped by `addressGroup`.
  */
 export function clientAddress(req: Request): string {
-  const raw = req.ip ?? req.socket.remoteAddress ?? '';
+  return addressGroup(req.ip ?? req.socket.remoteAddress ?? '');
+}
+
+/**
+ * What counts as one client among addresses: IPv4 as itself, IPv4-mapped IPv6 as IPv4, and IPv6 by
+ * its /64, which one subscriber usually holds whole (counting single IPv6 addresses would give each
+ * client 2^64 allowances). Every count per address (limits, log-in throttles, connections) uses it.
+ */
+export function addressGroup(raw: string): string {
   // Already as ipaddr.js would write it (a connection's own IPv4 address): every request has one.
   if (CANONICAL_IPV4.test(raw)) return raw;
   if (!ipaddr.isValid(raw)) return raw === '' ? 'unknown' : raw;

@@ -8,6 +8,7 @@ import { isTransientDatabaseError } from '@pmatch/db';
 import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { z } from 'zod';
 import type { Logger } from './logger';
+import { addressGroup } from './address-limit';
 
 declare global {
   namespace Express {
@@ -299,12 +300,13 @@ export async function listen(app: Express, port: number, host = '0.0.0.0', limit
 
 /**
  * Closes a connection from a peer that already holds `max`. The peer is the connection's own
- * address (a proxy's, behind one): X-Forwarded-For is not known before a request is read.
+ * address (a proxy's, behind one): X-Forwarded-For is not known before a request is read. IPv6
+ * peers count by their /64 (`addressGroup`).
  */
 function boundConnectionsPerAddress(server: Server, max: number): void {
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? 'unknown';
+    const address = addressGroup(socket.remoteAddress ?? '');
     const count = open.get(address) ?? 0;
     if (count >= max) {
       socket.destroy();

@@ -32,13 +32,17 @@ const REDACT = [
 /**
  * Credentials known by their form, replaced wherever they stand in a line, a message or an error's
  * text included, where no field name gives them away: API keys (a near miss too: a key one
- * character off is still most of a key), signing secrets, and the tokens of payment pages and payment
- * links (the token in /pay/{token} or /link/{token} is all that keeps a stranger from the page).
+ * character off is still most of a key), signing secrets, the tokens of payment pages and payment
+ * links (the token in /pay/{token} or /link/{token} is all that keeps a stranger from the page), and
+ * the console's password set-up tokens (`?token=` of a set-up link, and the path of links made before
+ * the token moved to the query).
  */
 const CREDENTIALS: [RegExp, string][] = [
   [/svc_(test|live)_[0-9A-Za-z]+/g, 'svc_$1_[redacted]'],
   [/whsec_[A-Za-z0-9+/=]+/g, 'whsec_[redacted]'],
   [/\/(pay|link)\/[^/?#"\s\\]+/g, '/$1/[token]'],
+  [/\/dashboard\/setup-password\/[^/?#"\s\\]+/g, '/dashboard/setup-password/[token]'],
+  [/([?&]token=)[^&#"\s\\]+/g, '$1[token]'],
 ];
 
 export function scrubCredentials(line: string): string {

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hash, hkdfSync, randomBytes } from 'node:crypto';
 
 /** The kinds of rows that hold a sealed secret; each has a key of its own. */
-export const SEALED_SECRET_KINDS = ['webhook_endpoint', 'bank_adapter', 'user_totp'] as const;
+export const SEALED_SECRET_KINDS = ['webhook_endpoint', 'bank_adapter', 'user_totp', 'console_display'] as const;
 export type SealedSecretKind = (typeof SEALED_SECRET_KINDS)[number];
 
 /** The row a sealed secret belongs to: it opens only there. */

@@ -6,6 +6,7 @@ import { REDIS_URL, uniqueName } from '@pmatch/testkit';
 import {
   BaseConfig,
   RateLimiter,
+  addressGroup,
   addressLimit,
   clientAddress,
   createHttpApp,
@@ -162,6 +163,13 @@ describe('the client address', () => {
   test('when the client is on IPv6, then its /64 is the address counted', async () => {
     expect(await addressSeen('1', { 'x-forwarded-for': '2001:db8:1:2:aaaa:bbbb:cccc:dddd' })).toBe('2001:db8:1:2::/64');
     expect(await addressSeen('1', { 'x-forwarded-for': '::ffff:203.0.113.9' })).toBe('203.0.113.9');
+  });
+
+  test('when two IPv6 connections come from one /64, then every count per address (connections included) takes them as one client', () => {
+    expect(addressGroup('2001:db8:1:2::5')).toBe(addressGroup('2001:db8:1:2:ffff:ffff:ffff:1'));
+    expect(addressGroup('2001:db8:1:3::5')).not.toBe(addressGroup('2001:db8:1:2::5'));
+    expect(addressGroup('::ffff:127.0.0.1')).toBe('127.0.0.1');
+    expect(addressGroup('')).toBe('unknown');
   });
 
   test('when TRUST_PROXY is malformed or trusts everyone, then the configuration is refused', () => {

@@ -1,5 +1,16 @@
 import { codeAt } from '../../../services/orders-api/src/domain/totp';
-import { type Console, ConsoleSession, PASSWORD, addPerson, csrfIn, fetchForm, postForm, useConsole } from './support';
+import {
+  type Console,
+  ConsoleSession,
+  PASSWORD,
+  addPerson,
+  csrfIn,
+  fetchForm,
+  openPasswordSetupLink,
+  postForm,
+  useConsole,
+  usePasswordSetupLink,
+} from './support';
 
 let world: Console;
 
@@ -14,14 +25,16 @@ async function tryLogIn(email: string, password: string, headers: Record<string,
 }
 
 describe('logging in', () => {
-  test('when a seller logs in with the browser, then the overview shows in Japanese with the test banner, and the session cookie is HttpOnly and SameSite=Lax', async () => {
+  test('when a seller logs in with the browser, then the overview shows in Japanese with the test banner, and the session cookie is HttpOnly, SameSite=Lax and sent only to /dashboard', async () => {
     const page = await world.logIn('admin');
 
     expect(await page.getAttribute('html', 'lang')).toBe('ja');
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('概要');
     expect(await page.getByRole('note').innerText()).toContain('テストモード');
     const [cookie] = (await page.context().cookies()).filter((c) => c.name === 'pmatch_session');
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/dashboard' });
+    // The buyer pages and the API reference share the origin, not the cookie.
+    expect((await page.context().cookies([`${world.baseUrl}/pay/x`, `${world.baseUrl}/docs`, `${world.baseUrl}/v1/orders`])).map((c) => c.name)).toEqual([]);
   });
 
   test('when the e-mail is unknown or the password wrong, then the answer is the same 401 page, and no session starts', async () => {
@@ -53,24 +66,45 @@ describe('logging in', () => {
     const added = (await world.system.ops('user', 'add', '--org', world.orgId, '--email', 'once@example.com', '--role', 'operator')) as {
       password_setup_url: string;
     };
-    const first = await postForm(added.password_setup_url, { password: PASSWORD, password_again: PASSWORD }, await fetchForm(added.password_setup_url));
+    const first = await usePasswordSetupLink(added.password_setup_url, PASSWORD);
 
-    const again = await fetch(added.password_setup_url);
+    const again = await openPasswordSetupLink(added.password_setup_url);
 
     expect(first.status).toBe(303);
-    expect(again.status).toBe(404);
-    expect(await again.text()).toContain('このリンクは使えません');
+    expect(again.page.status).toBe(404);
+    expect(again.html).toContain('このリンクは使えません');
   });
 
   test('when a password shorter than 12 characters is chosen, then it is refused and the link still works', async () => {
     const added = (await world.system.ops('user', 'add', '--org', world.orgId, '--email', 'short@example.com', '--role', 'viewer')) as {
       password_setup_url: string;
     };
-    const res = await postForm(added.password_setup_url, { password: 'short pass', password_again: 'short pass' }, await fetchForm(added.password_setup_url));
+    const res = await usePasswordSetupLink(added.password_setup_url, 'short pass');
 
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('12文字以上');
-    expect((await fetch(added.password_setup_url)).status).toBe(200);
+    expect((await openPasswordSetupLink(added.password_setup_url)).page.status).toBe(200);
+  });
+
+  test('when a set-up link is opened, then its token is in the query only until the page trades it for a cookie of the set-up page, and no log line holds it', async () => {
+    const added = (await world.system.ops('user', 'add', '--org', world.orgId, '--email', 'link-in-query@example.com', '--role', 'viewer')) as {
+      password_setup_url: string;
+    };
+    const token = new URL(added.password_setup_url).searchParams.get('token')!;
+    const page = await world.newPage();
+
+    await page.goto(added.password_setup_url);
+
+    expect(new URL(added.password_setup_url).pathname).toBe('/dashboard/setup-password');
+    expect(page.url()).toBe(`${world.baseUrl}/dashboard/setup-password`);
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('パスワードの設定');
+    const [cookie] = (await page.context().cookies()).filter((c) => c.name === 'pmatch_setup');
+    expect(cookie).toMatchObject({ value: token, httpOnly: true, path: '/dashboard/setup-password' });
+    await page.getByLabel('新しいパスワード（12文字以上）').fill(PASSWORD);
+    await page.getByLabel('新しいパスワード（確認）').fill(PASSWORD);
+    await page.getByRole('button', { name: '設定する' }).click();
+    await page.waitForURL(/\/dashboard\/login\?done=password/);
+    expect(world.system.logs('orders-api')).not.toContain(token);
   });
 });
 
@@ -176,7 +210,7 @@ describe('second factor', () => {
   test('when a user turns on TOTP, then logging in asks for the code, a wrong code is refused and the right one opens the console', async () => {
     const person = await addPerson(world.system, world.orgId, 'operator', 'totp@example.com');
     const session = await ConsoleSession.logIn(world.baseUrl, person.email, PASSWORD);
-    const started = await session.post('/dashboard/account/totp/start');
+    const started = await session.post('/dashboard/account/totp/start', { password: PASSWORD });
     expect(started.status).toBe(303);
     const secret = /id="totp-secret">([A-Z2-7]+)</.exec(await (await session.get('/dashboard/account')).text())![1]!;
     session.csrf = csrfIn(await (await session.get('/dashboard/account')).text());
@@ -191,12 +225,12 @@ describe('second factor', () => {
     await page.waitForURL(/second-factor/);
     await page.goto(`${world.baseUrl}/dashboard/orders`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/login/second-factor');
-    await page.getByLabel('確認コード（6桁）').fill('000000');
+    await page.getByLabel('確認コード（6桁）またはリカバリーコード').fill('000000');
     await page.getByRole('button', { name: '確認' }).click();
-    expect(await page.getByRole('alert').innerText()).toBe('コードが正しくありません。');
+    expect(await page.getByRole('alert').innerText()).toBe('コードが正しくありません。あと4回まで入力できます。');
 
     world.system.advanceClock(30_000);
-    await page.getByLabel('確認コード（6桁）').fill(codeAt(secret, world.system.now()));
+    await page.getByLabel('確認コード（6桁）またはリカバリーコード').fill(codeAt(secret, world.system.now()));
     await page.getByRole('button', { name: '確認' }).click();
 
     await page.waitForURL(`${world.baseUrl}/dashboard/`);
@@ -205,7 +239,7 @@ describe('second factor', () => {
 
   test('when the organisation requires a second factor of admins, then an admin without one is held on the account page until it is set up', async () => {
     const admin = await world.session('admin');
-    await admin.post('/dashboard/settings/security', { require_admin_totp: 'true' });
+    expect((await admin.post('/dashboard/settings/security', { require_admin_totp: 'true', password: PASSWORD })).status).toBe(303);
     try {
       const other = await addPerson(world.system, world.orgId, 'admin', 'admin2@example.com');
       const session = await ConsoleSession.logIn(world.baseUrl, other.email, PASSWORD);

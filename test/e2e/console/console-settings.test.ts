@@ -1,4 +1,4 @@
-import { type Console, ConsoleSession, PASSWORD, addPerson, fetchForm, postForm, useConsole } from './support';
+import { type Console, ConsoleSession, PASSWORD, addPerson, emailTo, openPasswordSetupLink, setupLinkIn, useConsole, usePasswordSetupLink } from './support';
 
 let world: Console;
 
@@ -125,24 +125,29 @@ describe('roles', () => {
 });
 
 describe('team', () => {
-  test('when an admin invites a person, changes their role and removes them, then the link works once, the role applies, and once removed they cannot log in', async () => {
+  test('when an admin invites a person, changes their role and removes them, then the e-mailed link works once, the role applies, and once removed they cannot log in', async () => {
     const page = await world.logIn('admin');
     await page.getByRole('link', { name: 'チーム' }).click();
     const invite = page.locator('form').filter({ has: page.getByRole('button', { name: 'メンバーを招待' }) });
     await invite.getByLabel('メールアドレス').fill('newcomer@example.com');
     await invite.getByLabel('役割').selectOption('operator');
     await page.getByRole('button', { name: 'メンバーを招待' }).click();
-    const link = await page.locator('#setup-url').innerText();
-    expect(link).toMatch(/\/dashboard\/setup-password\/[0-9A-Za-z]{40}$/);
-    const set = await postForm(link, { password: PASSWORD, password_again: PASSWORD }, await fetchForm(link));
-    expect(set.status).toBe(303);
+    expect(await page.getByRole('status').innerText()).toBe('newcomer@example.com に招待メールを送りました。リンクは24時間有効です。');
+    const email = await emailTo(world.system, 'newcomer@example.com', /テスト商店/);
+    expect(email.text).toContain('役割: 担当者');
+    const link = setupLinkIn(email);
+    expect(link).toMatch(/\/dashboard\/setup-password\?token=[0-9A-Za-z]{40}$/);
+    expect((await usePasswordSetupLink(link, PASSWORD)).status).toBe(303);
+    expect((await openPasswordSetupLink(link)).page.status).toBe(404);
     const newcomer = await ConsoleSession.logIn(world.baseUrl, 'newcomer@example.com', PASSWORD);
 
     await page.goto(`${world.baseUrl}/dashboard/team`);
     await page.getByLabel('役割を変更: newcomer@example.com').selectOption('viewer');
     await page.getByRole('row').filter({ hasText: 'newcomer@example.com' }).getByRole('button', { name: '保存' }).click();
     expect((await newcomer.post('/dashboard/settings/auto-confirm', { auto_confirm_late_orders: 'true' })).status).toBe(403);
-    await page.getByRole('button', { name: 'メンバーを削除: newcomer@example.com' }).click();
+    await page.getByRole('link', { name: 'メンバーを削除: newcomer@example.com' }).click();
+    expect(await page.getByRole('heading', { level: 2 }).innerText()).toBe('newcomer@example.com をチームから削除しますか？');
+    await page.getByRole('button', { name: 'メンバーを削除' }).click();
 
     expect(await page.getByRole('status').innerText()).toBe('メンバーを削除しました。');
     expect((await newcomer.get('/dashboard/')).status).toBe(303);

@@ -85,7 +85,7 @@ describe('webhook endpoints', () => {
 });
 
 describe('API keys', () => {
-  test('when an admin issues a key, then its text is shown once and works; once revoked, the next API call with it is 401', async () => {
+  test('when an admin issues a key, then its text is shown once and works; revoking asks first, and once revoked the next API call with it is 401', async () => {
     const page = await world.logIn('admin');
     await page.getByRole('link', { name: 'APIキー' }).click();
     await page.getByLabel('名前').fill('会計ソフト');
@@ -107,7 +107,9 @@ describe('API keys', () => {
       what: 'last used to show',
     });
 
-    await row.getByRole('button', { name: '失効させる: 会計ソフト' }).click();
+    await row.getByRole('link', { name: '失効させる: 会計ソフト' }).click();
+    expect((await call()).status).toBe(200);
+    await page.getByRole('button', { name: '失効させる' }).click();
 
     expect(await page.getByRole('status').innerText()).toBe('APIキーを失効させました。');
     expect((await call()).status).toBe(401);

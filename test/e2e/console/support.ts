@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { type MerchantClient, TestSystem } from '@pmatch/testkit';
 import { HttpsReceiver } from '../../../services/webhook-dispatcher/test/support/receiver';
@@ -116,10 +117,100 @@ export async function addPerson(
     role: Role;
     password_setup_url: string;
   };
-  const form = await fetchForm(added.password_setup_url);
-  const res = await postForm(added.password_setup_url, { password: PASSWORD, password_again: PASSWORD, email: added.email }, form);
+  const res = await usePasswordSetupLink(added.password_setup_url, PASSWORD);
   if (res.status !== 303) throw new Error(`password not set for ${email}: ${res.status}`);
   return { id: added.id, email: added.email, role };
+}
+
+/**
+ * Opens a password set-up link as a browser does (its first answer trades the token for a cookie
+ * and redirects to the page without it), resolving with the page's answer and the form's state.
+ */
+export async function openPasswordSetupLink(url: string): Promise<{ page: Response; html: string; form: FormState | undefined }> {
+  const cookies = new Map<string, string>();
+  const first = await fetch(url, { redirect: 'manual' });
+  cookiesFrom(first, cookies);
+  const location = first.headers.get('location');
+  if (first.status !== 303 || location === null) throw new Error(`the set-up link answered ${first.status}, not a redirect`);
+  const page = await fetch(new URL(location, url), { redirect: 'manual', headers: { cookie: cookieHeader(cookies) } });
+  cookiesFrom(page, cookies);
+  const html = await page.text();
+  const csrf = /name="_csrf" value="([^"]*)"/.exec(html)?.[1];
+  return { page, html, form: csrf === undefined ? undefined : { cookies, csrf } };
+}
+
+/** Sets a password through a set-up link (the page, then its form); resolves with the form's answer. */
+export async function usePasswordSetupLink(url: string, password: string, again = password): Promise<Response> {
+  const { form, page } = await openPasswordSetupLink(url);
+  if (form === undefined) throw new Error(`the set-up page answered ${page.status} without a form`);
+  return postForm(new URL('/dashboard/setup-password', url).toString(), { password, password_again: again }, form);
+}
+
+/** An e-mail the webhook dispatcher wrote to MAIL_DIR (no SMTP_URL in tests): its recipient, subject and decoded text. */
+export interface SentEmail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Every e-mail the system's dispatcher has written so far, oldest first. */
+export function sentEmails(system: TestSystem): SentEmail[] {
+  const dir = system.env.MAIL_DIR!;
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.eml'))
+    .sort()
+    .map((name) => parseEml(readFileSync(join(dir, name), 'utf8')));
+}
+
+/** Waits for the dispatcher to send an e-mail to `to` whose subject matches, and resolves with it (the latest such). */
+export async function emailTo(system: TestSystem, to: string, subject: RegExp, after = 0): Promise<SentEmail> {
+  const { waitFor } = await import('@pmatch/testkit');
+  return waitFor(() => sentEmails(system).filter((m) => m.to === to && subject.test(m.subject))[after], { what: `an e-mail to ${to} (${subject})` });
+}
+
+/** The set-up link in an e-mail's text. */
+export function setupLinkIn(email: SentEmail): string {
+  const link = /https?:\/\/\S+\/dashboard\/setup-password\?token=[0-9A-Za-z]+/.exec(email.text)?.[0];
+  if (link === undefined) throw new Error(`no set-up link in: ${email.text}`);
+  return link;
+}
+
+/** Just enough of RFC 5322 and MIME for nodemailer's plain-text output: headers, then a quoted-printable or base64 body. */
+function parseEml(eml: string): SentEmail {
+  const [head = '', ...rest] = eml.split(/\r?\n\r?\n/);
+  const headers = new Map<string, string>();
+  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+    const at = line.indexOf(':');
+    if (at > 0) headers.set(line.slice(0, at).toLowerCase(), line.slice(at + 1).trim());
+  }
+  const body = rest.join('\n\n');
+  const encoding = (headers.get('content-transfer-encoding') ?? '').toLowerCase();
+  const bytes =
+    encoding === 'base64'
+      ? Buffer.from(body.replace(/\s+/g, ''), 'base64')
+      : encoding === 'quoted-printable'
+        ? Buffer.from(
+            body
+              .replace(/=\r?\n/g, '')
+              .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+              .split('')
+              .map((c) => c.charCodeAt(0)),
+          )
+        : Buffer.from(body, 'utf8');
+  return { to: headers.get('to') ?? '', subject: decodeWords(headers.get('subject') ?? ''), text: bytes.toString('utf8') };
+}
+
+/** RFC 2047 encoded words of a header (=?UTF-8?B?…?= and =?UTF-8?Q?…?=). */
+function decodeWords(header: string): string {
+  return header.replace(/=\?UTF-8\?([BQ])\?([^?]*)\?=\s*/gi, (_, kind: string, text: string) =>
+    kind.toUpperCase() === 'B'
+      ? Buffer.from(text, 'base64').toString('utf8')
+      : Buffer.from(
+          text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (__, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+          'latin1',
+        ).toString('utf8'),
+  );
 }
 
 interface FormState {

@@ -1,7 +1,7 @@
 import { AppError } from '@pmatch/contracts';
 import type { Logger } from '@pmatch/platform';
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import type { LoginThrottle } from '../use-cases/console-login';
+import type { ConsoleThrottles } from '../data/login-throttle';
 import type { OrdersApiDeps } from '../use-cases/deps';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
 import { sendScreen } from './render';
@@ -37,7 +37,7 @@ const SECURITY_HEADERS: Record<string, string> = {
 };
 
 export interface ConsoleOptions {
-  throttle: LoginThrottle;
+  throttles: ConsoleThrottles;
   cookies: CookiePolicy;
   /** The console's own origin (from PUBLIC_BASE_URL): a state-changing request from another is refused. */
   publicOrigin: string;
@@ -57,10 +57,11 @@ export function consoleApp(deps: OrdersApiDeps, options: ConsoleOptions): Router
   router.get('/dashboard/assets/console.js', (_req, res) => {
     res.type('js').set('Cache-Control', 'no-cache').send(CONSOLE_JS);
   });
+  const consoleDeps = { ...deps, throttles: options.throttles };
   router.use('/dashboard', express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }), consoleContext(deps, options.cookies));
-  router.use(authRoutes(deps, options.throttle, options.cookies, options.publicOrigin));
+  router.use(authRoutes(consoleDeps, options.cookies, options.publicOrigin, options.logger));
   router.use('/dashboard', signedInPage(), csrfChecked(options.publicOrigin));
-  router.use(signedInRoutes(deps));
+  router.use(signedInRoutes(consoleDeps));
   router.use('/dashboard', ((req, _res, next) => next(new ConsoleRefusal(404, `no console page ${req.path}`))) as RequestHandler);
   router.use('/dashboard', consoleErrors(options.logger));
   return router;

@@ -56,6 +56,8 @@ textarea { min-height: 6rem; }
 button { font: inherit; padding: .45rem .9rem; border-radius: .3rem; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
 button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: #9b1c1c; border-color: #9b1c1c; }
+a.button { display: inline-block; padding: .45rem .9rem; border-radius: .3rem; border: 1px solid var(--accent); text-decoration: none; }
+a.button.danger { background: #fff; color: #9b1c1c; border-color: #9b1c1c; }
 .link-button { background: none; border: none; color: var(--accent); text-decoration: underline; padding: 0; }
 .tabs { display: flex; flex-wrap: wrap; gap: .5rem; list-style: none; padding: 0; margin: 0 0 1rem; }
 .tabs a { display: inline-block; padding: .3rem .8rem; border: 1px solid var(--line); border-radius: 999px; background: #fff; text-decoration: none; }
@@ -71,6 +73,9 @@ pre { background: #1f2933; color: #f5f7fa; padding: 1rem; border-radius: .4rem; 
 code.secret { font-size: 1.05rem; background: #fff7e0; color: #3d2a00; padding: .2rem .4rem; border-radius: .3rem; overflow-wrap: anywhere; }
 .muted { color: var(--muted); }
 .actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: flex-start; }
+img.qr { background: #fff; padding: .5rem; border: 1px solid var(--line); }
+ol.codes { columns: 2 12rem; font-size: 1.1rem; }
+code.wrap { overflow-wrap: anywhere; }
 @media (max-width: 40rem) { .facts { grid-template-columns: 1fr; } }
 `;
 

@@ -8,17 +8,41 @@ import { openSession } from '../use-cases/console-session';
 import { mayAct, userActor, type ConsoleActor } from './actor';
 import { TEXTS, chooseLanguage, type Language, type Texts } from './texts';
 
-/** How the console's cookies are named and flagged: `__Host-` and Secure outside local development. */
+/**
+ * How the console's cookies are named and flagged: `__Secure-` and Secure outside local development,
+ * and scoped to the console's own path (`__Host-` would demand Path=/, which also sends them to the
+ * payment pages and the API reference): docs/decisions/0155-console-cookies-scoped-to-the-console.md.
+ */
 export interface CookiePolicy {
   secure: boolean;
 }
 
-export const sessionCookieName = (policy: CookiePolicy) => (policy.secure ? '__Host-pmatch_session' : 'pmatch_session');
-export const loginCsrfCookieName = (policy: CookiePolicy) => (policy.secure ? '__Host-pmatch_login' : 'pmatch_login');
+const cookieName = (policy: CookiePolicy, name: string) => (policy.secure ? `__Secure-${name}` : name);
+export const sessionCookieName = (policy: CookiePolicy) => cookieName(policy, 'pmatch_session');
+export const loginCsrfCookieName = (policy: CookiePolicy) => cookieName(policy, 'pmatch_login');
+/** Holds a password set-up token between the link's first request and the form's answer. */
+export const setupCookieName = (policy: CookiePolicy) => cookieName(policy, 'pmatch_setup');
 export const LANGUAGE_COOKIE = 'pmatch_lang';
 
-export function cookieOptions(policy: CookiePolicy, sameSite: 'lax' | 'strict' = 'lax') {
-  return { httpOnly: true, secure: policy.secure, sameSite, path: '/' } as const;
+/** Every console cookie is sent only to the console's pages. */
+export const CONSOLE_PATH = '/dashboard';
+
+export function cookieOptions(policy: CookiePolicy, sameSite: 'lax' | 'strict' = 'lax', path = CONSOLE_PATH) {
+  return { httpOnly: true, secure: policy.secure, sameSite, path } as const;
+}
+
+/**
+ * Ends the session cookie, and the one of the same name a browser may still hold for `Path=/` from
+ * before the cookies were scoped to the console (it would otherwise keep a session open).
+ */
+export function clearSessionCookie(res: Response, policy: CookiePolicy): void {
+  res.clearCookie(sessionCookieName(policy), cookieOptions(policy));
+  clearLegacySessionCookie(res, policy);
+}
+
+/** Only the `Path=/` cookie of before (its name, under `__Host-`, differs when Secure, so only local development can still send it). */
+export function clearLegacySessionCookie(res: Response, policy: CookiePolicy): void {
+  if (!policy.secure) res.clearCookie(sessionCookieName(policy), cookieOptions(policy, 'lax', '/'));
 }
 
 export function cookiesOf(req: Request): Map<string, string> {
@@ -113,7 +137,7 @@ export function consoleContext(deps: ConsoleDeps, policy: CookiePolicy): Request
     if (token !== undefined && /^[A-Za-z0-9_-]{43}$/.test(token)) {
       const opened = await openSession(deps, token);
       if (opened === 'ended') {
-        res.clearCookie(sessionCookieName(policy), cookieOptions(policy));
+        clearSessionCookie(res, policy);
         (req.console as { sessionEnded?: boolean }).sessionEnded = true;
       } else if (opened !== 'none') {
         const { session, user, mode } = opened;
@@ -236,4 +260,9 @@ export function cursorIn(text: string | undefined): bigint | undefined {
 /** The start of the next day, for a search "to" date that includes its own day. */
 export function nextDay(day: Date | undefined): Date | undefined {
   return day === undefined ? undefined : new Date(day.getTime() + 24 * 60 * 60 * 1000);
+}
+
+/** The session a secret made by this request is shown to, once, by the page it redirects to. */
+export function showToOf(req: Request): { sessionToken: string } {
+  return { sessionToken: signedInOf(req).token };
 }

@@ -9,6 +9,7 @@ import { eventsEn, eventsJa } from './texts/events';
 import { layoutEn, layoutJa } from './texts/layout';
 import { ordersEn, ordersJa } from './texts/orders';
 import { overviewEn, overviewJa } from './texts/overview';
+import { securityEn, securityJa } from './texts/security';
 import { settingsEn, settingsJa } from './texts/settings';
 import { teamEn, teamJa } from './texts/team';
 import { webhooksEn, webhooksJa } from './texts/webhooks';
@@ -32,6 +33,7 @@ const ja = {
   ...auditJa,
   ...accountJa,
   ...errorsJa,
+  ...securityJa,
 };
 
 export type Texts = typeof ja;
@@ -51,6 +53,7 @@ const en: Texts = {
   ...auditEn,
   ...accountEn,
   ...errorsEn,
+  ...securityEn,
 };
 
 export const LANGUAGES = ['ja', 'en'] as const;

@@ -55,3 +55,16 @@ export async function deleteEndedSessions(db: Db, idleBefore: Date, startedBefor
   const deleted = await db.consoleSession.deleteMany({ where: { OR: [{ lastSeenAt: { lt: idleBefore } }, { createdAt: { lt: startedBefore } }] } });
   return deleted.count;
 }
+
+/**
+ * Takes one try of a log-in's second factor before its code is checked: resolves with the number of
+ * tries taken so far, this one included, or null when the session is not waiting for a code or has
+ * had its `allowed` tries (parallel tries cannot pass the limit: the row is updated conditionally).
+ */
+export async function reserveSecondFactorTry(db: Db, token: string, allowed: number): Promise<number | null> {
+  const [row] = await db.$queryRaw<{ failures: number }[]>`
+    UPDATE console_sessions SET second_factor_failures = second_factor_failures + 1
+    WHERE id_hash = ${sha256Of(token)} AND second_factor_pending AND second_factor_failures < ${allowed}
+    RETURNING second_factor_failures AS failures`;
+  return row?.failures ?? null;
+}

@@ -1,8 +1,9 @@
 import type { UserRole } from '@pmatch/contracts';
 import { sha256Of, type Db, type Tx, type UserRow } from '@pmatch/db';
 
-export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
-  return db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+/** The active account of an address (one has set a password there once), the one that logs in with it. */
+export async function findActiveUserByEmail(db: Db, email: string): Promise<UserRow | null> {
+  return db.user.findFirst({ where: { email: email.trim().toLowerCase(), activatedAt: { not: null } } });
 }
 
 export async function findUserOfOrganisation(db: Db, organisationId: string, userId: string): Promise<UserRow | null> {
@@ -18,13 +19,22 @@ export async function findUserBySetupToken(db: Db, token: string, now: Date): Pr
   return db.user.findFirst({ where: { passwordSetupHash: sha256Of(token), passwordSetupExpiresAt: { gt: now } } });
 }
 
-/** Sets the password and spends the token, only if the token is still the user's and unexpired. */
+/**
+ * Sets the password and spends the token, only if the token is still the user's and unexpired; the
+ * account becomes (or stays) the active one of its address. Throws a unique violation when the
+ * address is already another organisation's active account.
+ */
 export async function setPasswordWithToken(db: Db, token: string, passwordHash: string, now: Date): Promise<boolean> {
-  const changed = await db.user.updateMany({
-    where: { passwordSetupHash: sha256Of(token), passwordSetupExpiresAt: { gt: now } },
-    data: { passwordHash, passwordSetupHash: null, passwordSetupExpiresAt: null, updatedAt: now },
-  });
-  return changed.count === 1;
+  const changed = await db.$executeRaw`
+    UPDATE users SET password_hash = ${passwordHash}, password_setup_hash = NULL, password_setup_expires_at = NULL,
+      activated_at = COALESCE(activated_at, ${now}), updated_at = ${now}
+    WHERE password_setup_hash = ${sha256Of(token)} AND password_setup_expires_at > ${now}`;
+  return changed === 1;
+}
+
+/** Gives a user a new one-time set-up token (an invitation sent again, a password reset asked for), replacing any earlier one. */
+export async function setPasswordSetup(db: Db, userId: string, setup: { hash: string; expiresAt: Date }, now: Date): Promise<void> {
+  await db.user.update({ where: { id: userId }, data: { passwordSetupHash: setup.hash, passwordSetupExpiresAt: setup.expiresAt, updatedAt: now } });
 }
 
 /**
@@ -55,7 +65,9 @@ async function otherAdmins(db: Db, organisationId: string, userId: string): Prom
   return db.user.count({ where: { organisationId, role: 'admin', id: { not: userId } } });
 }
 
+/** Starts (a secret not yet in force) or ends (null) a person's second factor; ending it also removes their recovery codes. */
 export async function setTotpSecret(db: Db, userId: string, secretEncrypted: string | null, now: Date): Promise<void> {
+  if (secretEncrypted === null) await db.userRecoveryCode.deleteMany({ where: { userId } });
   await db.user.update({ where: { id: userId }, data: { totpSecretEncrypted: secretEncrypted, totpEnabledAt: null, totpLastStep: null, updatedAt: now } });
 }
 

@@ -1,7 +1,7 @@
 import type { ServiceRuntime } from '@pmatch/platform';
 import type { OrdersApiConfig } from '../config';
 import { consoleApp } from '../console/app';
-import { LoginThrottle } from '../data/login-throttle';
+import { consoleThrottles } from '../data/login-throttle';
 import { underPath } from '../http/under-path';
 import type { OrdersApiDeps } from '../use-cases/deps';
 
@@ -21,7 +21,7 @@ export function mountConsole(runtime: ServiceRuntime, deps: OrdersApiDeps, confi
     underPath(
       '/dashboard',
       consoleApp(deps, {
-        throttle: new LoginThrottle(runtime.redis('best-effort'), config.REDIS_PREFIX),
+        throttles: consoleThrottles(runtime.redis('best-effort'), config.REDIS_PREFIX),
         cookies: { secure: config.NODE_ENV === 'production' || config.PUBLIC_BASE_URL.startsWith('https:') },
         publicOrigin: new URL(config.PUBLIC_BASE_URL).origin,
         logger: runtime.logger,

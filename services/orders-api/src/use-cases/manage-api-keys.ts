@@ -4,6 +4,7 @@ import type { Actor } from '../domain/actor';
 import { listApiKeys, revokeKey } from '../data/keys';
 import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
+import { keepToShowOnce, type ShowTo } from './shown-once';
 
 export async function getApiKeys(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor): Promise<ApiKeyRow[]> {
   return listApiKeys(deps.database.prisma, actor);
@@ -16,13 +17,18 @@ export interface IssueKeyRequest {
   bankAccountId: string | null;
 }
 
-/** Issues a key of the actor's organisation and mode; its text is in the answer and nowhere else. */
+/**
+ * Issues a key of the actor's organisation and mode; its text is in the answer and nowhere else, or,
+ * for the console (`showTo`), kept sealed to be shown once to that session by the page the action
+ * redirects to (`displayId`), in the transaction that makes the key.
+ */
 export async function issueApiKey(
-  deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'secretBox'>,
   actor: Actor,
   request: IssueKeyRequest,
   audit?: AuditContext,
-): Promise<{ row: ApiKeyRow; keyText: string }> {
+  showTo?: ShowTo,
+): Promise<{ row: ApiKeyRow; keyText: string; displayId?: string }> {
   const name = request.name.trim();
   if (name === '' || name.length > KEY_NAME_MAX) throw new AppError('parameter_invalid', 'A key needs a name of 1 to 100 characters.', { param: 'name' });
   if (request.bankAccountId !== null && !actor.accountIds.includes(request.bankAccountId)) {
@@ -33,13 +39,15 @@ export async function issueApiKey(
     audit,
     async (tx) => {
       const organisation = await tx.organisation.findUniqueOrThrow({ where: { id: actor.organisationId }, select: { id: true, name: true } });
-      return insertApiKey(tx, organisation, {
+      const issued = await insertApiKey(tx, organisation, {
         organisationId: actor.organisationId,
         mode: actor.mode,
         name,
         permission: request.permission,
         bankAccountId: request.bankAccountId,
       });
+      if (showTo === undefined) return issued;
+      return { ...issued, displayId: await keepToShowOnce(deps, tx, showTo, 'api_key', { keyText: issued.keyText, name: issued.row.name }) };
     },
     ({ row }) => ({ action: 'api_key.issue', objectId: row.id, detail: { name: row.name, permission: row.permission, bank_account_id: row.bankAccountId } }),
   );

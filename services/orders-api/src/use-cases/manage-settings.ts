@@ -4,6 +4,9 @@ import type { Actor } from '../domain/actor';
 import { readSettings, updateSettings } from '../data/settings';
 import { findOrganisation, setRequireAdminTotp } from '../data/users';
 import { inAuditedTransaction, type AuditContext } from './audit';
+import type { FailureThrottle } from '../data/login-throttle';
+import type { ConsoleDeps } from './console-login';
+import { confirmPassword, type Reentered } from './console-reauthenticate';
 import type { OrdersApiDeps } from './deps';
 
 export async function getSettings(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor): Promise<Settings> {
@@ -47,17 +50,23 @@ export async function getAdminSecondFactorRule(deps: Pick<OrdersApiDeps, 'databa
   return (await findOrganisation(deps.database.prisma, organisationId)).requireAdminTotp;
 }
 
-/** Requires (or stops requiring) every admin of the organisation to use a second factor. */
+/**
+ * Requires (or stops requiring) every admin of the organisation to use a second factor, once the
+ * admin asking has typed their password again (`confirmPassword`).
+ */
 export async function setAdminSecondFactorRule(
-  deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
-  organisationId: string,
-  required: boolean,
+  deps: ConsoleDeps,
+  throttle: FailureThrottle,
   audit: AuditContext,
-): Promise<void> {
+  change: { required: boolean; password: string },
+): Promise<Reentered<object>> {
+  const reentry = await confirmPassword(deps, throttle, audit, change.password);
+  if (reentry !== 'confirmed') return { outcome: reentry };
   await inAuditedTransaction(
     deps,
     { ...audit, mode: null },
-    (tx) => setRequireAdminTotp(tx, organisationId, required),
-    () => ({ action: 'organisation.require_admin_totp', objectId: organisationId, detail: { value: required } }),
+    (tx) => setRequireAdminTotp(tx, audit.organisationId, change.required),
+    () => ({ action: 'organisation.require_admin_totp', objectId: audit.organisationId, detail: { value: change.required } }),
   );
+  return { outcome: 'done' };
 }

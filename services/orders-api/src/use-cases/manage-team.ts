@@ -1,8 +1,12 @@
 import { AppError, USER_ROLES, type UserRole } from '@pmatch/contracts';
-import { insertUser, passwordSetupUrl, type UserRow } from '@pmatch/db';
-import { changeRole, listUsers, removeUser } from '../data/users';
+import { insertUser, newPasswordSetup, passwordSetupUrl, resetUserAccess, type UserRow } from '@pmatch/db';
+import { queueConsoleEmail } from '../data/console-emails';
+import type { FailureThrottle } from '../data/login-throttle';
+import { changeRole, findOrganisation, findUserOfOrganisation, listUsers, removeUser, setPasswordSetup } from '../data/users';
+import { accessResetEmail, invitationEmail } from '../domain/console-emails';
 import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
+import { keepToShowOnce, type ShowTo } from './shown-once';
 
 export async function getTeam(deps: Pick<OrdersApiDeps, 'database'>, organisationId: string): Promise<UserRow[]> {
   return listUsers(deps.database.prisma, organisationId);
@@ -13,23 +17,86 @@ const roleOf = (role: string | undefined): UserRole => {
   return role as UserRole;
 };
 
-/** Invites a person: a user without a password, and the one-time link (24 hours) that sets it. */
+/**
+ * Invites a person: a user of this organisation without a password, and the one-time link (24
+ * hours) that sets it, e-mailed to the address only. The answer is the same whether or not the
+ * address is another organisation's account (such an invitation can never be accepted), so
+ * inviting reveals nothing of other organisations; an address already of this organisation is
+ * refused. docs/decisions/0154-invitations-reveal-nothing-of-other-organisations.md
+ */
 export async function inviteUser(
   deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl'>,
   organisationId: string,
   request: { email: string; role: string | undefined },
   audit?: AuditContext,
-): Promise<{ user: UserRow; setupUrl: string }> {
+): Promise<UserRow> {
   const email = request.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) throw new AppError('parameter_invalid', 'Give an e-mail address.', { param: 'email' });
   const role = roleOf(request.role);
-  const { row, setupToken } = await inAuditedTransaction(
+  const now = deps.clock.now();
+  return inAuditedTransaction(
     deps,
     personal(audit),
-    (tx) => insertUser(tx, { organisationId, email, role }, deps.clock.now()),
-    ({ row: user }) => ({ action: 'user.invite', objectId: user.id, detail: { email: user.email, role: user.role } }),
+    async (tx) => {
+      const { row, setupToken } = await insertUser(tx, { organisationId, email, role }, now);
+      const organisation = await findOrganisation(tx, organisationId);
+      const link = { url: passwordSetupUrl(deps.publicBaseUrl, setupToken), expiresAt: row.passwordSetupExpiresAt! };
+      await queueConsoleEmail(tx, invitationEmail({ email, organisationName: organisation.name, role }, link), now);
+      return row;
+    },
+    (user) => ({ action: 'user.invite', objectId: user.id, detail: { email: user.email, role: user.role } }),
   );
-  return { user: row, setupUrl: passwordSetupUrl(deps.publicBaseUrl, setupToken) };
+}
+
+export type AccessReset = { outcome: 'invitation_sent' } | { outcome: 'reset'; displayId: string };
+
+/**
+ * Unlocks a person of the organisation (an admin's action; never one's own access). Someone who
+ * never set a password gets their invitation again (a new link, e-mailed only). Anyone else loses
+ * their sessions, password, second factor and recovery codes, and gets a new one-time set-up link
+ * (24 hours), e-mailed to them and kept to be shown once to the admin (`displayId`); their count
+ * of wrong log-ins is forgotten.
+ */
+export async function resetAccess(
+  deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl' | 'secretBox'>,
+  loginThrottle: FailureThrottle,
+  userId: string,
+  audit: AuditContext,
+  showTo: ShowTo,
+): Promise<AccessReset> {
+  if (userId === audit.userId) throw new AppError('parameter_invalid', 'Your own access is reset on the account page, not here.', { param: 'user' });
+  const user = await findUserOfOrganisation(deps.database.prisma, audit.organisationId, userId);
+  if (user === null) throw new AppError('resource_missing', `No such user: ${userId}.`);
+  const now = deps.clock.now();
+  const organisation = await findOrganisation(deps.database.prisma, audit.organisationId);
+  if (user.activatedAt === null) {
+    const setup = newPasswordSetup(now);
+    await inAuditedTransaction(
+      deps,
+      personal(audit),
+      async (tx) => {
+        await setPasswordSetup(tx, user.id, setup, now);
+        const link = { url: passwordSetupUrl(deps.publicBaseUrl, setup.token), expiresAt: setup.expiresAt };
+        await queueConsoleEmail(tx, invitationEmail({ email: user.email, organisationName: organisation.name, role: user.role }, link), now);
+      },
+      () => ({ action: 'user.invite_again', objectId: user.id, detail: { email: user.email } }),
+    );
+    return { outcome: 'invitation_sent' };
+  }
+  const displayId = await inAuditedTransaction(
+    deps,
+    personal(audit),
+    async (tx) => {
+      const reset = await resetUserAccess(tx, user.id, now);
+      if (reset === null) throw new AppError('resource_missing', `No such user: ${userId}.`);
+      const link = { url: passwordSetupUrl(deps.publicBaseUrl, reset.setupToken), expiresAt: reset.row.passwordSetupExpiresAt! };
+      await queueConsoleEmail(tx, accessResetEmail({ email: user.email, organisationName: organisation.name }, link), now);
+      return keepToShowOnce(deps, tx, showTo, 'setup_link', { userId: user.id, email: user.email, url: link.url, expiresAt: link.expiresAt.toISOString() });
+    },
+    () => ({ action: 'user.reset_access', objectId: user.id, detail: { email: user.email } }),
+  );
+  await loginThrottle.forget(user.email).catch(() => undefined);
+  return { outcome: 'reset', displayId };
 }
 
 /** The team belongs to the organisation, not to a mode: its audit rows carry none. */

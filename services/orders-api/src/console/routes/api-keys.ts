@@ -1,13 +1,14 @@
 import { API_KEY_PERMISSIONS, type ApiKeyPermission } from '@pmatch/contracts';
 import { Router } from 'express';
-import type { OrdersApiDeps } from '../../use-cases/deps';
+import type { ConsoleAppDeps } from '../../use-cases/console-login';
 import { getApiKeys, issueApiKey, revokeApiKey } from '../../use-cases/manage-api-keys';
+import { takeShownOnce } from '../../use-cases/shown-once';
+import { ConsoleRefusal, auditContextOf, contextOf, field, pathId, requireRole, showToOf, signedInOf } from '../request';
 import { redirectDone, sendScreen } from '../render';
-import { auditContextOf, contextOf, field, pathId, requireRole, signedInOf } from '../request';
-import { IssuedKeyScreen, KeyListScreen } from '../screens/api-keys';
+import { IssuedKeyScreen, KeyListScreen, RevokeKeyScreen } from '../screens/api-keys';
 
-/** API keys of the mode: issue (the text shown once), revoke, and when each was last used. */
-export function apiKeyRoutes(deps: OrdersApiDeps): Router {
+/** API keys of the mode: issue (the text shown once, after a redirect), revoke (asked first), and when each was last used. */
+export function apiKeyRoutes(deps: ConsoleAppDeps): Router {
   const router = Router();
 
   router.get('/dashboard/api-keys', async (req, res) => {
@@ -15,18 +16,30 @@ export function apiKeyRoutes(deps: OrdersApiDeps): Router {
     sendScreen(res, KeyListScreen, { ctx: contextOf(req), keys: await getApiKeys(deps, actor), accounts: actor.accountIds });
   });
 
-  // The key's text exists only in this answer: it is stored as a hash.
+  // The key's text is stored only as a hash; the page after the redirect shows it once.
   router.post('/dashboard/api-keys', requireRole('admin'), async (req, res) => {
     const given = field(req, 'permission') ?? '';
     const permission = (API_KEY_PERMISSIONS as readonly string[]).includes(given) ? (given as ApiKeyPermission) : 'read_write';
     const account = field(req, 'bank_account_id') ?? '';
-    const { keyText } = await issueApiKey(
+    const { displayId } = await issueApiKey(
       deps,
       signedInOf(req).actor,
       { name: field(req, 'name') ?? '', permission, bankAccountId: account === '' ? null : account },
       auditContextOf(req),
+      showToOf(req),
     );
-    sendScreen(res, IssuedKeyScreen, { ctx: contextOf(req), keyText }, 201);
+    res.redirect(303, `/dashboard/api-keys/issued/${displayId!}`);
+  });
+
+  router.get('/dashboard/api-keys/issued/:id', requireRole('admin'), async (req, res) => {
+    const shown = await takeShownOnce(deps, showToOf(req), 'api_key', pathId(req));
+    sendScreen(res, IssuedKeyScreen, { ctx: contextOf(req), shown }, shown === undefined ? 410 : 200);
+  });
+
+  router.get('/dashboard/api-keys/:id/revoke', requireRole('admin'), async (req, res) => {
+    const key = (await getApiKeys(deps, signedInOf(req).actor)).find((k) => k.id === pathId(req) && k.revokedAt === null);
+    if (key === undefined) throw new ConsoleRefusal(404, 'no such active key');
+    sendScreen(res, RevokeKeyScreen, { ctx: contextOf(req), apiKey: key });
   });
 
   router.post('/dashboard/api-keys/:id/revoke', requireRole('admin'), async (req, res) => {

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { OrdersApiDeps } from '../../use-cases/deps';
+import type { ConsoleAppDeps } from '../../use-cases/console-login';
 import { accountRoutes } from './account';
 import { apiKeyRoutes } from './api-keys';
 import { depositRoutes } from './deposits';
@@ -14,7 +14,7 @@ import { webhookRoutes } from './webhooks';
  * (which writes the action's audit row in the action's transaction) and answers a POST with a
  * redirect; a route whose action needs a role checks it first (`requireRole`).
  */
-export function signedInRoutes(deps: OrdersApiDeps): Router {
+export function signedInRoutes(deps: ConsoleAppDeps): Router {
   const router = Router();
   for (const routes of [overviewRoutes, depositRoutes, orderRoutes, webhookRoutes, apiKeyRoutes, settingsRoutes, teamRoutes, accountRoutes]) {
     router.use(routes(deps));

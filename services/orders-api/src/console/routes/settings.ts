@@ -1,10 +1,11 @@
 import { MATCHING_RULES, OrderId, RULE_PREVIEW_MAX, TransactionId, type MatchingRule } from '@pmatch/contracts';
 import { Router, type Request } from 'express';
 import { rowsOfPreview } from '../../use-cases/console-reads';
-import type { OrdersApiDeps } from '../../use-cases/deps';
+import type { ConsoleAppDeps } from '../../use-cases/console-login';
 import { changeSettings, getAdminSecondFactorRule, getSettings, setAdminSecondFactorRule } from '../../use-cases/manage-settings';
 import { applyRules, previewRules } from '../../use-cases/preview-rules';
 import { redirectDone, sendScreen } from '../render';
+import { reentryRefusal } from '../reentry';
 import { auditContextOf, contextOf, field, fieldList, requireRole, signedInOf } from '../request';
 import { RulePreviewScreen, SettingsScreen } from '../screens/settings';
 
@@ -20,7 +21,7 @@ const previewedPairsOf = (req: Request) =>
     });
 
 /** Auto-confirmation of late orders, the matching rules with their preview, and the organisation's second-factor rule. */
-export function settingsRoutes(deps: OrdersApiDeps): Router {
+export function settingsRoutes(deps: ConsoleAppDeps): Router {
   const router = Router();
 
   router.get('/dashboard/settings', async (req, res) => {
@@ -34,9 +35,15 @@ export function settingsRoutes(deps: OrdersApiDeps): Router {
     redirectDone(res, '/dashboard/settings', 'saved');
   });
 
+  // A security setting needs the admin's password again.
   router.post('/dashboard/settings/security', requireRole('admin'), async (req, res) => {
-    await setAdminSecondFactorRule(deps, signedInOf(req).actor.organisationId, field(req, 'require_admin_totp') === 'true', auditContextOf(req));
-    redirectDone(res, '/dashboard/settings', 'saved');
+    const change = { required: field(req, 'require_admin_totp') === 'true', password: field(req, 'password') ?? '' };
+    const changed = await setAdminSecondFactorRule(deps, deps.throttles.reentry, auditContextOf(req), change);
+    if (changed.outcome === 'done') return redirectDone(res, '/dashboard/settings', 'saved');
+    const { actor } = signedInOf(req);
+    const refusal = reentryRefusal(contextOf(req).t, changed.outcome, 'password');
+    const [settings, requireAdminTotp] = await Promise.all([getSettings(deps, actor), getAdminSecondFactorRule(deps, actor.organisationId)]);
+    sendScreen(res, SettingsScreen, { ctx: contextOf(req), settings, requireAdminTotp, securityProblem: refusal.message }, refusal.status);
   });
 
   // A preview changes nothing: its answer is the page that offers to apply it.

@@ -1,17 +1,9 @@
-import {
-  ALL_EVENT_TYPES,
-  CreateWebhookEndpointRequest,
-  EventId,
-  SUBSCRIBABLE_EVENT_TYPES,
-  UpdateWebhookEndpointRequest,
-  type WebhookEndpointSecret,
-} from '@pmatch/contracts';
+import { ALL_EVENT_TYPES, CreateWebhookEndpointRequest, EventId, SUBSCRIBABLE_EVENT_TYPES, UpdateWebhookEndpointRequest } from '@pmatch/contracts';
 import type { WebhookEndpointRow } from '@pmatch/db';
 import { parseInput } from '@pmatch/platform';
 import { Router, type Request, type Response } from 'express';
 import { webhookEndpointView } from '../../domain/webhook-endpoints';
-import { passwordConfirmed } from '../../use-cases/console-reauthenticate';
-import type { OrdersApiDeps } from '../../use-cases/deps';
+import type { ConsoleAppDeps } from '../../use-cases/console-login';
 import {
   changeWebhookEndpoint,
   createWebhookEndpoint,
@@ -19,11 +11,13 @@ import {
   findVisibleWebhookEndpoint,
   getWebhookEndpointList,
 } from '../../use-cases/manage-webhook-endpoints';
-import { revealWebhookSecret, rotateWebhookSecret } from '../../use-cases/manage-webhook-secrets';
+import { rotateWebhookSecretShownOnce, showWebhookSecret } from '../../use-cases/manage-webhook-secrets';
+import { takeShownOnce, type ShownOnce } from '../../use-cases/shown-once';
 import { getDeliveryLog, resendWebhook, sendTestWebhook } from '../../use-cases/webhook-deliveries';
 import { redirectDone, sendScreen } from '../render';
-import { auditContextOf, contextOf, field, fieldList, pathId, queryText, requireRole, signedInOf } from '../request';
-import { EndpointScreen } from '../screens/webhook-endpoint';
+import { reentryRefusal } from '../reentry';
+import { auditContextOf, contextOf, field, fieldList, pathId, queryText, requireRole, showToOf, signedInOf } from '../request';
+import { DeleteEndpointScreen, EndpointScreen, RotateSecretScreen } from '../screens/webhook-endpoint';
 import { EndpointListScreen } from '../screens/webhooks';
 
 const selectedEvents = (req: Request): string[] => {
@@ -31,8 +25,8 @@ const selectedEvents = (req: Request): string[] => {
   return chosen.length === 0 || chosen.length === SUBSCRIBABLE_EVENT_TYPES.length ? [ALL_EVENT_TYPES] : chosen;
 };
 
-/** Endpoints of the mode, their secrets (admins, password again), test events, the delivery log and resends. */
-export function webhookRoutes(deps: OrdersApiDeps): Router {
+/** Endpoints of the mode, their secrets (admins, password again, shown once after a redirect), test events, the delivery log and resends. */
+export function webhookRoutes(deps: ConsoleAppDeps): Router {
   const router = Router();
 
   router.get('/dashboard/webhooks', async (req, res) => {
@@ -46,9 +40,13 @@ export function webhookRoutes(deps: OrdersApiDeps): Router {
     redirectDone(res, `/dashboard/webhooks/${created.id}`, 'created');
   });
 
+  // `?secret=` names a secret kept to be shown once to this session: a reload finds it gone.
   router.get('/dashboard/webhooks/:id', async (req, res) => {
     const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
-    await sendEndpoint(deps, req, res, endpoint);
+    const displayId = queryText(req, 'secret');
+    const shown = displayId === undefined ? undefined : await takeShownOnce(deps, showToOf(req), 'webhook_secret', displayId);
+    const secret = shown?.endpointId === endpoint.id ? shown : undefined;
+    await sendEndpoint(deps, req, res, endpoint, { secret, secretGone: displayId !== undefined && secret === undefined });
   });
 
   router.post('/dashboard/webhooks/:id', requireRole('admin'), async (req, res) => {
@@ -57,6 +55,11 @@ export function webhookRoutes(deps: OrdersApiDeps): Router {
     const change = parseInput(UpdateWebhookEndpointRequest, enabled === undefined ? { enabled_events: selectedEvents(req) } : { enabled: enabled === 'true' });
     await changeWebhookEndpoint(deps, endpoint, change, auditContextOf(req));
     redirectDone(res, `/dashboard/webhooks/${endpoint.id}`, enabled === undefined ? 'updated' : enabled === 'true' ? 'enabled' : 'disabled');
+  });
+
+  router.get('/dashboard/webhooks/:id/delete', requireRole('admin'), async (req, res) => {
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    sendScreen(res, DeleteEndpointScreen, { ctx: contextOf(req), endpoint: webhookEndpointView(endpoint) });
   });
 
   router.post('/dashboard/webhooks/:id/delete', requireRole('admin'), async (req, res) => {
@@ -80,19 +83,32 @@ export function webhookRoutes(deps: OrdersApiDeps): Router {
     redirectDone(res, `/dashboard/webhooks/${endpoint.id}`, 'resent', { resent_event: eventId, event_id: eventId });
   });
 
-  // The secret is shown by the answer to the POST that asked for it (after the password), never by a GET.
+  // The secret is shown by the GET after the redirect, once, never by the POST that asked for it.
   router.post('/dashboard/webhooks/:id/secret', requireRole('admin'), async (req, res) => {
-    const { actor } = signedInOf(req);
-    const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
-    if (!(await passwordConfirmed(deps, actor, field(req, 'password') ?? ''))) return sendEndpoint(deps, req, res, endpoint, { wrongPassword: true });
-    await sendEndpoint(deps, req, res, endpoint, { secret: await revealWebhookSecret(deps, actor, endpoint.id, auditContextOf(req)) });
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    const shown = await showWebhookSecret(deps, deps.throttles.reentry, endpoint, auditContextOf(req), field(req, 'password') ?? '', showToOf(req));
+    if (shown.outcome === 'done') return res.redirect(303, `/dashboard/webhooks/${endpoint.id}?secret=${shown.displayId}#secret`);
+    await sendEndpoint(deps, req, res, endpoint, { problem: reentryRefusal(contextOf(req).t, shown.outcome, 'password') });
+  });
+
+  router.get('/dashboard/webhooks/:id/rotate-secret', requireRole('admin'), async (req, res) => {
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    sendScreen(res, RotateSecretScreen, { ctx: contextOf(req), endpoint: webhookEndpointView(endpoint) });
   });
 
   router.post('/dashboard/webhooks/:id/rotate-secret', requireRole('admin'), async (req, res) => {
-    const { actor } = signedInOf(req);
-    const endpoint = await findVisibleWebhookEndpoint(deps, actor, pathId(req));
-    if (!(await passwordConfirmed(deps, actor, field(req, 'password') ?? ''))) return sendEndpoint(deps, req, res, endpoint, { wrongPassword: true });
-    await sendEndpoint(deps, req, res, endpoint, { secret: await rotateWebhookSecret(deps, endpoint, auditContextOf(req)) });
+    const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
+    const rotated = await rotateWebhookSecretShownOnce(
+      deps,
+      deps.throttles.reentry,
+      endpoint,
+      auditContextOf(req),
+      field(req, 'password') ?? '',
+      showToOf(req),
+    );
+    if (rotated.outcome === 'done') return res.redirect(303, `/dashboard/webhooks/${endpoint.id}?secret=${rotated.displayId}#secret`);
+    const refusal = reentryRefusal(contextOf(req).t, rotated.outcome, 'password');
+    sendScreen(res, RotateSecretScreen, { ctx: contextOf(req), endpoint: webhookEndpointView(endpoint), problem: refusal.message }, refusal.status);
   });
 
   return router;
@@ -100,11 +116,11 @@ export function webhookRoutes(deps: OrdersApiDeps): Router {
 
 /** An endpoint's screen with a slice of its delivery log, filtered by the query's `event_id` and continued after its `after`. */
 async function sendEndpoint(
-  deps: OrdersApiDeps,
+  deps: ConsoleAppDeps,
   req: Request,
   res: Response,
   endpoint: WebhookEndpointRow,
-  shown: { secret?: WebhookEndpointSecret; wrongPassword?: boolean } = {},
+  shown: { secret?: ShownOnce['webhook_secret'] | undefined; secretGone?: boolean; problem?: { status: number; message: string } } = {},
 ): Promise<void> {
   const ctx = contextOf(req);
   const eventId = queryText(req, 'event_id');
@@ -124,8 +140,9 @@ async function sendEndpoint(
       hasMore: log.has_more,
       eventId,
       secret: shown.secret,
-      problem: shown.wrongPassword ? ctx.t.webhooks.wrongPassword : undefined,
+      secretGone: shown.secretGone === true,
+      problem: shown.problem?.message,
     },
-    shown.wrongPassword ? 403 : 200,
+    shown.problem?.status ?? 200,
   );
 }

@@ -1,19 +1,27 @@
 import { API_KEY_PERMISSIONS } from '@pmatch/contracts';
 import type { ApiKeyRow } from '@pmatch/db';
 import { KEY_NAME_MAX } from '../../use-cases/manage-api-keys';
-import { ActionButton, Badge, CopyableSecret, Layout, Notice, PostForm, Table } from '../components/layout';
+import { ConfirmScreen } from '../components/confirm';
+import { Badge, CopyableSecret, Layout, Notice, PostForm, Table } from '../components/layout';
 import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
 
-/** A key just issued: its text, shown this once. */
-export function IssuedKeyScreen({ ctx, keyText }: { ctx: ConsoleRequestContext; keyText: string }) {
+/** A key just issued: its text, shown this once; `shown` undefined when it was shown already (a reload). */
+export function IssuedKeyScreen({ ctx, shown }: { ctx: ConsoleRequestContext; shown: { keyText: string; name: string } | undefined }) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={t.apiKeys.issuedTitle} section="apiKeys">
-      <Notice kind="info">{t.apiKeys.shownOnce}</Notice>
-      <CopyableSecret ctx={ctx} id="key-text">
-        {keyText}
-      </CopyableSecret>
+      {shown === undefined ? (
+        <Notice kind="info">{t.apiKeys.gone}</Notice>
+      ) : (
+        <>
+          <Notice kind="info">{t.apiKeys.shownOnce}</Notice>
+          <p>{t.apiKeys.issuedName(shown.name)}</p>
+          <CopyableSecret ctx={ctx} id="key-text">
+            {shown.keyText}
+          </CopyableSecret>
+        </>
+      )}
       <p>
         <a href="/dashboard/api-keys">{t.common.back}</a>
       </p>
@@ -49,7 +57,9 @@ export function KeyListScreen({ ctx, keys, accounts }: { ctx: ConsoleRequestCont
             header: t.common.actions,
             cell: (key) =>
               key.revokedAt ? null : (
-                <ActionButton ctx={ctx} action={`/dashboard/api-keys/${key.id}/revoke`} kind="danger" label={k.revoke} ariaLabel={`${k.revoke}: ${key.name}`} />
+                <a href={`/dashboard/api-keys/${key.id}/revoke`} class="button danger" aria-label={`${k.revoke}: ${key.name}`}>
+                  {k.revoke}
+                </a>
               ),
           },
         ]}
@@ -88,5 +98,22 @@ export function KeyListScreen({ ctx, keys, accounts }: { ctx: ConsoleRequestCont
         </section>
       ) : null}
     </Layout>
+  );
+}
+
+/** Asks before a key is revoked: which key, and that requests with it are refused at once. (Not `key`: Preact keeps that prop for itself.) */
+export function RevokeKeyScreen({ ctx, apiKey: key }: { ctx: ConsoleRequestContext; apiKey: ApiKeyRow }) {
+  const { t } = ctx;
+  const k = t.apiKeys;
+  return (
+    <ConfirmScreen
+      ctx={ctx}
+      section="apiKeys"
+      question={k.revokeQuestion(key.name)}
+      consequences={[`${k.hint}: ${key.keyHint}`, k.revokeConsequences, t.security.cannotUndo]}
+      action={`/dashboard/api-keys/${key.id}/revoke`}
+      button={k.revoke}
+      cancelHref="/dashboard/api-keys"
+    />
   );
 }

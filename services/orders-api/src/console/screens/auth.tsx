@@ -31,20 +31,25 @@ export function LoginScreen({
           <button type="submit">{t.login.submit}</button>
         </div>
       </form>
+      <p>
+        <a href="/dashboard/password/forgot">{t.login.forgot}</a>
+      </p>
     </Layout>
   );
 }
 
-export function SecondFactorScreen({ ctx, failed }: { ctx: ConsoleRequestContext; failed: boolean }) {
+/** The code asked of a log-in whose person has a second factor; `problem` says why the last one was refused. */
+export function SecondFactorScreen({ ctx, problem }: { ctx: ConsoleRequestContext; problem?: string | undefined }) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={t.login.secondFactorTitle}>
-      {failed ? <Notice kind="error">{t.login.codeWrong}</Notice> : <p>{t.login.secondFactorIntro}</p>}
+      {problem ? <Notice kind="error">{problem}</Notice> : null}
+      <p>{t.login.secondFactorIntro}</p>
       <form method="post" action="/dashboard/login/second-factor" class="stack panel">
         <input type="hidden" name="_csrf" value={ctx.signedIn?.csrfToken ?? ''} />
         <label>
           {t.login.code}
-          <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" required />
+          <input name="code" autoComplete="one-time-code" spellcheck={false} maxLength={32} required />
         </label>
         <div>
           <button type="submit">{t.login.verify}</button>
@@ -56,10 +61,14 @@ export function SecondFactorScreen({ ctx, failed }: { ctx: ConsoleRequestContext
 
 export function SetupPasswordScreen({ ctx, email, csrf, problem }: { ctx: ConsoleRequestContext; email: string | null; csrf: string; problem?: string }) {
   const { t } = ctx;
+  // No usable link (or an address no password can be set for here): what happened, and where to go.
   if (email === null) {
     return (
       <Layout ctx={ctx} title={t.setup.title}>
-        <Notice kind="error">{t.setup.invalid}</Notice>
+        <Notice kind="error">{problem ?? t.setup.invalid}</Notice>
+        <p>
+          <a href="/dashboard/password/forgot">{t.login.forgot}</a>
+        </p>
       </Layout>
     );
   }
@@ -67,7 +76,7 @@ export function SetupPasswordScreen({ ctx, email, csrf, problem }: { ctx: Consol
     <Layout ctx={ctx} title={t.setup.title}>
       <p>{t.setup.intro(email)}</p>
       {problem ? <Notice kind="error">{problem}</Notice> : null}
-      <form method="post" action={ctx.path} class="stack panel">
+      <form method="post" action="/dashboard/setup-password" class="stack panel">
         <input type="hidden" name="_csrf" value={csrf} />
         <input type="email" name="email" value={email} autoComplete="username" hidden readOnly aria-hidden="true" tabIndex={-1} />
         <label>
@@ -82,6 +91,38 @@ export function SetupPasswordScreen({ ctx, email, csrf, problem }: { ctx: Consol
           <button type="submit">{t.setup.submit}</button>
         </div>
       </form>
+    </Layout>
+  );
+}
+
+/** The log-in page's "forgot your password?": an address, and the same answer whether or not it has an account. */
+export function ForgotPasswordScreen({
+  ctx,
+  csrf,
+  message,
+}: {
+  ctx: ConsoleRequestContext;
+  csrf: string;
+  message?: { kind: 'success' | 'error'; text: string } | undefined;
+}) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={{ ...ctx, signedIn: undefined }} title={t.forgot.title}>
+      {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+      <p>{t.forgot.intro}</p>
+      <form method="post" action="/dashboard/password/forgot" class="stack panel">
+        <input type="hidden" name="_csrf" value={csrf} />
+        <label>
+          {t.login.email}
+          <input type="email" name="email" autoComplete="username" required />
+        </label>
+        <div>
+          <button type="submit">{t.forgot.submit}</button>
+        </div>
+      </form>
+      <p>
+        <a href="/dashboard/login">{t.login.title}</a>
+      </p>
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
 import { MATCHING_RULES, type MatchingRule, type PreviewedConfirmation, type Settings } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
+import { PasswordAgainField } from '../components/confirm';
 import { Layout, Notice, PostForm } from '../components/layout';
 import { numberText, tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
@@ -38,7 +39,18 @@ function YesNoField({ ctx, label, name, value, disabled }: { ctx: ConsoleRequest
 }
 
 /** Auto-confirmation of late orders, the matching rules (to preview), and the organisation's second-factor rule. */
-export function SettingsScreen({ ctx, settings, requireAdminTotp }: { ctx: ConsoleRequestContext; settings: Settings; requireAdminTotp: boolean }) {
+export function SettingsScreen({
+  ctx,
+  settings,
+  requireAdminTotp,
+  securityProblem,
+}: {
+  ctx: ConsoleRequestContext;
+  settings: Settings;
+  requireAdminTotp: boolean;
+  /** Why the security setting was not changed (the password again was wrong or throttled). */
+  securityProblem?: string;
+}) {
   const { t, language } = ctx;
   const s = t.settings;
   const admin = ctx.signedIn!.actor.role === 'admin';
@@ -75,8 +87,10 @@ export function SettingsScreen({ ctx, settings, requireAdminTotp }: { ctx: Conso
       </section>
       <section aria-labelledby="security">
         <h2 id="security">{s.security}</h2>
+        {securityProblem ? <Notice kind="error">{securityProblem}</Notice> : null}
         <PostForm ctx={ctx} action="/dashboard/settings/security" class="form-grid">
           <YesNoField ctx={ctx} label={s.requireAdminTotp} name="require_admin_totp" value={requireAdminTotp} disabled={!admin} />
+          {admin ? <PasswordAgainField ctx={ctx} /> : null}
           {admin ? <button type="submit">{t.common.save}</button> : null}
         </PostForm>
       </section>

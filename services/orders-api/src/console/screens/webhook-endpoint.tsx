@@ -1,6 +1,8 @@
-import { ALL_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, type WebhookDeliveryAttempt, type WebhookEndpoint, type WebhookEndpointSecret } from '@pmatch/contracts';
+import { ALL_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, type WebhookDeliveryAttempt, type WebhookEndpoint } from '@pmatch/contracts';
+import type { ShownOnce } from '../../use-cases/shown-once';
 import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import { ConfirmScreen, PasswordAgainField } from '../components/confirm';
 import { ActionButton, Badge, CopyableSecret, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../components/layout';
 
 /** The event types an endpoint receives, as checkboxes (all of them when it takes every type). */
@@ -57,6 +59,7 @@ export function EndpointScreen({
   hasMore,
   eventId,
   secret,
+  secretGone,
   problem,
 }: {
   ctx: ConsoleRequestContext;
@@ -64,7 +67,10 @@ export function EndpointScreen({
   log: WebhookDeliveryAttempt[];
   hasMore: boolean;
   eventId: string | undefined;
-  secret: WebhookEndpointSecret | undefined;
+  /** The secret kept to be shown once to this session, read by this very request. */
+  secret: ShownOnce['webhook_secret'] | undefined;
+  /** The page was asked for a secret already shown (a reload). */
+  secretGone: boolean;
   problem: string | undefined;
 }) {
   const { t } = ctx;
@@ -96,7 +102,9 @@ export function EndpointScreen({
               label={endpoint.enabled ? w.disable : w.enable}
             />
             <ActionButton ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/test`} kind="secondary" label={w.sendTest} />
-            <ActionButton ctx={ctx} action={`/dashboard/webhooks/${endpoint.id}/delete`} kind="danger" label={w.delete} />
+            <a href={`/dashboard/webhooks/${endpoint.id}/delete`} class="button danger">
+              {w.delete}
+            </a>
           </div>
         ) : null}
       </section>
@@ -111,41 +119,89 @@ export function EndpointScreen({
           </PostForm>
         </section>
       ) : null}
-      {admin ? <SecretSection ctx={ctx} endpointId={endpoint.id} secret={secret} /> : null}
+      {admin ? <SecretSection ctx={ctx} endpointId={endpoint.id} secret={secret} secretGone={secretGone} /> : null}
       <DeliveryLogSection ctx={ctx} endpointId={endpoint.id} log={log} hasMore={hasMore} eventId={eventId} admin={admin} />
     </Layout>
   );
 }
 
-/** The signing secret, shown or rotated only after the admin's password is given again. */
-function SecretSection({ ctx, endpointId, secret }: { ctx: ConsoleRequestContext; endpointId: string; secret: WebhookEndpointSecret | undefined }) {
+/**
+ * The signing secret: shown (password again) once by the page the form redirects to, or reissued
+ * after a page that asks first. A reload of that page shows it no more.
+ */
+function SecretSection({
+  ctx,
+  endpointId,
+  secret,
+  secretGone,
+}: {
+  ctx: ConsoleRequestContext;
+  endpointId: string;
+  secret: ShownOnce['webhook_secret'] | undefined;
+  secretGone: boolean;
+}) {
   const w = ctx.t.webhooks;
   return (
     <section aria-labelledby="secret">
       <h2 id="secret">{w.secret}</h2>
       {secret ? (
         <>
-          <p>{w.secretShown}</p>
+          <Notice kind="success">{secret.rotated ? w.secretRotated : w.secretShown}</Notice>
           <CopyableSecret ctx={ctx} id="secret-text">
             {secret.secret}
           </CopyableSecret>
-          {secret.previous_secret_expires_at ? <p class="muted">{w.previousSecretUntil(tokyoTime(secret.previous_secret_expires_at))}</p> : null}
+          {secret.previousSecretExpiresAt ? <p class="muted">{w.previousSecretUntil(tokyoTime(secret.previousSecretExpiresAt))}</p> : null}
         </>
+      ) : secretGone ? (
+        <Notice kind="info">{w.secretGone}</Notice>
       ) : null}
       <div class="actions">
-        {(['secret', 'rotate-secret'] as const).map((action) => (
-          <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpointId}/${action}`} class="form-grid">
-            <label>
-              {w.passwordAgain}
-              <input type="password" name="password" autoComplete="current-password" required />
-            </label>
-            <button type="submit" class={action === 'secret' ? 'secondary' : 'danger'}>
-              {action === 'secret' ? w.revealSecret : w.rotateSecret}
-            </button>
-          </PostForm>
-        ))}
+        <PostForm ctx={ctx} action={`/dashboard/webhooks/${endpointId}/secret`} class="form-grid">
+          <PasswordAgainField ctx={ctx} />
+          <button type="submit" class="secondary">
+            {w.revealSecret}
+          </button>
+        </PostForm>
+        <a href={`/dashboard/webhooks/${endpointId}/rotate-secret`} class="button danger">
+          {w.rotateSecret}
+        </a>
       </div>
     </section>
+  );
+}
+
+/** Asks before the signing secret is reissued, with the password typed again. */
+export function RotateSecretScreen({ ctx, endpoint, problem }: { ctx: ConsoleRequestContext; endpoint: WebhookEndpoint; problem?: string | undefined }) {
+  const w = ctx.t.webhooks;
+  return (
+    <ConfirmScreen
+      ctx={ctx}
+      section="webhooks"
+      question={w.rotateQuestion(endpoint.url)}
+      consequences={[w.rotateConsequences]}
+      action={`/dashboard/webhooks/${endpoint.id}/rotate-secret`}
+      button={w.rotateSecret}
+      cancelHref={`/dashboard/webhooks/${endpoint.id}`}
+      problem={problem}
+    >
+      <PasswordAgainField ctx={ctx} />
+    </ConfirmScreen>
+  );
+}
+
+/** Asks before an endpoint is deleted. */
+export function DeleteEndpointScreen({ ctx, endpoint }: { ctx: ConsoleRequestContext; endpoint: WebhookEndpoint }) {
+  const w = ctx.t.webhooks;
+  return (
+    <ConfirmScreen
+      ctx={ctx}
+      section="webhooks"
+      question={w.deleteQuestion(endpoint.url)}
+      consequences={[w.deleteConsequences, ctx.t.security.cannotUndo]}
+      action={`/dashboard/webhooks/${endpoint.id}/delete`}
+      button={w.delete}
+      cancelHref={`/dashboard/webhooks/${endpoint.id}`}
+    />
   );
 }
 

@@ -1,4 +1,4 @@
-/** The words of the account page: the person's own second factor. */
+/** The words of the account page: the person's own second factor and its recovery codes. */
 export const accountJa = {
   account: {
     title: 'アカウント',
@@ -7,13 +7,27 @@ export const accountJa = {
     totpOff: '無効です。',
     totpRequired: 'この組織では管理者に二段階認証が必須です。設定するまで他の画面は使えません。',
     start: '二段階認証を設定',
-    secretIntro: '認証アプリにこのキーを登録し、表示された6桁のコードを入力してください。',
-    secretKey: 'セットアップキー',
+    startIntro: '設定を始めるには、パスワードを再入力してください。',
+    secretIntro: '認証アプリ（Google Authenticator、Microsoft Authenticator など）でこのQRコードを読み取り、表示された6桁のコードを入力してください。',
+    qrAlt: '認証アプリに登録するQRコード',
+    secretKey: 'QRコードを読み取れない場合は、このキーを入力してください',
     uri: 'otpauth URI',
+    enrolCode: '認証アプリの確認コード（6桁）',
     confirm: '有効にする',
     disable: '二段階認証を無効にする',
+    disableIntro: '無効にするには、認証アプリの確認コードかリカバリーコードを入力してください。',
     enabled: '二段階認証を有効にしました。',
     disabled: '二段階認証を無効にしました。',
+    recoveryTitle: 'リカバリーコード',
+    recoveryIntro:
+      '認証アプリが使えなくなったときに、確認コードの代わりにログインで使えます。各コードは1回だけ使えます。印刷するか、パスワード管理ツールに保存してください。',
+    recoveryShownOnce: 'このコードは今だけ表示されます。このページを離れると、もう表示できません。',
+    recoveryGone:
+      'リカバリーコードは一度だけ表示され、もう表示できません。控えていない場合は、新しいコードを発行してください（古いコードは使えなくなります）。',
+    recoveryLeft: (n: string) => `未使用のリカバリーコード: ${n}個`,
+    recoveryNew: '新しいリカバリーコードを発行',
+    recoveryNewIntro: '新しいコードを発行すると、今のコードはすべて使えなくなります。認証アプリの確認コードを入力してください。',
+    recoveryDone: '控えました',
   },
 };
 
@@ -25,12 +39,25 @@ export const accountEn: typeof accountJa = {
     totpOff: 'Off.',
     totpRequired: 'This organisation requires a second factor of admins. Set it up to use the other pages.',
     start: 'Set up a second factor',
-    secretIntro: 'Add this key to your authenticator app and enter the 6-digit code it shows.',
-    secretKey: 'Setup key',
+    startIntro: 'To begin, type your password again.',
+    secretIntro: 'Scan this QR code with your authenticator app (Google Authenticator, Microsoft Authenticator, …) and enter the 6-digit code it shows.',
+    qrAlt: 'QR code to add to your authenticator app',
+    secretKey: 'If you cannot scan the code, enter this key',
     uri: 'otpauth URI',
+    enrolCode: 'The code your authenticator app shows (6 digits)',
     confirm: 'Turn on',
     disable: 'Turn off the second factor',
+    disableIntro: 'To turn it off, enter a code from your authenticator app or a recovery code.',
     enabled: 'The second factor is on.',
     disabled: 'The second factor is off.',
+    recoveryTitle: 'Recovery codes',
+    recoveryIntro:
+      'If you cannot use your authenticator app, log in with one of these instead of a verification code. Each works once. Print them or keep them in a password manager.',
+    recoveryShownOnce: 'These codes are shown only now. Once you leave this page, they cannot be shown again.',
+    recoveryGone: 'Recovery codes are shown once and cannot be shown again. If you did not keep them, make new ones (the old ones stop working).',
+    recoveryLeft: (n) => `Unused recovery codes: ${n}`,
+    recoveryNew: 'Make new recovery codes',
+    recoveryNewIntro: 'New codes replace every current one. Enter a code from your authenticator app.',
+    recoveryDone: 'I have kept them',
   },
 };
