@@ -71,7 +71,7 @@ async function seed(databaseUrl, orders, held) {
       `INSERT INTO api_keys (id, organisation_id, mode, name, permission, key_hash, key_hint) VALUES ('key_benchconsole00001', $1, 'live', 'bench', 'read_write', $2, 'svc_live_...')`,
       [ORG, createHash('sha256').update(keyText).digest('hex')],
     );
-    await client.query(`INSERT INTO users (id, organisation_id, email, role, password_hash) VALUES ('usr_benchconsole00001', $1, $2, 'viewer', $3)`, [
+    await client.query(`INSERT INTO users (id, organisation_id, email, role, password_hash, activated_at) VALUES ('usr_benchconsole00001', $1, $2, 'viewer', $3, now())`, [
       ORG,
       EMAIL,
       await hashPassword(PASSWORD),

@@ -92,6 +92,7 @@ describe('shop-order create', () => {
       payment_url: expect.stringMatching(/^https:\/\/pay\.example\.test\/pay\/[0-9A-Za-z]{32}$/),
       source: 'shop',
       payment: null,
+      transfer_code: expect.stringMatching(/^\d{7}$/),
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const id = String(order.id);

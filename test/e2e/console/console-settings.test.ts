@@ -6,6 +6,29 @@ useConsole(async (started) => {
   world = started;
 });
 
+describe('the first question about names', () => {
+  test('when an admin first signs in, then the overview asks how names are compared, previews kana_width, and asks no more once the rules are kept', async () => {
+    const viewer = await world.logIn('viewer');
+    expect(await viewer.getByRole('heading', { name: 'はじめに: 名前の照合のしかた' }).count()).toBe(0);
+
+    const page = await world.logIn('admin');
+    const question = page.getByRole('region', { name: 'はじめに: 名前の照合のしかた' });
+    expect(await question.innerText()).toContain('ﾔﾏﾀﾞ ﾀﾛｳ');
+    await question.getByRole('button', { name: '有効にした場合を確認' }).click();
+    expect(await page.locator('main').innerText()).toContain('→ カナ・全角半角の違い');
+    expect((await world.merchant.request('GET', '/v1/settings')).body.matching_rules).toEqual([]);
+
+    await page.goBack();
+    await page.reload();
+    await page.getByRole('region', { name: 'はじめに: 名前の照合のしかた' }).getByRole('button', { name: 'いまの設定のままにする' }).click();
+    expect(await page.getByRole('status').innerText()).toContain('設定を保存しました');
+    expect((await world.merchant.request('GET', '/v1/settings')).body.matching_rules).toEqual([]);
+    await page.getByRole('link', { name: '概要' }).click();
+    expect(await page.getByRole('heading', { name: '概要' }).count()).toBe(1);
+    expect(await page.getByRole('region', { name: 'はじめに: 名前の照合のしかた' }).count()).toBe(0);
+  });
+});
+
 describe('matching rules with a preview', () => {
   test('when the decorated rule is previewed, then the page lists exactly the held deposits that applying it then confirms, each for the order shown', async () => {
     // Names a bank decorated with a sender code: they fit only under the decorated rule, so are held.

@@ -42,3 +42,9 @@ export async function listAudit(
   });
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
+
+/** Whether anyone of the organisation has ever saved its matching rules (in either mode). */
+export async function matchingRulesReviewed(db: Db, organisationId: string): Promise<boolean> {
+  const row = await db.auditLog.findFirst({ where: { organisationId, action: 'settings.matching_rules' }, select: { id: true } });
+  return row !== null;
+}

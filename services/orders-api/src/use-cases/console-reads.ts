@@ -1,7 +1,7 @@
 import { Decision, Payment, type PreviewedConfirmation } from '@pmatch/contracts';
 import type { AuditLogRow, EventRow, OrderRow, TransactionRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
-import { listAudit } from '../data/audit-log';
+import { listAudit, matchingRulesReviewed } from '../data/audit-log';
 import {
   eventsAbout,
   findEvent,
@@ -72,18 +72,19 @@ function paymentsIn(event: EventRow): Payment[] {
   });
 }
 
-/** The overview's figures (each counted to `cap` at most) and the latest ten events. */
+/** The overview's figures (each counted to `cap` at most), the latest ten events, and whether anyone ever saved the matching rules. */
 export async function overviewOf(
   deps: ReadDeps,
   actor: Actor,
   today: { now: Date; end: Date },
   cap: number,
-): Promise<{ counts: OverviewCounts; events: EventRow[] }> {
-  const [counts, events] = await Promise.all([
+): Promise<{ counts: OverviewCounts; events: EventRow[]; rulesReviewed: boolean }> {
+  const [counts, events, rulesReviewed] = await Promise.all([
     overviewCounts(deps.database.prisma, actor, today, cap),
     latestEvents(deps.database.prisma, actor, { limit: 10 }),
+    matchingRulesReviewed(deps.database.prisma, actor.organisationId),
   ]);
-  return { counts, events: events?.rows ?? [] };
+  return { counts, events: events?.rows ?? [], rulesReviewed };
 }
 
 /** Events newest first, of one type when given, below the cursor event when given; an unknown cursor gives an empty list. */

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { auditLogOf, eventsOf, findEventOf, overviewOf } from '../../use-cases/console-reads';
 import type { OrdersApiDeps } from '../../use-cases/deps';
+import { getSettings } from '../../use-cases/manage-settings';
 import { tokyoDay } from '../format';
 import { sendScreen } from '../render';
 import { ConsoleRefusal, contextOf, pathId, queryText, requireRole, signedInOf } from '../request';
@@ -19,8 +20,11 @@ export function overviewRoutes(deps: OrdersApiDeps): Router {
 
   router.get('/dashboard/', async (req, res) => {
     const now = deps.clock.now();
-    const { counts, events } = await overviewOf(deps, signedInOf(req).actor, { now, end: tokyoDay(now).end }, COUNT_CAP);
-    sendScreen(res, OverviewScreen, { ctx: contextOf(req), counts, events, cap: COUNT_CAP });
+    const { actor } = signedInOf(req);
+    const { counts, events, rulesReviewed } = await overviewOf(deps, actor, { now, end: tokyoDay(now).end }, COUNT_CAP);
+    const rules = actor.role === 'admin' && !rulesReviewed ? (await getSettings(deps, actor)).matching_rules : undefined;
+    const askAboutRules = rules !== undefined && !rules.includes('kana_width') ? { current: rules } : undefined;
+    sendScreen(res, OverviewScreen, { ctx: contextOf(req), counts, events, cap: COUNT_CAP, askAboutRules });
   });
 
   router.get('/dashboard/events', async (req, res) => {

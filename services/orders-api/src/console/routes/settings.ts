@@ -56,7 +56,9 @@ export function settingsRoutes(deps: ConsoleAppDeps): Router {
   });
 
   router.post('/dashboard/settings/rules/apply', requireRole('admin'), async (req, res) => {
-    const result = await applyRules(deps, signedInOf(req).actor, rulesOf(req), previewedPairsOf(req), auditContextOf(req));
+    const pairs = previewedPairsOf(req);
+    const result = await applyRules(deps, signedInOf(req).actor, rulesOf(req), pairs, auditContextOf(req));
+    if (pairs.length === 0) return redirectDone(res, '/dashboard/settings', 'saved');
     redirectDone(res, '/dashboard/settings', 'applied', { confirmed: String(result.confirmed.length), left_held: String(result.left_held.length) });
   });
 

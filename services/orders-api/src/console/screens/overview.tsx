@@ -1,11 +1,27 @@
 import type { EventRow } from '@pmatch/db';
 import type { OverviewCounts } from '../../data/console-search';
-import { Layout, Table } from '../components/layout';
+import { Layout, PostForm, Table } from '../components/layout';
 import { numberText, tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
 
-/** What waits for the seller this morning: held and unmatched deposits, orders, failing endpoints, the latest events. */
-export function OverviewScreen({ ctx, counts, events, cap }: { ctx: ConsoleRequestContext; counts: OverviewCounts; events: EventRow[]; cap: number }) {
+/**
+ * What waits for the seller this morning: held and unmatched deposits, orders, failing endpoints, the
+ * latest events. `askAboutRules` (an admin, rules never saved, `kana_width` off) puts first the
+ * question of how names are compared, with the rules it would preview or keep.
+ */
+export function OverviewScreen({
+  ctx,
+  counts,
+  events,
+  cap,
+  askAboutRules,
+}: {
+  ctx: ConsoleRequestContext;
+  counts: OverviewCounts;
+  events: EventRow[];
+  cap: number;
+  askAboutRules?: { current: readonly string[] } | undefined;
+}) {
   const { t, language } = ctx;
   const figure = (n: number) => (n > cap ? t.overview.more(numberText(cap, language)) : numberText(n, language));
   const card = (title: string, n: number, href: string) => (
@@ -20,6 +36,7 @@ export function OverviewScreen({ ctx, counts, events, cap }: { ctx: ConsoleReque
   );
   return (
     <Layout ctx={ctx} title={t.overview.title} section="overview">
+      {askAboutRules ? <RulesQuestion ctx={ctx} current={askAboutRules.current} /> : null}
       <div class="cards">
         {card(t.overview.heldWaiting, counts.held, '/dashboard/deposits?status=held')}
         {card(t.overview.unmatchedWaiting, counts.unmatched, '/dashboard/deposits?status=unmatched')}
@@ -30,6 +47,32 @@ export function OverviewScreen({ ctx, counts, events, cap }: { ctx: ConsoleReque
       <h2>{t.overview.latestEvents}</h2>
       <EventTable ctx={ctx} events={events} />
     </Layout>
+  );
+}
+
+/** The question of a new organisation's first admin: compare names as the bank prints them, or fold kana widths? */
+function RulesQuestion({ ctx, current }: { ctx: ConsoleRequestContext; current: readonly string[] }) {
+  const o = ctx.t.overview;
+  const rules = (list: readonly string[]) => list.map((rule) => <input type="hidden" name="rules" value={rule} />);
+  return (
+    <section class="panel" aria-labelledby="rules-question">
+      <h2 id="rules-question">{o.rulesTitle}</h2>
+      <p>{o.rulesNow}</p>
+      <p>{o.rulesOffer}</p>
+      <div class="actions">
+        <PostForm ctx={ctx} action="/dashboard/settings/rules/preview">
+          {rules([...current, 'kana_width'])}
+          <button type="submit">{o.rulesPreview}</button>
+        </PostForm>
+        <PostForm ctx={ctx} action="/dashboard/settings/rules/apply">
+          {rules(current)}
+          <button type="submit" class="secondary">
+            {o.rulesKeep}
+          </button>
+        </PostForm>
+      </div>
+      <p class="muted">{o.rulesLater}</p>
+    </section>
   );
 }
 
