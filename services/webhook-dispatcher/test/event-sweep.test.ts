@@ -120,6 +120,35 @@ describe('event sweep', () => {
     expect(idsReceivedAt(path)).toEqual([...eventIds].sort());
   });
 
+  test('when an event arrives late, by its delayed message or by the sweep, then an endpoint created after it was recorded gets no delivery of it, and one that existed gets it', async () => {
+    const orgId = await harness.createOrganisation();
+    const [before, after] = [freshPath(), freshPath()];
+    const existing = await harness.createEndpoint(orgId, receiver.url(before), { enabledEvents: ['order.paid'] });
+    const [delayed] = await harness.recordEventsUnpublished(orgId, 1, 'order.paid');
+    const [swept] = await harness.recordEventsUnpublished(orgId, 1, 'order.paid');
+    harness.clock.advance(1000);
+    const created = await harness.createEndpoint(orgId, receiver.url(after), { enabledEvents: ['order.paid'] });
+
+    // The first event's message is published only now; the second is left to the sweep.
+    await harness.prisma.outbox.updateMany({ where: { messageId: swept! }, data: { publishedAt: new Date() } });
+    await harness.publishOutbox();
+    await harness.waitForEventReceived(delayed!);
+    harness.clock.advance(GRACE_MS + 1000);
+    await sweepUntilCaughtUp();
+    await harness.waitForEventReceived(swept!);
+
+    for (const eventId of [delayed!, swept!]) await harness.waitForAttempts(existing.id, eventId, 1);
+    await harness.dispatcher.runDueDeliveries();
+    expect(await harness.prisma.webhookDelivery.count({ where: { endpointId: created.id } })).toBe(0);
+    expect(idsReceivedAt(before)).toEqual([delayed!, swept!].sort());
+    expect(idsReceivedAt(after)).toEqual([]);
+
+    // An event recorded after the endpoint was created reaches it.
+    const later = await harness.recordEvent(orgId, 'order.paid');
+    await harness.waitForAttempts(created.id, later, 1);
+    expect(idsReceivedAt(after)).toEqual([later]);
+  });
+
   test.each(PLAN_CACHE_MODES)(
     'when the events table holds thousands of events, then a pass (%s) reads a range of events_created_at_idx, not the table',
     async (planCacheMode) => {
