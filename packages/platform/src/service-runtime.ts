@@ -17,6 +17,7 @@ import { createLogger, type Logger } from './logger';
 import { OutboxRelay } from './outbox-relay';
 import { PeriodicTask } from './periodic-task';
 import { RateLimiter, logRedisChanges } from './rate-limit';
+import { servedPaths } from './served-paths';
 import { registerBrokerConnected, registerDeadLetterDepth, registerOutboxAge } from './pipeline-metrics';
 import { tracedRequests } from './tracing';
 
@@ -274,7 +275,7 @@ export class ServiceRuntime {
     );
     const { port } = this.server.address() as AddressInfo;
     const { port: adminPort } = this.adminServer.address() as AddressInfo;
-    this.logger.info({ port, adminPort }, `${this.options.name} listening`);
+    this.logger.info({ port, adminPort, publicPaths: servedPaths(this.http) }, `${this.options.name} listening`);
     return { port, adminPort };
   }
 
