@@ -328,6 +328,40 @@ export class Broker {
     }
   }
 
+  /**
+   * Removes from `queue`'s dead-letter queue (its name without the prefix) the letters `harmless`
+   * says need no one, looking at the `limit` oldest at most; every other letter stays, in its
+   * place. On a channel of its own, whose close hands back what was not removed: a letter is
+   * removed only by its acknowledgement, after `harmless` answered true for its parsed body.
+   */
+  async discardDeadLetters(queue: string, harmless: (body: unknown) => Promise<boolean>, limit: number): Promise<number> {
+    const channel = await this.currentConnection().createChannel();
+    // A refused or missing queue closes this channel only.
+    channel.on('error', () => undefined);
+    let removed = 0;
+    try {
+      const dead = this.name(`${queue}.dead`);
+      const { messageCount } = await channel.checkQueue(dead);
+      for (let seen = 0; seen < Math.min(messageCount, limit); seen++) {
+        const msg = await channel.get(dead, { noAck: false });
+        if (msg === false) break;
+        let body: unknown;
+        try {
+          body = JSON.parse(msg.content.toString('utf8'));
+        } catch {
+          continue;
+        }
+        if (await harmless(body)) {
+          channel.ack(msg);
+          removed += 1;
+        }
+      }
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+    return removed;
+  }
+
   /** Fails while the connection is away or being set up again; /readyz reports it. */
   async ping(): Promise<void> {
     if (!this.ready) throw notConnected();

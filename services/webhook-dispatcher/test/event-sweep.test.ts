@@ -149,6 +149,37 @@ describe('event sweep', () => {
     expect(idsReceivedAt(after)).toEqual([later]);
   });
 
+  test('when dead letters of events announce only events taken in since, then they are removed; one naming an event not taken in, or not parsing, stays for a person', async () => {
+    const orgId = await harness.createOrganisation();
+    await harness.createEndpoint(orgId, receiver.url(freshPath()));
+    const queue = QUEUES.dispatcherEvents;
+    expect(await harness.deadLetters(queue)).toBe(0);
+    const takenIn = await harness.recordEvents(orgId, 2, 'order.paid');
+    for (const eventId of takenIn) await harness.waitForEventReceived(eventId);
+    const [notTakenIn] = await harness.recordEventsUnpublished(orgId, 1, 'order.paid');
+    const letter = (eventIds: string[]) => ({
+      organisation_id: orgId,
+      mode: 'test',
+      events: eventIds.map((event_id) => ({ event_id, type: 'order.paid' })),
+    });
+    await harness.deadLetter(queue, letter(takenIn));
+    await harness.deadLetter(queue, letter([takenIn[0]!, notTakenIn!]));
+    await harness.deadLetter(queue, { not: 'an event.recorded message' });
+    await harness.deadLetter(queue, letter([takenIn[1]!]));
+    await waitFor(async () => ((await harness.deadLetters(queue)) === 4 ? true : undefined), { what: 'the four letters to be dead' });
+
+    expect(await harness.dispatcher.discardHarmlessDeadLetters()).toBe(2);
+    expect(await harness.deadLetters(queue)).toBe(2);
+    expect(await harness.metric('pmatch_dlq_messages')).toBe(2);
+    // Once the event sweep has taken the missing event in, its letter goes too; the malformed one stays.
+    harness.clock.advance(GRACE_MS + 1000);
+    await sweepUntilCaughtUp();
+    await harness.waitForEventReceived(notTakenIn!);
+    expect(await harness.dispatcher.discardHarmlessDeadLetters()).toBe(1);
+    expect(await harness.deadLetters(queue)).toBe(1);
+    expect(await harness.dispatcher.discardHarmlessDeadLetters()).toBe(0);
+  });
+
   test.each(PLAN_CACHE_MODES)(
     'when the events table holds thousands of events, then a pass (%s) reads a range of events_created_at_idx, not the table',
     async (planCacheMode) => {
