@@ -186,8 +186,10 @@ async function killAndRestart(service: ServiceName, replica: number): Promise<st
 }
 
 /**
- * Restarts RabbitMQ with every replica running: each must notice (its /readyz answers 503), stay
- * the same process, and be ready and consuming again once the broker is back.
+ * Restarts RabbitMQ with every replica running: each must notice (the matcher's and the
+ * dispatcher's /readyz answers 503; orders-api and bank-ingest, which write to the outbox, say
+ * `pmatch_broker_connected 0` and stay ready), stay the same process, and be ready and consuming
+ * again once the broker is back.
  */
 async function restartRabbitMq(): Promise<string> {
   const pids = system.replicaPids();
@@ -195,10 +197,14 @@ async function restartRabbitMq(): Promise<string> {
   const stoppedAt = Date.now();
   await withRabbitMqStopped(async () => {
     // Down until every replica reports it: none exits, each reconnects inside its process.
-    const notReady = async () => (await Promise.all(system.everyReplica().map(async (r) => (await readyzStatus(r.service, r.replica)) === 503))).every(Boolean);
+    const noticed = async (r: { service: ServiceName; replica: number }) =>
+      READY_WITHOUT_BROKER.has(r.service)
+        ? (await readyzStatus(r.service, r.replica)) === 200 && (await brokerConnected(r.service, r.replica)) === 0
+        : (await readyzStatus(r.service, r.replica)) === 503;
+    const notReady = async () => (await Promise.all(system.everyReplica().map(noticed))).every(Boolean);
     await waitFor(async () => ((await notReady()) ? true : await pause(200)), {
       timeoutMs: 30_000,
-      what: 'every replica to report not ready while RabbitMQ is down',
+      what: 'every replica to report RabbitMQ down (orders-api and bank-ingest still ready)',
     });
     noticedInMs = Date.now() - stoppedAt;
   });
@@ -209,7 +215,17 @@ async function restartRabbitMq(): Promise<string> {
     throw new Error(
       `RabbitMQ restart: ${changed.map((r) => r.label).join(', ')} did not keep its process (${JSON.stringify(pids)} -> ${JSON.stringify(after)})`,
     );
-  return `rabbitmqctl stop_app / start_app; all ${system.everyReplica().length} processes not ready within ${noticedInMs} ms, the same processes ready again`;
+  return `rabbitmqctl stop_app / start_app; all ${system.everyReplica().length} processes noticed within ${noticedInMs} ms, the same processes ready again`;
+}
+
+/** The services that take their work while the broker is away (docs/decisions/0165-api-and-ingest-ready-without-the-broker.md). */
+const READY_WITHOUT_BROKER = new Set<ServiceName>(['orders-api', 'bank-ingest']);
+
+/** One replica's `pmatch_broker_connected`, or undefined if it does not answer. */
+async function brokerConnected(service: ServiceName, replica: number): Promise<number | undefined> {
+  const text = await system.metrics(service, replica).catch(() => '');
+  const line = /^pmatch_broker_connected (\d+)$/m.exec(text);
+  return line === null ? undefined : Number(line[1]);
 }
 
 /** One replica's /readyz status, or 0 if it does not answer. */

@@ -46,7 +46,12 @@ export function brokerPermissions(prefixPattern: string): Record<BrokerUserOf, B
     'orders-api': { configure: NOTHING, write: relayAndReplies, read: only(REPLY_TO) },
     'bank-ingest': { configure: NOTHING, write: relayAndReplies, read: only(names(QUEUES.bankIngestCommands)) },
     matcher: { configure: NOTHING, write: relayAndReplies, read: only(names(QUEUES.matcherDeposits, QUEUES.matcherLateOrders, QUEUES.matcherCommands)) },
-    'webhook-dispatcher': { configure: NOTHING, write: NOTHING, read: only(names(QUEUES.dispatcherEvents, QUEUES.dispatcherRequests)) },
+    // Its events' dead letters too: it removes those whose events it has taken in since.
+    'webhook-dispatcher': {
+      configure: NOTHING,
+      write: NOTHING,
+      read: only(names(QUEUES.dispatcherEvents, QUEUES.dispatcherRequests, `${QUEUES.dispatcherEvents}.dead`)),
+    },
     // Requests to the matcher and their replies; `ops dlq` reads the dead-letter queues and
     // replays a letter by publishing it to its queue by name.
     ops: { configure: NOTHING, write: only(DEFAULT_EXCHANGE), read: only(REPLY_TO, names(...Object.values(QUEUES).map((q) => `${q}.dead`))) },

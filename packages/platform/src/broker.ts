@@ -19,6 +19,12 @@ const RECONNECT_MAX_MS = 10_000;
 const CONSUMER_RESTART_MS = 1_000;
 
 export interface BrokerOptions {
+  /**
+   * When RabbitMQ cannot be reached at all at start (the connection refused, no route, a timeout),
+   * resolve anyway and connect in the background as after a lost connection. A broker that answers
+   * and refuses (a wrong user, a missing topology) still rejects: that is no outage to wait out.
+   */
+  startWithoutBroker?: boolean;
   /** Told each time the connection is lost; the broker then reconnects by itself. */
   onConnectionLost?: (error: Error) => void;
   /** Told each time the connection is back, with the topology declared and every consumer consuming again. */
@@ -63,10 +69,19 @@ export class Broker {
     );
   }
 
-  /** Connects (rejecting if RabbitMQ cannot be reached now) and declares the topology. */
+  /**
+   * Connects and declares the topology; rejects if that fails, unless `startWithoutBroker` and
+   * RabbitMQ is unreachable (then it goes on trying: `connected` tells when it is there).
+   */
   static async connect(url: string, prefix: string, logger: Logger, options: BrokerOptions = {}): Promise<Broker> {
     const broker = new Broker(url, prefix, logger, options);
-    await broker.open();
+    try {
+      await broker.open();
+    } catch (error) {
+      if (!(options.startWithoutBroker === true && unreachable(error))) throw error;
+      logger.error({ err: error }, 'RabbitMQ unreachable at start; starting without it and connecting in the background');
+      broker.scheduleReconnect(RECONNECT_FIRST_MS);
+    }
     return broker;
   }
 
@@ -275,7 +290,8 @@ export class Broker {
         if (running !== undefined) await running.channel.close().catch(() => undefined);
       },
     };
-    await consumer.start(this.currentConnection());
+    // While the connection is away (or still being opened), the next connection starts it with the others.
+    if (this.ready) await consumer.start(this.currentConnection());
     this.consumers.add(consumer);
     return () => consumer.stop();
   }
@@ -312,6 +328,40 @@ export class Broker {
     }
   }
 
+  /**
+   * Removes from `queue`'s dead-letter queue (its name without the prefix) the letters `harmless`
+   * says need no one, looking at the `limit` oldest at most; every other letter stays, in its
+   * place. On a channel of its own, whose close hands back what was not removed: a letter is
+   * removed only by its acknowledgement, after `harmless` answered true for its parsed body.
+   */
+  async discardDeadLetters(queue: string, harmless: (body: unknown) => Promise<boolean>, limit: number): Promise<number> {
+    const channel = await this.currentConnection().createChannel();
+    // A refused or missing queue closes this channel only.
+    channel.on('error', () => undefined);
+    let removed = 0;
+    try {
+      const dead = this.name(`${queue}.dead`);
+      const { messageCount } = await channel.checkQueue(dead);
+      for (let seen = 0; seen < Math.min(messageCount, limit); seen++) {
+        const msg = await channel.get(dead, { noAck: false });
+        if (msg === false) break;
+        let body: unknown;
+        try {
+          body = JSON.parse(msg.content.toString('utf8'));
+        } catch {
+          continue;
+        }
+        if (await harmless(body)) {
+          channel.ack(msg);
+          removed += 1;
+        }
+      }
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+    return removed;
+  }
+
   /** Fails while the connection is away or being set up again; /readyz reports it. */
   async ping(): Promise<void> {
     if (!this.ready) throw notConnected();
@@ -326,4 +376,14 @@ export class Broker {
     if (connection !== undefined) this.forget(connection);
     await connection?.close().catch(() => undefined);
   }
+}
+
+/** Errors of a broker that could not be reached at all, as opposed to one that answered and refused. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT']);
+
+function unreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
+  // A socket closed before the AMQP handshake finished (a proxy or load balancer with no broker behind it).
+  return error instanceof Error && /Socket closed abruptly|socket hang up/i.test(error.message);
 }

@@ -21,3 +21,4 @@ export * from './pipeline-metrics';
 export * from './tracing';
 export * from './address-limit';
 export * from './dead-letters';
+export { MOUNT_PATH, servedPaths } from './served-paths';

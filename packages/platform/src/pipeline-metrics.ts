@@ -43,6 +43,22 @@ export function registerDeadLetterDepth(registry: Registry, broker: Broker, queu
 }
 
 /**
+ * `pmatch_broker_connected`, read at each scrape: 1 while the service's RabbitMQ connection is up
+ * with its topology and consumers, 0 while it is away or being set up again. orders-api and
+ * bank-ingest stay ready without the broker, so this, not /readyz, shows its absence.
+ */
+export function registerBrokerConnected(registry: Registry, broker: Broker): void {
+  new Gauge({
+    name: 'pmatch_broker_connected',
+    help: "1 while this process's RabbitMQ connection is up, 0 while it reconnects",
+    registers: [registry],
+    collect() {
+      this.set(broker.connected ? 1 : 0);
+    },
+  });
+}
+
+/**
  * Runs a gauge's read for a scrape. A failed read (the database or the broker away) leaves the
  * last value in place rather than failing the whole scrape: /readyz and the other metrics still
  * tell what is wrong.

@@ -17,7 +17,8 @@ import { createLogger, type Logger } from './logger';
 import { OutboxRelay } from './outbox-relay';
 import { PeriodicTask } from './periodic-task';
 import { RateLimiter, logRedisChanges } from './rate-limit';
-import { registerDeadLetterDepth, registerOutboxAge } from './pipeline-metrics';
+import { servedPaths } from './served-paths';
+import { registerBrokerConnected, registerDeadLetterDepth, registerOutboxAge } from './pipeline-metrics';
 import { tracedRequests } from './tracing';
 
 export interface ServiceOptions {
@@ -30,6 +31,13 @@ export interface ServiceOptions {
   adminPort: number;
   /** Where JSON bodies are parsed (`HttpAppOptions.bodies`). */
   bodies?: HttpAppOptions['bodies'];
+  /**
+   * The service takes its work while RabbitMQ is away: what it sends goes through the outbox, which
+   * is published once the broker is back. Its /readyz then follows the database (and Redis if
+   * required) but not the broker, whose state `pmatch_broker_connected` shows. Without it, /readyz
+   * answers 503 while the broker is away.
+   */
+  readyWithoutBroker?: boolean;
 }
 
 /** Work that runs beside the entry points from start to stop (a poll loop, a scheduler). */
@@ -109,9 +117,10 @@ export class ServiceRuntime {
   ) {
     collectDefaultMetrics({ register: this.metrics });
     registerDeadLetterDepth(this.metrics, broker, () => this.consumedQueues);
+    registerBrokerConnected(this.metrics, broker);
     this.readiness = {
       database: async () => void (await database.prisma.$queryRaw`SELECT 1`),
-      broker: () => broker.ping(),
+      ...(options.readyWithoutBroker === true ? {} : { broker: () => broker.ping() }),
     };
     this.http = createHttpApp({
       logger,
@@ -125,8 +134,10 @@ export class ServiceRuntime {
   /**
    * Opens the database pool and the broker connection. A lost connection ends no process: the
    * broker reconnects and consumes again by itself, the pool replaces connections, Redis reconnects,
-   * and /readyz answers 503 meanwhile. In production the database user must be the service's own
-   * role (`checkDatabaseRole`).
+   * and /readyz answers 503 meanwhile (for the broker, only without `readyWithoutBroker`). A broker
+   * that cannot be reached at start is connected in the background the same way; one that refuses
+   * (its user, its topology) fails the start. In production the database user must be the
+   * service's own role (`checkDatabaseRole`).
    */
   static async connect(options: ServiceOptions): Promise<ServiceRuntime> {
     const { config } = options;
@@ -139,7 +150,7 @@ export class ServiceRuntime {
       if (config.NODE_ENV === 'production' && options.name in SERVICE_DATABASE_ROLES) {
         await checkDatabaseRole(database.prisma, options.name as DatabaseRoleOwner);
       }
-      const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger);
+      const broker = await Broker.connect(config.RABBITMQ_URL, config.AMQP_PREFIX, logger, { startWithoutBroker: true });
       return new ServiceRuntime(options, logger, database, broker);
     } catch (error) {
       await database.prisma.$disconnect();
@@ -264,7 +275,7 @@ export class ServiceRuntime {
     );
     const { port } = this.server.address() as AddressInfo;
     const { port: adminPort } = this.adminServer.address() as AddressInfo;
-    this.logger.info({ port, adminPort }, `${this.options.name} listening`);
+    this.logger.info({ port, adminPort, publicPaths: servedPaths(this.http) }, `${this.options.name} listening`);
     return { port, adminPort };
   }
 

@@ -1,70 +1,7 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { AppError, QUEUES } from '@pmatch/contracts';
-import { RABBITMQ_URL, REDIS_URL, createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
+import { CuttableProxy, RABBITMQ_URL, REDIS_URL, createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@pmatch/testkit';
 import { z } from 'zod';
 import { BaseConfig, Broker, createLogger, startService } from '../src';
-
-/**
- * A TCP proxy in front of a real server whose connections the test can cut: `cut` ends every
- * connection through it and refuses new ones, as a restarting server does; `resume` lets them in.
- */
-class CuttableProxy {
-  private readonly sockets = new Set<Socket>();
-  private refusing = false;
-
-  private constructor(private readonly server: Server) {}
-
-  static async start(target: string): Promise<CuttableProxy> {
-    const url = new URL(target);
-    const port = Number(url.port || (url.protocol === 'amqp:' ? 5672 : 6379));
-    let proxy!: CuttableProxy;
-    const server = createServer((client) => {
-      if (proxy.refusing) {
-        client.destroy();
-        return;
-      }
-      const upstream = connect(port, url.hostname);
-      for (const [a, b] of [
-        [client, upstream],
-        [upstream, client],
-      ] as const) {
-        proxy.sockets.add(a);
-        a.pipe(b);
-        a.on('error', () => b.destroy());
-        a.on('close', () => {
-          proxy.sockets.delete(a);
-          b.destroy();
-        });
-      }
-    });
-    proxy = new CuttableProxy(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return proxy;
-  }
-
-  /** `target` with its host and port replaced by the proxy's. */
-  url(target: string): string {
-    const url = new URL(target);
-    url.hostname = '127.0.0.1';
-    url.port = String((this.server.address() as AddressInfo).port);
-    return url.toString();
-  }
-
-  cut(): void {
-    this.refusing = true;
-    for (const socket of this.sockets) socket.destroy();
-  }
-
-  resume(): void {
-    this.refusing = false;
-  }
-
-  async close(): Promise<void> {
-    this.cut();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
 
 let db: TestDatabase;
 let prefix: string;
@@ -111,6 +48,13 @@ async function readyz(adminPort: number): Promise<{ status: number; checks: Reco
   return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
 }
 
+async function brokerConnected(adminPort: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+  const line = /^pmatch_broker_connected (\d+)$/m.exec(text);
+  if (line === null) throw new Error('no pmatch_broker_connected in /metrics');
+  return Number(line[1]);
+}
+
 describe('reconnects inside the process', () => {
   test('when the RabbitMQ connection is cut and refused for a while, then the service stays up, /readyz says not ready, publishing and requests answer 503 (one waiting for its reply at once), and once it is back the consumer takes what was published meanwhile and after', async () => {
     const handled: number[] = [];
@@ -152,6 +96,58 @@ describe('reconnects inside the process', () => {
       await direct.close();
       await service.stop();
     }
+  });
+
+  test('when RabbitMQ refuses connections at start, then the service starts anyway, not ready, pmatch_broker_connected 0, and once the broker is there it is ready and consumes', async () => {
+    amqpProxy.cut();
+    const handled: number[] = [];
+    const service = await startService({ name: 'test-service', config: config(), port: 0, adminPort: 0 }, async (runtime) => {
+      await runtime.consume(QUEUES.dispatcherEvents, Body, async (delivery) => void handled.push(delivery.body.n), { prefetch: 5 });
+      return { broker: runtime.broker };
+    });
+    const direct = await Broker.connect(RABBITMQ_URL, prefix, createLogger('test', 'silent'));
+    try {
+      expect(await readyz(service.adminPort)).toEqual({ status: 503, checks: { database: 'ok', broker: 'unavailable' } });
+      expect(await brokerConnected(service.adminPort)).toBe(0);
+      await direct.publish('events', 'event.recorded', { n: 1 }, { messageId: 'm1' });
+
+      amqpProxy.resume();
+      await waitFor(async () => ((await readyz(service.adminPort)).status === 200 ? true : undefined), { timeoutMs: 30_000, what: '/readyz to say ready' });
+      expect(await brokerConnected(service.adminPort)).toBe(1);
+      await waitFor(() => (handled.includes(1) ? true : undefined), { what: 'the message published before the broker was reachable' });
+    } finally {
+      await direct.close();
+      await service.stop();
+    }
+  });
+
+  test('when a service ready without the broker loses it, then /readyz still answers 200 on the database alone and pmatch_broker_connected goes 0, then 1 once it is back', async () => {
+    const service = await startService({ name: 'test-service', config: config(), port: 0, adminPort: 0, readyWithoutBroker: true }, (runtime) => ({
+      broker: runtime.broker,
+    }));
+    try {
+      expect(await brokerConnected(service.adminPort)).toBe(1);
+      amqpProxy.cut();
+      await waitFor(async () => ((await brokerConnected(service.adminPort)) === 0 ? true : undefined), { what: 'pmatch_broker_connected to say 0' });
+      expect(await readyz(service.adminPort)).toEqual({ status: 200, checks: { database: 'ok' } });
+      amqpProxy.resume();
+      await waitFor(async () => ((await brokerConnected(service.adminPort)) === 1 ? true : undefined), {
+        timeoutMs: 30_000,
+        what: 'pmatch_broker_connected to say 1 again',
+      });
+    } finally {
+      await service.stop();
+    }
+  });
+
+  test('when the broker answers but refuses the login at start, then the start fails rather than waiting', async () => {
+    const url = new URL(amqpProxy.url(RABBITMQ_URL));
+    url.username = 'no-such-user';
+    url.password = 'wrong';
+    const refused = { ...config(), RABBITMQ_URL: url.toString() };
+    await expect(startService({ name: 'test-service', config: refused, port: 0, adminPort: 0, readyWithoutBroker: true }, () => ({}))).rejects.toThrow(
+      /ACCESS_REFUSED|403/,
+    );
   });
 
   test('when Redis it requires is cut and refused for a while, then no unhandled error event, /readyz says not ready, and ready again once it is back', async () => {

@@ -1,4 +1,5 @@
 export * from './client';
+export * from './cuttable-proxy';
 export * from './infra';
 export * from './system';
 export { adminUrl, databaseUrl } from './names';

@@ -10,7 +10,7 @@ export type BankIngest = RunningService;
 
 export async function start(config: BankIngestConfig, clock: Clock = systemClock): Promise<BankIngest> {
   return startService(
-    { name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, adminPort: config.BANK_INGEST_ADMIN_PORT, bodies: 'where mounted' },
+    { name: 'bank-ingest', config, port: config.BANK_INGEST_PORT, adminPort: config.BANK_INGEST_ADMIN_PORT, bodies: 'where mounted', readyWithoutBroker: true },
     async (runtime) => {
       const { database, broker, logger } = runtime;
       const relay = runtime.outboxRelay();

@@ -14,7 +14,7 @@ export type OrdersApi = RunningService;
 /** orders-api: the buyer's pages, the seller console, the REST API and its sweeps, on one port. */
 export async function start(config: OrdersApiConfig, clock: Clock = systemClock): Promise<OrdersApi> {
   return startService(
-    { name: 'orders-api', config, port: config.ORDERS_API_PORT, adminPort: config.ORDERS_API_ADMIN_PORT, bodies: 'where mounted' },
+    { name: 'orders-api', config, port: config.ORDERS_API_PORT, adminPort: config.ORDERS_API_ADMIN_PORT, bodies: 'where mounted', readyWithoutBroker: true },
     (runtime) => {
       const deps = useCaseDeps(runtime, config, clock);
       // Per client address, in front of everything that answers without an API key: docs/decisions/0070-limits-before-authentication.md.

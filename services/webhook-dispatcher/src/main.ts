@@ -1,3 +1,4 @@
+import { discardHarmlessDeadLetters } from './use-cases/harmless-dead-letters';
 import { readFileSync } from 'node:fs';
 import { EventsRecorded, QUEUES, WebhookRequest } from '@pmatch/contracts';
 import {
@@ -51,6 +52,8 @@ export interface Dispatcher extends RunningService {
   deleteExpiredDeliveryLog(): Promise<number>;
   /** One pass of the event sweep (`EventSweep`): resolves with the events it read. */
   sweepEvents(): Promise<number>;
+  /** Removes the dead letters whose events were all taken in since (`discardHarmlessDeadLetters`). */
+  discardHarmlessDeadLetters(): Promise<number>;
 }
 
 /** What tests replace: DNS answers, the raw connection behind the address check, and retry jitter. */
@@ -109,7 +112,13 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
         { ...receiveDeps, sql: database.sql, clock },
         { graceMs: config.EVENT_SWEEP_GRACE_MS, lookbackMs: config.EVENT_SWEEP_LOOKBACK_MS, batchSize: SWEPT_PER_PASS },
       );
-      runtime.every('event sweep', config.EVENT_SWEEP_INTERVAL_MS, () => eventSweep.pass());
+      const deadLetterDeps = { broker: runtime.broker, sql: database.sql, logger };
+      // Once a pass finds nothing more to take in, the dead letters it made harmless go.
+      runtime.every('event sweep', config.EVENT_SWEEP_INTERVAL_MS, async () => {
+        const read = await eventSweep.pass();
+        if (read === 0) await discardHarmlessDeadLetters(deadLetterDeps).catch((error: unknown) => logger.warn({ err: error }, 'dead letters not looked at'));
+        return read;
+      });
       await runtime.consume(QUEUES.dispatcherEvents, EventsRecorded, eventHandler(receiveDeps), {
         prefetch: config.DISPATCHER_PREFETCH,
       });
@@ -138,6 +147,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
         sendDueEmails: () => sendDueEmails(emailDeps),
         deleteExpiredDeliveryLog: () => deleteExpiredDeliveryLog(prisma, clock.now()),
         sweepEvents: () => eventSweep.pass(),
+        discardHarmlessDeadLetters: () => discardHarmlessDeadLetters(deadLetterDeps),
       };
     },
   );

@@ -45,6 +45,7 @@ async function dueDelivery(failingSince: Date | null = null) {
       secretEncrypted: 'sealed',
       previousSecrets: [{ secret_encrypted: 'sealed-before', expires_at: '2026-11-23T10:00:00.000Z' }],
       failingSince,
+      createdAt: NOW,
     },
   });
   const [eventId] = await owner.$transaction((tx) =>
@@ -300,6 +301,8 @@ describe('received events', () => {
           secretEncrypted: 'sealed',
           enabledEvents: endpoint.enabledEvents ?? [],
           enabled: endpoint.enabled ?? true,
+          // Created when the events are recorded: an endpoint gets only events recorded since it exists.
+          createdAt: NOW,
         },
       });
       endpointIds.push(id);

@@ -120,6 +120,66 @@ describe('event sweep', () => {
     expect(idsReceivedAt(path)).toEqual([...eventIds].sort());
   });
 
+  test('when an event arrives late, by its delayed message or by the sweep, then an endpoint created after it was recorded gets no delivery of it, and one that existed gets it', async () => {
+    const orgId = await harness.createOrganisation();
+    const [before, after] = [freshPath(), freshPath()];
+    const existing = await harness.createEndpoint(orgId, receiver.url(before), { enabledEvents: ['order.paid'] });
+    const [delayed] = await harness.recordEventsUnpublished(orgId, 1, 'order.paid');
+    const [swept] = await harness.recordEventsUnpublished(orgId, 1, 'order.paid');
+    harness.clock.advance(1000);
+    const created = await harness.createEndpoint(orgId, receiver.url(after), { enabledEvents: ['order.paid'] });
+
+    // The first event's message is published only now; the second is left to the sweep.
+    await harness.prisma.outbox.updateMany({ where: { messageId: swept! }, data: { publishedAt: new Date() } });
+    await harness.publishOutbox();
+    await harness.waitForEventReceived(delayed!);
+    harness.clock.advance(GRACE_MS + 1000);
+    await sweepUntilCaughtUp();
+    await harness.waitForEventReceived(swept!);
+
+    for (const eventId of [delayed!, swept!]) await harness.waitForAttempts(existing.id, eventId, 1);
+    await harness.dispatcher.runDueDeliveries();
+    expect(await harness.prisma.webhookDelivery.count({ where: { endpointId: created.id } })).toBe(0);
+    expect(idsReceivedAt(before)).toEqual([delayed!, swept!].sort());
+    expect(idsReceivedAt(after)).toEqual([]);
+
+    // An event recorded after the endpoint was created reaches it.
+    const later = await harness.recordEvent(orgId, 'order.paid');
+    await harness.waitForAttempts(created.id, later, 1);
+    expect(idsReceivedAt(after)).toEqual([later]);
+  });
+
+  test('when dead letters of events announce only events taken in since, then they are removed; one naming an event not taken in, or not parsing, stays for a person', async () => {
+    const orgId = await harness.createOrganisation();
+    await harness.createEndpoint(orgId, receiver.url(freshPath()));
+    const queue = QUEUES.dispatcherEvents;
+    expect(await harness.deadLetters(queue)).toBe(0);
+    const takenIn = await harness.recordEvents(orgId, 2, 'order.paid');
+    for (const eventId of takenIn) await harness.waitForEventReceived(eventId);
+    const [notTakenIn] = await harness.recordEventsUnpublished(orgId, 1, 'order.paid');
+    const letter = (eventIds: string[]) => ({
+      organisation_id: orgId,
+      mode: 'test',
+      events: eventIds.map((event_id) => ({ event_id, type: 'order.paid' })),
+    });
+    await harness.deadLetter(queue, letter(takenIn));
+    await harness.deadLetter(queue, letter([takenIn[0]!, notTakenIn!]));
+    await harness.deadLetter(queue, { not: 'an event.recorded message' });
+    await harness.deadLetter(queue, letter([takenIn[1]!]));
+    await waitFor(async () => ((await harness.deadLetters(queue)) === 4 ? true : undefined), { what: 'the four letters to be dead' });
+
+    expect(await harness.dispatcher.discardHarmlessDeadLetters()).toBe(2);
+    expect(await harness.deadLetters(queue)).toBe(2);
+    expect(await harness.metric('pmatch_dlq_messages')).toBe(2);
+    // Once the event sweep has taken the missing event in, its letter goes too; the malformed one stays.
+    harness.clock.advance(GRACE_MS + 1000);
+    await sweepUntilCaughtUp();
+    await harness.waitForEventReceived(notTakenIn!);
+    expect(await harness.dispatcher.discardHarmlessDeadLetters()).toBe(1);
+    expect(await harness.deadLetters(queue)).toBe(1);
+    expect(await harness.dispatcher.discardHarmlessDeadLetters()).toBe(0);
+  });
+
   test.each(PLAN_CACHE_MODES)(
     'when the events table holds thousands of events, then a pass (%s) reads a range of events_created_at_idx, not the table',
     async (planCacheMode) => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { INetworkPolicyPeer } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyPeer';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
@@ -16,6 +17,7 @@ const INTERNET_CLIENT = 'webhook-dispatcher';
 export const ROUTES: Record<string, string> = {
   '/v1': 'orders-api',
   '/pay': 'orders-api',
+  '/link': 'orders-api',
   '/dashboard': 'orders-api',
   '/docs': 'orders-api',
   '/ingest': 'bank-ingest',
@@ -33,11 +35,25 @@ function sizeInBytes(size: string | undefined): number {
   return Number(match[1]) * 1024 ** ['', 'k', 'm', 'g'].indexOf(match[2]!.toLowerCase());
 }
 
+/** The ports an SMTP relay listens on (SMTP_URL's): submission, smtps, plain. */
+const SMTP_PORTS = [587, 465, 25];
+/** The dispatcher mails owners through SMTP_URL's relay. */
+const MAIL_CLIENT = 'webhook-dispatcher';
+
+/** An IPv4 or IPv6 CIDR that Node reads (what NetworkPolicy's ipBlock takes). */
+function isCidr(cidr: string | undefined): boolean {
+  const match = /^(.+)\/(\d{1,3})$/.exec(cidr ?? '');
+  if (match === null) return false;
+  const version = isIP(match[1]!);
+  return version !== 0 && Number(match[2]) <= (version === 4 ? 32 : 128);
+}
+
 const namespaceOf = (peer: INetworkPolicyPeer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'];
 
 /**
  * Default deny; every policy selects pods that exist and opens only ports they have; public and
- * admin ports only to their callers; DNS for everyone; the internet for the dispatcher, on 443 only.
+ * admin ports only to their callers; DNS for everyone; every way out to named destinations (pods,
+ * namespaces or CIDRs); the internet for the dispatcher, on 443 only, and its SMTP relay.
  */
 export function networkPolicyProblems(objects: readonly K8sObject[]): string[] {
   const problems: string[] = [];
@@ -72,12 +88,27 @@ export function networkPolicyProblems(objects: readonly K8sObject[]): string[] {
     for (const rule of policy.spec?.egress ?? []) {
       const toInternet = (rule.to ?? []).some((peer) => INTERNET.includes(peer.ipBlock?.cidr ?? ''));
       if ((rule.to ?? []).length === 0 && (rule.ports ?? []).length === 0) problems.push(`${id}: an egress rule lets out everything`);
+      else if ((rule.to ?? []).length === 0)
+        problems.push(`${id}: lets out on ${(rule.ports ?? []).map((p) => p.port).join(', ')} to any address, not named destinations`);
+      for (const peer of rule.to ?? []) {
+        if (peer.ipBlock !== undefined && !isCidr(peer.ipBlock.cidr)) problems.push(`${id}: ${peer.ipBlock.cidr} is not a CIDR`);
+      }
       if (!toInternet) continue;
       const ports = (rule.ports ?? []).map((p) => p.port);
       if (ports.length !== 1 || ports[0] !== 443)
         problems.push(`${id}: lets out to the internet on ${ports.length === 0 ? 'every port' : ports.join(', ')}, not 443 only`);
       for (const w of pods) if (w.name !== INTERNET_CLIENT) problems.push(`${id}: lets ${w.name} out to the internet`);
     }
+  }
+  for (const w of workloads.filter((w) => w.name === MAIL_CLIENT)) {
+    const smtp = policies.some(
+      (p) =>
+        selected(p).includes(w) &&
+        (p.spec?.egress ?? []).some(
+          (r) => (r.to ?? []).some((peer) => isCidr(peer.ipBlock?.cidr)) && (r.ports ?? []).some((port) => SMTP_PORTS.includes(Number(port.port))),
+        ),
+    );
+    if (!smtp) problems.push(`${w.id}: no NetworkPolicy lets it reach an SMTP relay (port ${SMTP_PORTS.join(', ')}) at named addresses`);
   }
   for (const w of workloads) {
     const dns = policies.some((p) => selected(p).includes(w) && (p.spec?.egress ?? []).some((r) => (r.ports ?? []).some((port) => port.port === 53)));

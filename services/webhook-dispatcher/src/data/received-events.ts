@@ -31,20 +31,26 @@ type RecordReceivedEventsValues = Columns<ReceivedEvent> & {
  * An event is looked up by its id alone and its other columns compared after: with them in the
  * WHERE clause, a plan made on statistics that predate an organisation's growth may walk
  * events_type_idx through every event of the type instead of reading one row by key.
+ *
+ * An endpoint created after the event was recorded gets none of it, however late the event
+ * arrives (a message delayed by an outage, the event sweep): it did not exist when the event
+ * happened (docs/decisions/0166-webhook-endpoints-as-they-were-when-the-event-was-recorded.md).
  */
 const recordReceivedEventsStatement = statement<RecordReceivedEventsValues, { i: bigint; known: boolean; needed: bigint; created: bigint }>(
   'dispatcher.receive_events',
   (p) => sql`WITH received AS (
-     SELECT r.*, coalesce((
-         SELECT (ev.organisation_id, ev.mode, ev.type) = (r.organisation_id, r.mode, r.type)
-         FROM events ev WHERE ev.id = r.event_id), false) AS known
+     SELECT r.*, coalesce(ev.known, false) AS known, ev.recorded_at
      FROM unnest(${p.eventId}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.type}::text[]) WITH ORDINALITY
-       AS r(event_id, organisation_id, mode, type, i)),
+       AS r(event_id, organisation_id, mode, type, i)
+     LEFT JOIN LATERAL (
+       SELECT (ev.organisation_id, ev.mode, ev.type) = (r.organisation_id, r.mode, r.type) AS known, ev.created_at AS recorded_at
+       FROM events ev WHERE ev.id = r.event_id) ev ON true),
    subscribed AS (
      SELECT r.i, e.id AS endpoint_id, r.event_id,
             (${p.deliveryIds}::text[])[((r.i - 1) * ${p.idsEach} + row_number() OVER (PARTITION BY r.i ORDER BY e.id))::int] AS delivery_id
      FROM received r JOIN webhook_endpoints e
        ON r.known AND e.organisation_id = r.organisation_id AND e.mode = r.mode AND e.enabled AND e.deleted_at IS NULL
+      AND e.created_at <= r.recorded_at
       AND (cardinality(e.enabled_events) = 0 OR r.type = ANY(e.enabled_events))),
    enough AS (
      SELECT r.i, r.event_id, r.known, count(s.endpoint_id) AS needed
@@ -68,7 +74,8 @@ export const OUT_OF_SCOPE = 'out of scope';
 
 /**
  * Records received events in one statement: each as one pending delivery, due at once, per
- * enabled endpoint of its organisation and mode that subscribed to its type, once per event however
+ * enabled endpoint of its organisation and mode that subscribed to its type and existed when the
+ * event was recorded, once per event however
  * often it is redelivered. Returns, per event in the order given, how many deliveries it created
  * (0 for one seen before, or given twice), or OUT_OF_SCOPE for an event whose row is not of the
  * organisation, mode and type the message says (or does not exist): nothing is written for it.

@@ -150,6 +150,11 @@ export class DispatcherHarness {
     await this.broker.publish(row.exchange, row.routingKey, row.payload, { messageId: row.messageId });
   }
 
+  /** Puts a letter straight into `queue`'s dead-letter queue, as the broker does after the delivery limit. */
+  async deadLetter(queue: string, body: unknown): Promise<void> {
+    await this.broker.publish('', this.broker.name(`${queue}.dead`), body, { messageId: `dead-${Math.random().toString(36).slice(2)}` });
+  }
+
   /** A counter or gauge of the dispatcher's /metrics, summed over its labels. */
   async metric(name: string): Promise<number> {
     const text = await (await fetch(`http://127.0.0.1:${this.dispatcher.adminPort}/metrics`)).text();
