@@ -2,6 +2,7 @@ import { z } from './zod';
 import { idPattern } from './ids';
 import { LIMITS } from './limits';
 import { TRANSFER_CODE_PATTERN } from './transfer-codes';
+import { CUSTOMER_REFERENCE_ASKED, DEDICATED_ACCOUNT_ASKED, DEDICATED_ORDER_FIELDS } from './dedicated-accounts';
 
 /** RFC 3339 with an explicit offset; we always write UTC with milliseconds. */
 export const Timestamp = z.iso.datetime({ offset: true });
@@ -25,9 +26,6 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export const TRANSACTION_STATUSES = ['pending', 'confirmed', 'held', 'unmatched', 'excluded'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
-
-/** 預金種目 as a bank account's identity carries it: 普通, 当座, 貯蓄. */
-export const ACCOUNT_TYPES = ['ordinary', 'current', 'savings'] as const;
 
 export const DIRECTIONS = ['deposit', 'withdrawal'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -75,20 +73,6 @@ export const Reversal = z.object({
 });
 export type Reversal = z.infer<typeof Reversal>;
 
-/** The account a buyer pays an order into, as the payment page prints it. */
-export const TransferTo = z
-  .object({
-    bank_code: z.string(),
-    bank_name: z.string().nullable(),
-    branch_code: z.string(),
-    branch_name: z.string().nullable(),
-    account_type: z.enum(ACCOUNT_TYPES).openapi({ description: '預金種目: `ordinary` (普通), `current` (当座) or `savings` (貯蓄).' }),
-    account_number: z.string().openapi({ description: 'The whole number: the buyer needs it to transfer.' }),
-    holder_name: z.string().openapi({ description: "The holder's name as the bank prints it (口座名義)." }),
-  })
-  .openapi('TransferTo');
-export type TransferTo = z.infer<typeof TransferTo>;
-
 export const Order = z
   .object({
     id: OrderId,
@@ -133,15 +117,7 @@ export const Order = z
           'bank account; null for orders made before codes were issued.',
         example: '4821737',
       }),
-    dedicated_account: z.boolean().openapi({
-      description:
-        'True when the order is on a dedicated transfer account (振込専用口座): given to this order alone, or to its buyer ' +
-        '(`customer_reference`). A deposit into it with the amount pays the order under rule `dedicated_account`, whatever the name.',
-    }),
-    customer_reference: z.string().nullable().openapi({
-      description: "The seller's reference of the buyer whose dedicated account the order is on (継続型); null otherwise.",
-    }),
-    transfer_to: TransferTo.openapi({ description: 'Where the buyer transfers the money: the bank account of `bank_account_id`, as the payment page prints it.' }),
+    ...DEDICATED_ORDER_FIELDS,
     payment: Payment.nullable(),
     created_at: Timestamp,
   })
@@ -269,8 +245,7 @@ export const BankAccount = z
     /** Only the last four digits: full account numbers never leave the service in lists or logs. */
     account_number_last4: z.string(),
     holder_name: z.string(),
-    /** A dedicated transfer account (振込専用口座), given to orders with `dedicated_account: true`. */
-    dedicated: z.boolean(),
+    dedicated: z.boolean().openapi({ description: 'A dedicated transfer account (振込専用口座), given to orders with `dedicated_account: true`.' }),
     created_at: Timestamp,
   })
   .openapi('BankAccount');
@@ -292,21 +267,8 @@ export const CreateOrderRequest = z
     ordered_at: Timestamp.optional(),
     expires_at: Timestamp.optional(),
     metadata: Metadata.optional(),
-    dedicated_account: z
-      .boolean()
-      .optional()
-      .openapi({
-        description:
-          'True: the order gets a dedicated transfer account of its own as its `bank_account_id` (or, with `customer_reference`, ' +
-          "that buyer's). 409 `no_dedicated_account_free` when none is free. Leave out `bank_account_id` with it.",
-      }),
-    customer_reference: NameText(LIMITS.customerReferenceMax, 1)
-      .optional()
-      .openapi({
-        description:
-          "With `dedicated_account`: the seller's own reference of the buyer. Their first such order gives them a dedicated " +
-          'account for good (継続型); every later order of theirs is on it.',
-      }),
+    dedicated_account: z.boolean().optional().openapi({ description: DEDICATED_ACCOUNT_ASKED }),
+    customer_reference: NameText(LIMITS.customerReferenceMax, 1).optional().openapi({ description: CUSTOMER_REFERENCE_ASKED }),
   })
   .openapi('CreateOrderRequest');
 export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;

@@ -1,4 +1,5 @@
-import { ACCOUNT_TYPES, Amount, BankAccountId, DIRECTIONS, NameText, Timestamp, TransactionId } from './api';
+import { Amount, BankAccountId, DIRECTIONS, NameText, Timestamp, TransactionId } from './api';
+import { ACCOUNT_TYPES } from './dedicated-accounts';
 import { LIMITS } from './limits';
 import { z } from './zod';
 

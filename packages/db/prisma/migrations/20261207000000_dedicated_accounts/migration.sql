@@ -26,8 +26,8 @@ CREATE TABLE dedicated_accounts (
 );
 -- A buyer has one account per organisation and mode.
 CREATE UNIQUE INDEX dedicated_accounts_customer_idx ON dedicated_accounts (organisation_id, mode, customer_reference) WHERE customer_reference IS NOT NULL;
--- The free accounts are looked for among those given to no buyer, in the order they were added.
-CREATE INDEX dedicated_accounts_pool_idx ON dedicated_accounts (organisation_id, mode, seq) WHERE customer_reference IS NULL;
+-- Free accounts are looked for among those given to no buyer: never given first, then the longest rested.
+CREATE INDEX dedicated_accounts_pool_idx ON dedicated_accounts (organisation_id, mode, given_at NULLS FIRST, seq) WHERE customer_reference IS NULL;
 
 -- Orders on a dedicated account: `dedicated` marks them; `customer_reference` names the buyer of
 -- an account given for good. An account given per order holds one open order at a time, whoever
