@@ -91,6 +91,18 @@ describe('shop-order create', () => {
       metadata: { shop_order: '#1001' },
       payment_url: expect.stringMatching(/^https:\/\/pay\.example\.test\/pay\/[0-9A-Za-z]{32}$/),
       source: 'shop',
+      transfer_code: expect.stringMatching(/^[1-9][0-9]{6}$/),
+      dedicated_account: false,
+      customer_reference: null,
+      transfer_to: {
+        bank_code: '9999',
+        bank_name: 'テスト銀行',
+        branch_code: '001',
+        branch_name: 'テスト支店',
+        account_type: 'ordinary',
+        account_number: expect.stringMatching(/^[0-9]{7}$/),
+        holder_name: expect.any(String),
+      },
       payment: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });

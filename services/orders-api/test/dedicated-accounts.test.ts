@@ -5,6 +5,7 @@ import { rejectionOf, useServiceTestDatabase } from '@pmatch/testkit';
 import type { Actor } from '../src/domain/actor';
 import { countDedicatedAccounts } from '../src/data/dedicated-accounts';
 import { newOrderWriter } from '../src/data/orders';
+import { findPaymentPageData } from '../src/data/payment-page';
 import { createOrder } from '../src/use-cases/create-order';
 
 /** Orders on dedicated transfer accounts: given once, to one order or one buyer, and back after a rest. */
@@ -180,5 +181,33 @@ describe('giving dedicated accounts', () => {
     for (const refused of [named, both, customerAlone]) expect(refused).toMatchObject({ code: 'parameter_invalid', status: 400 });
     expect(plainOrder.order).toMatchObject({ bank_account_id: plain, dedicated_account: false, transfer_to: { account_number: '1000000' } });
     expect(await owner.order.count({ where: { organisationId: 'org_bad' } })).toBe(1);
+  });
+
+  test("when a buyer opens the payment page of an order on a dedicated account, then the page is given that account as the order recorded it, and whether it is the order's own or the buyer's", async () => {
+    const { actor, plain } = await organisationWithPool('page', 2);
+    const perOrder = await createOrder(deps(), actor, order('page-1'));
+    const perBuyer = await createOrder(deps(), actor, order('page-2', { customer_reference: 'cust-7' }));
+    const shared = await createOrder(deps(), actor, order('page-3', { dedicated_account: undefined }));
+    const pageOf = async (url: string) => (await findPaymentPageData(database.prisma, url.slice(url.lastIndexOf('/') + 1)))!.bankAccount;
+    // A later change of the account's row does not move where the buyer was told to pay.
+    await owner.bankAccount.update({ where: { id: perOrder.order.bank_account_id }, data: { holderName: 'ｶ)ﾍﾞﾂﾒｲ' } });
+
+    const pages = await Promise.all([perOrder, perBuyer, shared].map((created) => pageOf(created.order.payment_url)));
+
+    expect(pages).toEqual([
+      {
+        bankCode: '0310',
+        bankName: 'GMOあおぞらネット銀行',
+        branchCode: '101',
+        branchName: 'ほうじちゃ支店',
+        accountType: 'ordinary',
+        accountNumber: perOrder.order.transfer_to.account_number,
+        holderName: 'ｶ)ｱｸﾒ',
+        dedicated: 'order',
+      },
+      expect.objectContaining({ accountNumber: perBuyer.order.transfer_to.account_number, dedicated: 'buyer' }),
+      expect.objectContaining({ accountNumber: '1000000', dedicated: null }),
+    ]);
+    expect(shared.order.bank_account_id).toBe(plain);
   });
 });
