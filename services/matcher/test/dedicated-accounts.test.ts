@@ -1,8 +1,9 @@
-import { newId, type MatchingRule } from '@pmatch/contracts';
+import { MatcherCommand, newId, type MatchingRule } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock } from '@pmatch/platform';
-import { REDIS_URL, createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { REDIS_URL, createTestDatabase, rejectionOf, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
+import { runCommand } from '../src/use-cases/commands';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { testReadings } from './support/readings';
 import { matcherDeps, orderRow, seedDeposit } from './support/seed';
@@ -85,7 +86,22 @@ async function seedDedicatedAccount(rules: MatchingRule[], customerReference: st
     const stored = await seedDeposit(prisma, orgId, accountId, amount, { counterparty });
     return depositDecider(deps)({ transaction_id: stored.id, bank_account_id: accountId }, `m_${stored.id}`);
   };
-  return { orgId, plainId, accountId, order, deposit };
+  const reverse = (orderId: string) =>
+    runCommand(
+      deps,
+      MatcherCommand.parse({
+        type: 'order.reverse',
+        organisation_id: orgId,
+        mode: 'test',
+        order_id: orderId,
+        decided_by: 'user:usr_1',
+        trigger: 'dashboard',
+        reason: 'wrong buyer',
+      }) as never,
+      uniqueName('cmd_'),
+      () => true,
+    );
+  return { orgId, plainId, accountId, order, deposit, reverse };
 }
 
 describe('deposits into dedicated accounts', () => {
@@ -161,5 +177,19 @@ describe('deposits into dedicated accounts', () => {
     expect(await prisma.order.findUniqueOrThrow({ where: { id: second } })).toMatchObject({ status: 'open' });
     expect(ambiguous).toMatchObject({ status: 'held', candidateOrderIds: [twinA, twinB] });
     expect(ambiguous.decision).toMatchObject({ reason: 'several_orders_fit' });
+  });
+
+  test('when a payment is reversed after its account was given to another order, then it is refused while that order is open, and reopens the order once it closed', async () => {
+    const { order, deposit, reverse } = await seedDedicatedAccount(['dedicated_account']);
+    const first = await order(6000n);
+    await deposit(6000n, 'ｻﾄｳ ｼﾞﾛｳ');
+    const next = await order(8000n);
+
+    const refused = await rejectionOf(() => reverse(first));
+    await prisma.order.update({ where: { id: next }, data: { status: 'canceled', closedAt: now } });
+    await reverse(first);
+
+    expect(refused).toMatchObject({ code: 'order_not_open', message: expect.stringContaining(next) });
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: first } })).toMatchObject({ status: 'open', payment: null });
   });
 });
