@@ -65,6 +65,8 @@ const TEST_BANK_ACCOUNT = {
  */
 async function ensureTestBankAccount(tx: Tx, organisation: { id: string; name: string }): Promise<void> {
   const first = randomInt(0, 10_000_000 - TEST_DEDICATED_POOL - 1);
+  // The pool a millisecond after the plain account, so that lists (oldest first) show the plain one first.
+  const at = Date.now();
   const account = (offset: number, dedicated: boolean) => ({
     id: newId('bankAccount'),
     organisationId: organisation.id,
@@ -73,6 +75,7 @@ async function ensureTestBankAccount(tx: Tx, organisation: { id: string; name: s
     accountNumber: String(first + offset).padStart(7, '0'),
     holderName: organisation.name,
     dedicated,
+    createdAt: new Date(dedicated ? at + 1 : at),
   });
   const { count } = await tx.bankAccount.createMany({ data: [account(0, false)], skipDuplicates: true });
   // The key that made the test account makes its pool too; a racing first key made neither.

@@ -390,7 +390,8 @@ describe('list and get', () => {
     const live = await read('bank-account', 'list', '--org', organisationId, '--mode', 'live');
 
     expect(got).toEqual(added);
-    expect(all.data).toEqual([expect.objectContaining({ livemode: false, organisation_id: organisationId }), added]);
+    const testPool = Array.from({ length: TEST_DEDICATED_POOL }, () => expect.objectContaining({ livemode: false, dedicated: true }));
+    expect(all.data).toEqual([expect.objectContaining({ livemode: false, organisation_id: organisationId, dedicated: false }), ...testPool, added]);
     expect(live).toEqual({ object: 'list', data: [added], has_more: false });
     expect(printed.join('\n')).not.toContain('7777777');
   });
