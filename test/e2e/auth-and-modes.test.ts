@@ -106,10 +106,10 @@ describe('modes never mix', () => {
     expect(live.body.data.map((e: any) => e.data.object.id)).not.toContain(testOrderId);
   });
 
-  test('when bank accounts are listed, then the test key sees its one test account and the live key its live one', async () => {
+  test('when bank accounts are listed, then the test key sees its one test account first with its dedicated pool, and the live key its live one', async () => {
     const test = await api(system.apiUrl, 'GET', '/v1/bank-accounts', { key: testKey });
     const live = await api(system.apiUrl, 'GET', '/v1/bank-accounts', { key: liveKey });
-    expect(test.body.data).toHaveLength(1);
+    expect(test.body.data.map((account: any) => account.dedicated)).toEqual([false, true, true, true, true, true]);
     expect(test.body.data[0]).toMatchObject({ livemode: false });
     expect(live.body.data).toHaveLength(1);
     expect(live.body.data[0]).toMatchObject({ livemode: true, account_number_last4: '4567' });

@@ -254,7 +254,7 @@ describe('idempotent matcher', () => {
 describe('request deadlines', () => {
   test('when a test-deposit request reaches bank-ingest after its caller gave up, then it stores nothing and the retry stores one deposit', async () => {
     const { orgId, testKey } = await system.createMerchant();
-    const [account] = await sql<{ id: string }>(`SELECT id FROM bank_accounts WHERE organisation_id = $1 AND mode = 'test'`, [orgId]);
+    const [account] = await sql<{ id: string }>(`SELECT id FROM bank_accounts WHERE organisation_id = $1 AND mode = 'test' AND NOT dedicated`, [orgId]);
     const command: CreateTestDepositCommand = {
       type: 'test_deposit.create',
       organisation_id: orgId,

@@ -2,6 +2,7 @@ import { z } from './zod';
 import { idPattern } from './ids';
 import { LIMITS } from './limits';
 import { TRANSFER_CODE_PATTERN } from './transfer-codes';
+import { CUSTOMER_REFERENCE_ASKED, DEDICATED_ACCOUNT_ASKED, DEDICATED_ORDER_FIELDS } from './dedicated-accounts';
 
 /** RFC 3339 with an explicit offset; we always write UTC with milliseconds. */
 export const Timestamp = z.iso.datetime({ offset: true });
@@ -116,6 +117,7 @@ export const Order = z
           'bank account; null for orders made before codes were issued.',
         example: '4821737',
       }),
+    ...DEDICATED_ORDER_FIELDS,
     payment: Payment.nullable(),
     created_at: Timestamp,
   })
@@ -144,6 +146,7 @@ export const NOT_CHOSEN_REASONS = [
   'transfer_code_order_not_open',
   'transfer_code_name_differs',
   'transfer_code_names_another_order',
+  'dedicated_account_order_closed',
 ] as const;
 export type NotChosenReason = (typeof NOT_CHOSEN_REASONS)[number];
 
@@ -173,7 +176,7 @@ export type NearMiss = z.infer<typeof NearMiss>;
  * unmatched (`several_orders_fit`, `expired_order_fits`, `only_expired_orders_fit`,
  * `no_name_fits`, `too_many_candidates`, `late_order`, `several_deposits_fit_late_order`,
  * `possible_duplicate`, `bank_reversal`, `transfer_code_amount_differs`,
- * `transfer_code_order_not_open`, `transfer_code_name_differs`, `no_order_with_amount`), or the
+ * `transfer_code_order_not_open`, `transfer_code_name_differs`, `dedicated_account_order_closed`, `no_order_with_amount`), or the
  * person's operation (`manual`, `payment_reversed`, `excluded`, `restored`, which list no candidates).
  */
 export const Decision = z
@@ -183,6 +186,10 @@ export const Decision = z
     duplicate_of: TransactionId.optional(),
     /** The transfer code the deposit carried and the order it names, when it names one on the account. */
     transfer_code: z.object({ code: z.string(), order_id: OrderId }).optional(),
+    /** A deposit into a dedicated transfer account: the order it was last given to (or its buyer's latest), null when never given. */
+    dedicated_account: z
+      .object({ order_id: OrderId.nullable(), order_status: z.enum(ORDER_STATUSES).nullable(), customer_reference: z.string().nullable() })
+      .optional(),
     /** Held and unmatched deposits: open orders whose name fits and whose amount differs a little. */
     near_misses: z.array(NearMiss).optional(),
     candidates: z.array(
@@ -243,6 +250,7 @@ export const BankAccount = z
     /** Only the last four digits: full account numbers never leave the service in lists or logs. */
     account_number_last4: z.string(),
     holder_name: z.string(),
+    dedicated: z.boolean().openapi({ description: 'A dedicated transfer account (振込専用口座), given to orders with `dedicated_account: true`.' }),
     created_at: Timestamp,
   })
   .openapi('BankAccount');
@@ -264,6 +272,8 @@ export const CreateOrderRequest = z
     ordered_at: Timestamp.optional(),
     expires_at: Timestamp.optional(),
     metadata: Metadata.optional(),
+    dedicated_account: z.boolean().optional().openapi({ description: DEDICATED_ACCOUNT_ASKED }),
+    customer_reference: NameText(LIMITS.customerReferenceMax, 1).optional().openapi({ description: CUSTOMER_REFERENCE_ASKED }),
   })
   .openapi('CreateOrderRequest');
 export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;

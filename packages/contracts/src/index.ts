@@ -9,5 +9,6 @@ export * from './payer-aliases';
 export * from './messages';
 export * from './settings';
 export * from './transfer-codes';
+export * from './dedicated-accounts';
 export * from './webhooks';
 export * from './openapi';

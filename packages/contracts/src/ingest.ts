@@ -1,11 +1,10 @@
 import { Amount, BankAccountId, DIRECTIONS, NameText, Timestamp, TransactionId } from './api';
+import { ACCOUNT_TYPES } from './dedicated-accounts';
 import { LIMITS } from './limits';
 import { z } from './zod';
 
 /** What bank adapters send to bank-ingest, and what it answers. */
 
-/** 預金種目 as a bank account's identity carries it: 普通, 当座, 貯蓄. */
-export const ACCOUNT_TYPES = ['ordinary', 'current', 'savings'] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 
 /** A bank account as banks name it: 4-digit bank code, 3-digit branch code, type, 7-digit number. */

@@ -3,6 +3,8 @@ export const LIMITS = {
   amountMin: 1,
   amountMax: 9_999_999_999,
   payerNameMax: 100,
+  /** A seller's reference of a buyer given a dedicated transfer account. */
+  customerReferenceMax: 100,
   externalIdMax: 255,
   itemNameMax: 255,
   counterpartyMax: 100,

@@ -7,9 +7,10 @@ export type NameRule = (typeof NAME_RULES)[number];
 /**
  * The matching rules a seller can enable (docs/guide.md "Matching rules"), in catalogue order (the
  * order rules are tried): the name rules, then the payers a person taught the service
- * (`learned_payer`), then the order's transfer code written before the name (`transfer_code`).
+ * (`learned_payer`), then the order's transfer code written before the name (`transfer_code`), then
+ * the dedicated transfer account the deposit went to (`dedicated_account`).
  */
-export const MATCHING_RULES = [...NAME_RULES, 'learned_payer', 'transfer_code'] as const;
+export const MATCHING_RULES = [...NAME_RULES, 'learned_payer', 'transfer_code', 'dedicated_account'] as const;
 export type MatchingRule = (typeof MATCHING_RULES)[number];
 
 /** What a person of the seller console may do: everything, decide deposits and orders, or read. Mirrors the CHECK on users.role. */

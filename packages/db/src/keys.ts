@@ -59,22 +59,31 @@ const TEST_BANK_ACCOUNT = {
 } as const;
 
 /**
- * The organisation's one test account. ON CONFLICT DO NOTHING (skipDuplicates) against the partial
+ * The organisation's one test account, and with it its pool of dedicated ones. ON CONFLICT DO NOTHING (skipDuplicates) against the partial
  * unique index bank_accounts_one_test_account_idx makes two racing first keys share one account
  * instead of failing: a caught unique violation would abort the whole transaction in PostgreSQL.
  */
 async function ensureTestBankAccount(tx: Tx, organisation: { id: string; name: string }): Promise<void> {
-  await tx.bankAccount.createMany({
-    data: [
-      {
-        id: newId('bankAccount'),
-        organisationId: organisation.id,
-        mode: 'test',
-        ...TEST_BANK_ACCOUNT,
-        accountNumber: String(randomInt(0, 10_000_000)).padStart(7, '0'),
-        holderName: organisation.name,
-      },
-    ],
-    skipDuplicates: true,
+  const first = randomInt(0, 10_000_000 - TEST_DEDICATED_POOL - 1);
+  // The pool a millisecond after the plain account, so that lists (oldest first) show the plain one first.
+  const at = Date.now();
+  const account = (offset: number, dedicated: boolean) => ({
+    id: newId('bankAccount'),
+    organisationId: organisation.id,
+    mode: 'test',
+    ...TEST_BANK_ACCOUNT,
+    accountNumber: String(first + offset).padStart(7, '0'),
+    holderName: organisation.name,
+    dedicated,
+    createdAt: new Date(dedicated ? at + 1 : at),
   });
+  const { count } = await tx.bankAccount.createMany({ data: [account(0, false)], skipDuplicates: true });
+  // The key that made the test account makes its pool too; a racing first key made neither.
+  if (count === 0) return;
+  const pool = Array.from({ length: TEST_DEDICATED_POOL }, (_, i) => account(i + 1, true));
+  await tx.bankAccount.createMany({ data: pool });
+  await tx.dedicatedAccount.createMany({ data: pool.map((row) => ({ bankAccountId: row.id, organisationId: organisation.id, mode: 'test' })) });
 }
+
+/** Dedicated transfer accounts every organisation has in test mode, numbered on from its test account. */
+export const TEST_DEDICATED_POOL = 5;

@@ -59,6 +59,10 @@ export interface NewOrder {
   source: 'shop' | 'payment_link' | null;
   /** The link of an order with source `payment_link`. */
   paymentLinkId?: string | null;
+  /** On a dedicated transfer account given to it (or to its buyer, `customerReference`). */
+  dedicated?: boolean;
+  /** The buyer whose dedicated account the order is on (継続型). */
+  customerReference?: string | null;
 }
 
 /** A new order's row as the INSERT writes it, but for `seq` (the database's) and its transfer code (chosen by the INSERT). */
@@ -92,6 +96,8 @@ interface NewOrderValues {
   paymentLinkId: string | null;
   paymentToken: string;
   createdAt: Date;
+  dedicated: boolean;
+  customerReference: string | null;
   /** The transfer codes offered, space-separated (`CHOSEN_TRANSFER_CODE`). */
   codes: string;
 }
@@ -113,6 +119,8 @@ function newOrderValues(row: NewOrderRow): NewOrderValues {
     paymentLinkId: row.paymentLinkId,
     paymentToken: row.paymentToken,
     createdAt: row.createdAt,
+    dedicated: row.dedicated,
+    customerReference: row.customerReference,
     codes: transferCodesOffered(),
   };
 }
@@ -122,14 +130,16 @@ const insertOrderStatement = statement<NewOrderValues, OrderRow>(
   'db.insert_order',
   (p) => sql`INSERT INTO orders
       (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
-       ordered_at, expires_at, metadata, source, payment_link_id, payment_token, created_at, updated_at, transfer_code)
+       ordered_at, expires_at, metadata, source, payment_link_id, payment_token, created_at, updated_at, transfer_code, dedicated, customer_reference)
     SELECT o.id, o.organisation_id, o.mode, o.bank_account_id, 'open', o.amount, o.payer_name, o.external_id, o.item_name,
-           o.ordered_at, o.expires_at, o.metadata, o.source, o.payment_link_id, o.payment_token, o.created_at, o.created_at, ${CHOSEN_TRANSFER_CODE}
+           o.ordered_at, o.expires_at, o.metadata, o.source, o.payment_link_id, o.payment_token, o.created_at, o.created_at, ${CHOSEN_TRANSFER_CODE},
+           o.dedicated, o.customer_reference
     FROM (SELECT ${p.id}::text AS id, ${p.organisationId}::text AS organisation_id, ${p.mode}::text AS mode, ${p.bankAccountId}::text AS bank_account_id,
                  ${p.amount}::bigint AS amount, ${p.payerName}::text AS payer_name, ${p.externalId}::text AS external_id, ${p.itemName}::text AS item_name,
                  ${p.orderedAt}::timestamptz AS ordered_at, ${p.expiresAt}::timestamptz AS expires_at, ${p.metadata}::jsonb AS metadata,
                  ${p.source}::text AS source, ${p.paymentLinkId}::text AS payment_link_id, ${p.paymentToken}::text AS payment_token,
-                 ${p.createdAt}::timestamptz AS created_at, ${p.codes}::text AS codes) o
+                 ${p.createdAt}::timestamptz AS created_at, ${p.codes}::text AS codes,
+                 ${p.dedicated}::boolean AS dedicated, ${p.customerReference}::text AS customer_reference) o
     RETURNING ${orderFields()}`,
 );
 
@@ -156,10 +166,10 @@ const insertOrdersStatement = (leased: boolean) =>
                           ${p.payerName}::text[], ${p.externalId}::text[], ${p.itemName}::text[], ${p.orderedAt}::timestamptz[],
                           ${p.expiresAt}::timestamptz[], ${p.metadata}::jsonb[], ${p.source}::text[], ${p.paymentToken}::text[],
                           ${p.createdAt}::timestamptz[], ${p.eventId}::text[], ${p.eventData}::jsonb[], ${p.keyId}::text[], ${p.keyAccountIds}::text[],
-                          ${p.codes}::text[])
+                          ${p.codes}::text[], ${p.dedicated}::boolean[], ${p.customerReference}::text[])
        WITH ORDINALITY AS o(id, organisation_id, mode, bank_account_id, amount, payer_name, external_id, item_name,
                             ordered_at, expires_at, metadata, source, payment_token, created_at, event_id, event_data,
-                            key_id, key_account_ids, codes, n)),
+                            key_id, key_account_ids, codes, dedicated, customer_reference, n)),
    keys_now AS (
      SELECT k.id, k.organisation_id, k.mode, array_to_string(${apiKeyAccountIds('k')}, ' ') AS account_ids
      FROM api_keys k WHERE k.id IN (SELECT key_id FROM incoming) AND k.revoked_at IS NULL AND k.permission = 'read_write'),
@@ -171,16 +181,17 @@ const insertOrdersStatement = (leased: boolean) =>
    inserted AS (
      INSERT INTO orders
        (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
-        ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at, transfer_code)
+        ordered_at, expires_at, metadata, source, payment_token, created_at, updated_at, transfer_code, dedicated, customer_reference)
      SELECT id, organisation_id, mode, bank_account_id, 'open', amount, payer_name, external_id, item_name,
-            ordered_at, expires_at, metadata, source, payment_token, created_at, created_at, ${CHOSEN_TRANSFER_CODE}
+            ordered_at, expires_at, metadata, source, payment_token, created_at, created_at, ${CHOSEN_TRANSFER_CODE}, dedicated, customer_reference
      FROM admitted o ORDER BY n
      ON CONFLICT (organisation_id, mode, external_id) DO NOTHING
      RETURNING ${orderFields()}),
-   announced AS (SELECT i.*, o."transferCode" AS transfer_code FROM incoming i JOIN inserted o ON o.id = i.id),
+   announced AS (SELECT i.*, o."transferCode" AS transfer_code, o."transferTo" AS transfer_to FROM incoming i JOIN inserted o ON o.id = i.id),
    recorded AS (
      INSERT INTO events (id, organisation_id, mode, bank_account_id, type, data, created_at)
-     SELECT event_id, organisation_id, mode, bank_account_id, 'order.created', jsonb_set(event_data, '{object,transfer_code}', COALESCE(to_jsonb(transfer_code), 'null'::jsonb)), created_at
+     SELECT event_id, organisation_id, mode, bank_account_id, 'order.created',
+            jsonb_set(jsonb_set(event_data, '{object,transfer_code}', COALESCE(to_jsonb(transfer_code), 'null'::jsonb)), '{object,transfer_to}', transfer_to), created_at
      FROM announced ORDER BY n),
    messages AS (
      SELECT 1 AS kind, min(n) AS n, (array_agg(event_id ORDER BY n))[1] AS message_id,
@@ -314,6 +325,10 @@ function newOrderRow(order: NewOrder, now: Date): NewOrderRow {
     paymentToken: randomBase62(PAYMENT_TOKEN_LENGTH),
     // Chosen by the INSERT among the codes offered; the event it records carries the code chosen.
     transferCode: null,
+    dedicated: order.dedicated ?? false,
+    customerReference: order.customerReference ?? null,
+    // Written by the INSERT's trigger from the account; the event it records carries it.
+    transferTo: null,
     payment: null,
     createdAt: now,
     updatedAt: now,

@@ -10,6 +10,7 @@ import {
   type PayerAlias,
   type Settings,
   type Transaction,
+  type TransferTo,
 } from '@pmatch/contracts';
 import type { BankAccountRow, EventRow, OrderRow, PayerAliasRow, PaymentLinkRow, SettingRow, TransactionRow } from './client';
 
@@ -52,6 +53,9 @@ export function orderView(row: Omit<OrderRow, 'seq'>, publicBaseUrl: string): Or
     source: row.source as Order['source'],
     payment_link_id: row.paymentLinkId,
     transfer_code: row.transferCode,
+    dedicated_account: row.dedicated,
+    customer_reference: row.customerReference,
+    transfer_to: row.transferTo as TransferTo,
     payment: (row.payment ?? null) as Payment | null,
     created_at: iso(row.createdAt),
   };
@@ -130,6 +134,7 @@ export function bankAccountView(row: BankAccountRow): BankAccount {
     branch_name: row.branchName,
     account_number_last4: row.accountNumber.slice(-4),
     holder_name: row.holderName,
+    dedicated: row.dedicated,
     created_at: iso(row.createdAt),
   };
 }

@@ -353,6 +353,57 @@ describe('schema.prisma and the migrations agree', () => {
     await expect(prisma.order.count({ where: { id: { in: ['ord_bad', 'ord_neg'] } } })).resolves.toBe(0);
   });
 
+  test("when a second open order goes on an account given per order, or a buyer's reference on an order of a shared account, then the database refuses it; every order gets its account's transfer_to", async () => {
+    await prisma.organisation.create({ data: { id: 'org_dedicated', name: 'n', ownerEmail: 'o@example.com' } });
+    await prisma.bankAccount.create({
+      data: {
+        id: 'ba_dedicated',
+        organisationId: 'org_dedicated',
+        mode: 'live',
+        bankCode: '0310',
+        branchCode: '101',
+        accountNumber: '2000001',
+        holderName: 'ｶ)ｱｸﾒ',
+        dedicated: true,
+      },
+    });
+    const order = (id: string, fields: { dedicated?: boolean; customerReference?: string; transferTo?: object } = {}) =>
+      prisma.order.create({
+        data: {
+          id,
+          organisationId: 'org_dedicated',
+          mode: 'live',
+          bankAccountId: 'ba_dedicated',
+          status: 'open',
+          amount: 100n,
+          payerName: 'p',
+          externalId: id,
+          itemName: 'i',
+          orderedAt: new Date(),
+          expiresAt: new Date(),
+          paymentToken: id,
+          ...fields,
+        },
+      });
+
+    const first = await order('ord_dedicated_1', { dedicated: true, transferTo: { account_number: 'forged' } });
+    const second = order('ord_dedicated_2', { dedicated: true });
+    const referenceAlone = order('ord_reference_alone', { customerReference: 'c' });
+
+    await expect(second).rejects.toThrow(); // orders_dedicated_open_idx
+    await expect(referenceAlone).rejects.toThrow(); // orders_customer_reference_dedicated
+    expect(first.transferTo).toEqual({
+      bank_code: '0310',
+      bank_name: null,
+      branch_code: '101',
+      branch_name: null,
+      account_type: 'ordinary',
+      account_number: '2000001',
+      holder_name: 'ｶ)ｱｸﾒ',
+    });
+    await expect(order('ord_buyer_1', { dedicated: true, customerReference: 'c' })).resolves.toMatchObject({ customerReference: 'c' });
+  });
+
   test('when a payment link would sell more than its use limit, or an order claims a link it has not, then the database refuses it', async () => {
     const now = new Date();
     await prisma.paymentLink.create({

@@ -1,9 +1,36 @@
 import { ACCOUNT_TYPES, API_KEY_PERMISSIONS, BankAccountId, USER_ROLES } from '@pmatch/contracts';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { command, type CommandDefinition } from './cli-definition';
+import { usageError } from './failures';
+
+/** At most this many dedicated accounts in one `bank-account add`. */
+const DEDICATED_COUNT_MAX = 10_000;
+const countText = z
+  .string()
+  .regex(/^[0-9]+$/, `must be a whole number from 1 to ${DEDICATED_COUNT_MAX}`)
+  .transform(Number)
+  .refine((count) => count >= 1 && count <= DEDICATED_COUNT_MAX, `must be a whole number from 1 to ${DEDICATED_COUNT_MAX}`);
+
+/** The account numbers of a --numbers-file: one 7-digit number a line; blank lines are skipped. */
+async function accountNumbersOf(file: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw usageError(`--numbers-file cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const numbers = text.split(/\r?\n/).map((line) => line.trim());
+  const bad = numbers.findIndex((line) => line !== '' && !/^[0-9]{7}$/.test(line));
+  if (bad >= 0) throw usageError(`--numbers-file line ${bad + 1} is not a 7-digit account number`);
+  const given = numbers.filter((line) => line !== '');
+  if (given.length === 0 || given.length > DEDICATED_COUNT_MAX) throw usageError(`--numbers-file must hold 1 to ${DEDICATED_COUNT_MAX} numbers`);
+  return given;
+}
 import {
   adapterId,
   bankAccountIds,
+  booleanText,
   digits,
   idOf,
   mode,
@@ -18,7 +45,16 @@ import {
   unlessMissing,
 } from './cli-flags';
 import { bindBankAdapter, createBankAdapter, revokeBankAdapter, unbindBankAdapter } from './adapters';
-import { addLiveBankAccount, addUser, createOrganisation, issueApiKey, resetUser, revokeApiKey } from './commands';
+import {
+  addDedicatedBankAccounts,
+  addLiveBankAccount,
+  addUser,
+  consecutiveAccountNumbers,
+  createOrganisation,
+  issueApiKey,
+  resetUser,
+  revokeApiKey,
+} from './commands';
 import {
   getApiKey,
   getBankAccount,
@@ -140,42 +176,65 @@ export const ACCOUNT_COMMANDS: readonly CommandDefinition[] = [
     run: ({ prisma }, flags) => listUsers(prisma, filterOf(flags), pageOf(flags)),
   }),
   command('bank-account add', {
-    summary: 'Adds a live bank account to an organisation (a test account comes with the first test key).',
-    flags: z.strictObject({
-      org: organisationId,
-      mode: z.literal('live', {
-        error: unlessMissing("must be live: an organisation's test bank account is created with its first test key"),
+    summary:
+      'Adds a live bank account to an organisation (a test account comes with the first test key); with --dedicated, dedicated transfer accounts (振込専用口座): --count consecutive numbers from --account-number, or the numbers of --numbers-file.',
+    flags: z
+      .strictObject({
+        org: organisationId,
+        mode: z.literal('live', {
+          error: unlessMissing("must be live: an organisation's test bank account is created with its first test key"),
+        }),
+        'bank-code': digits(4),
+        'branch-code': digits(3),
+        'account-type': oneOf(ACCOUNT_TYPES).default('ordinary'),
+        'account-number': digits(7).optional(),
+        'holder-name': text(100),
+        'bank-name': text(100).optional(),
+        'branch-name': text(100).optional(),
+        dedicated: booleanText.optional(),
+        count: countText.optional(),
+        'numbers-file': text(4096).optional(),
+      })
+      .superRefine((flags, context) => {
+        const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
+        if (flags['numbers-file'] !== undefined && flags['account-number'] !== undefined) problem('numbers-file', 'and --account-number exclude each other');
+        else if (flags['numbers-file'] === undefined && flags['account-number'] === undefined) problem('account-number', 'is required');
+        if (flags.dedicated !== true && flags.count !== undefined) problem('count', 'is only for --dedicated');
+        if (flags.dedicated !== true && flags['numbers-file'] !== undefined) problem('numbers-file', 'is only for --dedicated');
+        if (flags['numbers-file'] !== undefined && flags.count !== undefined) problem('count', 'is only with --account-number');
       }),
-      'bank-code': digits(4),
-      'branch-code': digits(3),
-      'account-type': oneOf(ACCOUNT_TYPES).default('ordinary'),
-      'account-number': digits(7),
-      'holder-name': text(100),
-      'bank-name': text(100).optional(),
-      'branch-name': text(100).optional(),
-    }),
+    switches: ['dedicated'],
     help: {
       org: ORG_HELP,
       mode: { value: 'live', description: 'live: the one mode an account is added in' },
       'bank-code': { value: '0001', description: 'the bank code (4 digits)' },
       'branch-code': { value: '001', description: 'the branch code (3 digits)' },
       'account-type': { value: ACCOUNT_TYPES.join('|'), description: 'the account type (default ordinary)' },
-      'account-number': { value: '1234567', description: 'the account number (7 digits; printed as its last 4)' },
+      'account-number': { value: '1234567', description: 'the account number (7 digits; printed as its last 4); the first of --count' },
       'holder-name': { value: 'NAME', description: "the holder's name as the bank prints it (1 to 100 characters)" },
       'bank-name': { value: 'NAME', description: "the bank's name (up to 100 characters)" },
       'branch-name': { value: 'NAME', description: "the branch's name (up to 100 characters)" },
+      dedicated: { value: '', description: 'dedicated transfer accounts (振込専用口座), given to orders one each or to a buyer for good' },
+      count: { value: 'N', description: `with --dedicated: N consecutive numbers from --account-number (1 to ${DEDICATED_COUNT_MAX}; default 1)` },
+      'numbers-file': { value: 'F', description: 'with --dedicated: a file of account numbers, one a line (7 digits each)' },
     },
-    run: ({ prisma }, flags) =>
-      addLiveBankAccount(prisma, {
+    run: async ({ prisma }, flags) => {
+      const account = {
         organisationId: flags.org,
         bankCode: flags['bank-code'],
         branchCode: flags['branch-code'],
         accountType: flags['account-type'],
-        accountNumber: flags['account-number'],
         holderName: flags['holder-name'],
         ...(flags['bank-name'] === undefined ? {} : { bankName: flags['bank-name'] }),
         ...(flags['branch-name'] === undefined ? {} : { branchName: flags['branch-name'] }),
-      }),
+      };
+      if (flags.dedicated !== true) return addLiveBankAccount(prisma, { ...account, accountNumber: flags['account-number']! });
+      const accountNumbers =
+        flags['numbers-file'] === undefined
+          ? consecutiveAccountNumbers(flags['account-number']!, flags.count ?? 1)
+          : await accountNumbersOf(flags['numbers-file']);
+      return addDedicatedBankAccounts(prisma, { ...account, accountNumbers });
+    },
   }),
   command('bank-account get', {
     summary: 'Prints one bank account (the number as its last 4 digits) and its organisation.',

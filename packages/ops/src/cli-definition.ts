@@ -44,6 +44,8 @@ export interface CommandOption extends OptionHelp {
   required: boolean;
   /** May be given more than once; the value is the list of what was given. */
   repeatable: boolean;
+  /** Given alone, without a value (`--dedicated`): its value is then "true". */
+  switch: boolean;
 }
 
 export interface CommandDefinition {
@@ -62,14 +64,17 @@ interface CommandSpec<Flags extends z.ZodObject> {
   /** Every flag's help: the type requires one for each flag of the schema. */
   help: { [Name in keyof Flags['shape'] & string]: OptionHelp };
   repeatable?: readonly (keyof Flags['shape'] & string)[];
+  /** Flags given without a value; the schema sees "true" for one given. */
+  switches?: readonly (keyof Flags['shape'] & string)[];
   run: (dependencies: OpsDependencies, input: z.output<Flags>) => Promise<object>;
 }
 
 export function command<Flags extends z.ZodObject>(name: string, spec: CommandSpec<Flags>): CommandDefinition {
   const repeatable: readonly string[] = spec.repeatable ?? [];
+  const switches: readonly string[] = spec.switches ?? [];
   const options = Object.entries(spec.help as Record<string, OptionHelp>).map(([flag, help]): CommandOption => {
     const schema = spec.flags.shape[flag] as z.ZodType;
-    return { name: flag, ...help, required: !schema.safeParse(undefined).success, repeatable: repeatable.includes(flag) };
+    return { name: flag, ...help, required: !schema.safeParse(undefined).success, repeatable: repeatable.includes(flag), switch: switches.includes(flag) };
   });
   const usage = [`ops ${name}`, ...options.map(usageOf)].join(' ');
   return {
@@ -89,7 +94,7 @@ export function command<Flags extends z.ZodObject>(name: string, spec: CommandSp
 }
 
 export function usageOf(option: CommandOption): string {
-  const once = `--${option.name} ${option.value}`;
+  const once = option.switch ? `--${option.name}` : `--${option.name} ${option.value}`;
   const given = option.repeatable ? `${once} [${once} …]` : once;
   return option.required ? given : `[${given}]`;
 }

@@ -133,7 +133,7 @@ function groupHelp(group: string): string {
 
 function commandHelp(definition: CommandDefinition): string {
   const options: [string, string][] = definition.options.map((option) => [
-    `--${option.name} ${option.value}`,
+    option.switch ? `--${option.name}` : `--${option.name} ${option.value}`,
     `${option.description}${option.required ? '; required' : ''}${option.repeatable ? '; may be repeated' : ''}`,
   ]);
   return [
@@ -155,7 +155,12 @@ function flagValues(definition: CommandDefinition, args: string[]): Record<strin
   try {
     values = parseArgs({
       args,
-      options: Object.fromEntries(definition.options.map((option) => [option.name, { type: 'string', multiple: true }] as const)),
+      options: Object.fromEntries(
+        definition.options.map((option) => [
+          option.name,
+          option.switch ? ({ type: 'boolean', multiple: true } as const) : ({ type: 'string', multiple: true } as const),
+        ]),
+      ),
       strict: true,
       allowPositionals: false,
     }).values;
@@ -165,7 +170,8 @@ function flagValues(definition: CommandDefinition, args: string[]): Record<strin
   }
   return Object.fromEntries(
     definition.options.map((option) => {
-      const given = values[option.name] as string[] | undefined;
+      const raw = values[option.name] as (string | boolean)[] | undefined;
+      const given = raw?.map(String);
       if (option.repeatable) return [option.name, given];
       if (given !== undefined && given.length > 1) throw usageError(`--${option.name} is given more than once`);
       return [option.name, given?.[0]];

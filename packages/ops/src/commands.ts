@@ -6,6 +6,7 @@ import {
   resetUserAccess,
   settingsView,
   type Db,
+  type BankAccountRow,
   type OrganisationRow,
   type PrismaClient,
   type Tx,
@@ -104,32 +105,70 @@ export interface AddLiveBankAccountInput {
 }
 
 export async function addLiveBankAccount(prisma: PrismaClient, input: AddLiveBankAccountInput): Promise<OperatorBankAccountView> {
-  const account = await prisma.$transaction(async (tx) => {
+  const [account] = await addLiveBankAccounts(prisma, input, [input.accountNumber], false);
+  return operatorBankAccountView(account!);
+}
+
+/** Dedicated accounts: the numbers are the bank's, each a bank account of its own with the holder name the bank prints. */
+export type AddDedicatedBankAccountsInput = Omit<AddLiveBankAccountInput, 'accountNumber'> & { accountNumbers: string[] };
+
+/**
+ * Adds dedicated transfer accounts (振込専用口座) to the organisation's live pool, all at once or
+ * none: each a bank account marked dedicated, with its (free) row in dedicated_accounts.
+ */
+export async function addDedicatedBankAccounts(
+  prisma: PrismaClient,
+  input: AddDedicatedBankAccountsInput,
+): Promise<{ object: 'list'; data: OperatorBankAccountView[] }> {
+  if (new Set(input.accountNumbers).size !== input.accountNumbers.length) {
+    throw new AppError('parameter_invalid', 'the account numbers repeat a number', { param: 'numbers-file' });
+  }
+  const accounts = await addLiveBankAccounts(prisma, input, input.accountNumbers, true);
+  return { object: 'list', data: accounts.map(operatorBankAccountView) };
+}
+
+/** `count` account numbers from `first` on, each one more than the one before (7 digits, none above 9999999). */
+export function consecutiveAccountNumbers(first: string, count: number): string[] {
+  const start = Number(first);
+  if (start + count - 1 > 9_999_999) {
+    throw new AppError('parameter_invalid', `${count} numbers from ${first} would pass 9999999`, { param: 'count' });
+  }
+  return Array.from({ length: count }, (_, i) => String(start + i).padStart(7, '0'));
+}
+
+async function addLiveBankAccounts(
+  prisma: PrismaClient,
+  input: Omit<AddLiveBankAccountInput, 'accountNumber'>,
+  accountNumbers: string[],
+  dedicated: boolean,
+): Promise<BankAccountRow[]> {
+  return prisma.$transaction(async (tx) => {
     const organisation = await findOrganisation(tx, input.organisationId);
-    const identity = {
-      bankCode: input.bankCode,
-      branchCode: input.branchCode,
-      accountType: input.accountType ?? 'ordinary',
-      accountNumber: input.accountNumber,
-    };
+    const identity = { bankCode: input.bankCode, branchCode: input.branchCode, accountType: input.accountType ?? 'ordinary' };
     // The same account twice would make every order without bank_account_id ambiguous.
-    const existing = await tx.bankAccount.findFirst({ where: { organisationId: organisation.id, mode: 'live', ...identity } });
-    if (existing !== null) {
-      throw alreadyExists(`organisation ${organisation.id} already has this account as ${existing.id}`, 'account-number');
-    }
-    return tx.bankAccount.create({
-      data: {
-        id: newId('bankAccount'),
-        organisationId: organisation.id,
-        mode: 'live',
-        ...identity,
-        holderName: input.holderName,
-        bankName: input.bankName ?? null,
-        branchName: input.branchName ?? null,
-      },
+    const existing = await tx.bankAccount.findFirst({
+      where: { organisationId: organisation.id, mode: 'live', ...identity, accountNumber: { in: accountNumbers } },
     });
+    if (existing !== null) {
+      throw alreadyExists(`organisation ${organisation.id} already has account ${existing.accountNumber} as ${existing.id}`, 'account-number');
+    }
+    const rows = accountNumbers.map((accountNumber) => ({
+      id: newId('bankAccount'),
+      organisationId: organisation.id,
+      mode: 'live',
+      ...identity,
+      accountNumber,
+      holderName: input.holderName,
+      bankName: input.bankName ?? null,
+      branchName: input.branchName ?? null,
+      dedicated,
+    }));
+    await tx.bankAccount.createMany({ data: rows });
+    if (dedicated) {
+      await tx.dedicatedAccount.createMany({ data: rows.map((row) => ({ bankAccountId: row.id, organisationId: row.organisationId, mode: 'live' })) });
+    }
+    return tx.bankAccount.findMany({ where: { id: { in: rows.map((row) => row.id) } }, orderBy: { accountNumber: 'asc' } });
   });
-  return operatorBankAccountView(account);
 }
 
 export interface UpdateSettingsInput {

@@ -66,14 +66,21 @@ export async function createShopOrder(prisma: PrismaClient, input: CreateShopOrd
   }
 }
 
-/** A given account must be the organisation's, in the mode; otherwise the mode's only account. */
+/**
+ * A given account must be the organisation's, in the mode; otherwise the mode's only account.
+ * Dedicated transfer accounts are not counted: they are given to API orders from their pool.
+ */
 async function resolveBankAccount(prisma: PrismaClient, organisationId: string, mode: Mode, requested: string | undefined): Promise<string> {
-  const accounts = await prisma.bankAccount.findMany({ where: { organisationId, mode }, select: { id: true }, orderBy: { id: 'asc' } });
+  const accounts = await prisma.bankAccount.findMany({ where: { organisationId, mode, dedicated: false }, select: { id: true }, orderBy: { id: 'asc' } });
   if (requested !== undefined) {
     if (!accounts.some((account) => account.id === requested)) {
-      throw new AppError('parameter_invalid', `bank account ${requested} is not a ${mode} bank account of organisation ${organisationId}`, {
-        param: 'bank-account',
-      });
+      throw new AppError(
+        'parameter_invalid',
+        `bank account ${requested} is not a ${mode} bank account of organisation ${organisationId} (or is a dedicated one)`,
+        {
+          param: 'bank-account',
+        },
+      );
     }
     return requested;
   }

@@ -1,4 +1,7 @@
-import { type PrismaClient } from '@pmatch/db';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { TEST_DEDICATED_POOL, type PrismaClient } from '@pmatch/db';
 import { SecretBox, sha256Hex } from '@pmatch/platform';
 import { usePrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import * as commands from '../src/commands';
@@ -100,15 +103,19 @@ describe('key issue', () => {
     expect(storedText).not.toContain(keyText.slice('svc_test_'.length));
   });
 
-  test('when the first test key is issued, then it creates the one test bank account, and a second test key creates none', async () => {
+  test('when the first test key is issued, then it creates the one test bank account and its pool of dedicated ones, and a second test key creates none', async () => {
     const organisationId = await createOrganisation('テスト商店');
 
     await ops('key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'first');
-    const afterFirst = await prisma.bankAccount.findMany({ where: { organisationId } });
+    const afterFirst = await prisma.bankAccount.findMany({ where: { organisationId }, orderBy: { accountNumber: 'asc' } });
     await ops('key', 'issue', '--org', organisationId, '--mode', 'test', '--name', 'second', '--permission', 'read_only');
-    const afterSecond = await prisma.bankAccount.findMany({ where: { organisationId } });
+    const afterSecond = await prisma.bankAccount.findMany({ where: { organisationId }, orderBy: { accountNumber: 'asc' } });
 
-    expect(afterFirst).toEqual([
+    const [plain, ...pool] = afterFirst;
+    expect(pool).toHaveLength(TEST_DEDICATED_POOL);
+    expect(pool.every((account) => account.dedicated && account.mode === 'test' && account.holderName === 'テスト商店')).toBe(true);
+    expect(await prisma.dedicatedAccount.count({ where: { organisationId, mode: 'test' } })).toBe(TEST_DEDICATED_POOL);
+    expect([plain]).toEqual([
       expect.objectContaining({
         mode: 'test',
         bankCode: '9999',
@@ -117,6 +124,7 @@ describe('key issue', () => {
         branchName: 'テスト支店',
         accountNumber: expect.stringMatching(/^[0-9]{7}$/),
         holderName: 'テスト商店',
+        dedicated: false,
       }),
     ]);
     expect(afterSecond).toEqual(afterFirst);
@@ -187,12 +195,51 @@ describe('bank-account add', () => {
       branch_name: '本店',
       account_number_last4: '4567',
       holder_name: 'ｱｸﾒ(ｶ',
+      dedicated: false,
       created_at: expect.any(String),
       organisation_id: organisationId,
     });
     expect(JSON.stringify(account)).not.toContain('1234567');
     const row = await prisma.bankAccount.findUniqueOrThrow({ where: { id: String(account.id) } });
     expect(row).toMatchObject({ organisationId, mode: 'live', accountNumber: '1234567' });
+  });
+
+  test('when dedicated accounts are added with --count, then that many consecutive numbers become free dedicated accounts of the organisation', async () => {
+    const organisationId = await createOrganisation();
+
+    const added = await ops(...bankAccountAdd(organisationId, { 'account-number': '0009998', 'holder-name': 'ｶ)ｱｸﾒ', count: '3' }), '--dedicated');
+
+    const rows = await prisma.bankAccount.findMany({ where: { organisationId }, orderBy: { accountNumber: 'asc' } });
+    expect(rows.map((row) => [row.accountNumber, row.dedicated, row.holderName])).toEqual([
+      ['0009998', true, 'ｶ)ｱｸﾒ'],
+      ['0009999', true, 'ｶ)ｱｸﾒ'],
+      ['0010000', true, 'ｶ)ｱｸﾒ'],
+    ]);
+    expect(added).toMatchObject({
+      object: 'list',
+      data: rows.map((row) => ({ id: row.id, dedicated: true, account_number_last4: row.accountNumber.slice(-4) })),
+    });
+    const pool = await prisma.dedicatedAccount.findMany({ where: { organisationId } });
+    expect(pool.map((d) => [d.bankAccountId, d.mode, d.orderId, d.customerReference]).sort()).toEqual(rows.map((row) => [row.id, 'live', null, null]).sort());
+  });
+
+  test('when dedicated accounts are added from a numbers file, then each number becomes one; a number the organisation has makes the whole file fail', async () => {
+    const organisationId = await createOrganisation();
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'numbers-')), 'numbers.txt');
+    writeFileSync(file, '7000001\n7000005\n\n7000009\n');
+    const args = (...more: string[]) => {
+      const flags = bankAccountAdd(organisationId, { 'holder-name': 'ｶ)ｱｸﾒ' });
+      const at = flags.indexOf('--account-number');
+      return [...flags.slice(0, at), ...flags.slice(at + 2), '--dedicated', '--numbers-file', file, ...more];
+    };
+
+    await ops(...args());
+    const again = await runOps(db.url, args());
+
+    const rows = await prisma.bankAccount.findMany({ where: { organisationId }, orderBy: { accountNumber: 'asc' } });
+    expect(rows.map((row) => row.accountNumber)).toEqual(['7000001', '7000005', '7000009']);
+    expect(again.exitCode).toBe(4);
+    expect(await prisma.dedicatedAccount.count({ where: { organisationId } })).toBe(3);
   });
 });
 
@@ -343,7 +390,8 @@ describe('list and get', () => {
     const live = await read('bank-account', 'list', '--org', organisationId, '--mode', 'live');
 
     expect(got).toEqual(added);
-    expect(all.data).toEqual([expect.objectContaining({ livemode: false, organisation_id: organisationId }), added]);
+    const testPool = Array.from({ length: TEST_DEDICATED_POOL }, () => expect.objectContaining({ livemode: false, dedicated: true }));
+    expect(all.data).toEqual([expect.objectContaining({ livemode: false, organisation_id: organisationId, dedicated: false }), ...testPool, added]);
     expect(live).toEqual({ object: 'list', data: [added], has_more: false });
     expect(printed.join('\n')).not.toContain('7777777');
   });
@@ -517,6 +565,9 @@ describe('invalid input', () => {
     ],
     ['a bad bank code', () => bankAccountAdd(organisationId, { 'bank-code': '01' }), 2],
     ['a bad account number', () => bankAccountAdd(organisationId, { 'account-number': '12345678' }), 2],
+    ['--count without --dedicated', () => bankAccountAdd(organisationId, { count: '3' }), 2],
+    ['--count past 9999999', () => [...bankAccountAdd(organisationId, { 'account-number': '9999998', count: '3' }), '--dedicated'], 2],
+    ['--dedicated with a value', () => [...bankAccountAdd(organisationId), '--dedicated=yes'], 2],
     ['a test bank account', () => bankAccountAdd(organisationId, { mode: 'test' }), 2],
     [
       'an account the organisation already has',

@@ -1,4 +1,4 @@
-import { createPrisma, type PrismaClient } from '@pmatch/db';
+import { TEST_DEDICATED_POOL, createPrisma, type PrismaClient } from '@pmatch/db';
 import { ManualClock } from '@pmatch/platform';
 import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import { createOrganisation, issueApiKey, revokeApiKey, updateSettings } from '../src/commands';
@@ -16,7 +16,7 @@ afterAll(async () => {
   await db.drop();
 });
 
-test('when several first test keys are issued at once, then they all succeed and the organisation has one test bank account', async () => {
+test('when several first test keys are issued at once, then they all succeed and the organisation has one test bank account and one pool of dedicated ones', async () => {
   const organisation = await createOrganisation(prisma, { name: '同時商店', ownerEmail: 'owner@example.com' });
 
   const keys = await Promise.all(
@@ -24,7 +24,10 @@ test('when several first test keys are issued at once, then they all succeed and
   );
 
   expect(new Set(keys.map((key) => key.id)).size).toBe(6);
-  expect(await prisma.bankAccount.count({ where: { organisationId: organisation.id, mode: 'test' } })).toBe(1);
+  expect(await prisma.bankAccount.count({ where: { organisationId: organisation.id, mode: 'test', dedicated: false } })).toBe(1);
+  const pool = await prisma.bankAccount.findMany({ where: { organisationId: organisation.id, mode: 'test', dedicated: true } });
+  expect(pool).toHaveLength(TEST_DEDICATED_POOL);
+  expect(await prisma.dedicatedAccount.count({ where: { bankAccountId: { in: pool.map((account) => account.id) }, orderId: null } })).toBe(TEST_DEDICATED_POOL);
 });
 
 test('when a key is revoked, then revoked_at is the time of the given clock', async () => {

@@ -45,9 +45,11 @@ test.each(commands.map((definition) => [definition.name, definition] as const))(
     expect(text).toContain(`Usage: ${definition.usage}\n`);
     expect(text).toContain(definition.summary);
     for (const option of definition.options) {
+      // A switch (--dedicated) is given without a value.
+      const given = option.switch ? `--${option.name}` : `--${option.name} ${option.value}`;
       expect(option.description.length).toBeGreaterThan(10);
-      expect(text).toMatch(new RegExp(`^  --${option.name} ${escape(option.value)} +${escape(option.description)}`, 'm'));
-      expect(definition.usage).toContain(`--${option.name} ${option.value}`);
+      expect(text).toMatch(new RegExp(`^  ${escape(given)} +${escape(option.description)}`, 'm'));
+      expect(definition.usage).toContain(given);
     }
     expect(text).toContain('-h, --help');
   },

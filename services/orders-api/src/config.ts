@@ -31,6 +31,16 @@ export const OrdersApiConfig = BaseConfig.extend({
     .int()
     .min(10)
     .default(60 * 60 * 1000),
+  /**
+   * How long a dedicated transfer account given to one order rests after that order closed (paid,
+   * canceled, expired) before another order gets it: a late or second transfer from the first
+   * buyer then finds no other buyer's order on it. 30 days.
+   */
+  DEDICATED_ACCOUNT_REST_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30 * 24 * 60 * 60 * 1000),
   /** Ranges exempt from the public-address rule for webhook URLs: test receivers only. */
   WEBHOOK_ALLOWED_CIDRS: AllowedCidrsSetting,
 }).refine((c) => c.NODE_ENV !== 'production' || c.WEBHOOK_ALLOWED_CIDRS.length === 0, {

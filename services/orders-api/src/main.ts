@@ -1,4 +1,6 @@
 import { AddressPolicy, SecretBox, runService, startService, systemClock, type Clock, type RunningService, type ServiceRuntime } from '@pmatch/platform';
+import { countDedicatedAccounts } from './data/dedicated-accounts';
+import { registerDedicatedAccountGauges } from './use-cases/dedicated-account-metrics';
 import { loadConfig, type OrdersApiConfig } from './config';
 import { newOrderWriter } from './data/orders';
 import { BankIngestClient } from './outbound/bank-ingest-client';
@@ -25,6 +27,9 @@ export async function start(config: OrdersApiConfig, clock: Clock = systemClock)
       mountReference(runtime, config);
       mountApi(runtime, deps, config, clock, refusals);
       startSchedulers(runtime, deps, config);
+      registerDedicatedAccountGauges(runtime.metrics, () =>
+        countDedicatedAccounts(runtime.database.prisma, new Date(clock.now().getTime() - config.DEDICATED_ACCOUNT_REST_MS)),
+      );
       return {};
     },
   );
@@ -42,6 +47,7 @@ function useCaseDeps(runtime: ServiceRuntime, config: OrdersApiConfig, clock: Cl
     bankIngest: new BankIngestClient(runtime.broker, config.COMMAND_TIMEOUT_MS),
     secretBox: new SecretBox(config.SECRETS_KEY, config.SECRETS_KEYS_OLD),
     addressPolicy: new AddressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
+    dedicatedAccountRestMs: config.DEDICATED_ACCOUNT_REST_MS,
   };
 }
 

@@ -80,6 +80,7 @@ describe('API keys', () => {
       permission: 'read_write',
       bankAccountId: null,
       accountIds: ['ba_live_2', 'ba_live_1'],
+      dedicatedAccountIds: [],
     });
     expect(await findActiveKeyByHash(database.sql, sha256Hex('scoped'))).toMatchObject({
       id: 'key_scoped',
@@ -111,6 +112,14 @@ describe('the bank account of a new order', () => {
       expect.objectContaining({ code: 'parameter_missing', message: expect.stringContaining('Several') }),
     );
     expect(resolveBankAccount(scope('ba_live_2', 'ba_live_1'), 'ba_live_2')).toBe('ba_live_2');
+  });
+
+  test('when the key sees one plain account and dedicated ones, then the plain one is the default, and a dedicated one is named only for a test deposit', () => {
+    const withPool = { accountIds: ['ba_test', 'ba_pool_1', 'ba_pool_2'], dedicatedAccountIds: ['ba_pool_1', 'ba_pool_2'] };
+
+    expect(resolveBankAccount(withPool, undefined)).toBe('ba_test');
+    expect(() => resolveBankAccount(withPool, 'ba_pool_1')).toThrow(expect.objectContaining({ code: 'parameter_invalid', param: 'bank_account_id' }));
+    expect(resolveBankAccount(withPool, 'ba_pool_1', { dedicatedAllowed: true })).toBe('ba_pool_1');
   });
 
   test('when the key sees no account, then bank_account_id is missing', () => {

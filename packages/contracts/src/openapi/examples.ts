@@ -55,6 +55,17 @@ export const exampleOrder: Order = {
   source: null,
   payment_link_id: null,
   transfer_code: '4821737',
+  dedicated_account: false,
+  customer_reference: null,
+  transfer_to: {
+    bank_code: '0001',
+    bank_name: 'テスト銀行',
+    branch_code: '001',
+    branch_name: '本店',
+    account_type: 'ordinary',
+    account_number: '1234567',
+    holder_name: 'カ)テストシヨウテン',
+  },
   payment: null,
   created_at: ORDERED_AT,
 };
@@ -170,6 +181,7 @@ export const exampleBankAccount: BankAccount = {
   branch_name: '本店',
   account_number_last4: '4567',
   holder_name: 'カ)テストシヨウテン',
+  dedicated: false,
   created_at: '2026-11-01T00:00:00.000Z',
 };
 
@@ -268,6 +280,7 @@ const ERROR_EXAMPLES: Record<ErrorCode, { message: string; param?: string }> = {
   order_taken: { message: 'The order has already been paid.', param: 'order_id' },
   reverse_window_passed: { message: 'The payment was confirmed more than 24 hours ago; it can be reversed only on the seller screen.' },
   order_not_open: { message: 'The order cannot be canceled: it is not open, or it is managed by a shop platform.' },
+  no_dedicated_account_free: { message: 'No dedicated transfer account is free; add accounts to the pool (ops bank-account add --dedicated) or retry later.' },
   open_order_with_same_amount: { message: `An open order with the same amount exists (${EXAMPLE_IDS.order}); match or cancel it first.` },
   transaction_not_excludable: { message: 'A confirmed transaction cannot be excluded.' },
   transaction_not_excluded: { message: 'The transaction is unmatched, not excluded.' },

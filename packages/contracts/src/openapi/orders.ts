@@ -14,7 +14,10 @@ document({
   summary: 'Register an order',
   description:
     'Registers what a buyer is to pay and answers with the order, whose `payment_url` is the page to send the buyer to. ' +
-    '`bank_account_id` may be left out when the key has exactly one bank account in scope. ' +
+    '`bank_account_id` may be left out when the key has exactly one bank account in scope (dedicated accounts not counted). ' +
+    'With `dedicated_account: true` the order gets a free dedicated transfer account (振込専用口座) as its `bank_account_id`, or, ' +
+    "with a `customer_reference` the seller used before, that buyer's; `409 no_dedicated_account_free` when none is free, and " +
+    'nothing is stored. `transfer_to` says where the buyer pays. ' +
     'An `external_id` already used with the same content answers the existing order with 200; with other content, ' +
     '`409 external_id_conflict`. Send an `Idempotency-Key` so a retry after a lost answer is safe. Records `order.created`.',
   idempotencyKey: true,
@@ -23,7 +26,7 @@ document({
     201: { description: 'The new order.', schema: Order, example: exampleOrder },
     200: { description: 'The order already registered with this `external_id` and the same content.', schema: Order, example: exampleOrder },
   },
-  errors: ['ordered_at_in_future', 'external_id_conflict', 'idempotency_key_reused', 'idempotency_key_in_use'],
+  errors: ['ordered_at_in_future', 'external_id_conflict', 'no_dedicated_account_free', 'idempotency_key_reused', 'idempotency_key_in_use'],
 });
 
 document({

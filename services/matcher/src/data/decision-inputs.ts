@@ -31,8 +31,9 @@ interface ContextValues {
 /**
  * For each deposit (`item`, from 1): the payers taught for its depositor name on its account, the
  * order its transfer code names there (when the code is not one of its candidates'), the open
- * orders of nearby amounts, and the deposits stored before it on its account with its amount on
- * its Tokyo day (its possible twins). One statement, one snapshot; the deposits must be stored.
+ * orders of nearby amounts, the deposits stored before it on its account with its amount on
+ * its Tokyo day (its possible twins), and, when its account is a dedicated one, whose it is and
+ * its last order. One statement, one snapshot; the deposits must be stored.
  */
 const readContextStatement = statement<ContextValues, Row>(
   'matcher.read_decision_context',
@@ -62,7 +63,11 @@ const readContextStatement = statement<ContextValues, Row>(
      SELECT id, status, amount, counterparty FROM transactions
      WHERE bank_account_id = a.account AND direction = 'deposit' AND (occurred_at AT TIME ZONE 'Asia/Tokyo')::date = a.day
        AND amount = a.amount AND seq < a.seq
-     ORDER BY seq LIMIT ${TWINS_READ}) t ON true`,
+     ORDER BY seq LIMIT ${TWINS_READ}) t ON true
+   UNION ALL
+   SELECT a.item::int, 'dedicated', d.customer_reference, o.id, o.status, NULL, NULL
+   FROM asked a JOIN dedicated_accounts d ON d.bank_account_id = a.account
+   LEFT JOIN LATERAL (SELECT id, status FROM orders WHERE bank_account_id = a.account AND dedicated ORDER BY seq DESC LIMIT 1) o ON true`,
 );
 
 /**
@@ -110,6 +115,7 @@ export async function readDecisionInputs(db: SqlOrPrisma, deposits: readonly Dep
     const name = normaliseName(deposit.counterparty);
     const twin = own.find((row) => row.kind === 'twin' && normaliseName(row.name as string) === name);
     const codeOrder = own.find((row) => row.kind === 'code');
+    const dedicated = own.find((row) => row.kind === 'dedicated');
     return {
       facts: {
         amount: amountOf(deposit.amount),
@@ -122,6 +128,14 @@ export async function readDecisionInputs(db: SqlOrPrisma, deposits: readonly Dep
       context: {
         ...(codeOrder === undefined ? {} : { codeOrder: other(codeOrder) }),
         nearAmountOrders: own.filter((row) => row.kind === 'near').map(other),
+        ...(dedicated === undefined
+          ? {}
+          : {
+              dedicatedAccount: {
+                customerReference: (dedicated.payerKey as string | null) ?? null,
+                lastOrder: dedicated.id === null ? undefined : { id: dedicated.id as string, status: dedicated.status as string },
+              },
+            }),
       },
       payers: new PayerMemory(
         own.filter((row) => row.kind === 'payer').map((row) => ({ depositorKey: depositorKey(deposit.counterparty), payerKey: row.payerKey as string })),

@@ -23,5 +23,9 @@ export function decideUnderRules(
   now: Date,
 ): Decision {
   const fitName = nameMatcher(rules, { payers: inputs.payers, ...(readings === undefined ? {} : { readings }) });
-  return decide(inputs.facts, candidates.orders, fitName, now, candidates.read, { ...inputs.context, transferCodeRule: rules.includes('transfer_code') });
+  return decide(inputs.facts, candidates.orders, fitName, now, candidates.read, {
+    ...inputs.context,
+    transferCodeRule: rules.includes('transfer_code'),
+    dedicatedAccountRule: rules.includes('dedicated_account'),
+  });
 }

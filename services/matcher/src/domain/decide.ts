@@ -1,4 +1,4 @@
-import { LIMITS, type NearMiss, type NotChosenReason } from '@pmatch/contracts';
+import { LIMITS, type NearMiss, type NotChosenReason, type OrderStatus } from '@pmatch/contracts';
 import { nearMissKind } from './near-misses';
 
 /** What the decision needs of a deposit. */
@@ -41,8 +41,20 @@ export interface CandidateRead {
 }
 export const COMPLETE_READ: CandidateRead = { allOpenOrdersRead: true };
 
+/** The dedicated transfer account a deposit went to (docs/decisions/0170-dedicated-transfer-accounts.md). */
+export interface DedicatedAccountFacts {
+  /** The buyer whose account it is for good (継続型); null while it is given per order. */
+  customerReference: string | null;
+  /** The order it was last given to, or its buyer's latest order; undefined when it never was. */
+  lastOrder?: { id: string; status: string } | undefined;
+}
+
 /** What else a decision may look at, beyond the orders of the deposit's amount. */
 export interface DecisionContext {
+  /** Set when the deposit went to a dedicated transfer account. */
+  dedicatedAccount?: DedicatedAccountFacts | undefined;
+  /** Whether the seller enabled `dedicated_account`: the account's one open order of the amount is then paid whatever the name. */
+  dedicatedAccountRule?: boolean;
   /** Whether the seller enabled `transfer_code`: a code then confirms its order whatever the name. */
   transferCodeRule?: boolean;
   /** The order the deposit's transfer code names on its account, when it is not among the amount's orders. */
@@ -94,6 +106,7 @@ export interface Explanation {
   candidates: CandidateExplanation[];
   duplicate_of?: string;
   transfer_code?: { code: string; order_id: string };
+  dedicated_account?: { order_id: string | null; order_status: OrderStatus | null; customer_reference: string | null };
   near_misses?: NearMiss[];
 }
 
@@ -168,6 +181,10 @@ function decideOn(deposit: DepositFacts, assessed: Assessed[], code: CodeFinding
     return decision;
   }
   if (code.kind === 'problem') return held(code.reason, shown, assessed);
+  if (context.dedicatedAccount !== undefined) {
+    const byAccount = decideByDedicatedAccount(considered, assessed, context.dedicatedAccount, context.dedicatedAccountRule === true && read.allOpenOrdersRead);
+    if (byAccount !== undefined) return byAccount;
+  }
   if (considered.length === 0) return { outcome: 'unmatched', explanation: explain('no_order_with_amount', assessed) };
   if (!read.allOpenOrdersRead) return held('too_many_candidates', shown, assessed);
   if (code.kind === 'fits' && context.transferCodeRule === true) return decideByCode(code.candidate, fitting, assessed);
@@ -193,6 +210,29 @@ function decideByCode(candidate: Assessed, fitting: Fitting[], assessed: Assesse
   const others = fitting.filter((a) => a !== candidate && fitsByRules(a));
   if (candidate.fit === undefined && others.length > 0) return held('transfer_code_name_differs', [candidate, ...others], assessed);
   return confirmed(candidate.order, 'rule:transfer_code', assessed, 'transfer_code_names_another_order');
+}
+
+/**
+ * A deposit into a dedicated account. With no open order of its amount there (the account's order
+ * closed, the account resting or never given) it is held and the account's last order shown: its
+ * buyer paid late or twice, and no other order may take the money. With the rule enabled, the
+ * account's one open order of the amount is paid whatever the name; two of one buyer are held.
+ * Otherwise (undefined) the names decide as on any account.
+ */
+function decideByDedicatedAccount(considered: Assessed[], assessed: Assessed[], facts: DedicatedAccountFacts, rule: boolean): Decision | undefined {
+  const open = considered.filter((a) => a.excludedBecause === null);
+  if (open.length === 0) {
+    const decision = held('dedicated_account_order_closed', considered, assessed);
+    decision.explanation.dedicated_account = {
+      order_id: facts.lastOrder?.id ?? null,
+      order_status: (facts.lastOrder?.status as OrderStatus | undefined) ?? null,
+      customer_reference: facts.customerReference,
+    };
+    return decision;
+  }
+  if (!rule) return undefined;
+  if (open.length > 1) return held('several_orders_fit', considered, assessed);
+  return confirmed(open[0]!.order, 'rule:dedicated_account', assessed, 'expired');
 }
 
 function confirmed(order: CandidateOrder, reason: string, assessed: Assessed[], others?: NotChosenReason): Decision {

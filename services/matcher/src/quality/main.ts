@@ -55,6 +55,8 @@ function printStream(readings: NameReadings, seed: number, months: number): stri
     ['the four name rules alone', { ...base, rules: NAME_RULES }],
     ['every rule, no buyer writes a code', { ...base, rules: MATCHING_RULES, codeShare: 0 }],
     ['every rule, kanji orders no rivals', { ...base, rules: MATCHING_RULES, readings: undefined }],
+    ['every rule, half the buyers an account of their own', { ...base, rules: MATCHING_RULES, dedicatedShare: 0.5 }],
+    ['every rule, every buyer an account of their own', { ...base, rules: MATCHING_RULES, dedicatedShare: 1 }],
   ];
   const results = variants.map(([name, options]) => [name, simulateStream(options)] as const);
   const [, everyRule] = results[0]!;
@@ -66,7 +68,7 @@ function printStream(readings: NameReadings, seed: number, months: number): stri
   for (const f of everyRule) console.log(`  month ${f.month}: ${JSON.stringify(f.leftBecause)}`);
   console.log('\npayable deposits confirmed automatically, by month:');
   for (const [name, figures] of results) {
-    console.log(`  ${name.padEnd(38)} ${figures.map((f) => percent(f.confirmedAutomatically, f.payable).padStart(8)).join('')}`);
+    console.log(`  ${name.padEnd(52)} ${figures.map((f) => percent(f.confirmedAutomatically, f.payable).padStart(8)).join('')}`);
   }
   return results.flatMap(([name, figures]) => figures.filter((f) => f.wrongConfirmations > 0).map((f) => `${name}, month ${f.month}: ${f.wrongConfirmations}`));
 }

@@ -123,6 +123,17 @@ export type DecisionCommand = Exclude<MatcherCommand, { type: 'rules.preview' | 
 async function reverse(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.reverse'>, now: Date): Promise<OrderRow> {
   const order = await lockOrder(tx, command.order_id, command);
   const previousPayment = assertReversible({ status: order.status, payment: order.payment as Payment | null }, now, command);
+  // An account given per order holds one open order: once it went to another (after its rest), this one cannot reopen on it.
+  if (order.dedicated && order.customerReference === null) {
+    const [taken] = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM orders WHERE bank_account_id = ${order.bankAccountId} AND dedicated AND customer_reference IS NULL AND status = 'open' LIMIT 1`;
+    if (taken !== undefined) {
+      throw new AppError(
+        'order_not_open',
+        `The order's dedicated account has since been given to ${taken.id}; the payment cannot be reversed while that order is open.`,
+      );
+    }
+  }
   // Its transfer code may have gone to a new order since it closed (after 180 days): then it reopens without one.
   const reopened = await tx.$executeRaw`
     UPDATE orders SET status = 'open', payment = NULL, closed_at = NULL, updated_at = ${now},

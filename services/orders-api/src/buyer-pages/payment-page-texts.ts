@@ -1,3 +1,4 @@
+import type { AccountType } from '@pmatch/contracts';
 import type { BuyerStatus, PageLanguage } from '../domain/payment-page';
 import type { TokyoClock } from '../intl';
 
@@ -20,7 +21,9 @@ export interface PaymentPageTexts {
   branchLabel: string;
   accountTypeLabel: string;
   /** Every account this service takes deposits into is an ordinary deposit account. */
-  ordinaryAccount: string;
+  accountTypes: Record<AccountType, string>;
+  /** Under the account, when it is a dedicated transfer account: given to this order, or to the buyer for good. */
+  dedicatedAccountNote: { order: string; buyer: string };
   accountNumberLabel: string;
   holderLabel: string;
   payerNameHeading: string;
@@ -71,7 +74,12 @@ export const PAGE_TEXTS: Record<PageLanguage, PaymentPageTexts> = {
     bankLabel: '金融機関',
     branchLabel: '支店',
     accountTypeLabel: '口座種別',
-    ordinaryAccount: '普通',
+    accountTypes: { ordinary: '普通', current: '当座', savings: '貯蓄' },
+    dedicatedAccountNote: {
+      order:
+        'この口座はこのご注文専用のお振込み先です。ご依頼人名が違っても、この金額のお振込みでお支払いを確認します。このご注文以外のお支払いには使わないでください。',
+      buyer: 'この口座はお客様専用のお振込み先です。次回以降のご注文も、同じ口座にお振り込みいただけます。',
+    },
     accountNumberLabel: '口座番号',
     holderLabel: '口座名義',
     payerNameHeading: 'ご依頼人名',
@@ -113,7 +121,12 @@ export const PAGE_TEXTS: Record<PageLanguage, PaymentPageTexts> = {
     bankLabel: 'Bank',
     branchLabel: 'Branch',
     accountTypeLabel: 'Account type',
-    ordinaryAccount: 'Ordinary (普通)',
+    accountTypes: { ordinary: 'Ordinary (普通)', current: 'Current (当座)', savings: 'Savings (貯蓄)' },
+    dedicatedAccountNote: {
+      order:
+        'This account is for this order alone: a transfer of this amount to it pays the order, whatever sender name your bank shows. Do not use it for anything else.',
+      buyer: 'This account is yours alone: your later orders are paid into the same account.',
+    },
     accountNumberLabel: 'Account number',
     holderLabel: 'Account holder',
     payerNameHeading: 'Name to pay under',

@@ -50,12 +50,13 @@ export function PaymentPage({ order, bankAccount, language, now }: PaymentPagePr
                 <NameWithCode name={bankAccount.branchName} code={bankAccount.branchCode} />
               </dd>
               <dt>{t.accountTypeLabel}</dt>
-              <dd>{t.ordinaryAccount}</dd>
+              <dd>{t.accountTypes[bankAccount.accountType]}</dd>
               <dt>{t.accountNumberLabel}</dt>
               <dd class="account-number">{bankAccount.accountNumber}</dd>
               <dt>{t.holderLabel}</dt>
               <dd>{bankAccount.holderName}</dd>
             </dl>
+            {bankAccount.dedicated === null ? null : <p class="notice notice-dedicated">{t.dedicatedAccountNote[bankAccount.dedicated]}</p>}
           </section>
           <PayerName payerName={order.payerName} transferCode={order.transferCode} t={t} />
           <ul class="notes">

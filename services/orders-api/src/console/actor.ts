@@ -13,7 +13,7 @@ export interface ConsoleActor extends Actor {
  * A person acts on every account of their organisation in the mode they chose; a viewer only
  * reads. Their decisions are recorded as `user:usr_…` from `dashboard`.
  */
-export function userActor(user: UserRow, mode: Mode, accountIds: readonly string[]): ConsoleActor {
+export function userActor(user: UserRow, mode: Mode, accountIds: readonly string[], dedicatedAccountIds: readonly string[] = []): ConsoleActor {
   const role = user.role as UserRole;
   return {
     organisationId: user.organisationId,
@@ -21,6 +21,7 @@ export function userActor(user: UserRow, mode: Mode, accountIds: readonly string
     bankAccountId: null,
     permission: role === 'viewer' ? 'read_only' : 'read_write',
     accountIds,
+    dedicatedAccountIds,
     decidedBy: `user:${user.id}`,
     trigger: 'dashboard',
     userId: user.id,

@@ -147,7 +147,7 @@ export function consoleContext(deps: ConsoleDeps, policy: CookiePolicy): Request
           user,
           organisationName: opened.organisationName,
           mode,
-          actor: userActor(user, mode, opened.accountIds),
+          actor: userActor(user, mode, opened.accountIds, opened.dedicatedAccountIds),
           csrfToken: session.csrfToken,
           owesSecondFactorSetup: opened.owesSecondFactorSetup,
         };

@@ -23,8 +23,12 @@ export async function listAccountsInScope(db: Db, scope: Scope, query: { limit: 
   return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }
 
-/** The ids of an organisation's accounts in a mode, oldest first: what a person of it may use. */
-export async function accountIdsOf(db: Db, organisationId: string, mode: string): Promise<string[]> {
-  const rows = await db.bankAccount.findMany({ where: { organisationId, mode }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true } });
-  return rows.map((r) => r.id);
+/** The ids of an organisation's accounts in a mode, oldest first: what a person of it may use; and which of them are dedicated. */
+export async function accountIdsOf(db: Db, organisationId: string, mode: string): Promise<{ accountIds: string[]; dedicatedAccountIds: string[] }> {
+  const rows = await db.bankAccount.findMany({
+    where: { organisationId, mode },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    select: { id: true, dedicated: true },
+  });
+  return { accountIds: rows.map((r) => r.id), dedicatedAccountIds: rows.filter((r) => r.dedicated).map((r) => r.id) };
 }

@@ -9,12 +9,17 @@ export type ActiveKey = {
   bankAccountId: string | null;
   /** The bank accounts in the key's scope, oldest first (see `ApiKeyAuth.accountIds`). */
   accountIds: string[];
+  /** Those of them that are dedicated transfer accounts. */
+  dedicatedAccountIds: string[];
 };
 
 const findActiveKey = statement<{ keyHash: string }, ActiveKey>(
   'orders_api.find_active_key',
   (p) => sql`SELECT k.id, k.organisation_id AS "organisationId", k.mode, k.permission, k.bank_account_id AS "bankAccountId",
-     ${apiKeyAccountIds('k')} AS "accountIds"
+     ${apiKeyAccountIds('k')} AS "accountIds",
+     ARRAY(SELECT b.id FROM bank_accounts b
+           WHERE b.organisation_id = k.organisation_id AND b.mode = k.mode AND b.dedicated AND (k.bank_account_id IS NULL OR b.id = k.bank_account_id)
+           ORDER BY b.created_at, b.id) AS "dedicatedAccountIds"
    FROM api_keys k WHERE k.key_hash = ${p.keyHash} AND k.revoked_at IS NULL`,
 );
 

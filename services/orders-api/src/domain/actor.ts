@@ -16,6 +16,8 @@ export interface Actor extends Scope {
   permission: 'read_write' | 'read_only';
   /** The bank accounts the actor may see and use, oldest first. */
   accountIds: readonly string[];
+  /** Those of `accountIds` that are dedicated transfer accounts. */
+  dedicatedAccountIds?: readonly string[];
   /** Who decides, as recorded: `api_key:key_…` or `user:usr_…`. */
   decidedBy: string;
   /** Where a decision came from, as recorded on a payment. */

@@ -14,6 +14,8 @@ export interface ApiKeyAuth {
    * scoped account, or every account of its organisation and mode. Read with the key.
    */
   accountIds: readonly string[];
+  /** Those of `accountIds` that are dedicated transfer accounts (given to orders, never a default). */
+  dedicatedAccountIds?: readonly string[];
   /** SHA-256 of the key text: how the key is looked up. */
   keyHash: string;
   /**
@@ -31,20 +33,35 @@ export function apiKeyActor(auth: ApiKeyAuth): Actor {
     permission: auth.permission,
     bankAccountId: auth.bankAccountId,
     accountIds: auth.accountIds,
+    dedicatedAccountIds: auth.dedicatedAccountIds ?? [],
     decidedBy: `api_key:${auth.keyId}`,
     trigger: 'api',
   };
 }
 
-/** bank_account_id may be omitted only when exactly one account is in reach; a given one must be in reach. */
-export function resolveBankAccount(actor: Pick<Actor, 'accountIds'>, requested: string | undefined): string {
-  const accounts = actor.accountIds;
+/**
+ * bank_account_id may be omitted only when exactly one account that is not a dedicated transfer
+ * account is in reach; a given one must be in reach, and may be a dedicated one only where
+ * `dedicatedAllowed` (a test deposit): orders get theirs with `dedicated_account: true`.
+ */
+export function resolveBankAccount(
+  actor: Pick<Actor, 'accountIds' | 'dedicatedAccountIds'>,
+  requested: string | undefined,
+  options: { dedicatedAllowed?: boolean } = {},
+): string {
+  const dedicated = actor.dedicatedAccountIds ?? [];
   if (requested !== undefined) {
-    if (!accounts.includes(requested)) {
+    if (!actor.accountIds.includes(requested)) {
       throw new AppError('parameter_invalid', `No such bank account: ${requested}.`, { param: 'bank_account_id' });
+    }
+    if (dedicated.includes(requested) && options.dedicatedAllowed !== true) {
+      throw new AppError('parameter_invalid', `${requested} is a dedicated transfer account: orders get one with dedicated_account: true.`, {
+        param: 'bank_account_id',
+      });
     }
     return requested;
   }
+  const accounts = actor.accountIds.filter((id) => !dedicated.includes(id));
   const only = accounts.length === 1 ? accounts[0] : undefined;
   if (only === undefined) {
     throw new AppError(

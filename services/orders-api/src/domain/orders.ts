@@ -3,15 +3,18 @@ import type { OrderRow } from '@pmatch/db';
 
 /**
  * Whether a repeated create with an external_id already used asks for the same order. Only what
- * the request states is compared: an omitted field took its default the first time.
+ * the request states is compared: an omitted field took its default the first time. An order on
+ * a dedicated account (`bankAccountId` null) is the same when it asked for one, for the same buyer.
  */
-export function sameOrderContent(existing: OrderRow, request: CreateOrderRequest, bankAccountId: string): boolean {
+export function sameOrderContent(existing: OrderRow, request: CreateOrderRequest, bankAccountId: string | null): boolean {
   const sameMetadata = request.metadata === undefined || canonical(request.metadata) === canonical(existing.metadata);
   return (
     Number(existing.amount) === request.amount &&
     existing.payerName === request.payer_name &&
     existing.itemName === request.item_name &&
-    existing.bankAccountId === bankAccountId &&
+    (bankAccountId === null
+      ? existing.dedicated && request.dedicated_account === true && existing.customerReference === (request.customer_reference ?? null)
+      : existing.bankAccountId === bankAccountId && !existing.dedicated) &&
     sameMetadata &&
     (request.ordered_at === undefined || new Date(request.ordered_at).getTime() === existing.orderedAt.getTime()) &&
     (request.expires_at === undefined || new Date(request.expires_at).getTime() === existing.expiresAt.getTime())

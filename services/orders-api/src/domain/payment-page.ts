@@ -1,4 +1,4 @@
-import { ORDER_STATUSES, type OrderStatus } from '@pmatch/contracts';
+import { ORDER_STATUSES, type AccountType, type OrderStatus } from '@pmatch/contracts';
 
 /** The buyer's pages speak Japanese by default, and English to whoever asks for it. */
 export const PAGE_LANGUAGES = ['ja', 'en'] as const;
@@ -27,8 +27,11 @@ export interface PaymentPageBankAccount {
   bankName: string | null;
   branchCode: string;
   branchName: string | null;
+  accountType: AccountType;
   accountNumber: string;
   holderName: string;
+  /** A dedicated transfer account given to this order (`order`) or to its buyer for good (`buyer`); null for a shared one. */
+  dedicated: 'order' | 'buyer' | null;
 }
 
 /**

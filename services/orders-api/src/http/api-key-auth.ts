@@ -154,6 +154,7 @@ function authContext(key: ActiveKey, keyHash: string, cached: boolean): ApiKeyAu
     permission: key.permission === 'read_only' ? 'read_only' : 'read_write',
     bankAccountId: key.bankAccountId,
     accountIds: key.accountIds,
+    dedicatedAccountIds: key.dedicatedAccountIds,
     keyHash,
     cached,
   };

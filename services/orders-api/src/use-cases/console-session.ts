@@ -20,6 +20,8 @@ export interface OpenSession {
   mode: Mode;
   /** The bank accounts of the organisation in the session's mode. */
   accountIds: string[];
+  /** Those of them that are dedicated transfer accounts. */
+  dedicatedAccountIds: string[];
   /** An admin who must set up a second factor before using anything else. */
   owesSecondFactorSetup: boolean;
 }
@@ -39,7 +41,7 @@ export async function openSession(deps: ConsoleDeps, token: string): Promise<Ope
   if (now - found.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await touchSession(deps.database.prisma, token, deps.clock.now());
   const { user, ...session } = found;
   const mode = session.mode as Mode;
-  const [organisation, accountIds] = await Promise.all([
+  const [organisation, { accountIds, dedicatedAccountIds }] = await Promise.all([
     findOrganisation(deps.database.prisma, user.organisationId),
     accountIdsOf(deps.database.prisma, user.organisationId, mode),
   ]);
@@ -49,6 +51,7 @@ export async function openSession(deps: ConsoleDeps, token: string): Promise<Ope
     organisationName: organisation.name,
     mode,
     accountIds,
+    dedicatedAccountIds,
     owesSecondFactorSetup: !session.secondFactorPending && (await owesSecondFactorSetup(deps, user)),
   };
 }

@@ -26,7 +26,7 @@ export async function createTestDeposit(
   return deps.bankIngest.createTestDeposit({
     type: 'test_deposit.create',
     organisation_id: actor.organisationId,
-    bank_account_id: resolveBankAccount(actor, request.bank_account_id),
+    bank_account_id: resolveBankAccount(actor, request.bank_account_id, { dedicatedAllowed: true }),
     amount: request.amount,
     counterparty: request.counterparty,
     occurred_at: occurredAt.toISOString(),

@@ -19,4 +19,6 @@ export interface OrdersApiDeps {
   secretBox: SecretBox;
   /** Which addresses a webhook URL may lead to. */
   addressPolicy: AddressPolicy;
+  /** How long a dedicated account given to one order rests after the order closed before it is given again. */
+  dedicatedAccountRestMs: number;
 }

@@ -254,6 +254,17 @@ export function sampleOrder(mode: Mode, at: Date): Order {
     source: null,
     payment_link_id: null,
     transfer_code: null,
+    dedicated_account: false,
+    customer_reference: null,
+    transfer_to: {
+      bank_code: '9999',
+      bank_name: 'テスト銀行',
+      branch_code: '001',
+      branch_name: 'テスト支店',
+      account_type: 'ordinary',
+      account_number: '1234567',
+      holder_name: 'ｶ)ﾃｽﾄ',
+    },
     payment: null,
     created_at: iso,
   };

@@ -30,7 +30,12 @@ export interface StreamOptions {
   readings: NameReadings | undefined;
   /** The share of customers who write their order's transfer code (`STREAM_MIX.writesTransferCode` unless given). */
   codeShare?: number;
+  /** The share of customers given a dedicated transfer account of their own (継続型); 0 unless given. */
+  dedicatedShare?: number;
 }
+
+/** The shop's one shared account; a customer with a dedicated account pays into `va_<id>`. */
+const SHARED = 'shared';
 
 /** What happened to one month's deposits (by the month they arrived in). */
 export interface MonthFigures {
@@ -55,12 +60,14 @@ export interface MonthFigures {
 type Truth = { kind: 'payment' | 'fee'; orderId: string } | { kind: 'duplicate' | 'other' };
 
 interface LedgerOrder extends CandidateOrder {
+  account: string;
   seq: number;
   amount: number;
   closed: 'paid' | 'paid_outside' | 'canceled' | null;
 }
 
 interface LedgerDeposit {
+  account: string;
   id: string;
   seq: number;
   month: number;
@@ -72,7 +79,7 @@ interface LedgerDeposit {
 }
 
 type Happening =
-  | { at: number; kind: 'order'; order: Pick<LedgerOrder, 'id' | 'amount' | 'payerName'> }
+  | { at: number; kind: 'order'; order: Pick<LedgerOrder, 'id' | 'amount' | 'payerName' | 'account'> }
   | { at: number; kind: 'deposit'; make: () => Omit<LedgerDeposit, 'id' | 'seq' | 'status'> };
 
 const monthStart = (month: number): number => Date.UTC(2026, month - 1, 1) - TOKYO;
@@ -82,7 +89,7 @@ const tokyoDay = (at: number): number => Math.floor((at + TOKYO) / DAY);
 export function simulateStream(options: StreamOptions): MonthFigures[] {
   const random = new Random(options.seed);
   const ledger = new Ledger();
-  const happenings = planHappenings(random, options.months, ledger, options.codeShare);
+  const happenings = planHappenings(random, options.months, ledger, options.codeShare, options.dedicatedShare ?? 0);
   const figures = Array.from({ length: options.months }, (_, i) => emptyFigures(i + 1));
   let settledMonth = 0;
   for (const happening of happenings.sort((a, b) => a.at - b.at)) {
@@ -107,15 +114,17 @@ function monthOf(at: number): number {
 }
 
 /** Every order and deposit of the stream, each when it happens. */
-function planHappenings(random: Random, months: number, ledger: Ledger, codeShare: number | undefined): Happening[] {
+function planHappenings(random: Random, months: number, ledger: Ledger, codeShare: number | undefined, dedicatedShare: number): Happening[] {
   const happenings: Happening[] = [];
   const customers = customersOf(random, months, codeShare);
   for (const customer of customers) {
+    // Chosen by id, not drawn: the stream's other draws stay those of a run without dedicated accounts.
+    const account = customer.id % 100 < dedicatedShare * 100 ? `va_${customer.id}` : SHARED;
     for (let month = customer.from; month <= customer.until; month++) {
       const orders = random.weighted({ 0: STREAM_MIX.ordersPerMonth[0], 1: STREAM_MIX.ordersPerMonth[1], 2: STREAM_MIX.ordersPerMonth[2] });
       for (let n = 0; n < Number(orders); n++) {
         const at = monthStart(month) + random.next() * (monthStart(month + 1) - monthStart(month));
-        const order = { id: `ord_${happenings.length}`, amount: amountOf(random), payerName: payerNameOf(customer) };
+        const order = { id: `ord_${happenings.length}`, amount: amountOf(random), payerName: payerNameOf(customer), account };
         happenings.push({ at, kind: 'order', order });
         if (!random.chance(STREAM_MIX.neverPaid)) happenings.push(...paymentOf(random, ledger, customer, order.id, at + HOUR + random.next() * 4 * DAY));
       }
@@ -137,6 +146,7 @@ function paymentOf(random: Random, ledger: Ledger, customer: Customer, orderId: 
     const order = ledger.order(orderId);
     const code = customer.writesTransferCode ? (order.transferCode ?? null) : null;
     first = {
+      account: order.account,
       month: monthOf(at),
       amount: order.amount - fee,
       counterparty: depositorNameOf(customer, code, random),
@@ -156,7 +166,7 @@ function notForAnyOrder(random: Random, month: number): Happening {
   const at = monthStart(month) + random.next() * (monthStart(month + 1) - monthStart(month));
   const amount = random.chance(0.5) ? amountOf(random) : random.int(1, 30_000);
   const counterparty = otherSender(random);
-  return { at, kind: 'deposit', make: () => ({ month, amount, counterparty, occurredAt: new Date(at), truth: { kind: 'other' } }) };
+  return { at, kind: 'deposit', make: () => ({ account: SHARED, month, amount, counterparty, occurredAt: new Date(at), truth: { kind: 'other' } }) };
 }
 
 /** The stream's bank account and what the database would hold of it. */
@@ -170,8 +180,10 @@ class Ledger {
     return this.orders.get(id)!;
   }
 
-  addOrder(order: Pick<LedgerOrder, 'id' | 'amount' | 'payerName'>, at: number, random: Random): void {
-    const held = new Set([...this.orders.values()].filter((o) => o.status === 'open' && o.closed === null).map((o) => o.transferCode!));
+  addOrder(order: Pick<LedgerOrder, 'id' | 'amount' | 'payerName' | 'account'>, at: number, random: Random): void {
+    const held = new Set(
+      [...this.orders.values()].filter((o) => o.account === order.account && o.status === 'open' && o.closed === null).map((o) => o.transferCode!),
+    );
     this.orders.set(order.id, {
       ...order,
       seq: ++this.seq,
@@ -195,17 +207,26 @@ class Ledger {
     for (const order of this.orders.values()) if (order.status === 'open' && order.closed === null && order.expiresAt.getTime() < now) order.status = 'expired';
     const candidates = this.amountCandidates(deposit);
     const code = transferCodeOf(deposit.counterparty);
-    const codeOrder = code === undefined || candidates.some((o) => o.transferCode === code) ? undefined : this.orderWithCode(code);
+    const codeOrder = code === undefined || candidates.some((o) => o.transferCode === code) ? undefined : this.orderWithCode(deposit.account, code);
     const name = normaliseName(deposit.counterparty);
     const twin = this.deposits.find(
-      (d) => d.seq < deposit.seq && d.amount === deposit.amount && tokyoDay(d.occurredAt.getTime()) === tokyoDay(now) && normaliseName(d.counterparty) === name,
+      (d) =>
+        d.account === deposit.account &&
+        d.seq < deposit.seq &&
+        d.amount === deposit.amount &&
+        tokyoDay(d.occurredAt.getTime()) === tokyoDay(now) &&
+        normaliseName(d.counterparty) === name,
     );
     const decision = decideUnderRules(
       options.rules,
       options.readings,
       {
         facts: { amount: deposit.amount, counterparty: deposit.counterparty, occurredAt: deposit.occurredAt, transferCode: code, duplicateOf: twin?.id },
-        context: { ...(codeOrder === undefined ? {} : { codeOrder }), nearAmountOrders: this.nearAmountOrders(deposit.amount) },
+        context: {
+          ...(codeOrder === undefined ? {} : { codeOrder }),
+          nearAmountOrders: this.nearAmountOrders(deposit.account, deposit.amount),
+          ...(deposit.account === SHARED ? {} : { dedicatedAccount: this.dedicatedAccount(deposit.account) }),
+        },
         payers: new PayerMemory(this.taught),
       },
       { orders: candidates, read: { allOpenOrdersRead: true } },
@@ -236,21 +257,29 @@ class Ledger {
   }
 
   private amountCandidates(deposit: LedgerDeposit): CandidateOrder[] {
-    const ofAmount = [...this.orders.values()].filter((o) => o.closed === null && o.amount === deposit.amount && o.orderedAt <= deposit.occurredAt);
+    const ofAmount = [...this.orders.values()].filter(
+      (o) => o.account === deposit.account && o.closed === null && o.amount === deposit.amount && o.orderedAt <= deposit.occurredAt,
+    );
     const expired = ofAmount.filter((o) => o.status === 'expired').slice(-EXPIRED_READ);
     return [...ofAmount.filter((o) => o.status === 'open'), ...expired].sort((a, b) => a.seq - b.seq);
   }
 
-  private orderWithCode(code: string): OtherOrder | undefined {
-    const holders = [...this.orders.values()].filter((o) => o.transferCode === code);
+  private orderWithCode(account: string, code: string): OtherOrder | undefined {
+    const holders = [...this.orders.values()].filter((o) => o.account === account && o.transferCode === code);
     const order = holders.find((o) => o.status === 'open' && o.closed === null) ?? holders.at(-1);
     return order === undefined ? undefined : { id: order.id, status: order.closed ?? order.status, amount: order.amount, payerName: order.payerName };
   }
 
-  private nearAmountOrders(amount: number): OtherOrder[] {
+  /** A buyer's dedicated account: theirs for good, with their latest order. */
+  private dedicatedAccount(account: string): { customerReference: string; lastOrder?: { id: string; status: string } } {
+    const last = [...this.orders.values()].filter((o) => o.account === account).at(-1);
+    return { customerReference: account, ...(last === undefined ? {} : { lastOrder: { id: last.id, status: last.closed ?? last.status } }) };
+  }
+
+  private nearAmountOrders(account: string, amount: number): OtherOrder[] {
     const { min, max } = nearAmountRange(amount);
     return [...this.orders.values()]
-      .filter((o) => o.status === 'open' && o.closed === null && o.amount !== amount && o.amount >= min && o.amount <= max)
+      .filter((o) => o.account === account && o.status === 'open' && o.closed === null && o.amount !== amount && o.amount >= min && o.amount <= max)
       .sort((a, b) => Math.abs(a.amount - amount) - Math.abs(b.amount - amount))
       .slice(0, NEAR_READ)
       .map((o) => ({ id: o.id, status: 'open', amount: o.amount, payerName: o.payerName }));
