@@ -71,11 +71,10 @@ async function seed(databaseUrl, orders, held) {
       `INSERT INTO api_keys (id, organisation_id, mode, name, permission, key_hash, key_hint) VALUES ('key_benchconsole00001', $1, 'live', 'bench', 'read_write', $2, 'svc_live_...')`,
       [ORG, createHash('sha256').update(keyText).digest('hex')],
     );
-    await client.query(`INSERT INTO users (id, organisation_id, email, role, password_hash, activated_at) VALUES ('usr_benchconsole00001', $1, $2, 'viewer', $3, now())`, [
-      ORG,
-      EMAIL,
-      await hashPassword(PASSWORD),
-    ]);
+    await client.query(
+      `INSERT INTO users (id, organisation_id, email, role, password_hash, activated_at) VALUES ('usr_benchconsole00001', $1, $2, 'viewer', $3, now())`,
+      [ORG, EMAIL, await hashPassword(PASSWORD)],
+    );
     await client.query(
       `INSERT INTO orders (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name, ordered_at, expires_at, payment_token)
        SELECT 'ord_benchconsole' || lpad(n::text, 10, '0'), $1, 'live', $2, 'open', 1000 + n % 5000, 'カイイン ' || lpad(n::text, 6, '0'),
