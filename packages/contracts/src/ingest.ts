@@ -4,6 +4,13 @@ import { z } from './zod';
 
 /** What bank adapters send to bank-ingest, and what it answers. */
 
+/**
+ * The request header in which a bank adapter names itself (its `adp_…` id) on every request to
+ * bank-ingest. A request naming no active adapter is refused before its body is read, and only the
+ * named adapter's secret is tried on its signature.
+ */
+export const BANK_ADAPTER_ID_HEADER = 'bank-adapter-id';
+
 /** 預金種目 as a bank account's identity carries it: 普通, 当座, 貯蓄. */
 export const ACCOUNT_TYPES = ['ordinary', 'current', 'savings'] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];

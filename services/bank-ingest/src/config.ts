@@ -8,7 +8,7 @@ export const BankIngestConfig = BaseConfig.extend({
   BANK_INGEST_ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9101),
   /** How long the adapters (opened secrets, bound accounts) are trusted before they are read again. */
   ADAPTER_CACHE_MS: z.coerce.number().int().min(0).default(ADAPTERS_TTL_MS),
-  /** How often at most a request no cached secret verifies makes them be read again. */
+  /** How often at most a request naming an adapter id not cached makes them be read again. */
   ADAPTER_MISS_REFRESH_MS: z.coerce.number().int().min(0).default(ADAPTERS_MISS_REFRESH_MS),
   /** Largest statement file taken by POST /ingest/v1/statements (kept on disk while imported). */
   STATEMENT_MAX_BYTES: z.coerce

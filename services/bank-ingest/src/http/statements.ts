@@ -8,8 +8,8 @@ import { STATEMENT_FORMATS, type StatementAccount, type StatementFormat } from '
 import type { AdapterCache } from '../data/adapters';
 import { importStatement } from '../use-cases/import-statement';
 import type { IngestMetrics } from '../use-cases/metrics';
-import { accountFor, signatureHeaders } from './adapter-auth';
-import { spoolBody, type SpooledFile } from './statement-upload';
+import { accountFor, namedAdapter, namedAdapterOf, signatureHeaders } from './adapter-auth';
+import { spoolBody } from './statement-upload';
 
 export interface StatementDeps {
   database: Database;
@@ -24,22 +24,22 @@ export interface StatementDeps {
 }
 
 /**
- * POST /ingest/v1/statements: a bank statement file, signed by an adapter as Standard Webhooks
- * over its raw bytes, streamed to disk (never whole in memory), then checked whole and stored.
+ * POST /ingest/v1/statements: a bank statement file from the adapter its `bank-adapter-id` header
+ * names (else 401 before a byte of it is read), signed with that adapter's secret as Standard
+ * Webhooks over its raw bytes, streamed to disk (never whole in memory), then checked whole and stored.
  */
 export function statementsRouter(deps: StatementDeps): Router {
   const router = Router();
-  router.post('/ingest/v1/statements', async (req, res) => {
+  router.post('/ingest/v1/statements', namedAdapter(deps.adapters), async (req, res) => {
     const format = formatOf(req.query.format);
-    const headers = signatureHeaders(req);
-    const check = new StreamingSignatureCheck(headers, await deps.adapters.current(), Date.now());
+    const adapter = namedAdapterOf(res);
+    const check = new StreamingSignatureCheck(signatureHeaders(req), adapter, Date.now());
     if (!check.fresh) throw new AppError('invalid_api_key', 'The signature is not valid.');
     const file = await spoolBody(req, deps.spoolDirectory ?? tmpdir(), deps.statementMaxBytes, (chunk) => check.update(chunk));
     let imported;
     // The upload is removed before the answer: once a client has it, nothing of the file is left on disk.
     try {
-      const adapter = check.signer() ?? (await signerAfterMiss(deps, headers, file));
-      if (adapter === undefined) throw new AppError('invalid_api_key', 'The signature is not valid.');
+      if (!check.verified()) throw new AppError('invalid_api_key', 'The signature is not valid.');
       imported = await importStatement(
         { database: deps.database, outbox: deps.outbox, onDepositsStored: (count) => deps.metrics?.depositsIngested('statement', count) },
         {
@@ -62,15 +62,6 @@ function formatOf(value: unknown): StatementFormat | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'string' && (STATEMENT_FORMATS as readonly string[]).includes(value)) return value as StatementFormat;
   throw new AppError('parameter_invalid', `format must be one of ${STATEMENT_FORMATS.join(', ')} (or left out to detect it).`, { param: 'format' });
-}
-
-/** No cached secret verified the upload: adapters created since (read at most once a second) are tried on the kept file. */
-async function signerAfterMiss(deps: StatementDeps, headers: ReturnType<typeof signatureHeaders>, file: SpooledFile): Promise<Adapter | undefined> {
-  const reread = await deps.adapters.afterMiss();
-  if (reread === undefined) return undefined;
-  const check = new StreamingSignatureCheck(headers, reread, Date.now());
-  for await (const chunk of file.read()) check.update(chunk);
-  return check.signer();
 }
 
 async function allowedAccount(deps: StatementDeps, adapter: Adapter, account: StatementAccount, line: number) {
