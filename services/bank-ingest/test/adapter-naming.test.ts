@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { newId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, SecretBox, closeServer, createHttpApp, createLogger, finishHttpApp, listen, newSigningSecret } from '@pmatch/platform';
-import { adapterHeaders, createTestDatabase, zenginFile, type AdapterCredentials, type TestDatabase } from '@pmatch/testkit';
+import { adapterHeaders, camtFile, createTestDatabase, zenginFile, type AdapterCredentials, type TestDatabase } from '@pmatch/testkit';
 import { Registry } from 'prom-client';
 import { AdapterCache, listActiveAdapters } from '../src/data/adapters';
 import { ingestRoutes } from '../src/http/routes';
@@ -77,13 +77,13 @@ async function liveAccount(accountNumber: string): Promise<string> {
   return id;
 }
 
-const notification = (bankAccountId: string, reference: string) =>
+const notification = (bankAccountId: string, reference: string, counterparty = 'ﾔﾏﾀﾞ ﾀﾛｳ') =>
   JSON.stringify({
     bank_account_id: bankAccountId,
     bank_reference: reference,
     direction: 'deposit',
     amount: 1200,
-    counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+    counterparty,
     occurred_at: '2026-11-20T10:00:00+09:00',
   });
 
@@ -166,6 +166,34 @@ describe('bank-adapter-id', () => {
 
     expect(answer.head).toMatch(/^HTTP\/1\.1 401 /);
     expect(answer.writtenWhenAnswered).toBeLessThan(size / 2);
+  });
+});
+
+describe('names from banks', () => {
+  test('when a notification and a camt statement carry a counterparty with bidirectional overrides, isolates and marks, then it is stored without them', async () => {
+    const account = await liveAccount('1000010');
+    const adapter = await createAdapter(account);
+    const hostile = '\u202eﾔﾏﾀﾞ\u2066 ﾀﾛｳ\u2069\u200f\u061c';
+    const body = notification(account, 'names-1', hostile);
+    const xml = camtFile({
+      kind: '054',
+      version: '08',
+      accounts: [
+        {
+          bankCode: '0001',
+          branchCode: '001',
+          accountNumber: '1000010',
+          entries: [{ amount: 3400, date: '2026-11-20', name: `\u202bｽｽﾞｷ\u202c ﾊﾅｺ\u200e`, reference: 'names-2' }],
+        },
+      ],
+    });
+
+    const pushed = await post('/ingest/v1/notifications', { ...adapterHeaders(adapter, body), 'content-type': 'application/json' }, body);
+    const imported = await post('/ingest/v1/statements', { ...adapterHeaders(adapter, xml), 'content-type': 'application/xml' }, xml);
+
+    expect([pushed.status, imported.status]).toEqual([202, 200]);
+    const names = await prisma.transaction.findMany({ where: { bankAccountId: account }, select: { counterparty: true }, orderBy: { amount: 'asc' } });
+    expect(names.map((n) => n.counterparty)).toEqual(['ﾔﾏﾀﾞ ﾀﾛｳ', 'ｽｽﾞｷ ﾊﾅｺ']);
   });
 });
 

@@ -1,4 +1,4 @@
-import { BankNotification } from '@pmatch/contracts';
+import { BankNotification, withoutControlCharacters } from '@pmatch/contracts';
 import { jsonBodies, parseInput, type Clock, type OutboxPublisher } from '@pmatch/platform';
 import type { Database } from '@pmatch/db';
 import { Router } from 'express';
@@ -37,7 +37,7 @@ export function notificationsRouter(deps: NotificationDeps): Router {
         bankReference: notification.bank_reference,
         direction: notification.direction,
         amount: notification.amount,
-        counterparty: notification.counterparty,
+        counterparty: withoutControlCharacters(notification.counterparty),
         occurredAt: new Date(notification.occurred_at),
         adapterId: adapter.id,
         ...(notification.remitter_code === undefined ? {} : { remitterCode: notification.remitter_code }),
