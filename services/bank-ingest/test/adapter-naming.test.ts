@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { newId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, SecretBox, closeServer, createHttpApp, createLogger, finishHttpApp, listen, newSigningSecret } from '@pmatch/platform';
-import { adapterHeaders, camtFile, createTestDatabase, zenginFile, type AdapterCredentials, type TestDatabase } from '@pmatch/testkit';
+import { adapterHeaders, camtFile, createTestDatabase, waitFor, zenginFile, type AdapterCredentials, type TestDatabase } from '@pmatch/testkit';
 import { Registry } from 'prom-client';
 import { AdapterCache, listActiveAdapters } from '../src/data/adapters';
 import { ingestRoutes } from '../src/http/routes';
+import { SpoolSlots } from '../src/http/statement-upload';
 
 /**
  * Who may make bank-ingest work: a request names its adapter in `bank-adapter-id` and is refused
@@ -45,6 +46,7 @@ beforeAll(async () => {
       outbox: { nudge: () => undefined, publishLeased: () => undefined },
       statementMaxBytes: 64 * MiB,
       spoolDirectory: spool,
+      spoolSlots: new SpoolSlots(1),
     }),
   );
   finishHttpApp(app, logger);
@@ -89,7 +91,7 @@ const notification = (bankAccountId: string, reference: string, counterparty = '
 
 async function post(path: string, headers: Record<string, string>, body: string | Uint8Array) {
   const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: typeof body === 'string' ? body : new Uint8Array(body) });
-  return { status: res.status, body: (await res.json()) as { error?: { code: string; type: string } } };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as { error?: { code: string; type: string } } };
 }
 
 const stored = async (bankAccountId: string) => prisma.transaction.count({ where: { bankAccountId } });
@@ -194,6 +196,56 @@ describe('names from banks', () => {
     expect([pushed.status, imported.status]).toEqual([202, 200]);
     const names = await prisma.transaction.findMany({ where: { bankAccountId: account }, select: { counterparty: true }, orderBy: { amount: 'asc' } });
     expect(names.map((n) => n.counterparty)).toEqual(['ﾔﾏﾀﾞ ﾀﾛｳ', 'ｽｽﾞｷ ﾊﾅｺ']);
+  });
+});
+
+describe('spooling', () => {
+  test('when the spool holds one upload at most and one is being spooled, then another is answered 503 with Retry-After before its body is read, and taken once the first is done', async () => {
+    const account = await liveAccount('1000020');
+    const adapter = await createAdapter(account);
+    const statement = (reference: string) =>
+      Buffer.from(
+        camtFile({
+          kind: '054',
+          version: '08',
+          accounts: [{ bankCode: '0001', branchCode: '001', accountNumber: '1000020', entries: [{ amount: 5600, date: '2026-11-20', name: 'ｱ', reference }] }],
+        }),
+      );
+    const send = (file: Buffer) => post('/ingest/v1/statements', { ...adapterHeaders(adapter, file), 'content-type': 'application/xml' }, file);
+    const held = statement('spool-1');
+    const { port } = new URL(base);
+    const socket = connect(Number(port), '127.0.0.1');
+    const answered = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (data: Buffer) => {
+        text += data.toString('utf8');
+        if (text.includes('\r\n\r\n')) resolve(text);
+      });
+    });
+    const head = Object.entries({
+      host: `127.0.0.1:${port}`,
+      'content-length': String(held.length),
+      'content-type': 'application/xml',
+      ...adapterHeaders(adapter, held),
+    })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(`POST /ingest/v1/statements HTTP/1.1\r\n${head}\r\n`);
+    socket.write(held.subarray(0, 100));
+    await waitFor(() => (readdirSync(spool).length === 1 ? true : undefined), { what: 'the first upload in the spool' });
+
+    const refused = await send(statement('spool-2'));
+
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ code: 'service_unavailable' });
+    expect(refused.headers.get('retry-after')).toBe('5');
+    socket.write(held.subarray(100));
+    expect(await answered).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+    const after = await send(statement('spool-2'));
+    expect(after.status).toBe(200);
+    expect(await stored(account)).toBe(2);
+    expect(readdirSync(spool)).toEqual([]);
   });
 });
 
