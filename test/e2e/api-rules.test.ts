@@ -460,6 +460,17 @@ describe('limits of docs/guide.md', () => {
     expect(await countOrders()).toBe(before);
   });
 
+  test('when payer_name carries bidirectional overrides, isolates or marks, then the order is stored without them; a name of nothing else is 400', async () => {
+    const res = await create({ payer_name: '\u202eヤマダ\u2066 タロウ\u2069\u200f' });
+    const before = await countOrders();
+    const invisible = await create({ payer_name: '\u202e\u2066\u200f' });
+
+    expect(res.status).toBe(201);
+    expect(res.body.payer_name).toBe('ヤマダ タロウ');
+    expectError(invisible, 400, 'parameter_invalid');
+    expect(await countOrders()).toBe(before);
+  });
+
   test('when ordered_at is 4 minutes ahead, then the order is created; 6 minutes ahead, then 400 ordered_at_in_future', async () => {
     const ahead = (minutes: number) => new Date(system.now().getTime() + minutes * MINUTE).toISOString();
     const [fourAhead, sixAhead] = [ahead(4), ahead(6)];
