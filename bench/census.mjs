@@ -160,7 +160,7 @@ async function main() {
     const merchants = await setUpMerchants(system, config, receiver);
     const plan = planPipeline(config, merchants.accounts, 'census');
     await seedOrders(system.database.url, plan.orders);
-    const sender = new NotificationSender(system.ingestUrl, merchants.adapter.secret, 4);
+    const sender = new NotificationSender(system.ingestUrl, merchants.adapter, 4);
 
     // Warm-up, then what the services do on their own when nothing happens.
     for (const n of plan.runs.throughput.notifications.filter((x) => x.kind === 'unmatched').slice(0, 3)) {

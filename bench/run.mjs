@@ -224,7 +224,7 @@ async function runPipeline(config, system, receiver, cpu, runId) {
   log(`  seeded in ${seeded.seconds} s`);
   out.candidateLookup = await probeCandidateLookup(system.database.url, plan.orders);
   log(`  candidate lookup: ${out.candidateLookup.plan}, ${out.candidateLookup.meanMs} ms`);
-  const sender = new NotificationSender(system.ingestUrl, merchants.adapter.secret, Math.max(config.pushConcurrency, 64));
+  const sender = new NotificationSender(system.ingestUrl, merchants.adapter, Math.max(config.pushConcurrency, 64));
   const sampler = new BacklogSampler(system.database.url, config.external ? undefined : system.env.AMQP_PREFIX);
   await sampler.start();
   const statements = await statementProfiler(system.database.url);

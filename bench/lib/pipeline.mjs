@@ -286,11 +286,16 @@ export async function probeCandidateLookup(databaseUrl, orders) {
   }
 }
 
-/** Signs and posts bank notifications the way a bank adapter does, over keep-alive connections. */
+/**
+ * Signs and posts bank notifications the way a bank adapter does, over keep-alive connections:
+ * `adapter` is `{ id, secret }` as `ops adapter create` makes it; every request names the adapter
+ * in `bank-adapter-id` and is signed with its secret.
+ */
 export class NotificationSender {
-  constructor(ingestUrl, adapterSecret, maxSockets) {
+  constructor(ingestUrl, adapter, maxSockets) {
     this.url = new URL('/ingest/v1/notifications', ingestUrl);
-    this.webhook = new Webhook(adapterSecret);
+    this.adapterId = adapter.id;
+    this.webhook = new Webhook(adapter.secret);
     this.agent = new http.Agent({ keepAlive: true, maxSockets });
     this.counter = 0;
   }
@@ -332,6 +337,7 @@ export class NotificationSender {
     const headers = {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
+      'bank-adapter-id': this.adapterId,
       'webhook-id': messageId,
       'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
       'webhook-signature': this.webhook.sign(messageId, timestamp, body),

@@ -161,14 +161,14 @@ function rssKiB(pid) {
 }
 
 /** Posts a statement signed by the adapter as bank-ingest checks it; resolves with the answer, the seconds taken and bank-ingest's peak RSS growth. */
-async function importFile(system, secret, file) {
+async function importFile(system, adapter, file) {
   const pid = system.pids()['bank-ingest'];
   const before = pid ? rssKiB(pid) : 0;
   let peak = before;
   const sampler = pid ? setInterval(() => (peak = Math.max(peak, rssKiB(pid))), 20) : undefined;
   const id = `msg_${randomUUID()}`;
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const hmac = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+  const hmac = createHmac('sha256', Buffer.from(adapter.secret.replace(/^whsec_/, ''), 'base64'))
     .update(`${id}.${timestamp}.`)
     .update(file);
   const started = process.hrtime.bigint();
@@ -177,6 +177,7 @@ async function importFile(system, secret, file) {
       method: 'POST',
       headers: {
         'content-type': 'application/octet-stream',
+        'bank-adapter-id': adapter.id,
         'webhook-id': id,
         'webhook-timestamp': timestamp,
         'webhook-signature': `v1,${hmac.digest('base64')}`,
@@ -238,7 +239,7 @@ export async function runStatementsPhase(config, system, log, failures) {
     const { file } = statementFile(accounts, size, day, first);
     first += size;
     log(`statements: importing a Zengin 03 file of ${size} records (${round(file.length / 1024 / 1024, 1)} MiB) over ${accounts.length} accounts`);
-    const answer = await importFile(system, adapter.secret, file);
+    const answer = await importFile(system, adapter, file);
     if (answer.status !== 200 || answer.body.stored !== size)
       failures.push(`statement import of ${size} records answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
     out.sizes.push({

@@ -186,6 +186,16 @@ describe('the security check', () => {
     );
   });
 
+  test("when bank-ingest's /tmp cannot hold STATEMENT_SPOOL_MAX uploads of STATEMENT_MAX_BYTES and the margin, then it is named", () => {
+    const objects = brokenProduction((o) => {
+      const volume = find<IDeployment>(o, 'Deployment', 'bank-ingest').spec!.template.spec!.volumes!.find((v) => v.name === 'tmp')!;
+      volume.emptyDir = { sizeLimit: '64Mi' };
+    });
+    expect(securityProblems(objects)).toEqual([
+      'Deployment/bank-ingest: container bank-ingest: /tmp holds 64Mi, less than STATEMENT_SPOOL_MAX (4) × STATEMENT_MAX_BYTES (67108864) + 67108864 bytes',
+    ]);
+  });
+
   test('when a pod may run as root, then it is named', () => {
     const objects = brokenProduction((o) => void delete find<IDeployment>(o, 'Deployment', 'bank-ingest').spec!.template.spec!.securityContext!.runAsNonRoot);
     expect(securityProblems(objects)).toEqual(['Deployment/bank-ingest: runAsNonRoot is not true']);

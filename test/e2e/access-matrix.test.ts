@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
-import { MerchantClient, TestSystem, api } from '@pmatch/testkit';
+import { MerchantClient, TestSystem, adapterCredentials, adapterHeaders, api } from '@pmatch/testkit';
 import { errorBodyProblem } from './support/hostile-input';
 
 /**
@@ -72,7 +71,7 @@ beforeAll(async () => {
   keys['live key scoped to another account'] = await issue('--mode', 'live', '--bank-account', accountA2);
   keys['key of another organisation'] = b.testKey;
 
-  const adapterSecret = String((await system.ops('adapter', 'create', '--name', 'matrix-bank', '--bank-account', accountA1)).secret);
+  const adapter = adapterCredentials(await system.ops('adapter', 'create', '--name', 'matrix-bank', '--bank-account', accountA1));
   /** A live deposit as a bank reports it: a signed notification to bank-ingest, then the matcher's decision. */
   const notify = async (value: number, counterparty: string): Promise<string> => {
     const body = JSON.stringify({
@@ -83,16 +82,9 @@ beforeAll(async () => {
       counterparty,
       occurred_at: new Date().toISOString(),
     });
-    const id = `msg_${randomUUID()}`;
-    const at = new Date();
     const res = await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
       rawBody: body,
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': id,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': new Webhook(adapterSecret).sign(id, at, body),
-      },
+      headers: { 'content-type': 'application/json', ...adapterHeaders(adapter, body) },
     });
     if (res.status !== 202) throw new Error(`notification not stored: ${res.status} ${JSON.stringify(res.body)}`);
     const transactionId = res.body.transaction_id as string;

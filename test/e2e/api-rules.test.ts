@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
-import { MerchantClient, TestSystem, api, waitFor } from '@pmatch/testkit';
+import { MerchantClient, TestSystem, adapterCredentials, adapterHeaders, api, waitFor, type AdapterCredentials } from '@pmatch/testkit';
 
 /** The orders and settings endpoints, key scopes, settings, the limits of docs/guide.md, and how bad input is answered. */
 
@@ -278,7 +277,7 @@ describe('live keys scoped to one bank account', () => {
     expectError(await all.request('POST', '/v1/orders', body('unscoped-none')), 400, 'parameter_missing', 'bank_account_id');
 
     const adapter = await system.ops('adapter', 'create', '--name', 'scope-adapter', '--bank-account', String(a.id), '--bank-account', String(b.id));
-    const [intoA, intoB] = [await notify(String(adapter.secret), String(a.id), 3402), await notify(String(adapter.secret), String(b.id), 3401)];
+    const [intoA, intoB] = [await notify(adapterCredentials(adapter), String(a.id), 3402), await notify(adapterCredentials(adapter), String(b.id), 3401)];
     const createdOf = (events: any[]) => events.filter((e) => e.type === 'order.created').map((e) => e.data.object.id);
     const allEvents = await waitFor(
       async () => {
@@ -302,7 +301,7 @@ describe('live keys scoped to one bank account', () => {
 });
 
 /** A deposit notification signed by a bank adapter, as bank-ingest receives it; resolves with the transaction id. */
-async function notify(adapterSecret: string, bankAccountId: string, amount: number): Promise<string> {
+async function notify(adapter: AdapterCredentials, bankAccountId: string, amount: number): Promise<string> {
   const notification = JSON.stringify({
     bank_account_id: bankAccountId,
     bank_reference: `ref-${randomUUID()}`,
@@ -311,16 +310,9 @@ async function notify(adapterSecret: string, bankAccountId: string, amount: numb
     counterparty: 'ヤマダ タロウ',
     occurred_at: system.now().toISOString(),
   });
-  const id = `msg_${randomUUID()}`;
-  const timestamp = new Date();
   const res = await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
     rawBody: notification,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': id,
-      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-      'webhook-signature': new Webhook(adapterSecret).sign(id, timestamp, notification),
-    },
+    headers: { 'content-type': 'application/json', ...adapterHeaders(adapter, notification) },
   });
   if (res.status !== 202) throw new Error(`notification not accepted: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.transaction_id;
@@ -465,6 +457,17 @@ describe('limits of docs/guide.md', () => {
 
     expectError(res, 400, 'parameter_invalid');
     expect(res.body.error.param).toMatch(new RegExp(`^${param.replace('.', '\\.')}`));
+    expect(await countOrders()).toBe(before);
+  });
+
+  test('when payer_name carries bidirectional overrides, isolates or marks, then the order is stored without them; a name of nothing else is 400', async () => {
+    const res = await create({ payer_name: '\u202eヤマダ\u2066 タロウ\u2069\u200f' });
+    const before = await countOrders();
+    const invisible = await create({ payer_name: '\u202e\u2066\u200f' });
+
+    expect(res.status).toBe(201);
+    expect(res.body.payer_name).toBe('ヤマダ タロウ');
+    expectError(invisible, 400, 'parameter_invalid');
     expect(await countOrders()).toBe(before);
   });
 

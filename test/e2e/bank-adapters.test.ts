@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TestSystem } from '@pmatch/testkit';
+import { adapterCredentials, TestSystem } from '@pmatch/testkit';
 import { liveAccount, notify } from './support/bank';
 
 let system: TestSystem;
@@ -33,14 +33,14 @@ describe('adapters bound to accounts', () => {
     const a = await system.ops('adapter', 'create', '--name', 'bank-a', '--bank-account', ofA);
     await system.ops('adapter', 'create', '--name', 'bank-b', '--bank-account', ofB);
 
-    const intoB = await notify(system, String(a.secret), deposit({ bank_account_id: ofB }));
+    const intoB = await notify(system, adapterCredentials(a), deposit({ bank_account_id: ofB }));
     const byIdentity = await notify(
       system,
-      String(a.secret),
+      adapterCredentials(a),
       deposit({ account: { bank_code: '0001', branch_code: '001', account_type: 'ordinary', account_number: '6100002' } }),
     );
-    const nowhere = await notify(system, String(a.secret), deposit({ bank_account_id: 'ba_AAAAAAAAAAAAAAAAAAAAAAAA' }));
-    const intoA = await notify(system, String(a.secret), deposit({ bank_account_id: ofA }));
+    const nowhere = await notify(system, adapterCredentials(a), deposit({ bank_account_id: 'ba_AAAAAAAAAAAAAAAAAAAAAAAA' }));
+    const intoA = await notify(system, adapterCredentials(a), deposit({ bank_account_id: ofA }));
 
     for (const refused of [intoB, byIdentity, nowhere]) {
       expect(refused.status).toBe(403);
@@ -59,12 +59,12 @@ describe('adapters bound to accounts', () => {
 
     const res = await notify(
       system,
-      String(adapter.secret),
+      adapterCredentials(adapter),
       deposit({ account: { bank_code: '0005', branch_code: '123', account_type: 'current', account_number: '6200001' } }),
     );
     const both = await notify(
       system,
-      String(adapter.secret),
+      adapterCredentials(adapter),
       deposit({ bank_account_id: ordinary, account: { bank_code: '0005', branch_code: '123', account_type: 'current', account_number: '6200001' } }),
     );
 
@@ -79,7 +79,7 @@ describe('adapters bound to accounts', () => {
     const first = await liveAccount(system, orgId, { number: '6300001' });
     const later = await liveAccount(system, orgId, { number: '6300002' });
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', first);
-    const secret = String(adapter.secret);
+    const secret = adapterCredentials(adapter);
     expect((await notify(system, secret, deposit({ bank_account_id: first }))).status).toBe(202);
 
     await system.ops('adapter', 'bind', '--adapter', String(adapter.id), '--bank-account', later);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CuttableProxy, RABBITMQ_URL, TestSystem, waitFor } from '@pmatch/testkit';
+import { CuttableProxy, RABBITMQ_URL, TestSystem, adapterCredentials, waitFor } from '@pmatch/testkit';
 import { HttpsReceiver } from '../../services/webhook-dispatcher/test/support/receiver';
 import { TestCa } from '../../services/webhook-dispatcher/test/support/tls';
 import { liveAccount, notify } from './support/bank';
@@ -51,7 +51,7 @@ test('when RabbitMQ refuses connections, then orders-api and bank-ingest stay re
   const endpoint = await client.request('POST', '/v1/webhook-endpoints', { url: receiver.url(hookPath), enabled_events: ['order.created'] });
   expect(endpoint.status).toBe(201);
   const accountId = await liveAccount(system, orgId, { number: '7300001' });
-  const adapter = await system.ops('adapter', 'create', '--name', 'bank-away', '--bank-account', accountId);
+  const adapter = adapterCredentials(await system.ops('adapter', 'create', '--name', 'bank-away', '--bank-account', accountId));
 
   proxy.cut();
   try {
@@ -66,7 +66,7 @@ test('when RabbitMQ refuses connections, then orders-api and bank-ingest stay re
       external_id: `away-${randomUUID()}`,
     });
     expect(order.status).toBe(201);
-    const notification = await notify(system, String(adapter.secret), {
+    const notification = await notify(system, adapter, {
       bank_account_id: accountId,
       bank_reference: `ref-${randomUUID()}`,
       direction: 'deposit',

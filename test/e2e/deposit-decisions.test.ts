@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
-import { MerchantClient, TestSystem, api, waitFor } from '@pmatch/testkit';
+import { MerchantClient, TestSystem, adapterCredentials, adapterHeaders, api, waitFor, type AdapterCredentials } from '@pmatch/testkit';
 
 /** The deposit state table (docs/guide.md), matching and excluding by hand, late orders and transaction reads. */
 
@@ -61,7 +60,7 @@ describe('match operation', () => {
     const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(accounts[1]!.id));
     const order = await live.createOrder({ amount: 2104, bank_account_id: accounts[0]!.id, ordered_at: minutesAgo(10) });
-    const notified = await notify(String(adapter.secret), { bank_account_id: String(accounts[1]!.id), amount: 2104, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ' });
+    const notified = await notify(adapterCredentials(adapter), { bank_account_id: String(accounts[1]!.id), amount: 2104, counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ' });
     const deposit = await waitForDecision(live, notified.transaction_id);
     expect(deposit.status).toBe('unmatched');
 
@@ -79,7 +78,7 @@ describe('match operation', () => {
     const elsewhere = await live.createOrder({ amount: 2106, bank_account_id: accounts[0]!.id, ordered_at: minutesAgo(10) });
     const tied = [];
     for (let i = 0; i < 2; i++) tied.push(await live.createOrder({ amount: 2106, bank_account_id: accounts[1]!.id, ordered_at: minutesAgo(10) }));
-    const notified = await notify(String(adapter.secret), { bank_account_id: String(accounts[1]!.id), amount: 2106, counterparty: 'ヤマダ タロウ' });
+    const notified = await notify(adapterCredentials(adapter), { bank_account_id: String(accounts[1]!.id), amount: 2106, counterparty: 'ヤマダ タロウ' });
     const deposit = await waitForDecision(live, notified.transaction_id);
     expect(deposit).toMatchObject({ status: 'held', decision: { reason: 'several_orders_fit' } });
 
@@ -215,7 +214,7 @@ describe('transactions', () => {
     const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', String(account.id));
     await live.createOrder({ amount: 2501, ordered_at: minutesAgo(10) });
 
-    const notified = await notify(String(adapter.secret), {
+    const notified = await notify(adapterCredentials(adapter), {
       bank_account_id: String(account.id),
       amount: 2501,
       counterparty: 'ﾃｽｳﾘﾖｳ',
@@ -230,23 +229,16 @@ describe('transactions', () => {
   });
 });
 
-async function notify(secret: string, fields: { bank_account_id: string; amount: number; counterparty: string; direction?: string }) {
+async function notify(adapter: AdapterCredentials, fields: { bank_account_id: string; amount: number; counterparty: string; direction?: string }) {
   const body = JSON.stringify({
     bank_reference: `ref-${randomUUID()}`,
     direction: 'deposit',
     occurred_at: new Date(system.now().getTime() - MINUTE).toISOString(),
     ...fields,
   });
-  const id = `msg_${randomUUID()}`;
-  const at = new Date();
   const res = await api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
     rawBody: body,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': id,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': new Webhook(secret).sign(id, at, body),
-    },
+    headers: { 'content-type': 'application/json', ...adapterHeaders(adapter, body) },
   });
   return { status: res.status, transaction_id: res.body.transaction_id as string };
 }

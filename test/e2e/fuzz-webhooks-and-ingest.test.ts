@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { Webhook } from 'standardwebhooks';
-import { type MerchantClient, TestSystem, api } from '@pmatch/testkit';
+import { type AdapterCredentials, type MerchantClient, TestSystem, adapterCredentials, adapterHeaders, api } from '@pmatch/testkit';
 import {
   StoredState,
   apiKeyCredentials,
@@ -229,14 +228,14 @@ const WELL_FORMED_EVENT_ID = /^evt_(test_)?[0-9A-Za-z]{12,40}$/;
 
 const DIRECTIONS = ['deposit', 'withdrawal'];
 
-/** The adapter's signature over a body, as Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature. */
-function signed(secret: string, body: string, at = new Date(), id = `msg_${randomUUID()}`): Record<string, string> {
-  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body) };
+/** The adapter's id and its signature over a body, as Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature. */
+function signed(adapter: AdapterCredentials, body: string, at = new Date(), id = `msg_${randomUUID()}`): Record<string, string> {
+  return adapterHeaders(adapter, body, { at, messageId: id });
 }
 
 /** Signature headers that must not get a notification in: missing, stale, for other bytes, by another key, malformed. */
-function wrongSignatures(secret: string): fc.Arbitrary<(body: string | undefined) => Record<string, string>> {
-  const other = `whsec_${Buffer.from(randomUUID()).toString('base64')}`;
+function wrongSignatures(secret: AdapterCredentials): fc.Arbitrary<(body: string | undefined) => Record<string, string>> {
+  const other = { id: secret.id, secret: `whsec_${Buffer.from(randomUUID()).toString('base64')}` };
   const without = (name: string) => (body: string | undefined) => Object.fromEntries(Object.entries(signed(secret, body ?? '')).filter(([k]) => k !== name));
   const replace = (name: string, value: string) => (body: string | undefined) => ({ ...signed(secret, body ?? ''), [name]: value });
   const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 200 });
@@ -245,6 +244,9 @@ function wrongSignatures(secret: string): fc.Arbitrary<(body: string | undefined
       without('webhook-id'),
       without('webhook-timestamp'),
       without('webhook-signature'),
+      without('bank-adapter-id'),
+      replace('bank-adapter-id', 'adp_000000000000000000000000'),
+      replace('bank-adapter-id', 'not an id'),
       () => ({}),
       (body: string | undefined) => signed(secret, body ?? '', new Date(Date.now() - 6 * 60_000)),
       (body: string | undefined) => signed(secret, body ?? '', new Date(Date.now() + 6 * 60_000)),
@@ -457,7 +459,7 @@ async function notificationsTarget(): Promise<FuzzTarget> {
   const account = await system.addLiveBankAccount(m.orgId, { number: '3000001', holder: 'ｼｮｳﾃﾝ' });
   const liveAccount = String(account.id);
   const testAccount = (await m.client.request('GET', '/v1/bank-accounts')).body.data[0].id as string;
-  const secret = String((await system.ops('adapter', 'create', '--name', 'fuzz-bank', '--bank-account', liveAccount)).secret);
+  const secret = adapterCredentials(await system.ops('adapter', 'create', '--name', 'fuzz-bank', '--bank-account', liveAccount));
   const seen = new Set<string>();
   const body = nearlyValidBody({
     bank_account_id: { valid: fc.constant('LIVE'), bent: fc.oneof(weirdString, fc.constantFrom('TEST', 'ba_000000000000000000000000', null)) },
@@ -554,14 +556,14 @@ describe('fuzzing webhook endpoints and bank-ingest', () => {
 describe('bank-ingest limits', () => {
   let m: Merchant;
   let liveAccount: string;
-  let secret: string;
+  let secret: AdapterCredentials;
   const transactions = async () =>
     (await stored.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE organisation_id = $1', [m.orgId]))[0]!.n;
 
   beforeAll(async () => {
     m = await merchant('入金限度');
     liveAccount = String((await system.addLiveBankAccount(m.orgId, { number: '3000002', holder: 'ｼｮｳﾃﾝ' })).id);
-    secret = String((await system.ops('adapter', 'create', '--name', 'limits-bank', '--bank-account', liveAccount)).secret);
+    secret = adapterCredentials(await system.ops('adapter', 'create', '--name', 'limits-bank', '--bank-account', liveAccount));
   });
 
   const push = (text: string, headers: Record<string, string>) =>

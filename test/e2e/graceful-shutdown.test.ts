@@ -4,7 +4,17 @@ import type { ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { QUEUES } from '@pmatch/contracts';
-import { DATABASE_ROLE, TestSystem, api, waitFor, type ServiceName, type SqlSession } from '@pmatch/testkit';
+import {
+  DATABASE_ROLE,
+  TestSystem,
+  adapterCredentials,
+  adapterHeaders,
+  api,
+  type AdapterCredentials,
+  waitFor,
+  type ServiceName,
+  type SqlSession,
+} from '@pmatch/testkit';
 import { TestCa } from '../../services/webhook-dispatcher/test/support/tls';
 
 /**
@@ -142,7 +152,7 @@ describe('graceful shutdown', () => {
     for (const number of ['5100001', '5100002', '5100003']) {
       accounts.push(String((await system.addLiveBankAccount(orgId, { number, holder: 'ﾄﾞﾚｲﾝ' })).id));
     }
-    const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank', ...accounts.flatMap((id) => ['--bank-account', id]))).secret);
+    const secret = adapterCredentials(await system.ops('adapter', 'create', '--name', 'drain-bank', ...accounts.flatMap((id) => ['--bank-account', id])));
     const release = await lockWrites('events');
     const deposits: string[] = [];
     for (let i = 0; i < 8; i += 1) deposits.push(await notify(secret, accounts[i % accounts.length]!, 9000 + i));
@@ -190,7 +200,7 @@ describe('graceful shutdown', () => {
   test('when bank-ingest gets SIGTERM with notifications and a test deposit in flight, then each is stored once and answered, and notifications after it stopped accepting are refused', async () => {
     const { orgId, client } = await system.createMerchant();
     const account = String((await system.addLiveBankAccount(orgId, { number: '5200001', holder: 'ﾄﾞﾚｲﾝ' })).id);
-    const secret = String((await system.ops('adapter', 'create', '--name', 'drain-bank-2', '--bank-account', account)).secret);
+    const secret = adapterCredentials(await system.ops('adapter', 'create', '--name', 'drain-bank-2', '--bank-account', account));
     const release = await lockWrites('transactions');
     const notifications = [1, 2, 3].map((i) => settle(notifyRaw(secret, account, 9100 + i)));
     const testDeposit = settle(client.request('POST', '/v1/test/deposits', { amount: 9199, counterparty: 'ドレイン' }));
@@ -254,7 +264,7 @@ describe('graceful shutdown', () => {
   });
 });
 
-function notifyRaw(secret: string, bankAccountId: string, amount: number): Promise<{ status: number; body: any }> {
+function notifyRaw(secret: AdapterCredentials, bankAccountId: string, amount: number): Promise<{ status: number; body: any }> {
   const body = JSON.stringify({
     bank_account_id: bankAccountId,
     bank_reference: randomUUID(),
@@ -263,20 +273,13 @@ function notifyRaw(secret: string, bankAccountId: string, amount: number): Promi
     counterparty: 'ﾄﾞﾚｲﾝ',
     occurred_at: new Date().toISOString(),
   });
-  const id = `msg_${randomUUID()}`;
-  const at = new Date();
   return api(system.url('bank-ingest'), 'POST', '/ingest/v1/notifications', {
     rawBody: body,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': id,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': new Webhook(secret).sign(id, at, body),
-    },
+    headers: { 'content-type': 'application/json', ...adapterHeaders(secret, body) },
   });
 }
 
-async function notify(secret: string, bankAccountId: string, amount: number): Promise<string> {
+async function notify(secret: AdapterCredentials, bankAccountId: string, amount: number): Promise<string> {
   const res = await notifyRaw(secret, bankAccountId, amount);
   if (res.status !== 202) throw new Error(`notification not stored: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.transaction_id;

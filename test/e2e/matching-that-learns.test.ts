@@ -1,4 +1,4 @@
-import { MerchantClient, TestSystem, camtFile, waitFor, zenginFile } from '@pmatch/testkit';
+import { adapterCredentials, MerchantClient, TestSystem, camtFile, waitFor, zenginFile } from '@pmatch/testkit';
 import { liveAccount, notify, signedPost } from './support/bank';
 
 /**
@@ -26,7 +26,7 @@ async function liveShop(accountNumber: string) {
   const accountId = await liveAccount(system, orgId, { number: accountNumber });
   const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'live')).key));
   const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', accountId);
-  return { orgId, accountId, live, secret: String(adapter.secret) };
+  return { orgId, accountId, live, adapter: adapterCredentials(adapter) };
 }
 
 async function decided(client: MerchantClient, transactionId: string) {
@@ -49,7 +49,7 @@ describe('one transfer is one deposit', () => {
     const day = tokyoDay(0);
     const orderedAt = `${tokyoDay(1)}T10:00:00+09:00`;
     const first = await shop.live.createOrder({ amount: 5000, payer_name: 'ﾔﾏﾀﾞ ﾀﾛｳ', bank_account_id: shop.accountId, ordered_at: orderedAt });
-    const pushed = await notify(system, shop.secret, {
+    const pushed = await notify(system, shop.adapter, {
       bank_account_id: shop.accountId,
       bank_reference: 'push-20261206-0001',
       direction: 'deposit',
@@ -65,7 +65,7 @@ describe('one transfer is one deposit', () => {
       kind: '01',
       accounts: [{ accountNumber: '7200001', records: [{ date: day, amount: 5000, name: 'ﾔﾏﾀﾞ ﾀﾛｳ', reference: 77 }] }],
     });
-    const imported = await signedPost(system, '/ingest/v1/statements', shop.secret, statement, 'application/octet-stream');
+    const imported = await signedPost(system, '/ingest/v1/statements', shop.adapter, statement, 'application/octet-stream');
 
     expect(imported.body).toMatchObject({ stored: 1, duplicates: 0 });
     const twin = (await transactionsOf(shop.live)).find((t) => t.id !== pushed.body.transaction_id)!;
@@ -87,7 +87,7 @@ describe('one transfer is one deposit', () => {
     await signedPost(
       system,
       '/ingest/v1/statements',
-      shop.secret,
+      shop.adapter,
       camt({ amount: 6200, date: tokyoDay(1), name: 'ｽｽﾞｷ ﾊﾅｺ', reference: 'R-88' }),
       'application/xml',
     );
@@ -96,7 +96,7 @@ describe('one transfer is one deposit', () => {
     const second = await shop.live.createOrder({ amount: 6200, payer_name: 'ｽｽﾞｷ ﾊﾅｺ', bank_account_id: shop.accountId, ordered_at: orderedAt });
 
     const reversal = camt({ amount: 6200, date: tokyoDay(0), name: 'ｽｽﾞｷ ﾊﾅｺ', reference: 'R-88', credit: false, reversal: true });
-    const imported = await signedPost(system, '/ingest/v1/statements', shop.secret, reversal, 'application/xml');
+    const imported = await signedPost(system, '/ingest/v1/statements', shop.adapter, reversal, 'application/xml');
 
     expect(imported.body).toMatchObject({ stored: 1, withdrawals: 1 });
     const withdrawal = (await transactionsOf(shop.live)).find((t) => t.id !== credit.id)!;

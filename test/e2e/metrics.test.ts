@@ -1,6 +1,6 @@
 import amqp from 'amqplib';
 import { QUEUES } from '@pmatch/contracts';
-import { RABBITMQ_URL, TestSystem, waitFor, zenginFile, type MerchantClient, type ServiceName } from '@pmatch/testkit';
+import { adapterCredentials, RABBITMQ_URL, TestSystem, waitFor, zenginFile, type MerchantClient, type ServiceName } from '@pmatch/testkit';
 import { liveAccount, notify, signedPost } from './support/bank';
 
 /**
@@ -64,7 +64,7 @@ test('when deposits arrive by test deposit, notification and statement, then the
 
   const account = await liveAccount(system, orgId, { number: '7100001' });
   const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', account);
-  const notified = await notify(system, String(adapter.secret), {
+  const notified = await notify(system, adapterCredentials(adapter), {
     bank_reference: 'metrics-1',
     bank_account_id: account,
     direction: 'deposit',
@@ -75,7 +75,7 @@ test('when deposits arrive by test deposit, notification and statement, then the
   expect(notified.status).toBe(202);
   const today = new Date(system.now().getTime() + 9 * 3_600_000).toISOString().slice(0, 10);
   const file = zenginFile({ kind: '03', accounts: [{ accountNumber: '7100001', records: [{ date: today, amount: 6300, name: 'ｻﾄｳ', reference: 1 }] }] });
-  const imported = await signedPost(system, '/ingest/v1/statements', String(adapter.secret), file, 'application/octet-stream');
+  const imported = await signedPost(system, '/ingest/v1/statements', adapterCredentials(adapter), file, 'application/octet-stream');
   expect(imported.status).toBe(200);
   expect(await decided(notified.body.transaction_id)).toBe('unmatched');
   const [fromStatement] = await system.sql<{ id: string }>('SELECT id FROM transactions WHERE bank_account_id = $1 AND amount = 6300', [account]);

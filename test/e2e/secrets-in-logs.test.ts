@@ -87,7 +87,8 @@ describe('logs', () => {
     );
     const liveKey = String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key);
     const live = new MerchantClient(system.apiUrl, liveKey);
-    const adapterSecret = String((await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', accountId)).secret);
+    const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', accountId);
+    const adapterSecret = String(adapter.secret);
 
     const endpoint = await live.request('POST', '/v1/webhook-endpoints', { url: receiver.url('/hook') });
     expect(endpoint.status).toBe(201);
@@ -131,6 +132,7 @@ describe('logs', () => {
       rawBody: body,
       headers: {
         'content-type': 'application/json',
+        'bank-adapter-id': String(adapter.id),
         'webhook-id': 'msg_log',
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
         'webhook-signature': new Webhook(adapterSecret).sign('msg_log', at, body),
@@ -145,6 +147,7 @@ describe('logs', () => {
           rawBody: byNumber,
           headers: {
             'content-type': 'application/json',
+            'bank-adapter-id': String(adapter.id),
             'webhook-id': 'msg_log2',
             'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
             'webhook-signature': new Webhook(adapterSecret).sign('msg_log2', at, byNumber),
@@ -158,6 +161,7 @@ describe('logs', () => {
           rawBody: body,
           headers: {
             'content-type': 'application/json',
+            'bank-adapter-id': String(adapter.id),
             'webhook-id': 'msg_log3',
             'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
             'webhook-signature': new Webhook(webhookSecret).sign('msg_log3', at, body),

@@ -2,7 +2,16 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MerchantClient, TestSystem, camtFile, waitFor, zenginFile, type ZenginAccountSpec } from '@pmatch/testkit';
+import {
+  adapterCredentials,
+  type AdapterCredentials,
+  MerchantClient,
+  TestSystem,
+  camtFile,
+  waitFor,
+  zenginFile,
+  type ZenginAccountSpec,
+} from '@pmatch/testkit';
 import { pushStatement } from '../../examples/bank-adapter/src/adapter';
 import { liveAccount, notify, signedPost } from './support/bank';
 
@@ -22,14 +31,14 @@ afterAll(async () => {
 
 /** Days in Tokyo, counted back from the services' today. */
 const tokyoDay = (daysAgo: number) => new Date(system.now().getTime() + 9 * 3_600_000 - daysAgo * 86_400_000).toISOString().slice(0, 10);
-const importStatement = (secret: string, file: Uint8Array | string, query = '') =>
-  signedPost(system, `/ingest/v1/statements${query}`, secret, file, typeof file === 'string' ? 'application/xml' : 'application/octet-stream');
+const importStatement = (adapter: AdapterCredentials, file: Uint8Array | string, query = '') =>
+  signedPost(system, `/ingest/v1/statements${query}`, adapter, file, typeof file === 'string' ? 'application/xml' : 'application/octet-stream');
 
 interface Shop {
   orgId: string;
   live: MerchantClient;
   accounts: string[];
-  secret: string;
+  adapter: AdapterCredentials;
   adapterId: string;
 }
 
@@ -40,7 +49,7 @@ async function shop(numbers: string[]): Promise<Shop> {
   for (const number of numbers) accounts.push(await liveAccount(system, orgId, { number }));
   const live = new MerchantClient(system.apiUrl, String((await system.ops('key', 'issue', '--org', orgId, '--mode', 'live', '--name', 'l')).key));
   const adapter = await system.ops('adapter', 'create', '--name', 'bank', ...accounts.flatMap((id) => ['--bank-account', id]));
-  return { orgId, live, accounts, secret: String(adapter.secret), adapterId: String(adapter.id) };
+  return { orgId, live, accounts, adapter: adapterCredentials(adapter), adapterId: String(adapter.id) };
 }
 
 async function paidBy(client: MerchantClient, orderId: string) {
@@ -88,7 +97,7 @@ describe('statement import', () => {
     ];
     const file = zenginFile({ kind: '03', crlf: true, accounts });
 
-    const res = await importStatement(s.secret, file);
+    const res = await importStatement(s.adapter, file);
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -121,7 +130,7 @@ describe('statement import', () => {
     expect(Buffer.compare(raws[0]!.raw, file.subarray(5 * 202, 5 * 202 + 200))).toBe(0);
     const before = await counts(s.orgId);
 
-    const again = await importStatement(s.secret, file);
+    const again = await importStatement(s.adapter, file);
 
     expect(again.body).toMatchObject({ records: 4, stored: 0, duplicates: 4, withdrawals: 1 });
     expect(await counts(s.orgId)).toEqual(before);
@@ -148,7 +157,7 @@ describe('statement import', () => {
       ],
     });
 
-    const res = await importStatement(s.secret, file, '?format=zengin');
+    const res = await importStatement(s.adapter, file, '?format=zengin');
 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ format: 'zengin', accounts: 2, records: 4, stored: 4, withdrawals: 1 });
@@ -189,7 +198,7 @@ describe('statement import', () => {
       ],
     });
 
-    const res = await importStatement(s.secret, xml);
+    const res = await importStatement(s.adapter, xml);
 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ format: `camt.054.001.${version}`, accounts: 1, records: 1, stored: 1 });
@@ -199,7 +208,7 @@ describe('statement import', () => {
   test('when a deposit was notified with its canonical reference, then the statement that lists it stores no second transaction', async () => {
     const s = await shop(['7400001']);
     const day = tokyoDay(1);
-    const notified = await notify(system, s.secret, {
+    const notified = await notify(system, s.adapter, {
       account: { bank_code: '0001', branch_code: '001', account_type: 'ordinary', account_number: '7400001' },
       bank_reference: `zengin:${day.replace(/-/g, '')}:4321:6400`,
       direction: 'deposit',
@@ -210,7 +219,7 @@ describe('statement import', () => {
     expect(notified.status).toBe(202);
 
     const res = await importStatement(
-      s.secret,
+      s.adapter,
       zenginFile({ kind: '03', accounts: [{ accountNumber: '7400001', records: [{ date: day, amount: 6400, name: 'ｽｽﾞｷ ｲﾁﾛｳ', reference: 4321 }] }] }),
     );
 
@@ -231,7 +240,7 @@ describe('statement import', () => {
       accounts: [{ accountNumber: '7500001', records: [{ date: orderDay, amount: 7500, name: 'ｷﾉｼﾀ ﾕｳ', reference: 2 }] }],
     });
 
-    const first = await importStatement(s.secret, earlier);
+    const first = await importStatement(s.adapter, earlier);
     const decided = await waitFor(
       async () => {
         const [row] = await system.sql('SELECT status FROM transactions WHERE bank_account_id = $1', [s.accounts[0]]);
@@ -243,7 +252,7 @@ describe('statement import', () => {
     expect(decided).toEqual({ status: 'unmatched' });
     expect((await s.live.request('GET', `/v1/orders/${order.id}`)).body.status).toBe('open');
 
-    await importStatement(s.secret, sameDay);
+    await importStatement(s.adapter, sameDay);
 
     expect((await paidBy(s.live, order.id)).payment.amount).toBe(7500);
   });
@@ -265,7 +274,7 @@ describe('statement import', () => {
     expect(file.subarray(200 + 9, 200 + 15).toString('latin1')).toBe('310430');
     expect(file.subarray(400 + 9, 400 + 15).toString('latin1')).toBe('010501');
 
-    const res = await importStatement(s.secret, file);
+    const res = await importStatement(s.adapter, file);
 
     expect(res.status).toBe(200);
     const rows = await system.sql<{ bank_reference: string; occurred_at: Date }>(
@@ -299,7 +308,7 @@ describe('the reference adapter', () => {
       }),
     );
     try {
-      const answer = await pushStatement({ ingestUrl: system.url('bank-ingest'), secret: s.secret, maxAttempts: 5 }, path);
+      const answer = await pushStatement({ ingestUrl: system.url('bank-ingest'), adapterId: s.adapter.id, secret: s.adapter.secret, maxAttempts: 5 }, path);
 
       expect(answer).toMatchObject({ status: 200, attempts: 1, body: { object: 'statement_import', stored: 1 } });
       expect((await paidBy(s.live, order.id)).payment.counterparty).toBe('ﾊﾞﾝｸ ｱﾀﾞﾌﾟﾀ');
@@ -373,7 +382,7 @@ describe('statement import refusals', () => {
     if (tamper === undefined) file = Buffer.concat([file.subarray(0, 202 + 199), file.subarray(202 + 200)]);
     const before = await counts(s.orgId);
 
-    const res = await importStatement(s.secret, file);
+    const res = await importStatement(s.adapter, file);
 
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'statement_invalid', ...location });
@@ -394,7 +403,7 @@ describe('statement import refusals', () => {
       ],
     });
 
-    const res = await importStatement(a.secret, file);
+    const res = await importStatement(a.adapter, file);
 
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'account_not_allowed', line: 4 });
@@ -405,11 +414,11 @@ describe('statement import refusals', () => {
   test('when a statement is signed by no adapter or by a revoked one, then 401 and nothing is stored', async () => {
     const s = await shop(['7900001']);
     const file = zenginFile({ kind: '03', accounts: [{ accountNumber: '7900001', records: [{ date: tokyoDay(1), amount: 100, name: 'ｱ', reference: 1 }] }] });
-    const forged = await importStatement('whsec_' + Buffer.from('not the secret of any adapter').toString('base64'), file);
+    const forged = await importStatement({ id: s.adapterId, secret: 'whsec_' + Buffer.from('not the secret of any adapter').toString('base64') }, file);
     await system.ops('adapter', 'revoke', '--adapter', s.adapterId);
     system.advanceClock(1_001);
 
-    const revoked = await importStatement(s.secret, file);
+    const revoked = await importStatement(s.adapter, file);
 
     expect([forged.status, revoked.status]).toEqual([401, 401]);
     expect(await counts(s.orgId)).toMatchObject({ transactions: 0 });
@@ -458,7 +467,7 @@ describe('statement import refusals', () => {
           // An earlier run's deposits are decided in their own time, with events: wait for that first.
           await waitFor(async () => ((await pendingDeposits(s.orgId)) === 0 ? true : undefined), { what: 'earlier deposits decided' });
           const before = await counts(s.orgId);
-          const res = await importStatement(s.secret, bent);
+          const res = await importStatement(s.adapter, bent);
           statuses.add(res.status);
           expect([200, 403, 422]).toContain(res.status);
           // Removed before the answer, whatever it is.
@@ -479,7 +488,7 @@ describe('statement import refusals', () => {
     const s = await shop(['7900004']);
     const records = Array.from({ length: Math.ceil(MAX_BYTES / 200) + 10 }, (_, i) => ({ date: tokyoDay(1), amount: 1 + i, name: 'ｵｵｷｲ', reference: i + 1 }));
 
-    const res = await importStatement(s.secret, zenginFile({ kind: '03', accounts: [{ accountNumber: '7900004', records }] }));
+    const res = await importStatement(s.adapter, zenginFile({ kind: '03', accounts: [{ accountNumber: '7900004', records }] }));
 
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('body_too_large');
@@ -496,7 +505,7 @@ describe('statement import refusals', () => {
       accounts: [{ accountNumber: '7900002', entries: [{ amount: 100, date: tokyoDay(1), name: '&b;', reference: 'X' }] }],
     });
 
-    const res = await importStatement(s.secret, xml);
+    const res = await importStatement(s.adapter, xml);
 
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'statement_invalid', field: 'DOCTYPE' });

@@ -1,4 +1,4 @@
-import { TestSystem, waitFor, type MerchantClient, type ServiceName } from '@pmatch/testkit';
+import { adapterCredentials, TestSystem, waitFor, type MerchantClient, type ServiceName } from '@pmatch/testkit';
 import { liveAccount, notify } from './support/bank';
 
 /**
@@ -59,7 +59,7 @@ test('when a request carries a traceparent, then the trace is continued: its acc
 test('when a bank notification arrives without a traceparent, then a trace begins there and the matcher logs its decision in it', async () => {
   const account = await liveAccount(system, orgId, { number: '7300001' });
   const adapter = await system.ops('adapter', 'create', '--name', 'bank', '--bank-account', account);
-  const res = await notify(system, String(adapter.secret), {
+  const res = await notify(system, adapterCredentials(adapter), {
     bank_reference: 'trace-1',
     bank_account_id: account,
     direction: 'deposit',

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
-import { MerchantClient, REPO_ROOT, SERVICES, TestSystem, waitFor, type ServiceName } from '@pmatch/testkit';
+import { MerchantClient, REPO_ROOT, SERVICES, TestSystem, adapterCredentials, waitFor, type ServiceName } from '@pmatch/testkit';
 import { HttpsReceiver } from '../../services/webhook-dispatcher/test/support/receiver';
 import { TestCa } from '../../services/webhook-dispatcher/test/support/tls';
 import { cutDatabaseConnections, databaseConnections, queueDepths, restartRedis, withRabbitMqStopped } from './support/infrastructure';
@@ -84,7 +84,7 @@ beforeAll(async () => {
 
   load = new LoadGenerator(
     system,
-    { liveKey, bankAccountIds, adapterSecret: String(adapter.secret) },
+    { liveKey, bankAccountIds, adapter: adapterCredentials(adapter) },
     {
       rate: RATE,
       maxInFlight: 32,

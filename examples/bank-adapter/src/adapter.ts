@@ -2,9 +2,13 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Webhook } from 'standardwebhooks';
 
-/** Where bank-ingest is and the adapter's secret (`whsec_…`, printed once by `ops adapter create`). */
+/**
+ * Where bank-ingest is, the adapter's id (`adp_…`) and its secret (`whsec_…`), both printed by
+ * `ops adapter create` (the secret only then).
+ */
 export interface AdapterConfig {
   ingestUrl: string;
+  adapterId: string;
   secret: string;
   /** Pause before attempt n (1-based) is retried; default 1 s, doubling, at most 60 s. */
   backoffMs?: (attempt: number) => number;
@@ -32,6 +36,9 @@ export function signBytes(secret: string, id: string, timestamp: Date, bytes: Ui
   hmac.update(bytes);
   return `v1,${hmac.digest('base64')}`;
 }
+
+/** The header naming the adapter on every request (its id from `ops adapter create`). */
+export const ADAPTER_ID_HEADER = 'bank-adapter-id';
 
 /** One deposit or withdrawal, as `POST /ingest/v1/notifications` takes it. */
 export interface Notification {
@@ -71,8 +78,11 @@ export async function pushStatement(config: AdapterConfig, path: string, format?
 /**
  * Sends until bank-ingest answers: any 2xx or 4xx is an answer (4xx: fix the input, sending it
  * again cannot help); a 5xx, a 429 or no answer at all is retried with the same webhook-id, signed
- * anew (the timestamp must be within 5 minutes). bank-ingest stores each transaction once by its
- * bank reference, so a retry of a request that did arrive stores nothing twice.
+ * anew (the timestamp must be within 5 minutes), after the backoff or the answer's Retry-After,
+ * whichever is longer. bank-ingest stores each transaction once by its bank reference, so a retry
+ * of a request that did arrive stores nothing twice. Every request names the adapter in
+ * `bank-adapter-id`: bank-ingest refuses one naming no active adapter before reading its body, and
+ * checks the signature with that adapter's secret only.
  */
 async function deliver(config: AdapterConfig, path: string, body: Buffer, contentType: string, sign: (id: string, at: Date) => string): Promise<Answer> {
   const id = `msg_${randomUUID()}`;
@@ -80,11 +90,13 @@ async function deliver(config: AdapterConfig, path: string, body: Buffer, conten
   const backoff = config.backoffMs ?? ((attempt: number) => Math.min(1_000 * 2 ** (attempt - 1), 60_000));
   for (let attempt = 1; ; attempt++) {
     const at = new Date();
+    let retryAfterMs = 0;
     try {
       const res = await send(`${config.ingestUrl}${path}`, {
         method: 'POST',
         headers: {
           'content-type': contentType,
+          [ADAPTER_ID_HEADER]: config.adapterId,
           'webhook-id': id,
           'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
           'webhook-signature': sign(id, at),
@@ -93,11 +105,12 @@ async function deliver(config: AdapterConfig, path: string, body: Buffer, conten
       });
       const text = await res.text();
       if (res.status < 500 && res.status !== 429) return { status: res.status, body: parse(text), attempts: attempt, id };
+      retryAfterMs = Math.min(Number(res.headers.get('retry-after') ?? 0) * 1_000, 300_000) || 0;
     } catch {
       // No answer (connection refused or reset, timeout): retried like a 5xx.
     }
     if (config.maxAttempts !== undefined && attempt >= config.maxAttempts) throw new Error(`no answer from bank-ingest after ${attempt} attempts (${id})`);
-    await new Promise((resolve) => setTimeout(resolve, backoff(attempt)));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(backoff(attempt), retryAfterMs)));
   }
 }
 

@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { zenginReference as canonicalReference } from '../../../services/bank-ingest/src/domain/statements/references';
 import { pushNotification, pushStatement, signBytes, zenginReference } from '../src/adapter';
 
+const adapterId = 'adp_0123456789abcdefABCDEF01';
 const secret = `whsec_${Buffer.from('a test adapter secret of 32 bytes').toString('base64')}`;
 
 interface Received {
@@ -53,12 +54,13 @@ describe('bank adapter', () => {
     const bytes = Buffer.concat([Buffer.from('1030'), Buffer.from([0xb6, 0xde, 0x80]), Buffer.alloc(193, 0x20)]);
     writeFileSync(path, bytes);
     try {
-      const answer = await pushStatement({ ingestUrl: url, secret, backoffMs: () => 1 }, path);
+      const answer = await pushStatement({ ingestUrl: url, adapterId, secret, backoffMs: () => 1 }, path);
 
       expect(answer).toMatchObject({ status: 200, attempts: 3, body: { attempt: 3 } });
       expect(received.map((r) => r.headers['webhook-id'])).toEqual([answer.id, answer.id, answer.id]);
       expect(received.every((r) => Buffer.compare(r.body, bytes) === 0 && verifiesOverBytes(r))).toBe(true);
       expect(received[0]!.headers['content-type']).toBe('application/octet-stream');
+      expect(received.map((r) => r.headers['bank-adapter-id'])).toEqual([adapterId, adapterId, adapterId]);
     } finally {
       server.close();
     }
@@ -68,7 +70,7 @@ describe('bank adapter', () => {
     const { url, received, server } = await ingest(0);
     try {
       const answer = await pushNotification(
-        { ingestUrl: url, secret },
+        { ingestUrl: url, adapterId, secret },
         {
           account: { bank_code: '0001', branch_code: '001', account_type: 'ordinary', account_number: '1234567' },
           bank_reference: zenginReference('2026-11-20', '000123', 5000),
@@ -84,6 +86,7 @@ describe('bank adapter', () => {
       const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(request!.headers[h])]));
       expect(new Webhook(secret).verify(request!.body.toString('utf8'), headers)).toMatchObject({ bank_reference: 'zengin:20261120:123:5000' });
       expect(verifiesOverBytes(request!)).toBe(true);
+      expect(request!.headers['bank-adapter-id']).toBe(adapterId);
     } finally {
       server.close();
     }
@@ -109,7 +112,7 @@ describe('bank adapter', () => {
     try {
       await expect(
         pushNotification(
-          { ingestUrl: url, secret, backoffMs: () => 1, maxAttempts: 3 },
+          { ingestUrl: url, adapterId, secret, backoffMs: () => 1, maxAttempts: 3 },
           {
             bank_account_id: 'ba_123456789012',
             bank_reference: 'r',

@@ -5,6 +5,13 @@ import { z } from './zod';
 
 /** What bank adapters send to bank-ingest, and what it answers. */
 
+/**
+ * The request header in which a bank adapter names itself (its `adp_…` id) on every request to
+ * bank-ingest. A request naming no active adapter is refused before its body is read, and only the
+ * named adapter's secret is tried on its signature.
+ */
+export const BANK_ADAPTER_ID_HEADER = 'bank-adapter-id';
+
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 
 /** A bank account as banks name it: 4-digit bank code, 3-digit branch code, type, 7-digit number. */

@@ -239,6 +239,18 @@ describe('what the document promises', () => {
     expect(ingest.webhooks ?? {}).toEqual({});
     expect(Object.keys(api.paths).some((path) => path.startsWith('/ingest'))).toBe(false);
   });
+
+  test('when a bank-ingest operation is read, then it requires the adapter to name itself in bank-adapter-id beside the three signature headers', () => {
+    for (const path of ['/ingest/v1/notifications', '/ingest/v1/statements']) {
+      const headers = (ingest.paths[path].post.parameters as Json[]).filter((p) => p.in === 'header');
+      expect(headers.map((p) => [p.name, p.required])).toEqual([
+        ['bank-adapter-id', true],
+        ['webhook-id', true],
+        ['webhook-timestamp', true],
+        ['webhook-signature', true],
+      ]);
+    }
+  });
 });
 
 describe("coverage of the services' routes", () => {

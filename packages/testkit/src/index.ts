@@ -9,3 +9,4 @@ export * from './plans';
 export * from './statements';
 export * from './prisma-database';
 export * from './broker-users';
+export * from './bank-adapter';

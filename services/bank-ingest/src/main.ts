@@ -4,6 +4,7 @@ import { commandHandler } from './amqp/commands';
 import { loadConfig, type BankIngestConfig } from './config';
 import { AdapterCache, listActiveAdapters } from './data/adapters';
 import { ingestRoutes } from './http/routes';
+import { SpoolSlots } from './http/statement-upload';
 import { createIngestMetrics } from './use-cases/metrics';
 
 export type BankIngest = RunningService;
@@ -41,6 +42,17 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
           message: 'Too many refused requests from this address; retry after the time in Retry-After.',
         }),
       );
+      // Statement uploads, every one counted, per address here and per adapter id in the route, before a body is read.
+      const uploads = runtime.rateLimiter(config.STATEMENT_LIMIT_PER_SECOND, config.STATEMENT_LIMIT_BURST);
+      runtime.http.use(
+        '/ingest/v1/statements',
+        runtime.addressLimit({
+          name: 'statements',
+          limiter: uploads,
+          counts: 'every request',
+          message: 'Too many statement files from this address; send the next after the time in Retry-After.',
+        }),
+      );
       runtime.http.use(
         ingestRoutes({
           database,
@@ -50,6 +62,8 @@ export async function start(config: BankIngestConfig, clock: Clock = systemClock
           metrics,
           statementMaxBytes: config.STATEMENT_MAX_BYTES,
           spoolDirectory: config.STATEMENT_SPOOL_DIR,
+          spoolSlots: new SpoolSlots(config.STATEMENT_SPOOL_MAX),
+          uploadLimiter: uploads,
         }),
       );
       await runtime.consume(QUEUES.bankIngestCommands, BankIngestCommand, commandHandler({ database, broker, clock, logger, outbox: relay, metrics }), {

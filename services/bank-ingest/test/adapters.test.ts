@@ -1,10 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { newId } from '@pmatch/contracts';
 import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, SecretBox, closeServer, createHttpApp, createLogger, finishHttpApp, listen, newSigningSecret } from '@pmatch/platform';
-import { createTestDatabase, type TestDatabase } from '@pmatch/testkit';
+import { adapterHeaders, createTestDatabase, type AdapterCredentials, type TestDatabase } from '@pmatch/testkit';
 import { Registry } from 'prom-client';
 import { AdapterCache, listActiveAdapters } from '../src/data/adapters';
 import { notificationsRouter } from '../src/http/notifications';
@@ -171,42 +170,31 @@ describe('POST /ingest/v1/notifications', () => {
     await closeServer(server);
   });
 
-  const send = (secret: string) => {
+  const send = (adapter: AdapterCredentials) => {
     const body = '{}';
-    const id = `msg_${Math.random().toString(36).slice(2)}`;
-    const at = new Date();
-    return fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': id,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': new Webhook(secret).sign(id, at, body),
-      },
-      body,
-    });
+    return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...adapterHeaders(adapter, body) }, body });
   };
 
   test('when a burst of badly signed notifications arrives, then each is refused with 401 and the secrets are read and opened once', async () => {
-    await createAdapter();
+    const named = await createAdapter();
     await createAdapter();
     now = 10_000;
 
-    const statuses = await Promise.all(Array.from({ length: 40 }, async () => (await send(newSigningSecret())).status));
+    const statuses = await Promise.all(Array.from({ length: 40 }, async () => (await send({ id: named.id, secret: newSigningSecret() })).status));
 
     expect(statuses).toEqual(Array(40).fill(401));
     expect(counts).toEqual({ reads: 1, opens: 2 });
   });
 
-  test('when an adapter created after the last read signs a notification past the miss interval, then its signature is accepted', async () => {
-    await createAdapter();
+  test('when an adapter created after the last read names itself past the miss interval, then it is found and its signature accepted', async () => {
+    const first = await createAdapter();
     now = 20_000;
-    expect((await send(newSigningSecret())).status).toBe(401);
+    expect((await send({ id: first.id, secret: newSigningSecret() })).status).toBe(401);
     const fresh = await createAdapter();
     now += 1_000;
 
     // Past authentication, the empty body is what is refused.
-    const res = await send(fresh.secret);
+    const res = await send(fresh);
 
     expect(res.status).toBe(400);
     expect(counts.reads).toBe(2);

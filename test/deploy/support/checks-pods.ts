@@ -1,6 +1,8 @@
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
-import type { K8sObject } from './render';
+import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { BankIngestConfig, SPOOL_MARGIN_BYTES } from '../../../services/bank-ingest/src/config';
+import { ofKind, type K8sObject } from './render';
 import type { Repository, ServiceFacts } from './repository';
 import { asProcessEnv, environmentOf, portNumber, sampleOf, workloadsOf, type Provided, type Workload } from './workloads';
 
@@ -195,6 +197,33 @@ function graceProblems(w: Workload, env: Map<string, Provided>, facts: ServiceFa
   return problems;
 }
 
+const QUANTITY_UNITS: Record<string, number> = { '': 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, k: 1e3, M: 1e6, G: 1e9 };
+
+/** A Kubernetes quantity of bytes (`320Mi`, `1G`, `4096`); NaN when unreadable. */
+function quantityBytes(quantity: string | number | undefined): number {
+  const match = /^([0-9]+)(Ki|Mi|Gi|k|M|G)?$/.exec(String(quantity ?? ''));
+  return match === null ? NaN : Number(match[1]) * QUANTITY_UNITS[match[2] ?? '']!;
+}
+
+/** bank-ingest's /tmp holds the statement spool: STATEMENT_SPOOL_MAX uploads of STATEMENT_MAX_BYTES, and the margin. */
+function spoolSpaceProblems(objects: readonly K8sObject[], pod: Workload['pod'], c: IContainer, at: string): string[] {
+  const configured = (name: string) =>
+    ofKind<IConfigMap>(objects, 'ConfigMap')
+      .map((m) => m.data?.[name])
+      .find((v) => v !== undefined);
+  const maxBytes = BankIngestConfig.shape.STATEMENT_MAX_BYTES.parse(configured('STATEMENT_MAX_BYTES'));
+  const spoolMax = BankIngestConfig.shape.STATEMENT_SPOOL_MAX.parse(configured('STATEMENT_SPOOL_MAX'));
+  const needed = spoolMax * maxBytes + SPOOL_MARGIN_BYTES;
+  const mount = (c.volumeMounts ?? []).find((m) => m.mountPath === '/tmp');
+  const sizeLimit = (pod.volumes ?? []).find((v) => v.name === mount?.name)?.emptyDir?.sizeLimit;
+  if (!(quantityBytes(sizeLimit as string | undefined) >= needed)) {
+    return [
+      `${at}: /tmp holds ${sizeLimit ?? 'no size limit'}, less than STATEMENT_SPOOL_MAX (${spoolMax}) × STATEMENT_MAX_BYTES (${maxBytes}) + ${SPOOL_MARGIN_BYTES} bytes`,
+    ];
+  }
+  return [];
+}
+
 /** The restricted Pod Security Standard and then some: read-only root, /tmp on an emptyDir, sized. */
 export function securityProblems(objects: readonly K8sObject[]): string[] {
   const problems: string[] = [];
@@ -213,6 +242,7 @@ export function securityProblems(objects: readonly K8sObject[]): string[] {
       if (!(sc?.capabilities?.drop ?? []).includes('ALL')) problems.push(`${at}: does not drop ALL capabilities`);
       if (sc?.privileged === true || (sc?.capabilities?.add ?? []).length > 0) problems.push(`${at}: asks for privileges`);
       if (!(c.volumeMounts ?? []).some((m) => m.mountPath === '/tmp' && emptyDirs.has(m.name))) problems.push(`${at}: /tmp is not an emptyDir`);
+      if (w.id === 'Deployment/bank-ingest' && c.name === 'bank-ingest') problems.push(...spoolSpaceProblems(objects, pod, c, at));
       for (const bound of ['requests', 'limits'] as const) {
         for (const resource of ['cpu', 'memory']) {
           if (c.resources?.[bound]?.[resource] === undefined) problems.push(`${at}: no ${resource} ${bound.replace(/s$/, '')}`);

@@ -1,26 +1,17 @@
-import { createHmac, randomUUID } from 'node:crypto';
-import { type TestSystem, api, type ApiResponse } from '@pmatch/testkit';
+import { type AdapterCredentials, type TestSystem, adapterHeaders, api, type ApiResponse } from '@pmatch/testkit';
 
-/**
- * A bank adapter's request to bank-ingest, signed as Standard Webhooks over the raw bytes:
- * HMAC-SHA256 of `id.timestamp.` and the body under the secret's key.
- */
+/** A bank adapter's request to bank-ingest: named by its id, signed as Standard Webhooks over the raw bytes (`adapterHeaders`). */
 export async function signedPost(
   system: TestSystem,
   path: string,
-  secret: string,
+  adapter: AdapterCredentials,
   body: string | Uint8Array,
   contentType = 'application/json',
 ): Promise<ApiResponse> {
-  const id = `msg_${randomUUID()}`;
-  const timestamp = String(Math.floor(Date.now() / 1000));
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
-  const hmac = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
-  hmac.update(`${id}.${timestamp}.`);
-  hmac.update(bytes);
   const res = await fetch(`${system.url('bank-ingest')}${path}`, {
     method: 'POST',
-    headers: { 'content-type': contentType, 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${hmac.digest('base64')}` },
+    headers: { 'content-type': contentType, ...adapterHeaders(adapter, bytes) },
     body: bytes,
   });
   const text = await res.text();
@@ -33,9 +24,8 @@ export async function signedPost(
   return { status: res.status, headers: res.headers, body: parsed as any };
 }
 
-export const notify = (system: TestSystem, secret: string, notification: Record<string, unknown>) =>
-  signedPost(system, '/ingest/v1/notifications', secret, JSON.stringify(notification));
-
+export const notify = (system: TestSystem, adapter: AdapterCredentials, notification: Record<string, unknown>) =>
+  signedPost(system, '/ingest/v1/notifications', adapter, JSON.stringify(notification));
 /** A live account of the organisation, as `ops bank-account add` makes it. */
 export async function liveAccount(
   system: TestSystem,

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
-import type { TestSystem } from '@pmatch/testkit';
+import { adapterHeaders, type AdapterCredentials, type TestSystem } from '@pmatch/testkit';
 
 /**
  * A bounded load of live orders and signed bank notifications, as a merchant's server and a bank
@@ -63,7 +62,7 @@ export interface LoadOptions {
 export interface LoadTarget {
   liveKey: string;
   bankAccountIds: string[];
-  adapterSecret: string;
+  adapter: AdapterCredentials;
 }
 
 interface Answer {
@@ -89,7 +88,6 @@ export class LoadGenerator {
   private notificationsLaunched = 0;
   private faultsOver = false;
   private loop: Promise<void> | undefined;
-  private readonly adapter: Webhook;
   /** Requests sent so far to each service: whose turn it is among its replicas. */
   private readonly sent = { 'orders-api': 0, 'bank-ingest': 0 };
 
@@ -97,9 +95,7 @@ export class LoadGenerator {
     private readonly system: TestSystem,
     private readonly target: LoadTarget,
     private readonly options: LoadOptions,
-  ) {
-    this.adapter = new Webhook(target.adapterSecret);
-  }
+  ) {}
 
   start(): void {
     this.loop = this.run();
@@ -233,13 +229,7 @@ export class LoadGenerator {
   }
 
   private sendSigned(body: string): Promise<Answer> {
-    const id = `msg_${randomUUID()}`;
-    const at = this.system.now();
-    return this.send(this.next('bank-ingest'), '/ingest/v1/notifications', body, {
-      'webhook-id': id,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': this.adapter.sign(id, at, body),
-    });
+    return this.send(this.next('bank-ingest'), '/ingest/v1/notifications', body, adapterHeaders(this.target.adapter, body, { at: this.system.now() }));
   }
 
   /** The URL of the service's replica whose turn it is. */

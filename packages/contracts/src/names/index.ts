@@ -1,3 +1,4 @@
 export * from './bank-form';
 export * from './corporate';
 export * from './normalise';
+export * from './invisible';

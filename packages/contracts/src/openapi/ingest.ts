@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { BankNotification, BankNotificationAccepted, StatementImport } from '../ingest';
+import { BANK_ADAPTER_ID_HEADER, BankNotification, BankNotificationAccepted, StatementImport } from '../ingest';
 import type { ErrorCode } from '../errors';
 import { DEFAULT_ERROR, errorResponses, registerSharedComponents, responseHeaders } from './components';
 import { EXAMPLE_IDS, exampleBankNotification } from './examples';
@@ -7,10 +7,12 @@ import type { OpenApiDocument } from './build';
 
 const INGEST_DESCRIPTION = `
 How a bank adapter hands bank-account movements to the service. Each notification is one deposit or
-withdrawal on a live bank account, signed the Standard Webhooks way with the adapter's secret
-(issued by the operator: \`ops adapter create\`): \`webhook-id\` a unique id per request,
-\`webhook-timestamp\` Unix seconds within 5 minutes of ours, \`webhook-signature\`
-\`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">\`.
+withdrawal on a live bank account. Every request names its adapter in \`bank-adapter-id\` (the
+\`adp_…\` id \`ops adapter create\` prints with the secret) and is signed the Standard Webhooks way
+with that adapter's secret: \`webhook-id\` a unique id per request, \`webhook-timestamp\` Unix seconds
+within 5 minutes of ours, \`webhook-signature\` \`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">\`.
+A request whose \`bank-adapter-id\` is missing or names no active adapter is answered
+\`401 invalid_api_key\` before its body is read; only the named adapter's secret is tried.
 
 A notification is stored once per bank account and \`bank_reference\`: send it again until you get
 an answer (a repeat is answered \`200\` with \`duplicate: true\` and stores nothing). Test bank
@@ -44,7 +46,7 @@ const STATEMENT_ERRORS: ErrorCode[] = [
   'service_unavailable',
 ];
 
-/** The three Standard Webhooks headers that sign a request to bank-ingest over `signed` (its raw body). */
+/** The adapter's id and the three Standard Webhooks headers that sign a request to bank-ingest over `signed` (its raw body). */
 function signatureHeaders(idDescription: string, signed: string) {
   const header = (name: string, description: string, example: string) => ({
     in: 'header' as const,
@@ -55,6 +57,11 @@ function signatureHeaders(idDescription: string, signed: string) {
     example,
   });
   return [
+    header(
+      BANK_ADAPTER_ID_HEADER,
+      "The adapter's id (`adp_…`, from `ops adapter create`). Missing, unknown or revoked: `401 invalid_api_key` before the body is read. The signature is checked with this adapter's secret only.",
+      'adp_2KWPBgLlAfxdpx2AI54pPJ85',
+    ),
     header('webhook-id', idDescription, 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'),
     header('webhook-timestamp', 'Unix seconds when the request was signed; at most 5 minutes from ours.', '1795496531'),
     header(
@@ -76,7 +83,7 @@ function registerNotifications(registry: OpenAPIRegistry): void {
     description:
       'Stores the movement and answers once it is stored: a deposit is then matched to an order, a withdrawal recorded. ' +
       'The bank account, named by `bank_account_id` or as the bank names it (`account`), must be a live one bound to the adapter (else `403 account_not_allowed`). ' +
-      'An unsigned or badly signed request is `401 invalid_api_key`.',
+      'A request naming no active adapter in `bank-adapter-id`, unsigned or not signed by that adapter is `401 invalid_api_key`.',
     security: [],
     parameters: signatureHeaders('Unique per request, e.g. `msg_` and a random part.', 'raw body'),
     request: { body: { required: true, content: { 'application/json': { schema: BankNotification, example: exampleBankNotification } } } },

@@ -7,7 +7,7 @@ import type { AccountReference, Adapter, BoundAccount } from '../domain/adapter-
  * account unbound from one, is refused by every replica at most this long after the change.
  */
 export const ADAPTERS_TTL_MS = 1_000;
-/** A request no cached secret verifies re-reads the adapters at most this often. */
+/** A request naming an adapter id not cached re-reads the adapters at most this often. */
 export const ADAPTERS_MISS_REFRESH_MS = 1_000;
 
 /** An active adapter as stored: its sealed secret and its bound accounts. */
@@ -77,7 +77,7 @@ export interface AdapterCacheOptions {
 /**
  * The active adapters, secrets opened and accounts bound, kept in memory so that a badly signed
  * request costs no read or decryption: read again once older than `ttlMs` (from when its read
- * began), or at a request no cached secret verifies, at most once per `missRefreshMs`. A re-read
+ * began), or at a request naming an adapter not cached, at most once per `missRefreshMs`. A re-read
  * opens only new secrets; concurrent reads share one query (docs/decisions/0035-adapters-bound-to-accounts.md).
  */
 export class AdapterCache {
@@ -100,6 +100,17 @@ export class AdapterCache {
   async current(): Promise<Adapter[]> {
     if (this.readStartedAt === undefined || this.options.now() - this.readStartedAt > this.options.ttlMs) return this.reload();
     return this.adapters;
+  }
+
+  /**
+   * The active adapter with this id, or undefined. An id not among the cached ones makes the
+   * adapters be read again (at most once per `missRefreshMs`), so a freshly created adapter works
+   * without waiting out the cache, and naming unknown ids costs at most one read per interval.
+   */
+  async named(id: string): Promise<Adapter | undefined> {
+    const cached = (await this.current()).find((adapter) => adapter.id === id);
+    if (cached !== undefined) return cached;
+    return (await this.afterMiss())?.find((adapter) => adapter.id === id);
   }
 
   /**

@@ -127,15 +127,13 @@ function depositsStatement(name: string, { imported, leased }: { imported: boole
 }
 
 const insertDeposits = depositsStatement('bank_ingest.insert_deposits', { imported: false, leased: true });
-const insertImportedDeposits = depositsStatement('bank_ingest.insert_imported_deposits', { imported: true, leased: true });
-const insertImportedDepositsUnleased = depositsStatement('bank_ingest.insert_imported_deposits_unleased', { imported: true, leased: false });
+/** An import's deposits: their outbox rows wait unleased until its one transaction commits, then a relay claims them. */
+const insertImportedDeposits = depositsStatement('bank_ingest.insert_imported_deposits', { imported: true, leased: false });
 
-/** What a statement import adds to its deposits: the import, each one's raw record, and whether a relay takes the messages. */
+/** What a statement import adds to its deposits: the import and each one's raw record. */
 export interface ImportedDeposits {
   importId: string;
   records: { line: number; raw: Uint8Array }[];
-  /** False when no relay runs in this process (ops): the rows wait, unleased, for any service's relay. */
-  leased: boolean;
 }
 
 /** A transaction to store, and when it came. */
@@ -186,8 +184,10 @@ export class TransactionStore {
 /**
  * Deposits in one statement (`insertDeposits`); answers per request, in the order given, the row
  * stored, or null for a duplicate (of a stored deposit, or of an earlier one in the same batch).
- * The new deposits' `deposit.received` messages go to `handOver` once the statement committed
- * (`db` must run it on its own, not in a transaction of the caller's).
+ * Notifications' deposits: the new ones' `deposit.received` messages go to `handOver` once the
+ * statement committed (`db` must run it on its own, not in a transaction of the caller's). An
+ * import's (`imported`): `db` is the import's transaction, the outbox rows are written unleased
+ * and `handOver` is not called; the importer nudges the relay after its commit.
  */
 export async function insertNewDeposits(
   db: Sql,
@@ -219,14 +219,14 @@ export async function insertNewDeposits(
   const rows =
     imported === undefined
       ? await db.rows(insertDeposits, values)
-      : await db.rows(imported.leased ? insertImportedDeposits : insertImportedDepositsUnleased, {
+      : await db.rows(insertImportedDeposits, {
           ...values,
           importId: imported.importId,
           recordLines: imported.records.map((r) => r.line),
           recordRaws: imported.records.map((r) => Buffer.from(r.raw).toString('hex')),
         });
   const stored = new Map(rows.map((row) => [row.id, row]));
-  if (imported === undefined || imported.leased) handOver(announcements.filter((_, i) => stored.has(ids[i]!)));
+  if (imported === undefined) handOver(announcements.filter((_, i) => stored.has(ids[i]!)));
   return ids.map((id) => stored.get(id) ?? null);
 }
 

@@ -26,20 +26,18 @@ export interface SignedRequest {
 }
 
 /**
- * Finds the adapter whose secret signed the request (Standard Webhooks: id, timestamp within
- * 5 minutes, HMAC over the raw body, constant-time comparison inside the library).
- * Returns undefined when none did.
+ * Whether the adapter's secret signed the request (Standard Webhooks: id, timestamp within
+ * 5 minutes, HMAC over the raw body, constant-time comparison inside the library). Only the
+ * adapter the request names is tried: no other adapter's secret is ever compared.
  */
-export function findSigningAdapter(adapters: Adapter[], request: SignedRequest): Adapter | undefined {
-  for (const adapter of adapters) {
-    try {
-      new Webhook(adapter.secret).verify(request.rawBody, request.headers, { jsonParse: false });
-      return adapter;
-    } catch {
-      // Not this adapter's signature (or stale/malformed); try the next.
-    }
+export function signedBy(adapter: Adapter, request: SignedRequest): boolean {
+  try {
+    new Webhook(adapter.secret).verify(request.rawBody, request.headers, { jsonParse: false });
+    return true;
+  } catch {
+    // Another secret's signature, a stale or malformed one.
+    return false;
   }
-  return undefined;
 }
 
 /** How an incoming transaction names its account: our id, or the bank's identity of it. */
@@ -65,46 +63,40 @@ export interface SignatureHeaders {
 }
 
 /**
- * Standard Webhooks verification over a body that arrives in chunks: one HMAC-SHA256 per candidate
- * adapter over `id.timestamp.` and the raw bytes, compared in constant time at the end. (The
- * library takes a whole string and decodes a Buffer as UTF-8, which changes Shift_JIS bytes.)
- * `fresh` is false when the timestamp is more than 5 minutes away from `nowMs`.
+ * Standard Webhooks verification over a body that arrives in chunks: one HMAC-SHA256 under the
+ * named adapter's secret over `id.timestamp.` and the raw bytes, compared in constant time at the
+ * end. (The library takes a whole string and decodes a Buffer as UTF-8, which changes Shift_JIS
+ * bytes.) `fresh` is false when the timestamp is more than 5 minutes away from `nowMs`.
  */
 export class StreamingSignatureCheck {
-  private readonly hmacs: { adapter: Adapter; hmac: ReturnType<typeof createHmac> }[];
+  private readonly hmac: ReturnType<typeof createHmac>;
   readonly fresh: boolean;
 
   constructor(
     private readonly headers: SignatureHeaders,
-    adapters: Adapter[],
+    private readonly adapter: Adapter,
     nowMs: number,
   ) {
     const timestamp = Number(headers.timestamp);
     this.fresh = /^[0-9]{1,12}$/.test(headers.timestamp) && Math.abs(nowMs / 1000 - timestamp) <= SIGNATURE_TOLERANCE_S;
-    this.hmacs = adapters.map((adapter) => {
-      const hmac = createHmac('sha256', secretKey(adapter.secret));
-      hmac.update(`${headers.id}.${headers.timestamp}.`);
-      return { adapter, hmac };
-    });
+    this.hmac = createHmac('sha256', secretKey(adapter.secret));
+    this.hmac.update(`${headers.id}.${headers.timestamp}.`);
   }
 
   update(chunk: Uint8Array): void {
-    for (const { hmac } of this.hmacs) hmac.update(chunk);
+    this.hmac.update(chunk);
   }
 
-  /** The adapter whose signature the header carries, once every chunk was given; else undefined. */
-  signer(): Adapter | undefined {
-    if (!this.fresh) return undefined;
-    const given = this.headers.signature
+  /** Whether the header carries the adapter's signature of every chunk given; call once, at the end. */
+  verified(): boolean {
+    if (!this.fresh) return false;
+    const expected = this.hmac.digest();
+    return this.headers.signature
       .split(' ')
       .map((part) => part.split(','))
       .filter(([version, value]) => version === 'v1' && value !== undefined)
-      .map(([, value]) => Buffer.from(value!, 'base64'));
-    for (const { adapter, hmac } of this.hmacs) {
-      const expected = hmac.digest();
-      if (given.some((signature) => signature.length === expected.length && timingSafeEqual(signature, expected))) return adapter;
-    }
-    return undefined;
+      .map(([, value]) => Buffer.from(value!, 'base64'))
+      .some((signature) => signature.length === expected.length && timingSafeEqual(signature, expected));
   }
 }
 

@@ -1,7 +1,7 @@
-import { AppError } from '@pmatch/contracts';
+import { AppError, BANK_ADAPTER_ID_HEADER, idPattern } from '@pmatch/contracts';
 import type { PrismaClient } from '@pmatch/db';
-import type { Request } from 'express';
-import { boundAccount, findSigningAdapter, type AccountReference, type Adapter, type BoundAccount, type SignatureHeaders } from '../domain/adapter-auth';
+import type { Request, RequestHandler, Response } from 'express';
+import { boundAccount, signedBy, type AccountReference, type Adapter, type BoundAccount, type SignatureHeaders } from '../domain/adapter-auth';
 import { readBoundAccount, type AdapterCache } from '../data/adapters';
 
 const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
@@ -16,21 +16,42 @@ export function signatureHeaders(req: Request): SignatureHeaders {
   return { id: id!, timestamp: timestamp!, signature: signature! };
 }
 
-/** The adapter that signed a request whose whole body is in `req.rawBody`, or 401. */
-export async function authenticateAdapter(req: Request, adapters: AdapterCache): Promise<Adapter> {
+/**
+ * Before a body is read: the request names its adapter in the `bank-adapter-id` header and that
+ * adapter is active, and it carries the Standard Webhooks headers; otherwise 401
+ * `invalid_api_key`, one answer for a missing, unknown or revoked adapter id, with the connection
+ * closed so the body is not drained. The adapter goes to `res.locals.adapter` (`namedAdapterOf`).
+ */
+export function namedAdapter(adapters: AdapterCache): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const id = req.get(BANK_ADAPTER_ID_HEADER);
+      if (id === undefined) throw new AppError('invalid_api_key', `Missing ${BANK_ADAPTER_ID_HEADER} header; name your bank adapter in it.`);
+      signatureHeaders(req);
+      const adapter = idPattern('adapter').test(id) ? await adapters.named(id) : undefined;
+      if (adapter === undefined) throw new AppError('invalid_api_key', `The ${BANK_ADAPTER_ID_HEADER} header names no active bank adapter.`);
+      res.locals.adapter = adapter;
+    } catch (error) {
+      res.setHeader('Connection', 'close');
+      throw error;
+    }
+    next();
+  };
+}
+
+/** The adapter `namedAdapter` found for this request (its signature not yet verified). */
+export function namedAdapterOf(res: Response): Adapter {
+  return res.locals.adapter as Adapter;
+}
+
+/** That the adapter the request names signed its whole body, in `req.rawBody`; else 401. */
+export function verifySignature(req: Request, adapter: Adapter): void {
   const { id, timestamp, signature } = signatureHeaders(req);
   const signed = {
     rawBody: req.rawBody?.toString('utf8') ?? '',
     headers: { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature },
   };
-  // A miss may re-read the adapters (at most once per interval), so a freshly created adapter works without waiting out the cache.
-  let adapter = findSigningAdapter(await adapters.current(), signed);
-  if (adapter === undefined) {
-    const reread = await adapters.afterMiss();
-    if (reread !== undefined) adapter = findSigningAdapter(reread, signed);
-  }
-  if (adapter === undefined) throw new AppError('invalid_api_key', 'The signature is not valid.');
-  return adapter;
+  if (!signedBy(adapter, signed)) throw new AppError('invalid_api_key', 'The signature is not valid.');
 }
 
 /**

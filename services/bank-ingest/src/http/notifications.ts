@@ -1,11 +1,11 @@
-import { BankNotification } from '@pmatch/contracts';
+import { BankNotification, withoutControlCharacters } from '@pmatch/contracts';
 import { jsonBodies, parseInput, type Clock, type OutboxPublisher } from '@pmatch/platform';
 import type { Database } from '@pmatch/db';
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import type { AdapterCache } from '../data/adapters';
 import { TransactionStore } from '../data/transactions';
 import type { IngestMetrics } from '../use-cases/metrics';
-import { accountFor, authenticateAdapter, signatureHeaders } from './adapter-auth';
+import { accountFor, namedAdapter, namedAdapterOf, verifySignature } from './adapter-auth';
 
 export interface NotificationDeps {
   database: Database;
@@ -18,13 +18,10 @@ export interface NotificationDeps {
 export function notificationsRouter(deps: NotificationDeps): Router {
   const router = Router();
   const transactions = new TransactionStore(deps.database, deps.outbox);
-  // An unsigned request is refused before its body is read.
-  const signed: RequestHandler = (req, _res, next) => {
-    signatureHeaders(req);
-    next();
-  };
-  router.post('/ingest/v1/notifications', signed, ...jsonBodies(), async (req, res) => {
-    const adapter = await authenticateAdapter(req, deps.adapters);
+  // A request naming no active adapter, or unsigned, is refused before its body is read.
+  router.post('/ingest/v1/notifications', namedAdapter(deps.adapters), ...jsonBodies(), async (req, res) => {
+    const adapter = namedAdapterOf(res);
+    verifySignature(req, adapter);
     const notification = parseInput(BankNotification, req.body);
     const account = await accountFor(
       deps.database.prisma,
@@ -40,7 +37,7 @@ export function notificationsRouter(deps: NotificationDeps): Router {
         bankReference: notification.bank_reference,
         direction: notification.direction,
         amount: notification.amount,
-        counterparty: notification.counterparty,
+        counterparty: withoutControlCharacters(notification.counterparty),
         occurredAt: new Date(notification.occurred_at),
         adapterId: adapter.id,
         ...(notification.remitter_code === undefined ? {} : { remitterCode: notification.remitter_code }),

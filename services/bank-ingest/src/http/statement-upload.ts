@@ -5,6 +5,28 @@ import { once } from 'node:events';
 import { AppError } from '@pmatch/contracts';
 import type { Request } from 'express';
 
+/**
+ * How many uploads may be spooled and imported at once: a request takes a slot before its body is
+ * read and gives it back once its file is removed, so the spool never holds more than `max` files.
+ */
+export class SpoolSlots {
+  private taken = 0;
+
+  constructor(readonly max: number) {}
+
+  /** A slot, and the function that gives it back (once); undefined when all are taken. */
+  tryTake(): (() => void) | undefined {
+    if (this.taken >= this.max) return undefined;
+    this.taken += 1;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.taken -= 1;
+    };
+  }
+}
+
 /** An uploaded file kept on disk while it is checked and stored, so memory never holds it whole. */
 export interface SpooledFile {
   bytes: number;

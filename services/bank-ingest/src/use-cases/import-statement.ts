@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '@pmatch/contracts';
-import type { Database } from '@pmatch/db';
+import { AppError, withoutControlCharacters } from '@pmatch/contracts';
+import type { Database, Sql } from '@pmatch/db';
 import type { OutboxPublisher } from '@pmatch/platform';
 import type { BoundAccount } from '../domain/adapter-auth';
 import { occurredAtOfDay, tokyoDay } from '../domain/statements/booking-time';
@@ -32,51 +32,61 @@ export interface ImportStatementDeps {
   database: Database;
   /** This process's outbox relay; undefined (ops): none here, the rows wait unleased for a service's. */
   outbox?: OutboxPublisher;
-  /** Told how many deposits each batch stored for the first time. */
+  /** Told how many deposits the import stored for the first time, once they are committed. */
   onDepositsStored?: (count: number) => void;
 }
 
-/** Transactions stored by one statement (deposits, then withdrawals). */
+/** Transactions stored by one statement (deposits, then withdrawals): what memory holds at once. */
 const BATCH = 500;
 
 /**
  * Checks the whole file (framing, lengths, every field, group and file totals, every account one
  * the importer may write to) and stores nothing if any check fails: 422 `statement_invalid` with
  * the record and the field, or the refusal of `accountOf`. Then reads it again and stores every
- * transaction as a notification would be (docs/decisions/0038-statement-import-in-two-passes.md).
+ * transaction as a notification would be (docs/decisions/0038-statement-import-in-two-passes.md),
+ * all of the file in ONE database transaction, streamed in batches of `BATCH`: the import row,
+ * every transaction, record and outbox row commit together or not at all, also when the process
+ * dies half-way (docs/decisions/0161-statement-import-in-one-transaction.md). The deposits'
+ * outbox rows are written unleased and the relay is nudged once they are committed.
  */
 export async function importStatement(deps: ImportStatementDeps, request: ImportStatementRequest): Promise<StatementImportView> {
   const today = tokyoDay(request.receivedAt);
   const checked = await checkFile(request, today);
-  const started = await beginImport(deps.database.prisma, {
-    adapterId: request.adapterId,
-    format: checked.format,
-    sha256: checked.sha256,
-    bytes: checked.bytes,
-    accounts: checked.accounts.length,
-    records: checked.records,
-    at: request.receivedAt,
-  });
   const counts = { stored: 0, duplicates: 0, withdrawals: 0 };
-  let batch: StatementEntry[] = [];
-  const flush = async () => {
-    const [stored, withdrawals] = await storeBatch(deps, started.id, batch, checked.accounts, request);
-    counts.stored += stored;
-    counts.duplicates += batch.length - stored;
-    counts.withdrawals += withdrawals;
-    batch = [];
-  };
-  const parser = parserFor(checked.kind, today, request.receivedAt);
-  for await (const chunk of request.read()) {
-    for (const item of parser.write(chunk)) {
-      if (item.kind !== 'entry') continue;
-      batch.push(item.entry);
-      if (batch.length >= BATCH) await flush();
+  let depositsStored = 0;
+  const finished = await deps.database.transaction(async (tx) => {
+    const started = await beginImport(tx, {
+      adapterId: request.adapterId,
+      format: checked.format,
+      sha256: checked.sha256,
+      bytes: checked.bytes,
+      accounts: checked.accounts.length,
+      records: checked.records,
+      at: request.receivedAt,
+    });
+    let batch: StatementEntry[] = [];
+    const flush = async () => {
+      const stored = await storeBatch(tx, started.id, batch, checked.accounts, request);
+      counts.stored += stored.deposits + stored.withdrawals;
+      counts.duplicates += batch.length - stored.deposits - stored.withdrawals;
+      counts.withdrawals += stored.withdrawalsRead;
+      depositsStored += stored.deposits;
+      batch = [];
+    };
+    const parser = parserFor(checked.kind, today, request.receivedAt);
+    for await (const chunk of request.read()) {
+      for (const item of parser.write(chunk)) {
+        if (item.kind !== 'entry') continue;
+        batch.push(item.entry);
+        if (batch.length >= BATCH) await flush();
+      }
     }
-  }
-  for (const item of parser.end()) if (item.kind === 'entry') batch.push(item.entry);
-  await flush();
-  const finished = await finishImport(deps.database.prisma, started.id, counts, request.receivedAt);
+    for (const item of parser.end()) if (item.kind === 'entry') batch.push(item.entry);
+    await flush();
+    return finishImport(tx, started.id, counts, request.receivedAt);
+  });
+  deps.onDepositsStored?.(depositsStored);
+  if (counts.stored > 0) deps.outbox?.nudge();
   return {
     object: 'statement_import',
     id: finished.id,
@@ -146,13 +156,14 @@ function detectFormat(first: Uint8Array): 'zengin' | 'camt' {
   return text.startsWith('<') ? 'camt' : 'zengin';
 }
 
+/** One batch of the import, in its transaction `tx`: how many deposits and withdrawals were new, and how many withdrawals were read. */
 async function storeBatch(
-  deps: ImportStatementDeps,
+  tx: Sql,
   importId: string,
   entries: StatementEntry[],
   accounts: BoundAccount[],
   request: ImportStatementRequest,
-): Promise<[stored: number, withdrawals: number]> {
+): Promise<{ deposits: number; withdrawals: number; withdrawalsRead: number }> {
   const incoming = (entry: StatementEntry): IncomingTransaction => {
     const account = accounts[entry.account]!;
     return {
@@ -162,7 +173,8 @@ async function storeBatch(
       bankReference: entry.bankReference,
       direction: entry.direction,
       amount: entry.amount,
-      counterparty: entry.counterparty,
+      // As the bank wrote it, less control and format characters (the raw record keeps every byte).
+      counterparty: withoutControlCharacters(entry.counterparty),
       occurredAt: entry.bookedAt ?? occurredAtOfDay(entry.bookingDay, request.receivedAt),
       ...(request.adapterId === undefined ? {} : { adapterId: request.adapterId }),
       ...(entry.remitterCode === undefined ? {} : { remitterCode: entry.remitterCode }),
@@ -176,13 +188,13 @@ async function storeBatch(
     deposits.length === 0
       ? []
       : await insertNewDeposits(
-          deps.database.sql,
+          tx,
           deposits.map((e) => ({ incoming: incoming(e), at: request.receivedAt })),
-          (messages) => deps.outbox?.publishLeased(messages),
-          { importId, records: deposits.map((e) => ({ line: e.line, raw: e.raw })), leased: deps.outbox !== undefined },
+          () => undefined,
+          { importId, records: deposits.map((e) => ({ line: e.line, raw: e.raw })) },
         );
   const storedWithdrawals = await storeImportedWithdrawals(
-    deps.database.prisma,
+    tx,
     importId,
     withdrawals.map((e): ImportedWithdrawal => ({
       incoming: incoming(e),
@@ -192,7 +204,5 @@ async function storeBatch(
     })),
     request.receivedAt,
   );
-  deps.onDepositsStored?.(storedDeposits.filter((row) => row !== null).length);
-  if (storedWithdrawals > 0) deps.outbox?.nudge();
-  return [storedDeposits.filter((row) => row !== null).length + storedWithdrawals, withdrawals.length];
+  return { deposits: storedDeposits.filter((row) => row !== null).length, withdrawals: storedWithdrawals, withdrawalsRead: withdrawals.length };
 }

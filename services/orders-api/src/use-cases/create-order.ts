@@ -1,4 +1,4 @@
-import { AppError, type CreateOrderRequest, type Order } from '@pmatch/contracts';
+import { AppError, withoutControlCharacters, type CreateOrderRequest, type Order } from '@pmatch/contracts';
 import { insertOrderUnlessExternalIdTaken, orderTimes, orderView, type CachedKey, type NewOrder, type OrderRow, type Sql } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { resolveBankAccount } from '../domain/api-key-auth';
@@ -27,10 +27,13 @@ export class CachedKeyNotConfirmed extends Error {}
 export async function createOrder(
   deps: Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl' | 'outbox' | 'writeNewOrder' | 'dedicatedAccountRestMs'>,
   actor: Actor,
-  request: CreateOrderRequest,
+  asked: CreateOrderRequest,
   options: { idempotency?: IdempotentRequest | undefined; cachedKey?: CachedKey | undefined } = {},
 ): Promise<OrderCreated> {
   const { idempotency, cachedKey } = options;
+  // Stored, shown and compared (a repeated external_id) without control and format characters.
+  const request = { ...asked, payer_name: withoutControlCharacters(asked.payer_name) };
+  if (request.payer_name.trim() === '') throw new AppError('parameter_invalid', 'payer_name must not be empty.', { param: 'payer_name' });
   const dedicated = dedicatedAccountAsked(actor, request);
   // Only the write of an order without a transaction of its own checks a cached key.
   if (cachedKey !== undefined && (idempotency !== undefined || dedicated)) throw new CachedKeyNotConfirmed();
