@@ -2,8 +2,8 @@ import { AppError, type MatchTransactionRequest, type Transaction } from '@pmatc
 import type { TransactionRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { findOrder } from '../data/orders';
-import { auditedRequest, type AuditContext } from './audit';
-import { commandContext } from './change-order';
+import { auditedDecision, type AuditContext } from './audit';
+import { auditOf, commandContext } from './change-order';
 import type { OrdersApiDeps } from './deps';
 
 // Matching by hand, decided by the matcher; each acts on a transaction the actor may see (`findVisibleTransaction`).
@@ -21,41 +21,33 @@ export async function matchTransaction(
     throw new AppError('parameter_invalid', `No such order: ${request.order_id}.`, { param: 'order_id' });
   }
   const rememberPayer = request.remember_payer ?? false;
-  return auditedRequest(
+  return auditedDecision(
     deps,
     audit,
     { action: 'transaction.match', objectId: transaction.id, detail: { order_id: request.order_id, remember_payer: rememberPayer } },
-    () =>
+    (commandAudit) =>
       deps.matcher.transactionCommand({
         type: 'transaction.match',
         transaction_id: transaction.id,
         order_id: request.order_id,
         remember_payer: rememberPayer,
         ...commandContext(actor),
+        ...auditOf(commandAudit),
       }),
-    (done) => ({ status: done.status }),
   );
 }
 
 /** Asks the matcher to set the deposit aside as no payment for an order. */
 export async function excludeTransaction(deps: CommandDeps, actor: Actor, transaction: TransactionRow, audit?: AuditContext): Promise<Transaction> {
-  return auditedRequest(
-    deps,
-    audit,
-    { action: 'transaction.exclude', objectId: transaction.id, detail: {} },
-    () => deps.matcher.transactionCommand({ type: 'transaction.exclude', transaction_id: transaction.id, ...commandContext(actor) }),
-    (done) => ({ status: done.status }),
+  return auditedDecision(deps, audit, { action: 'transaction.exclude', objectId: transaction.id, detail: {} }, (commandAudit) =>
+    deps.matcher.transactionCommand({ type: 'transaction.exclude', transaction_id: transaction.id, ...commandContext(actor), ...auditOf(commandAudit) }),
   );
 }
 
 /** Asks the matcher to undo an exclusion. */
 export async function restoreTransaction(deps: CommandDeps, actor: Actor, transaction: TransactionRow, audit?: AuditContext): Promise<Transaction> {
-  return auditedRequest(
-    deps,
-    audit,
-    { action: 'transaction.restore', objectId: transaction.id, detail: {} },
-    () => deps.matcher.transactionCommand({ type: 'transaction.restore', transaction_id: transaction.id, ...commandContext(actor) }),
-    (done) => ({ status: done.status }),
+  return auditedDecision(deps, audit, { action: 'transaction.restore', objectId: transaction.id, detail: {} }, (commandAudit) =>
+    deps.matcher.transactionCommand({ type: 'transaction.restore', transaction_id: transaction.id, ...commandContext(actor), ...auditOf(commandAudit) }),
   );
 }
 
