@@ -8,6 +8,7 @@ import {
   findMatchableOrders,
   findOrdersByIds,
   findTransactionsByIds,
+  heldNeighbours,
   latestEvents,
   overviewCounts,
   searchDeposits,
@@ -40,18 +41,38 @@ export async function depositWithCandidates(
   actor: Actor,
   rawId: string,
   matchSearch: { searching: boolean; text: string | undefined },
-): Promise<{ deposit: TransactionRow; decision: Decision | { reason: string; candidates: [] }; orders: OrderRow[]; matchable: OrderRow[] | undefined }> {
+): Promise<{
+  deposit: TransactionRow;
+  decision: Decision | { reason: string; candidates: []; near_misses?: undefined };
+  orders: OrderRow[];
+  matchable: OrderRow[] | undefined;
+  neighbours: { previous: string | undefined; next: string | undefined };
+}> {
   const deposit = await findVisibleTransaction(deps, actor, rawId);
   const parsed = Decision.safeParse(deposit.decision);
   const decision = parsed.success ? parsed.data : { reason: '', candidates: [] as [] };
   const orders = await findOrdersByIds(deps.database.prisma, actor, [
-    ...new Set([...decision.candidates.map((c) => c.order_id), ...(deposit.orderId ? [deposit.orderId] : [])]),
+    ...new Set([
+      ...decision.candidates.map((c) => c.order_id),
+      ...(decision.near_misses ?? []).map((m) => m.order_id),
+      ...(deposit.orderId ? [deposit.orderId] : []),
+    ]),
   ]);
   const matchable =
     matchSearch.searching && (deposit.status === 'held' || deposit.status === 'unmatched')
       ? await findMatchableOrders(deps.database.prisma, actor, deposit, matchSearch.text, 20)
       : undefined;
-  return { deposit, decision, orders, matchable };
+  const { previous, next } = await heldNeighbours(deps.database.prisma, actor, deposit);
+  return { deposit, decision, orders, matchable, neighbours: { previous, next } };
+}
+
+/**
+ * Where "confirm and next" goes after `deposit` was decided: the next held deposit, oldest first,
+ * after it; else the oldest held one left; else none (the list of held deposits).
+ */
+export async function nextHeldDeposit(deps: ReadDeps, actor: Actor, deposit: TransactionRow): Promise<string | undefined> {
+  const { next, oldest } = await heldNeighbours(deps.database.prisma, actor, deposit);
+  return next ?? oldest;
 }
 
 /** An order with its timeline: its own events and those of the deposits that paid it, in recorded order. */

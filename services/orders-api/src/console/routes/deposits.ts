@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { depositWithCandidates, searchDepositsOf } from '../../use-cases/console-reads';
+import { depositWithCandidates, nextHeldDeposit, searchDepositsOf } from '../../use-cases/console-reads';
 import type { OrdersApiDeps } from '../../use-cases/deps';
 import { excludeTransaction, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
 import { findVisibleTransaction } from '../../use-cases/read-transactions';
@@ -40,14 +40,23 @@ export function depositRoutes(deps: OrdersApiDeps): Router {
       searching: req.query.find === '1' || search !== undefined,
       text: search,
     });
-    sendScreen(res, DepositScreen, { ctx: contextOf(req), ...shown, search });
+    sendScreen(res, DepositScreen, { ctx: contextOf(req), ...shown, search, now: deps.clock.now() });
   });
 
   router.post('/dashboard/deposits/:id/match', requireRole('operator'), async (req, res) => {
     const { actor } = signedInOf(req);
     const deposit = await findVisibleTransaction(deps, actor, pathId(req));
-    await matchTransaction(deps, actor, deposit, { order_id: field(req, 'order_id') ?? '' }, auditContextOf(req));
-    redirectDone(res, `/dashboard/deposits/${deposit.id}`, 'confirmed');
+    await matchTransaction(
+      deps,
+      actor,
+      deposit,
+      { order_id: field(req, 'order_id') ?? '', remember_payer: field(req, 'remember_payer') === 'on' },
+      auditContextOf(req),
+    );
+    if (field(req, 'then') !== 'next') return redirectDone(res, `/dashboard/deposits/${deposit.id}`, 'confirmed');
+    // "Confirm and next": the next held deposit, oldest first, says the last one was confirmed.
+    const next = await nextHeldDeposit(deps, actor, deposit);
+    redirectDone(res, next === undefined ? '/dashboard/deposits' : `/dashboard/deposits/${next}`, 'confirmed', { previous: deposit.id });
   });
 
   router.post('/dashboard/deposits/:id/exclude', requireRole('operator'), async (req, res) => {

@@ -1,5 +1,5 @@
 import type { TransactionRow } from '@pmatch/db';
-import { Badge, Field, Layout, Pager, Table } from '../components/layout';
+import { Badge, Field, Layout, Notice, Pager, Table } from '../components/layout';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import { reasonText } from './deposit-detail';
@@ -25,6 +25,7 @@ export function DepositListScreen({
   const d = t.deposits;
   return (
     <Layout ctx={ctx} title={d.title} section="deposits">
+      {new URLSearchParams(ctx.query).get('done') === 'confirmed' ? <Notice kind="success">{d.confirmedNoneLeft}</Notice> : null}
       <nav aria-label={d.statusTabs}>
         <ul class="tabs">
           {DEPOSIT_TABS.map((tab) => (
