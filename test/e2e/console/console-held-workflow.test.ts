@@ -84,7 +84,7 @@ test('when a held deposit is shown, then each candidate shows its order number, 
   expect(classes).toEqual(['', '', 'secondary']);
 });
 
-test('when an operator confirms a deposit for an order of another name and ticks "remember", then the payer is taught and listed by the API', async () => {
+test('when an operator confirms a deposit for an order of another name and ticks "remember", then the payer is taught, listed on the console and by the API, and forgotten there after asking first', async () => {
   const order = await world.merchant.createOrder({ amount: 7301, payer_name: 'オボエ ハナコ', external_id: 'remember-me' });
   const deposit = await world.merchant.deposit(7301, 'ｵﾎﾞｴ ﾀﾛｳ');
   expect(deposit.status).not.toBe('confirmed');
@@ -98,4 +98,18 @@ test('when an operator confirms a deposit for an order of another name and ticks
   expect((await world.merchant.order(order.id)).status).toBe('paid');
   const aliases = (await world.merchant.request('GET', '/v1/payer-aliases')).body.data as { payer_name: string }[];
   expect(aliases.map((a) => a.payer_name)).toContain('オボエ ハナコ');
+
+  await page.getByRole('link', { name: '入金', exact: true }).click();
+  await page.getByRole('link', { name: '覚えた支払者の一覧' }).click();
+  const row = page.getByRole('table', { name: '覚えた支払者' }).getByRole('row').filter({ hasText: 'オボエ ハナコ' });
+  expect(await row.innerText()).toContain('ｵﾎﾞｴ ﾀﾛｳ');
+  await row.getByRole('link', { name: /^忘れる/ }).click();
+  expect(await page.getByRole('heading', { level: 2 }).first().innerText()).toContain('忘れますか');
+  expect((await world.merchant.request('GET', '/v1/payer-aliases')).body.data).toHaveLength(aliases.length);
+  await page.getByRole('button', { name: '忘れる' }).click();
+
+  expect(await page.getByRole('status').innerText()).toBe('支払者を忘れました。');
+  expect((await world.merchant.request('GET', '/v1/payer-aliases')).body.data).toHaveLength(aliases.length - 1);
+  const audited = await world.system.sql(`SELECT user_id FROM audit_log WHERE action = 'payer_alias.forget'`);
+  expect(audited).toEqual([{ user_id: world.people.operator.id }]);
 });

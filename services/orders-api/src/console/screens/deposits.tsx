@@ -26,6 +26,9 @@ export function DepositListScreen({
   return (
     <Layout ctx={ctx} title={d.title} section="deposits">
       {new URLSearchParams(ctx.query).get('done') === 'confirmed' ? <Notice kind="success">{d.confirmedNoneLeft}</Notice> : null}
+      <p>
+        <a href="/dashboard/payer-aliases">{t.payerAliases.link}</a>
+      </p>
       <nav aria-label={d.statusTabs}>
         <ul class="tabs">
           {DEPOSIT_TABS.map((tab) => (
