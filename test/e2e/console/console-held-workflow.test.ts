@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { waitFor } from '@pmatch/testkit';
 import { type Console, useConsole } from './support';
 
 /** Working through held deposits: candidates side by side, fitting ones first, and the keyboard alone. */
@@ -112,4 +113,41 @@ test('when an operator confirms a deposit for an order of another name and ticks
   expect((await world.merchant.request('GET', '/v1/payer-aliases')).body.data).toHaveLength(aliases.length - 1);
   const audited = await world.system.sql(`SELECT user_id FROM audit_log WHERE action = 'payer_alias.forget'`);
   expect(audited).toEqual([{ user_id: world.people.operator.id }]);
+});
+
+test('when held deposits each have one fitting candidate, then bulk confirmation first shows what it would do, changes nothing until asked, then confirms exactly those and a reload repeats nothing', async () => {
+  expect((await world.merchant.request('PATCH', '/v1/settings', { auto_confirm_late_orders: false })).status).toBe(200);
+  const lateOnes = [];
+  for (const [i, name] of ['バルク イチ', 'バルク ニ'].entries()) {
+    const deposit = await world.merchant.deposit(7401 + i, name);
+    const order = await world.merchant.createOrder({
+      amount: 7401 + i,
+      payer_name: name,
+      external_id: `bulk-${i}`,
+      ordered_at: new Date(Date.parse(deposit.occurred_at) - 30 * 60_000).toISOString(),
+    });
+    await waitFor(async () => (await world.merchant.transaction(deposit.id)).status === 'held' || undefined, { what: 'the deposit to be held' });
+    lateOnes.push({ deposit, order });
+  }
+  const ambiguous = await heldBetweenTwo(7403, 'バルク サン', 'bulk-two');
+  const page = await world.logIn('operator');
+  await page.goto(`${world.baseUrl}/dashboard/deposits?status=held`);
+
+  await page.getByRole('link', { name: '一致する候補が一つだけの保留をまとめて確定' }).click();
+  const summary = page.getByRole('table', { name: 'まとめて確定する保留の入金' });
+  expect(await summary.innerText()).toContain('bulk-0');
+  expect(await summary.innerText()).toContain('bulk-1');
+  expect(await summary.innerText()).not.toContain('bulk-two');
+  expect((await world.merchant.transaction(lateOnes[0]!.deposit.id)).status).toBe('held');
+  await page.getByRole('button', { name: '2件をまとめて確定' }).click();
+
+  expect(await page.getByRole('status').innerText()).toBe('2件の入金を確定しました。');
+  for (const { deposit, order } of lateOnes) expect(await world.merchant.transaction(deposit.id)).toMatchObject({ status: 'confirmed', order_id: order.id });
+  expect((await world.merchant.transaction(ambiguous.id)).status).toBe('held');
+  expect(new URL(page.url()).pathname).toBe('/dashboard/deposits');
+  expect((await page.reload())!.status()).toBe(200);
+  const rows = await world.system.sql(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'transaction.match' AND object_id = ANY($1)`, [
+    lateOnes.map((l) => l.deposit.id),
+  ]);
+  expect(rows).toEqual([{ n: 2 }]);
 });

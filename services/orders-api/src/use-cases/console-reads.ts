@@ -75,6 +75,41 @@ export async function nextHeldDeposit(deps: ReadDeps, actor: Actor, deposit: Tra
   return next ?? oldest;
 }
 
+/** A held deposit whose one fitting candidate is clear, and that order. */
+export interface ClearHeldDeposit {
+  deposit: TransactionRow;
+  order: OrderRow;
+}
+
+/**
+ * The held deposits (the latest `limit`, listed oldest first) for which exactly one candidate's name
+ * fits, nothing rules it out, and its order is open or expired: those a person may confirm in bulk.
+ */
+export async function clearHeldDeposits(deps: ReadDeps, actor: Actor, limit: number): Promise<ClearHeldDeposit[]> {
+  const held = (await searchDeposits(deps.database.prisma, actor, { status: 'held', limit })).rows.sort(
+    (a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || (a.seq < b.seq ? -1 : 1),
+  );
+  const single = held.flatMap((deposit) => {
+    const parsed = Decision.safeParse(deposit.decision);
+    if (!parsed.success) return [];
+    const fitting = parsed.data.candidates.filter((c) => c.fit !== null && c.excluded_because == null);
+    return fitting.length === 1 ? [{ deposit, orderId: fitting[0]!.order_id }] : [];
+  });
+  const orders = new Map(
+    (
+      await findOrdersByIds(
+        deps.database.prisma,
+        actor,
+        single.map((s) => s.orderId),
+      )
+    ).map((o) => [o.id, o]),
+  );
+  return single.flatMap(({ deposit, orderId }) => {
+    const order = orders.get(orderId);
+    return order !== undefined && (order.status === 'open' || order.status === 'expired') ? [{ deposit, order }] : [];
+  });
+}
+
 /** An order with its timeline: its own events and those of the deposits that paid it, in recorded order. */
 export async function orderWithTimeline(deps: ReadDeps, actor: Actor, rawId: string): Promise<{ order: OrderRow; timeline: EventRow[] }> {
   const order = await findVisibleOrder(deps, actor, rawId);

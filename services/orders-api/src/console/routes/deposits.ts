@@ -1,15 +1,17 @@
 import { Router } from 'express';
-import { depositWithCandidates, nextHeldDeposit, searchDepositsOf } from '../../use-cases/console-reads';
+import { clearHeldDeposits, depositWithCandidates, nextHeldDeposit, searchDepositsOf } from '../../use-cases/console-reads';
 import type { OrdersApiDeps } from '../../use-cases/deps';
-import { excludeTransaction, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
+import { excludeTransaction, matchEach, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
 import { findVisibleTransaction } from '../../use-cases/read-transactions';
 import { tokyoDateInput } from '../format';
 import { redirectDone, sendScreen } from '../render';
-import { amountIn, auditContextOf, contextOf, cursorIn, field, nextDay, pathId, queryText, requireRole, signedInOf } from '../request';
+import { amountIn, auditContextOf, contextOf, cursorIn, field, fieldList, nextDay, pathId, queryText, requireRole, signedInOf } from '../request';
 import { DepositScreen } from '../screens/deposit-detail';
-import { DEPOSIT_TABS, DepositListScreen } from '../screens/deposits';
+import { BulkConfirmScreen, DEPOSIT_TABS, DepositListScreen } from '../screens/deposits';
 
 const LIST_LIMIT = 50;
+/** The most held deposits one bulk confirmation looks at and confirms. */
+const BULK_LIMIT = 50;
 
 /** Deposits by status and search; a deposit's decision explained; operators match, exclude and restore. */
 export function depositRoutes(deps: OrdersApiDeps): Router {
@@ -32,6 +34,22 @@ export function depositRoutes(deps: OrdersApiDeps): Router {
       ...(before === undefined ? {} : { before }),
     });
     sendScreen(res, DepositListScreen, { ctx: contextOf(req), status, rows: slice.rows, next: slice.nextBefore, req: req.query as Record<string, string> });
+  });
+
+  // Bulk confirmation: a summary of what would be confirmed first; only its POST acts.
+  router.get('/dashboard/deposits/bulk-confirm', requireRole('operator'), async (req, res) => {
+    sendScreen(res, BulkConfirmScreen, { ctx: contextOf(req), pairs: await clearHeldDeposits(deps, signedInOf(req).actor, BULK_LIMIT) });
+  });
+
+  router.post('/dashboard/deposits/bulk-confirm', requireRole('operator'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const pairs = [];
+    for (const pair of fieldList(req, 'pair').slice(0, BULK_LIMIT)) {
+      const [transactionId = '', orderId = ''] = pair.split(':');
+      pairs.push({ deposit: await findVisibleTransaction(deps, actor, transactionId), orderId });
+    }
+    const { confirmed, left } = await matchEach(deps, actor, pairs, auditContextOf(req));
+    redirectDone(res, '/dashboard/deposits', 'bulk', { confirmed: String(confirmed), left: String(left) });
   });
 
   router.get('/dashboard/deposits/:id', async (req, res) => {
