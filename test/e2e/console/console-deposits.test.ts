@@ -72,11 +72,16 @@ describe('held deposits', () => {
     expect((await world.merchant.transaction(deposit.id)).status).toBe('confirmed');
   });
 
-  test('when the deposits page opens, then held deposits come first, and the list can be searched by name, amount and date', async () => {
+  test('when the deposits page opens, then held deposits come first, each tab shows its count and each deposit its age, and the list can be searched by name, amount and date', async () => {
     await world.merchant.deposit(3333, 'ミツイ サブロウ');
     const page = await world.logIn('viewer');
     await page.goto(`${world.baseUrl}/dashboard/deposits`);
-    expect(await page.getByRole('link', { name: '保留' }).getAttribute('aria-current')).toBe('page');
+    expect(await page.getByRole('link', { name: /^保留 \(\d+\)$/ }).getAttribute('aria-current')).toBe('page');
+    const [unmatched] = await world.system.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM transactions WHERE organisation_id = $1 AND status = 'unmatched' AND direction = 'deposit' AND mode = 'test'`,
+      [world.orgId],
+    );
+    expect(await page.getByRole('link', { name: /^未消込 / }).innerText()).toBe(`未消込 (${unmatched!.n})`);
 
     await page.goto(`${world.baseUrl}/dashboard/deposits?status=unmatched`);
     await page.getByLabel('振込名義で検索').fill('ﾐﾂｲ');
@@ -86,6 +91,7 @@ describe('held deposits', () => {
     const rows = page.getByRole('table').getByRole('row');
     expect(await rows.count()).toBe(2);
     expect(await rows.nth(1).innerText()).toContain('¥3,333');
+    expect(await rows.nth(1).innerText()).toContain('0日経過');
     await page.getByLabel('金額（円）').fill('3334');
     await page.getByRole('button', { name: '検索' }).click();
     expect(await page.getByText('ありません。').isVisible()).toBe(true);

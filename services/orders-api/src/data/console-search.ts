@@ -200,3 +200,18 @@ export async function heldNeighbours(
   ]);
   return { previous: previous[0]?.id, next: next[0]?.id, oldest: oldest[0]?.id };
 }
+
+/** How many deposits each status has, each counted to `cap` at most (walking transactions_status_list_idx). */
+export async function depositCounts(db: Db, scope: Scope, statuses: readonly string[], cap: number): Promise<Record<string, number>> {
+  const counts = await Promise.all(
+    statuses.map(async (status) => {
+      const [row] = await db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM (
+          SELECT 1 FROM transactions
+          WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = ${status} AND direction = 'deposit'
+          LIMIT ${cap}) AS capped`;
+      return [status, row?.n ?? 0] as const;
+    }),
+  );
+  return Object.fromEntries(counts);
+}

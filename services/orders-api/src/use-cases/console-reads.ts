@@ -9,6 +9,7 @@ import {
   findOrdersByIds,
   findTransactionsByIds,
   heldNeighbours,
+  depositCounts,
   latestEvents,
   overviewCounts,
   searchDeposits,
@@ -73,6 +74,11 @@ export async function depositWithCandidates(
 export async function nextHeldDeposit(deps: ReadDeps, actor: Actor, deposit: TransactionRow): Promise<string | undefined> {
   const { next, oldest } = await heldNeighbours(deps.database.prisma, actor, deposit);
   return next ?? oldest;
+}
+
+/** How many deposits each tab holds, each counted to `cap` at most. */
+export async function depositCountsOf(deps: ReadDeps, actor: Actor, statuses: readonly string[], cap: number): Promise<Record<string, number>> {
+  return depositCounts(deps.database.prisma, actor, statuses, cap);
 }
 
 /** A held deposit whose one fitting candidate is clear, and that order. */

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { clearHeldDeposits, depositWithCandidates, nextHeldDeposit, searchDepositsOf } from '../../use-cases/console-reads';
+import { clearHeldDeposits, depositCountsOf, depositWithCandidates, nextHeldDeposit, searchDepositsOf } from '../../use-cases/console-reads';
 import type { OrdersApiDeps } from '../../use-cases/deps';
 import { excludeTransaction, matchEach, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
 import { findVisibleTransaction } from '../../use-cases/read-transactions';
@@ -10,6 +10,8 @@ import { DepositScreen } from '../screens/deposit-detail';
 import { BulkConfirmScreen, DEPOSIT_TABS, DepositListScreen } from '../screens/deposits';
 
 const LIST_LIMIT = 50;
+/** Each tab's count stops here (shown as 1000+). */
+const COUNT_CAP = 1000;
 /** The most held deposits one bulk confirmation looks at and confirms. */
 const BULK_LIMIT = 50;
 
@@ -33,7 +35,17 @@ export function depositRoutes(deps: OrdersApiDeps): Router {
       ...(to === undefined ? {} : { to }),
       ...(before === undefined ? {} : { before }),
     });
-    sendScreen(res, DepositListScreen, { ctx: contextOf(req), status, rows: slice.rows, next: slice.nextBefore, req: req.query as Record<string, string> });
+    const counts = await depositCountsOf(deps, signedInOf(req).actor, DEPOSIT_TABS, COUNT_CAP);
+    sendScreen(res, DepositListScreen, {
+      ctx: contextOf(req),
+      status,
+      rows: slice.rows,
+      next: slice.nextBefore,
+      req: req.query as Record<string, string>,
+      counts,
+      countCap: COUNT_CAP,
+      now: deps.clock.now(),
+    });
   });
 
   // Bulk confirmation: a summary of what would be confirmed first; only its POST acts.

@@ -3,7 +3,7 @@ import { Badge, Field, Layout, Notice, Pager, PostForm, Table } from '../compone
 import type { ClearHeldDeposit } from '../../use-cases/console-reads';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
-import { reasonText } from './deposit-detail';
+import { daysBetween, reasonText } from './deposit-detail';
 
 /** Held first: they wait for a person; then unmatched, confirmed, excluded. */
 export const DEPOSIT_TABS = ['held', 'unmatched', 'confirmed', 'excluded'] as const;
@@ -15,12 +15,18 @@ export function DepositListScreen({
   rows,
   next,
   req,
+  counts,
+  countCap,
+  now,
 }: {
   ctx: ConsoleRequestContext;
   status: string;
   rows: TransactionRow[];
   next: bigint | undefined;
   req: Record<string, string>;
+  counts: Record<string, number>;
+  countCap: number;
+  now: Date;
 }) {
   const { t } = ctx;
   const d = t.deposits;
@@ -41,7 +47,7 @@ export function DepositListScreen({
           {DEPOSIT_TABS.map((tab) => (
             <li>
               <a href={`/dashboard/deposits?status=${tab}`} aria-current={tab === status ? 'page' : undefined}>
-                {d.statuses[tab]}
+                {d.statuses[tab]} ({(counts[tab] ?? 0) >= countCap ? `${countCap}+` : (counts[tab] ?? 0)})
               </a>
             </li>
           ))}
@@ -62,6 +68,7 @@ export function DepositListScreen({
         rows={rows}
         columns={[
           { header: d.occurredAt, cell: (row) => tokyoTime(row.occurredAt) },
+          { header: d.waiting, cell: (row) => d.age(daysBetween(row.occurredAt, now)) },
           { header: d.counterparty, cell: (row) => <a href={`/dashboard/deposits/${row.id}`}>{row.counterparty}</a> },
           { header: t.common.amount, class: 'num', cell: (row) => yen(row.amount) },
           { header: t.common.status, cell: (row) => <Badge kind={row.status}>{d.statuses[row.status] ?? row.status}</Badge> },
