@@ -39,7 +39,7 @@ describe('held deposits', () => {
 
     const admin = await world.logIn('admin');
     await admin.getByRole('link', { name: '操作履歴' }).click();
-    // The request is recorded before the matcher is asked, its outcome after.
+    // The matcher writes the row with the decision: one row, its outcome in it.
     const entry = admin.getByRole('row').filter({ hasText: deposit.id }).filter({ hasText: '"outcome":"done"' });
     expect(await entry.innerText()).toContain(world.people.operator.email);
     expect(await entry.innerText()).toContain('transaction.match');
@@ -72,11 +72,16 @@ describe('held deposits', () => {
     expect((await world.merchant.transaction(deposit.id)).status).toBe('confirmed');
   });
 
-  test('when the deposits page opens, then held deposits come first, and the list can be searched by name, amount and date', async () => {
+  test('when the deposits page opens, then held deposits come first, each tab shows its count and each deposit its age, and the list can be searched by name, amount and date', async () => {
     await world.merchant.deposit(3333, 'ミツイ サブロウ');
     const page = await world.logIn('viewer');
     await page.goto(`${world.baseUrl}/dashboard/deposits`);
-    expect(await page.getByRole('link', { name: '保留' }).getAttribute('aria-current')).toBe('page');
+    expect(await page.getByRole('link', { name: /^保留 \(\d+\)$/ }).getAttribute('aria-current')).toBe('page');
+    const [unmatched] = await world.system.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM transactions WHERE organisation_id = $1 AND status = 'unmatched' AND direction = 'deposit' AND mode = 'test'`,
+      [world.orgId],
+    );
+    expect(await page.getByRole('link', { name: /^未消込 / }).innerText()).toBe(`未消込 (${unmatched!.n})`);
 
     await page.goto(`${world.baseUrl}/dashboard/deposits?status=unmatched`);
     await page.getByLabel('振込名義で検索').fill('ﾐﾂｲ');
@@ -86,6 +91,7 @@ describe('held deposits', () => {
     const rows = page.getByRole('table').getByRole('row');
     expect(await rows.count()).toBe(2);
     expect(await rows.nth(1).innerText()).toContain('¥3,333');
+    expect(await rows.nth(1).innerText()).toContain('0日経過');
     await page.getByLabel('金額（円）').fill('3334');
     await page.getByRole('button', { name: '検索' }).click();
     expect(await page.getByText('ありません。').isVisible()).toBe(true);
@@ -106,15 +112,11 @@ describe('exclude and restore', () => {
     expect(await page.getByRole('status').innerText()).toContain('除外を取り消しました');
     expect(await page.getByText('未消込').first().isVisible()).toBe(true);
     const actions = await world.system.sql(`SELECT action, detail->>'outcome' AS outcome FROM audit_log WHERE object_id = $1 ORDER BY id`, [deposit.id]);
-    expect(actions.map((a) => `${a.action}:${a.outcome}`)).toEqual([
-      'transaction.exclude:requested',
-      'transaction.exclude:done',
-      'transaction.restore:requested',
-      'transaction.restore:done',
-    ]);
+    // The matcher writes each decision's one row in the decision's transaction.
+    expect(actions.map((a) => `${a.action}:${a.outcome}`)).toEqual(['transaction.exclude:done', 'transaction.restore:done']);
   });
 
-  test('when a deposit is excluded while an open order has its amount, then the console explains the 409 in words and the deposit stays as it was', async () => {
+  test('when a deposit is excluded while an open order has its amount, then the console explains the 409 in words, the deposit stays as it was and the audit log has one refused row', async () => {
     await world.merchant.createOrder({ amount: 5555, payer_name: 'ホンダ ミキ', external_id: 'exclude-blocker' });
     const deposit = await world.merchant.deposit(5555, 'ベツジン');
     const page = await world.logIn('operator');
@@ -128,5 +130,7 @@ describe('exclude and restore', () => {
     expect(response.status()).toBe(409);
     expect(await page.getByRole('alert').innerText()).toContain('同じ金額の受付中の注文があるため、この入金は除外できません');
     expect((await world.merchant.transaction(deposit.id)).status).toBe(deposit.status);
+    const rows = await world.system.sql(`SELECT action, detail FROM audit_log WHERE object_id = $1 ORDER BY id`, [deposit.id]);
+    expect(rows).toEqual([{ action: 'transaction.exclude', detail: { outcome: 'refused', code: 'open_order_with_same_amount' } }]);
   });
 });

@@ -57,7 +57,7 @@ describe('orders', () => {
     const [audit] = await world.system.sql(`SELECT detail FROM audit_log WHERE object_id = $1 AND action = 'order.reverse' AND detail->>'outcome' = 'done'`, [
       order.id,
     ]);
-    expect(audit!.detail).toEqual({ reason: '買い手の依頼で返金したため', after_24_hours: true, outcome: 'done' });
+    expect(audit!.detail).toEqual({ reason: '買い手の依頼で返金したため', after_24_hours: true, outcome: 'done', status: 'open' });
     await page.goto(`${world.baseUrl}/dashboard/orders/${order.id}`);
     expect(await page.getByRole('region', { name: 'イベントの履歴' }).innerText()).toContain('order.payment_reversed');
   });

@@ -50,6 +50,8 @@ test('when every console page is opened, then axe-core finds no serious or criti
     ['deposits', '/dashboard/deposits'],
     ['deposits-unmatched', '/dashboard/deposits?status=unmatched'],
     ['deposit-held', `/dashboard/deposits/${held.id}?find=1`],
+    ['payer-aliases', '/dashboard/payer-aliases'],
+    ['deposits-bulk', '/dashboard/deposits/bulk-confirm'],
     ['orders', '/dashboard/orders'],
     ['order', `/dashboard/orders/${paidOrder.id}`],
     ['order-reverse', `/dashboard/orders/${paidOrder.id}/reverse`],

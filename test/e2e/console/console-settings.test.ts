@@ -68,6 +68,12 @@ describe('matching rules with a preview', () => {
         .sort(),
     ).toEqual([stillAmbiguous.id, otherName.id].sort());
     expect((await world.merchant.request('GET', '/v1/settings')).body.matching_rules).toEqual(['decorated']);
+    // The matcher wrote one audit row per deposit it confirmed, with that confirmation.
+    const audited = await world.system.sql<{ object_id: string; order_id: string }>(
+      `SELECT object_id, detail->>'order_id' AS order_id FROM audit_log WHERE action = 'settings.confirm_previewed' AND detail->>'outcome' = 'done' AND user_id = $1`,
+      [world.people.admin.id],
+    );
+    expect(audited.map((r) => `${r.object_id}:${r.order_id}`).sort()).toEqual(previewed.sort());
     expect((await world.merchant.order(fits1.id)).payment).toMatchObject({
       decided_by: `user:${world.people.admin.id}`,
       trigger: 'dashboard',

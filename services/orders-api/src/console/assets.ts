@@ -76,6 +76,10 @@ code.secret { font-size: 1.05rem; background: #fff7e0; color: #3d2a00; padding: 
 img.qr { background: #fff; padding: .5rem; border: 1px solid var(--line); }
 ol.codes { columns: 2 12rem; font-size: 1.1rem; }
 code.wrap { overflow-wrap: anywhere; }
+kbd { font-family: ui-monospace, monospace; font-size: .85em; border: 1px solid currentColor; border-radius: .25rem; padding: 0 .3rem; }
+.shortcuts { margin: .25rem 0 0; padding-left: 1.25rem; }
+.candidate-form { gap: .4rem; min-width: 11rem; }
+button.chosen { outline: 3px solid #b7791f; outline-offset: 2px; }
 @media (max-width: 40rem) { .facts { grid-template-columns: 1fr; } }
 `;
 
@@ -91,6 +95,33 @@ document.addEventListener('click', function (event) {
   });
 });
 document.querySelectorAll('[data-copy]').forEach(function (button) { button.hidden = false; });
+// A held deposit's shortcuts: j/k next/previous held deposit, 1-9 choose a candidate, c confirm
+// the chosen one and go on (the only candidate when none is chosen and one can be confirmed).
+if (document.querySelector('[data-shortcuts="held"]')) {
+  var chosen = null;
+  document.addEventListener('keydown', function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    var target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    var key = event.key;
+    if (key === 'j' || key === 'k') {
+      var link = document.querySelector('a[data-key="' + key + '"]');
+      if (link) { event.preventDefault(); link.click(); }
+    } else if (/^[1-9]$/.test(key)) {
+      var button = document.querySelector('button[data-candidate="' + key + '"]');
+      if (!button) return;
+      event.preventDefault();
+      if (chosen) chosen.classList.remove('chosen');
+      chosen = button;
+      chosen.classList.add('chosen');
+      chosen.focus();
+    } else if (key === 'c') {
+      var buttons = document.querySelectorAll('button[data-candidate]:not(.secondary)');
+      var pick = chosen || (buttons.length === 1 ? buttons[0] : null);
+      if (pick) { event.preventDefault(); pick.click(); }
+    }
+  });
+}
 `;
 
 export const assetVersion = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);

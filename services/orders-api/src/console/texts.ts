@@ -8,6 +8,7 @@ import { errorsEn, errorsJa } from './texts/errors';
 import { eventsEn, eventsJa } from './texts/events';
 import { layoutEn, layoutJa } from './texts/layout';
 import { ordersEn, ordersJa } from './texts/orders';
+import { payerAliasesEn, payerAliasesJa } from './texts/payer-aliases';
 import { overviewEn, overviewJa } from './texts/overview';
 import { securityEn, securityJa } from './texts/security';
 import { settingsEn, settingsJa } from './texts/settings';
@@ -24,6 +25,7 @@ const ja = {
   ...commonJa,
   ...overviewJa,
   ...depositsJa,
+  ...payerAliasesJa,
   ...ordersJa,
   ...eventsJa,
   ...webhooksJa,
@@ -44,6 +46,7 @@ const en: Texts = {
   ...commonEn,
   ...overviewEn,
   ...depositsEn,
+  ...payerAliasesEn,
   ...ordersEn,
   ...eventsEn,
   ...webhooksEn,

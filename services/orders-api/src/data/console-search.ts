@@ -171,3 +171,47 @@ export async function overviewCounts(db: Db, scope: Scope, today: { now: Date; e
     endpointsInTrouble: Number(row!.endpoints),
   };
 }
+
+/**
+ * The held deposits on either side of `deposit` in the order a person works through them, oldest
+ * first (by when they arrived, then seq): `next` after it, `previous` before it. `deposit` itself
+ * need not be held any more (after it was just confirmed).
+ */
+export async function heldNeighbours(
+  db: Db,
+  scope: Scope,
+  deposit: { id: string; occurredAt: Date; seq: bigint },
+): Promise<{ previous: string | undefined; next: string | undefined; oldest: string | undefined }> {
+  const [previous, next, oldest] = await Promise.all([
+    db.$queryRaw<{ id: string }[]>`
+      SELECT id FROM transactions
+      WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = 'held' AND direction = 'deposit'
+        AND (occurred_at, seq) < (${deposit.occurredAt}, ${deposit.seq})
+      ORDER BY occurred_at DESC, seq DESC LIMIT 1`,
+    db.$queryRaw<{ id: string }[]>`
+      SELECT id FROM transactions
+      WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = 'held' AND direction = 'deposit'
+        AND (occurred_at, seq) > (${deposit.occurredAt}, ${deposit.seq})
+      ORDER BY occurred_at, seq LIMIT 1`,
+    db.$queryRaw<{ id: string }[]>`
+      SELECT id FROM transactions
+      WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = 'held' AND direction = 'deposit' AND id <> ${deposit.id}
+      ORDER BY occurred_at, seq LIMIT 1`,
+  ]);
+  return { previous: previous[0]?.id, next: next[0]?.id, oldest: oldest[0]?.id };
+}
+
+/** How many deposits each status has, each counted to `cap` at most (walking transactions_status_list_idx). */
+export async function depositCounts(db: Db, scope: Scope, statuses: readonly string[], cap: number): Promise<Record<string, number>> {
+  const counts = await Promise.all(
+    statuses.map(async (status) => {
+      const [row] = await db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM (
+          SELECT 1 FROM transactions
+          WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = ${status} AND direction = 'deposit'
+          LIMIT ${cap}) AS capped`;
+      return [status, row?.n ?? 0] as const;
+    }),
+  );
+  return Object.fromEntries(counts);
+}

@@ -1,4 +1,4 @@
-import { AppError, type Mode } from '@pmatch/contracts';
+import { AppError, type CommandAudit, type Mode } from '@pmatch/contracts';
 import type { Tx } from '@pmatch/db';
 import { appendAudit } from '../data/audit-log';
 import type { OrdersApiDeps } from './deps';
@@ -40,31 +40,28 @@ export async function inAuditedTransaction<T>(
 }
 
 /**
- * Audits an action another service decides (the matcher) and this one only asks for. The request is
- * written to the audit log before it is sent (`outcome: "requested"`), so no decision can exist
- * without its audit row even if this process dies while waiting; the answer is appended as a
- * second row (`done` or `refused` with its code). docs/decisions/0100-console-actions-audited-in-their-transaction.md
+ * Asks the matcher for a decision a person made (`who` given): the audit row travels in the command
+ * (`audit`) and the matcher writes it in the decision's own transaction, so the decision and its row
+ * commit together or not at all. A refusal is recorded here (`refused` with its code), as is a
+ * request left without an answer in time (`unknown`: the object's own history says whether the
+ * matcher decided). The API passes no `who` and no audit.
+ * docs/decisions/0100-console-actions-audited-in-their-transaction.md
  */
-export async function auditedRequest<T>(
+export async function auditedDecision<T>(
   deps: AuditDeps,
   who: AuditContext | undefined,
   request: AuditRecord,
-  ask: () => Promise<T>,
-  outcome: (result: T) => Record<string, unknown> = () => ({}),
+  ask: (audit: CommandAudit | undefined) => Promise<T>,
 ): Promise<T> {
-  if (who === undefined) return ask();
-  await appendAudit(deps.database.prisma, entryOf(deps, who, { ...request, detail: { ...request.detail, outcome: 'requested' } }));
-  let result: T;
+  if (who === undefined) return ask(undefined);
   try {
-    result = await ask();
+    return await ask({ user_id: who.userId, user_email: who.email, ip: who.ip, action: request.action, detail: request.detail });
   } catch (error) {
     const code = error instanceof AppError ? error.code : 'internal_error';
-    const unknown = code === 'service_unavailable';
-    await appendAudit(deps.database.prisma, entryOf(deps, who, { ...request, detail: { ...request.detail, outcome: unknown ? 'unknown' : 'refused', code } }));
+    const outcome = code === 'service_unavailable' ? 'unknown' : 'refused';
+    await appendAudit(deps.database.prisma, entryOf(deps, who, { ...request, detail: { ...request.detail, outcome, code } }));
     throw error;
   }
-  await appendAudit(deps.database.prisma, entryOf(deps, who, { ...request, detail: { ...request.detail, outcome: 'done', ...outcome(result) } }));
-  return result;
 }
 
 /** Appends a row for something a person did that changes nothing but is worth recording (a failed log-in). */

@@ -1,13 +1,13 @@
-import { AppError, type MarkPaidRequest, type Order, type UpdateOrderRequest } from '@pmatch/contracts';
+import { AppError, type CommandAudit, type MarkPaidRequest, type Order, type UpdateOrderRequest } from '@pmatch/contracts';
 import { orderView, type OrderRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { pastReversalWindow } from '../domain/orders';
 import { cancelOpenOrExpiredOrder, changeOpenOrder } from '../data/orders';
-import { auditedRequest, inAuditedTransaction, type AuditContext } from './audit';
+import { auditedDecision, inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 
 // Each acts on an order the actor may see (`findVisibleOrder`). A person on the console passes
-// `audit`: the action's audit row is written with it (`inAuditedTransaction`, `auditedRequest`).
+// `audit`: the action's audit row is written with it (`inAuditedTransaction`, `auditedDecision`).
 
 type ChangeDeps = Pick<OrdersApiDeps, 'database' | 'clock' | 'publicBaseUrl' | 'outbox'>;
 
@@ -49,12 +49,13 @@ export async function reverseOrder(
   audit?: AuditContext,
 ): Promise<Order> {
   const request = { reason: reason ?? null, after_24_hours: pastReversalWindow(order, deps.clock.now()) };
-  return auditedRequest(deps, audit, { action: 'order.reverse', objectId: order.id, detail: request }, () =>
+  return auditedDecision(deps, audit, { action: 'order.reverse', objectId: order.id, detail: request }, (commandAudit) =>
     deps.matcher.orderCommand({
       type: 'order.reverse',
       order_id: order.id,
       ...commandContext(actor),
       ...(reason === undefined ? {} : { reason }),
+      ...auditOf(commandAudit),
     }),
   );
 }
@@ -62,6 +63,11 @@ export async function reverseOrder(
 /** The organisation and mode a command acts in, and who decides, as the matcher records it on the payment. */
 export function commandContext(actor: Actor): { organisation_id: string; mode: Actor['mode']; decided_by: string; trigger: Actor['trigger'] } {
   return { organisation_id: actor.organisationId, mode: actor.mode, decided_by: actor.decidedBy, trigger: actor.trigger };
+}
+
+/** The `audit` field of a matcher command: present only when a person on the console asks. */
+export function auditOf(audit: CommandAudit | undefined): { audit?: CommandAudit } {
+  return audit === undefined ? {} : { audit };
 }
 
 /** Asks the matcher to record the order as paid outside any deposit it saw. */
@@ -73,12 +79,13 @@ export async function markOrderPaid(
   audit?: AuditContext,
 ): Promise<Order> {
   if (order.source !== null) throw notOpen('marked paid');
-  return auditedRequest(deps, audit, { action: 'order.mark_paid', objectId: order.id, detail: {} }, () =>
+  return auditedDecision(deps, audit, { action: 'order.mark_paid', objectId: order.id, detail: {} }, (commandAudit) =>
     deps.matcher.orderCommand({
       type: 'order.mark_paid',
       order_id: order.id,
       ...commandContext(actor),
       ...(request.paid_at === undefined ? {} : { paid_at: request.paid_at }),
+      ...auditOf(commandAudit),
     }),
   );
 }

@@ -8,6 +8,8 @@ import {
   findMatchableOrders,
   findOrdersByIds,
   findTransactionsByIds,
+  heldNeighbours,
+  depositCounts,
   latestEvents,
   overviewCounts,
   searchDeposits,
@@ -40,18 +42,78 @@ export async function depositWithCandidates(
   actor: Actor,
   rawId: string,
   matchSearch: { searching: boolean; text: string | undefined },
-): Promise<{ deposit: TransactionRow; decision: Decision | { reason: string; candidates: [] }; orders: OrderRow[]; matchable: OrderRow[] | undefined }> {
+): Promise<{
+  deposit: TransactionRow;
+  decision: Decision | { reason: string; candidates: []; near_misses?: undefined };
+  orders: OrderRow[];
+  matchable: OrderRow[] | undefined;
+  neighbours: { previous: string | undefined; next: string | undefined };
+}> {
   const deposit = await findVisibleTransaction(deps, actor, rawId);
   const parsed = Decision.safeParse(deposit.decision);
   const decision = parsed.success ? parsed.data : { reason: '', candidates: [] as [] };
   const orders = await findOrdersByIds(deps.database.prisma, actor, [
-    ...new Set([...decision.candidates.map((c) => c.order_id), ...(deposit.orderId ? [deposit.orderId] : [])]),
+    ...new Set([
+      ...decision.candidates.map((c) => c.order_id),
+      ...(decision.near_misses ?? []).map((m) => m.order_id),
+      ...(deposit.orderId ? [deposit.orderId] : []),
+    ]),
   ]);
   const matchable =
     matchSearch.searching && (deposit.status === 'held' || deposit.status === 'unmatched')
       ? await findMatchableOrders(deps.database.prisma, actor, deposit, matchSearch.text, 20)
       : undefined;
-  return { deposit, decision, orders, matchable };
+  const { previous, next } = await heldNeighbours(deps.database.prisma, actor, deposit);
+  return { deposit, decision, orders, matchable, neighbours: { previous, next } };
+}
+
+/**
+ * Where "confirm and next" goes after `deposit` was decided: the next held deposit, oldest first,
+ * after it; else the oldest held one left; else none (the list of held deposits).
+ */
+export async function nextHeldDeposit(deps: ReadDeps, actor: Actor, deposit: TransactionRow): Promise<string | undefined> {
+  const { next, oldest } = await heldNeighbours(deps.database.prisma, actor, deposit);
+  return next ?? oldest;
+}
+
+/** How many deposits each tab holds, each counted to `cap` at most. */
+export async function depositCountsOf(deps: ReadDeps, actor: Actor, statuses: readonly string[], cap: number): Promise<Record<string, number>> {
+  return depositCounts(deps.database.prisma, actor, statuses, cap);
+}
+
+/** A held deposit whose one fitting candidate is clear, and that order. */
+export interface ClearHeldDeposit {
+  deposit: TransactionRow;
+  order: OrderRow;
+}
+
+/**
+ * The held deposits (the latest `limit`, listed oldest first) for which exactly one candidate's name
+ * fits, nothing rules it out, and its order is open or expired: those a person may confirm in bulk.
+ */
+export async function clearHeldDeposits(deps: ReadDeps, actor: Actor, limit: number): Promise<ClearHeldDeposit[]> {
+  const held = (await searchDeposits(deps.database.prisma, actor, { status: 'held', limit })).rows.sort(
+    (a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || (a.seq < b.seq ? -1 : 1),
+  );
+  const single = held.flatMap((deposit) => {
+    const parsed = Decision.safeParse(deposit.decision);
+    if (!parsed.success) return [];
+    const fitting = parsed.data.candidates.filter((c) => c.fit !== null && c.excluded_because == null);
+    return fitting.length === 1 ? [{ deposit, orderId: fitting[0]!.order_id }] : [];
+  });
+  const orders = new Map(
+    (
+      await findOrdersByIds(
+        deps.database.prisma,
+        actor,
+        single.map((s) => s.orderId),
+      )
+    ).map((o) => [o.id, o]),
+  );
+  return single.flatMap(({ deposit, orderId }) => {
+    const order = orders.get(orderId);
+    return order !== undefined && (order.status === 'open' || order.status === 'expired') ? [{ deposit, order }] : [];
+  });
 }
 
 /** An order with its timeline: its own events and those of the deposits that paid it, in recorded order. */

@@ -2,8 +2,8 @@ import { AppError, type MatchTransactionRequest, type Transaction } from '@pmatc
 import type { TransactionRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { findOrder } from '../data/orders';
-import { auditedRequest, type AuditContext } from './audit';
-import { commandContext } from './change-order';
+import { auditedDecision, type AuditContext } from './audit';
+import { auditOf, commandContext } from './change-order';
 import type { OrdersApiDeps } from './deps';
 
 // Matching by hand, decided by the matcher; each acts on a transaction the actor may see (`findVisibleTransaction`).
@@ -21,42 +21,56 @@ export async function matchTransaction(
     throw new AppError('parameter_invalid', `No such order: ${request.order_id}.`, { param: 'order_id' });
   }
   const rememberPayer = request.remember_payer ?? false;
-  return auditedRequest(
+  return auditedDecision(
     deps,
     audit,
     { action: 'transaction.match', objectId: transaction.id, detail: { order_id: request.order_id, remember_payer: rememberPayer } },
-    () =>
+    (commandAudit) =>
       deps.matcher.transactionCommand({
         type: 'transaction.match',
         transaction_id: transaction.id,
         order_id: request.order_id,
         remember_payer: rememberPayer,
         ...commandContext(actor),
+        ...auditOf(commandAudit),
       }),
-    (done) => ({ status: done.status }),
   );
 }
 
 /** Asks the matcher to set the deposit aside as no payment for an order. */
 export async function excludeTransaction(deps: CommandDeps, actor: Actor, transaction: TransactionRow, audit?: AuditContext): Promise<Transaction> {
-  return auditedRequest(
-    deps,
-    audit,
-    { action: 'transaction.exclude', objectId: transaction.id, detail: {} },
-    () => deps.matcher.transactionCommand({ type: 'transaction.exclude', transaction_id: transaction.id, ...commandContext(actor) }),
-    (done) => ({ status: done.status }),
+  return auditedDecision(deps, audit, { action: 'transaction.exclude', objectId: transaction.id, detail: {} }, (commandAudit) =>
+    deps.matcher.transactionCommand({ type: 'transaction.exclude', transaction_id: transaction.id, ...commandContext(actor), ...auditOf(commandAudit) }),
   );
 }
 
 /** Asks the matcher to undo an exclusion. */
 export async function restoreTransaction(deps: CommandDeps, actor: Actor, transaction: TransactionRow, audit?: AuditContext): Promise<Transaction> {
-  return auditedRequest(
-    deps,
-    audit,
-    { action: 'transaction.restore', objectId: transaction.id, detail: {} },
-    () => deps.matcher.transactionCommand({ type: 'transaction.restore', transaction_id: transaction.id, ...commandContext(actor) }),
-    (done) => ({ status: done.status }),
+  return auditedDecision(deps, audit, { action: 'transaction.restore', objectId: transaction.id, detail: {} }, (commandAudit) =>
+    deps.matcher.transactionCommand({ type: 'transaction.restore', transaction_id: transaction.id, ...commandContext(actor), ...auditOf(commandAudit) }),
   );
 }
 
 type CommandDeps = Pick<OrdersApiDeps, 'database' | 'clock' | 'matcher'>;
+
+/**
+ * Confirms each deposit for its order, one matcher decision (and audit row) each; a pair the
+ * matcher refuses (decided meanwhile, order paid by another) is left as it is and counted.
+ */
+export async function matchEach(
+  deps: CommandDeps,
+  actor: Actor,
+  pairs: { deposit: TransactionRow; orderId: string }[],
+  audit?: AuditContext,
+): Promise<{ confirmed: number; left: number }> {
+  let confirmed = 0;
+  for (const { deposit, orderId } of pairs) {
+    try {
+      await matchTransaction(deps, actor, deposit, { order_id: orderId, remember_payer: false }, audit);
+      confirmed += 1;
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+    }
+  }
+  return { confirmed, left: pairs.length - confirmed };
+}

@@ -3,6 +3,7 @@ import { payerAliasView } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
 import { deletePayerAlias, listPayerAliases } from '../data/payer-aliases';
+import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 import { listOf, type List } from './lists';
 
@@ -20,12 +21,20 @@ export async function getPayerAliasList(
   return listOf(slice, payerAliasView, { what: 'payer alias', id: query.starting_after });
 }
 
-/** Forgets a taught payer: later deposits under that name are decided without it. */
+/** Forgets a taught payer: later deposits under that name are decided without it. A person on the console passes `audit`. */
 export async function forgetPayerAlias(
-  deps: Pick<OrdersApiDeps, 'database'>,
+  deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
   actor: Actor,
   id: string,
+  audit?: AuditContext,
 ): Promise<{ id: string; object: 'payer_alias'; deleted: true }> {
-  if (!(await deletePayerAlias(deps.database.prisma, actor, id))) throw new AppError('resource_missing', `No such payer alias: ${id}.`);
+  await inAuditedTransaction(
+    deps,
+    audit,
+    async (tx) => {
+      if (!(await deletePayerAlias(tx, actor, id))) throw new AppError('resource_missing', `No such payer alias: ${id}.`);
+    },
+    () => ({ action: 'payer_alias.forget', objectId: id, detail: {} }),
+  );
   return { id, object: 'payer_alias', deleted: true };
 }

@@ -1,7 +1,7 @@
 import type { MatchingRule, PreviewedConfirmation, Settings } from '@pmatch/contracts';
 import type { Actor } from '../domain/actor';
-import { auditedRequest, type AuditContext } from './audit';
-import { commandContext } from './change-order';
+import { auditedDecision, type AuditContext } from './audit';
+import { auditOf, commandContext } from './change-order';
 import type { OrdersApiDeps } from './deps';
 import { assertMayChangeSettings, changeSettings } from './manage-settings';
 
@@ -27,12 +27,15 @@ export async function applyRules(
 ): Promise<{ settings: Settings; confirmed: PreviewedConfirmation[]; left_held: { transaction_id: string; order_id: string }[] }> {
   const settings = await changeSettings(deps, actor, { matching_rules: rules }, audit);
   if (confirmations.length === 0) return { settings, confirmed: [], left_held: [] };
-  const result = await auditedRequest(
-    deps,
-    audit,
-    { action: 'settings.confirm_previewed', objectId: null, detail: { value: rules, transaction_ids: confirmations.map((c) => c.transaction_id) } },
-    () => deps.matcher.confirmPreviewed({ type: 'rules.confirm_previewed', matching_rules: rules, confirmations, ...commandContext(actor) }),
-    (done) => ({ confirmed: done.confirmed.map((c) => c.transaction_id), left_held: done.left_held.map((c) => c.transaction_id) }),
+  // The matcher writes one audit row per deposit it confirms, each in that confirmation's transaction.
+  const result = await auditedDecision(deps, audit, { action: 'settings.confirm_previewed', objectId: null, detail: { value: rules } }, (commandAudit) =>
+    deps.matcher.confirmPreviewed({
+      type: 'rules.confirm_previewed',
+      matching_rules: rules,
+      confirmations,
+      ...commandContext(actor),
+      ...auditOf(commandAudit),
+    }),
   );
   return { settings, confirmed: result.confirmed, left_held: result.left_held };
 }

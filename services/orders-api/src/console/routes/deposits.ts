@@ -1,15 +1,19 @@
 import { Router } from 'express';
-import { depositWithCandidates, searchDepositsOf } from '../../use-cases/console-reads';
+import { clearHeldDeposits, depositCountsOf, depositWithCandidates, nextHeldDeposit, searchDepositsOf } from '../../use-cases/console-reads';
 import type { OrdersApiDeps } from '../../use-cases/deps';
-import { excludeTransaction, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
+import { excludeTransaction, matchEach, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
 import { findVisibleTransaction } from '../../use-cases/read-transactions';
 import { tokyoDateInput } from '../format';
 import { redirectDone, sendScreen } from '../render';
-import { amountIn, auditContextOf, contextOf, cursorIn, field, nextDay, pathId, queryText, requireRole, signedInOf } from '../request';
+import { amountIn, auditContextOf, contextOf, cursorIn, field, fieldList, nextDay, pathId, queryText, requireRole, signedInOf } from '../request';
 import { DepositScreen } from '../screens/deposit-detail';
-import { DEPOSIT_TABS, DepositListScreen } from '../screens/deposits';
+import { BulkConfirmScreen, DEPOSIT_TABS, DepositListScreen } from '../screens/deposits';
 
 const LIST_LIMIT = 50;
+/** Each tab's count stops here (shown as 1000+). */
+const COUNT_CAP = 1000;
+/** The most held deposits one bulk confirmation looks at and confirms. */
+const BULK_LIMIT = 50;
 
 /** Deposits by status and search; a deposit's decision explained; operators match, exclude and restore. */
 export function depositRoutes(deps: OrdersApiDeps): Router {
@@ -31,7 +35,33 @@ export function depositRoutes(deps: OrdersApiDeps): Router {
       ...(to === undefined ? {} : { to }),
       ...(before === undefined ? {} : { before }),
     });
-    sendScreen(res, DepositListScreen, { ctx: contextOf(req), status, rows: slice.rows, next: slice.nextBefore, req: req.query as Record<string, string> });
+    const counts = await depositCountsOf(deps, signedInOf(req).actor, DEPOSIT_TABS, COUNT_CAP);
+    sendScreen(res, DepositListScreen, {
+      ctx: contextOf(req),
+      status,
+      rows: slice.rows,
+      next: slice.nextBefore,
+      req: req.query as Record<string, string>,
+      counts,
+      countCap: COUNT_CAP,
+      now: deps.clock.now(),
+    });
+  });
+
+  // Bulk confirmation: a summary of what would be confirmed first; only its POST acts.
+  router.get('/dashboard/deposits/bulk-confirm', requireRole('operator'), async (req, res) => {
+    sendScreen(res, BulkConfirmScreen, { ctx: contextOf(req), pairs: await clearHeldDeposits(deps, signedInOf(req).actor, BULK_LIMIT) });
+  });
+
+  router.post('/dashboard/deposits/bulk-confirm', requireRole('operator'), async (req, res) => {
+    const { actor } = signedInOf(req);
+    const pairs = [];
+    for (const pair of fieldList(req, 'pair').slice(0, BULK_LIMIT)) {
+      const [transactionId = '', orderId = ''] = pair.split(':');
+      pairs.push({ deposit: await findVisibleTransaction(deps, actor, transactionId), orderId });
+    }
+    const { confirmed, left } = await matchEach(deps, actor, pairs, auditContextOf(req));
+    redirectDone(res, '/dashboard/deposits', 'bulk', { confirmed: String(confirmed), left: String(left) });
   });
 
   router.get('/dashboard/deposits/:id', async (req, res) => {
@@ -40,14 +70,23 @@ export function depositRoutes(deps: OrdersApiDeps): Router {
       searching: req.query.find === '1' || search !== undefined,
       text: search,
     });
-    sendScreen(res, DepositScreen, { ctx: contextOf(req), ...shown, search });
+    sendScreen(res, DepositScreen, { ctx: contextOf(req), ...shown, search, now: deps.clock.now() });
   });
 
   router.post('/dashboard/deposits/:id/match', requireRole('operator'), async (req, res) => {
     const { actor } = signedInOf(req);
     const deposit = await findVisibleTransaction(deps, actor, pathId(req));
-    await matchTransaction(deps, actor, deposit, { order_id: field(req, 'order_id') ?? '' }, auditContextOf(req));
-    redirectDone(res, `/dashboard/deposits/${deposit.id}`, 'confirmed');
+    await matchTransaction(
+      deps,
+      actor,
+      deposit,
+      { order_id: field(req, 'order_id') ?? '', remember_payer: field(req, 'remember_payer') === 'on' },
+      auditContextOf(req),
+    );
+    if (field(req, 'then') !== 'next') return redirectDone(res, `/dashboard/deposits/${deposit.id}`, 'confirmed');
+    // "Confirm and next": the next held deposit, oldest first, says the last one was confirmed.
+    const next = await nextHeldDeposit(deps, actor, deposit);
+    redirectDone(res, next === undefined ? '/dashboard/deposits' : `/dashboard/deposits/${next}`, 'confirmed', { previous: deposit.id });
   });
 
   router.post('/dashboard/deposits/:id/exclude', requireRole('operator'), async (req, res) => {

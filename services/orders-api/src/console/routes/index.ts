@@ -5,6 +5,7 @@ import { apiKeyRoutes } from './api-keys';
 import { depositRoutes } from './deposits';
 import { orderRoutes } from './orders';
 import { overviewRoutes } from './overview';
+import { payerAliasRoutes } from './payer-aliases';
 import { settingsRoutes } from './settings';
 import { teamRoutes } from './team';
 import { webhookRoutes } from './webhooks';
@@ -16,7 +17,7 @@ import { webhookRoutes } from './webhooks';
  */
 export function signedInRoutes(deps: ConsoleAppDeps): Router {
   const router = Router();
-  for (const routes of [overviewRoutes, depositRoutes, orderRoutes, webhookRoutes, apiKeyRoutes, settingsRoutes, teamRoutes, accountRoutes]) {
+  for (const routes of [overviewRoutes, depositRoutes, payerAliasRoutes, orderRoutes, webhookRoutes, apiKeyRoutes, settingsRoutes, teamRoutes, accountRoutes]) {
     router.use(routes(deps));
   }
   return router;

@@ -2,7 +2,7 @@ import type { Decision } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
-import { ActionButton, Badge, Facts, Field, Layout, Notice, Table, type Column } from '../components/layout';
+import { ActionButton, Badge, Facts, Field, Layout, Notice, PostForm, Table, type Column } from '../components/layout';
 
 /** A decision's or candidate's reason code in the console's language (the code itself if it has no text). */
 export function reasonText(ctx: ConsoleRequestContext, reason: string | null | undefined): string {
@@ -20,6 +20,8 @@ export function DepositScreen({
   orders,
   matchable,
   search,
+  neighbours,
+  now,
 }: {
   ctx: ConsoleRequestContext;
   deposit: TransactionRow;
@@ -27,6 +29,8 @@ export function DepositScreen({
   orders: OrderRow[];
   matchable: OrderRow[] | undefined;
   search: string | undefined;
+  neighbours: { previous: string | undefined; next: string | undefined };
+  now: Date;
 }) {
   const { t } = ctx;
   const d = t.deposits;
@@ -61,11 +65,15 @@ export function DepositScreen({
         <Table
           ctx={ctx}
           caption={d.candidates}
-          rows={decision.candidates}
+          rows={fittingFirst(decision.candidates)}
           empty={decision.reason === 'no_order_with_amount' ? d.noCandidates : t.common.none}
-          columns={[...candidateColumns(ctx, orderById), mayDecide && decidable && confirmColumn(ctx, deposit, orderById)]}
+          columns={[...candidateColumns(ctx, orderById, now), mayDecide && decidable && confirmColumn(ctx, deposit, orderById, decision.candidates)]}
         />
+        <NearMisses ctx={ctx} decision={decision} orderById={orderById} />
       </section>
+      {deposit.status === 'held' || neighbours.previous !== undefined || neighbours.next !== undefined ? (
+        <HeldNavigation ctx={ctx} neighbours={neighbours} shortcuts={mayDecide && decidable} />
+      ) : null}
       {mayDecide && decidable ? <MatchOtherSection ctx={ctx} deposit={deposit} matchable={matchable} search={search} /> : null}
       {mayDecide && (decidable || deposit.status === 'excluded') ? (
         <div class="actions panel">
@@ -82,27 +90,57 @@ export function DepositScreen({
 
 type Candidate = Decision['candidates'][number];
 
-/** What the console shows of each candidate: its order, the fit and rules, and why it was not chosen. */
-function candidateColumns(ctx: ConsoleRequestContext, orderById: Map<string, OrderRow>): Column<Candidate>[] {
+/** A candidate whose name fits and that nothing rules out: the ones a person most likely picks. */
+function fits(c: Candidate): boolean {
+  return c.fit !== null && c.excluded_because == null;
+}
+
+/** Fitting candidates first, the others after them, each group in the matcher's order. */
+function fittingFirst(candidates: Candidate[]): Candidate[] {
+  return [...candidates.filter(fits), ...candidates.filter((c) => !fits(c))];
+}
+
+/** Whole days from `from` to `now`, never below zero. */
+export function daysBetween(from: Date, now: Date): number {
+  return Math.max(0, Math.floor((now.getTime() - from.getTime()) / 86_400_000));
+}
+
+/** What the console shows of each candidate: its order, when and what, the fit and rules, and why it was not chosen. */
+function candidateColumns(ctx: ConsoleRequestContext, orderById: Map<string, OrderRow>, now: Date): Column<Candidate>[] {
   const { t } = ctx;
   const d = t.deposits;
+  const order = (c: Candidate) => orderById.get(c.order_id);
   return [
     {
       header: d.candidateOrder,
       cell: (c) => (
         <>
-          <a href={`/dashboard/orders/${c.order_id}`}>{orderById.get(c.order_id)?.externalId ?? c.order_id}</a>
+          <a href={`/dashboard/orders/${c.order_id}`}>{order(c)?.externalId ?? c.order_id}</a>
           <br />
-          <code class="muted">{c.order_id}</code>
+          {order(c)?.payerName ?? ''}
+          {fits(c) ? null : (
+            <>
+              <br />
+              <span class="muted">{d.otherCandidate}</span>
+            </>
+          )}
         </>
       ),
     },
-    { header: d.payerName, cell: (c) => orderById.get(c.order_id)?.payerName ?? '' },
+    { header: t.orders.orderedAt, cell: (c) => (order(c) ? tokyoTime(order(c)!.orderedAt) : '') },
+    { header: d.item, cell: (c) => itemOf(order(c)) },
     {
-      header: t.common.status,
+      header: d.expiresAndAge,
       cell: (c) => {
-        const order = orderById.get(c.order_id);
-        return order ? <Badge kind={order.status}>{t.orders.statuses[order.status] ?? order.status}</Badge> : null;
+        const o = order(c);
+        if (o === undefined) return null;
+        return (
+          <>
+            {tokyoTime(o.expiresAt)}
+            <br />
+            <Badge kind={o.status}>{t.orders.statuses[o.status] ?? o.status}</Badge> {d.age(daysBetween(o.orderedAt, now))}
+          </>
+        );
       },
     },
     {
@@ -110,6 +148,14 @@ function candidateColumns(ctx: ConsoleRequestContext, orderById: Map<string, Ord
       cell: (c) => (
         <>
           {c.fit === null ? t.fits.none : (t.fits[c.fit] ?? c.fit)}
+          {c.fit_rules && c.fit_rules.length > 0 ? (
+            <>
+              <br />
+              <span class="muted">
+                {d.rules}: {c.fit_rules.map((r) => t.settings.ruleNames[r] ?? r).join(', ')}
+              </span>
+            </>
+          ) : null}
           {c.would_fit ? (
             <>
               <br />
@@ -121,31 +167,135 @@ function candidateColumns(ctx: ConsoleRequestContext, orderById: Map<string, Ord
         </>
       ),
     },
-    { header: d.rules, cell: (c) => (c.fit_rules ?? []).map((r) => t.settings.ruleNames[r] ?? r).join(', ') },
     { header: d.whyNot, cell: (c) => reasonText(ctx, c.not_chosen_because ?? c.excluded_because ?? null) },
   ];
 }
 
-/** Confirm for a candidate whose order is open or expired and was not ordered after the deposit. */
-function confirmColumn(ctx: ConsoleRequestContext, deposit: TransactionRow, orderById: Map<string, OrderRow>): Column<Candidate> {
+/** The order's item, and the description its metadata gives if any. */
+function itemOf(order: OrderRow | undefined): string {
+  if (order === undefined) return '';
+  const metadata = (order.metadata ?? {}) as Record<string, unknown>;
+  const description = typeof metadata.description === 'string' ? metadata.description : undefined;
+  return description === undefined || description === order.itemName ? order.itemName : `${order.itemName}（${description}）`;
+}
+
+/**
+ * Confirm for a candidate whose order is open or expired and was not ordered after the deposit:
+ * "confirm and next" (to the next held deposit, oldest first) and "confirm" (stay). Fitting
+ * candidates' buttons are primary, the others' secondary. Where the names differ, a checkbox
+ * remembers the depositor as a payer of the order's name (rule `learned_payer`).
+ */
+function confirmColumn(ctx: ConsoleRequestContext, deposit: TransactionRow, orderById: Map<string, OrderRow>, all: Candidate[]): Column<Candidate> {
   const { t } = ctx;
   const d = t.deposits;
+  const keyOf = new Map(fittingFirst(all).map((c, i) => [c.order_id, i + 1]));
   return {
     header: t.common.actions,
     cell: (c) => {
       const order = orderById.get(c.order_id);
       const confirmable = order !== undefined && (order.status === 'open' || order.status === 'expired') && c.excluded_because !== 'ordered_after_deposit';
-      return confirmable ? (
-        <ActionButton
-          ctx={ctx}
-          action={`/dashboard/deposits/${deposit.id}/match`}
-          hidden={{ order_id: c.order_id }}
-          label={d.confirm}
-          ariaLabel={d.confirmFor(order.externalId)}
-        />
-      ) : null;
+      if (!confirmable) return null;
+      const key = keyOf.get(c.order_id)!;
+      const kind = fits(c) ? undefined : 'secondary';
+      return (
+        <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`} class="stack candidate-form">
+          <input type="hidden" name="order_id" value={c.order_id} />
+          {c.fit === 'exact' ? null : (
+            <label class="checkbox">
+              <input type="checkbox" name="remember_payer" /> {d.rememberPayer(order.payerName)}
+            </label>
+          )}
+          <button
+            type="submit"
+            name="then"
+            value="next"
+            class={kind}
+            data-candidate={key <= 9 ? String(key) : undefined}
+            aria-label={key <= 9 ? `${key} ${d.confirmNextFor(order.externalId)}` : d.confirmNextFor(order.externalId)}
+          >
+            {key <= 9 ? <kbd>{key}</kbd> : null} {d.confirmNext}
+          </button>
+          <button type="submit" name="then" value="stay" class="secondary" aria-label={d.confirmFor(order.externalId)}>
+            {d.confirm}
+          </button>
+        </PostForm>
+      );
     },
   };
+}
+
+/** Orders whose name fits but whose amount differs a little: never confirmed, shown so a person can decide. */
+function NearMisses({ ctx, decision, orderById }: { ctx: ConsoleRequestContext; decision: Decision; orderById: Map<string, OrderRow> }) {
+  const d = ctx.t.deposits;
+  const misses = decision.near_misses ?? [];
+  if (misses.length === 0) return null;
+  return (
+    <Table
+      ctx={ctx}
+      caption={d.nearMisses}
+      rows={misses}
+      columns={[
+        {
+          header: d.candidateOrder,
+          cell: (m) => (
+            <>
+              <a href={`/dashboard/orders/${m.order_id}`}>{orderById.get(m.order_id)?.externalId ?? m.order_id}</a>
+              <br />
+              {orderById.get(m.order_id)?.payerName ?? ''}
+            </>
+          ),
+        },
+        { header: d.amountDifference, cell: (m) => d.difference(yen(Math.abs(m.amount_difference)), m.amount_difference < 0), class: 'num' },
+        { header: d.likely, cell: (m) => d.nearMissKinds[m.likely] ?? m.likely },
+      ]}
+    />
+  );
+}
+
+/** Previous and next held deposit, oldest first, and the keyboard shortcuts of this page. */
+function HeldNavigation({
+  ctx,
+  neighbours,
+  shortcuts,
+}: {
+  ctx: ConsoleRequestContext;
+  neighbours: { previous: string | undefined; next: string | undefined };
+  shortcuts: boolean;
+}) {
+  const d = ctx.t.deposits;
+  return (
+    <nav aria-labelledby="held-nav" class="panel" data-shortcuts="held">
+      <h2 id="held-nav">{d.heldNavigation}</h2>
+      <p class="actions">
+        {neighbours.previous ? (
+          <a href={`/dashboard/deposits/${neighbours.previous}`} rel="prev" data-key="k">
+            ← {d.previousHeld}
+          </a>
+        ) : null}
+        {neighbours.next ? (
+          <a href={`/dashboard/deposits/${neighbours.next}`} rel="next" data-key="j">
+            {d.nextHeld} →
+          </a>
+        ) : null}
+      </p>
+      <p class="muted">{d.shortcutsIntro}</p>
+      <ul class="shortcuts">
+        <li>
+          <kbd>j</kbd> / <kbd>k</kbd>: {d.shortcutNextPrevious}
+        </li>
+        {shortcuts ? (
+          <>
+            <li>
+              <kbd>1</kbd>–<kbd>9</kbd>: {d.shortcutChoose}
+            </li>
+            <li>
+              <kbd>c</kbd>: {d.shortcutConfirm}
+            </li>
+          </>
+        ) : null}
+      </ul>
+    </nav>
+  );
 }
 
 /** A search for an order outside the candidates, and a button to match the deposit to each found. */
