@@ -1,6 +1,6 @@
 import { EVENTS_PER_ANNOUNCEMENT, EXCHANGES, type EventsRecorded, type Mode, type NewEvent, ROUTING_KEYS, newId, randomBase62 } from '@pmatch/contracts';
 import { currentTraceparent } from './trace-context';
-import { asSql, sql, statement, type Placeholders, type Columns, type SqlOrPrisma, type SqlPart, type SqlText } from './sql';
+import { asSql, sql, preparedQuery, type Placeholders, type Columns, type SqlOrPrisma, type SqlPart, type SqlText } from './sql';
 
 export interface OutboxMessage {
   exchange: string;
@@ -64,7 +64,7 @@ export function outboxValues(messages: OutboxMessage[]): OutboxValues {
   };
 }
 
-const insertOutbox = statement<OutboxValues>('db.insert_outbox', (p) => outboxInsert(p));
+const insertOutbox = preparedQuery<OutboxValues>('db.insert_outbox', (p) => outboxInsert(p));
 
 /** Whose events they are, and when they happened. */
 export interface EventScope {
@@ -93,7 +93,7 @@ function eventsValues(scope: EventScope, ids: string[], events: NewEvent[]): Eve
 }
 
 /** Events and their outbox rows in one statement. */
-const insertEventsAndOutbox = statement<EventsValues & OutboxValues>(
+const insertEventsAndOutbox = preparedQuery<EventsValues & OutboxValues>(
   'db.insert_events_and_outbox',
   (p) => sql`WITH recorded AS (${eventsInsert(p)}) ${outboxInsert(p)}`,
 );

@@ -5,6 +5,6 @@ export * from './migrate';
 export * from './orders';
 export * from './rows';
 export * from './sql';
-export * from './views';
+export * from './api-objects';
 export * from './users';
 export * from './trace-context';

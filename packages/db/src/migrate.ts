@@ -2,25 +2,25 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { sql, sqlOn, statement } from './sql';
+import { sql, sqlOn, preparedQuery } from './sql';
 
 export const MIGRATIONS_DIR = join(__dirname, '..', 'prisma', 'migrations');
 
 /** Any constant works; it only has to be the same for every runner of this schema. */
 const MIGRATION_LOCK_KEY = 7_204_611_913;
 
-const lock = statement<{ key: number }>('migrate.lock', (p) => sql`SELECT pg_advisory_lock(${p.key})`);
-const unlock = statement<{ key: number }>('migrate.unlock', (p) => sql`SELECT pg_advisory_unlock(${p.key})`);
-const recordApplied = statement<{ id: string; checksum: string; name: string }>(
+const lock = preparedQuery<{ key: number }>('migrate.lock', (p) => sql`SELECT pg_advisory_lock(${p.key})`);
+const unlock = preparedQuery<{ key: number }>('migrate.unlock', (p) => sql`SELECT pg_advisory_unlock(${p.key})`);
+const recordApplied = preparedQuery<{ id: string; checksum: string; name: string }>(
   'migrate.record_applied',
   (p) => sql`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
    VALUES (${p.id}, ${p.checksum}, now(), ${p.name}, 1)`,
 );
-const updateChecksum = statement<{ name: string; checksum: string }>(
+const updateChecksum = preparedQuery<{ name: string; checksum: string }>(
   'migrate.update_checksum',
   (p) => sql`UPDATE "_prisma_migrations" SET checksum = ${p.checksum} WHERE migration_name = ${p.name} AND finished_at IS NOT NULL`,
 );
-const databaseExists = statement<{ name: string }>('migrate.database_exists', (p) => sql`SELECT 1 FROM pg_database WHERE datname = ${p.name}`);
+const databaseExists = preparedQuery<{ name: string }>('migrate.database_exists', (p) => sql`SELECT 1 FROM pg_database WHERE datname = ${p.name}`);
 
 /**
  * Migrations whose comments were edited after release: the checksum of each of their texts, the

@@ -19,8 +19,8 @@ import type { OrderRow, PrismaClient } from './client';
 import { OUTBOX_LEASED_UNTIL, recordEvents, type LeasedMessage, type OutboxHandOver } from './events';
 import { orderFields } from './rows';
 import { apiKeyAccountIds } from './keys';
-import { asSql, columns, sql, statement, type Columns, type Sql, type SqlOrPrisma } from './sql';
-import { modeOf, orderView } from './views';
+import { asSql, columns, sql, preparedQuery, type Columns, type Sql, type SqlOrPrisma } from './sql';
+import { modeOf, orderObject } from './api-objects';
 
 export interface OrderTimes {
   orderedAt: Date;
@@ -126,7 +126,7 @@ function newOrderValues(row: NewOrderRow): NewOrderValues {
 }
 
 /** An open order, returning its row; an external_id already used fails as a unique violation. */
-const insertOrderStatement = statement<NewOrderValues, OrderRow>(
+const insertOrderQuery = preparedQuery<NewOrderValues, OrderRow>(
   'db.insert_order',
   (p) => sql`INSERT INTO orders
       (id, organisation_id, mode, bank_account_id, status, amount, payer_name, external_id, item_name,
@@ -158,8 +158,8 @@ type NewOrdersValues = Columns<NewOrderValues & { eventId: string; eventData: st
  * to `EVENTS_PER_ANNOUNCEMENT` events) and one `order.registered` (up to `ORDERS_PER_REGISTRATION`
  * orders). The first row answered carries the outbox rows as `queued`; `leased` as in `outboxInsert`.
  */
-const insertOrdersStatement = (leased: boolean) =>
-  statement<NewOrdersValues, OrderRow & { queued: LeasedMessage[] | null }>(
+const insertOrdersQuery = (leased: boolean) =>
+  preparedQuery<NewOrdersValues, OrderRow & { queued: LeasedMessage[] | null }>(
     `db.insert_orders_announced_unless_external_id_taken${leased ? '_leased' : ''}`,
     (p) => sql`WITH incoming AS (
      SELECT * FROM unnest(${p.id}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.bankAccountId}::text[], ${p.amount}::bigint[],
@@ -214,7 +214,7 @@ const insertOrdersStatement = (leased: boolean) =>
           END AS queued
    FROM inserted i`,
   );
-const insertOrdersStatements = { unleased: insertOrdersStatement(false), leased: insertOrdersStatement(true) };
+const insertOrdersQueries = { unleased: insertOrdersQuery(false), leased: insertOrdersQuery(true) };
 
 /**
  * Inserts an open order with its `order.created` event and, in the same DB transaction, asks the
@@ -230,7 +230,7 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
  * all); its outbox rows are for the relay to claim once that transaction committed.
  */
 export async function insertOrderAnnounced(tx: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow> {
-  const [row] = await asSql(tx).rows(insertOrderStatement, newOrderValues(newOrderRow(order, now)));
+  const [row] = await asSql(tx).rows(insertOrderQuery, newOrderValues(newOrderRow(order, now)));
   if (row === undefined) throw new Error('an order INSERT returned no row');
   await announceNewOrder(tx, row, now, publicBaseUrl);
   return row;
@@ -291,7 +291,7 @@ async function insertOrders(sql: SqlOrPrisma, orders: NewOrderAt[], publicBaseUr
     keyId: orders[i]!.cachedKey?.id ?? null,
     keyAccountIds: orders[i]!.cachedKey?.accountIds.join(' ') ?? null,
   }));
-  const inserted = await asSql(sql).rows(handOver === null ? insertOrdersStatements.unleased : insertOrdersStatements.leased, {
+  const inserted = await asSql(sql).rows(handOver === null ? insertOrdersQueries.unleased : insertOrdersQueries.leased, {
     ...columns(incoming),
     eventsExchange: EXCHANGES.events,
     eventRecordedRoutingKey: ROUTING_KEYS.eventRecorded,
@@ -337,7 +337,7 @@ function newOrderRow(order: NewOrder, now: Date): NewOrderRow {
 
 /** A new order's `order.created` event: the order as the API shows it. */
 function orderCreated(row: NewOrderRow, publicBaseUrl: string): NewEvent {
-  return { type: 'order.created', data: { object: orderView(row, publicBaseUrl) } };
+  return { type: 'order.created', data: { object: orderObject(row, publicBaseUrl) } };
 }
 
 /**

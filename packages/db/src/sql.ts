@@ -63,7 +63,7 @@ export type NoValues = Record<never, never>;
  * A named prepared statement: PostgreSQL parses and plans it once per connection, then only binds
  * and executes it. Its parameters `V` are given by name; it returns rows `R`.
  */
-export interface Statement<V = NoValues, R = Row> {
+export interface PreparedQuery<V = NoValues, R = Row> {
   readonly name: string;
   /** With `$1`, `$2` … in the order the parameters first appear. */
   readonly text: string;
@@ -79,7 +79,7 @@ export interface Statement<V = NoValues, R = Row> {
  * A statement named `name` whose text `build` writes with `p`'s placeholders. The text is made
  * once, here, so it is the same at every execution, as a prepared statement's name requires.
  */
-export function statement<V = NoValues, R = Row>(name: string, build: SqlText | ((p: Placeholders<V>) => SqlText)): Statement<V, R> {
+export function preparedQuery<V = NoValues, R = Row>(name: string, build: SqlText | ((p: Placeholders<V>) => SqlText)): PreparedQuery<V, R> {
   const { sqlParts } = typeof build === 'function' ? build(placeholders as Placeholders<V>) : build;
   const parameters: string[] = [];
   const text = sqlParts
@@ -113,21 +113,21 @@ export type ValuesOf<V> = keyof V extends never ? [values?: V] : [values: V];
 
 /** What runs statements: the pool (each statement on its own, autocommit) or one transaction's connection. */
 export interface Sql {
-  rows<V, R>(statement: Statement<V, R>, ...values: ValuesOf<V>): Promise<R[]>;
+  rows<V, R>(statement: PreparedQuery<V, R>, ...values: ValuesOf<V>): Promise<R[]>;
   /** Rows changed by an INSERT, UPDATE or DELETE. */
-  count<V, R>(statement: Statement<V, R>, ...values: ValuesOf<V>): Promise<number>;
+  count<V, R>(statement: PreparedQuery<V, R>, ...values: ValuesOf<V>): Promise<number>;
 }
 
-const bound = <V>(s: Statement<V, unknown>, values: unknown[]): unknown[] => s.bind(values[0] as V);
+const bound = <V>(s: PreparedQuery<V, unknown>, values: unknown[]): unknown[] => s.bind(values[0] as V);
 
 class Runner implements Sql {
   constructor(private readonly target: Pool | PoolClient | Client) {}
 
-  async rows<V, R>(s: Statement<V, R>, ...values: ValuesOf<V>): Promise<R[]> {
+  async rows<V, R>(s: PreparedQuery<V, R>, ...values: ValuesOf<V>): Promise<R[]> {
     return (await this.target.query({ name: s.name, text: s.text, values: bound(s, values), types: typeParsers })).rows as R[];
   }
 
-  async count<V, R>(s: Statement<V, R>, ...values: ValuesOf<V>): Promise<number> {
+  async count<V, R>(s: PreparedQuery<V, R>, ...values: ValuesOf<V>): Promise<number> {
     return (await this.target.query({ name: s.name, text: s.text, values: bound(s, values), types: typeParsers })).rowCount ?? 0;
   }
 }
@@ -173,8 +173,8 @@ interface PrismaRaw {
  */
 export function sqlIn(prisma: PrismaRaw): Sql {
   return {
-    rows: <V, R>(s: Statement<V, R>, ...values: ValuesOf<V>) => prisma.$queryRawUnsafe<R[]>(s.text, ...bound(s, values)),
-    count: <V, R>(s: Statement<V, R>, ...values: ValuesOf<V>) => prisma.$executeRawUnsafe(s.text, ...bound(s, values)),
+    rows: <V, R>(s: PreparedQuery<V, R>, ...values: ValuesOf<V>) => prisma.$queryRawUnsafe<R[]>(s.text, ...bound(s, values)),
+    count: <V, R>(s: PreparedQuery<V, R>, ...values: ValuesOf<V>) => prisma.$executeRawUnsafe(s.text, ...bound(s, values)),
   };
 }
 

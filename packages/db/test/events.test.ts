@@ -8,7 +8,7 @@ import {
   outboxValues,
   recordEvents,
   sql,
-  statement,
+  preparedQuery,
   type OutboxValues,
   type PrismaClient,
 } from '../src';
@@ -123,7 +123,7 @@ describe('enqueueAll', () => {
 describe('outboxInsert', () => {
   test('when it is part of a larger statement, then its rows are inserted only under its condition, from parameters where it is told', async () => {
     const database = createDatabase(db.url, { poolSize: 1 });
-    const guarded = statement<OutboxValues & { wanted: boolean }>(
+    const guarded = preparedQuery<OutboxValues & { wanted: boolean }>(
       'test.guarded_outbox',
       (p) => sql`WITH wanted AS (SELECT 1 WHERE ${p.wanted}::boolean) ${outboxInsert(p, 'EXISTS (SELECT FROM wanted)')}`,
     );

@@ -7,7 +7,7 @@ import {
   insertOrderUnlessExternalIdTaken,
   insertOrdersUnlessExternalIdTaken,
   isUniqueViolation,
-  orderView,
+  orderObject,
   type Database,
   type LeasedMessage,
   type NewOrder,
@@ -88,7 +88,7 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
     const { events, outbox } = await announcementsOf(row!.id);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ organisationId: 'org_orders', mode: 'test', bankAccountId: 'ba_orders', createdAt: now });
-    expect(events[0]!.data).toEqual({ object: orderView(row!, BASE_URL) });
+    expect(events[0]!.data).toEqual({ object: orderObject(row!, BASE_URL) });
     // Not leased: written in the caller's transaction, they are for the relay to claim once it commits.
     expect(outbox.map((o) => [o.messageId, o.exchange, o.routingKey, o.leasedUntil])).toEqual([
       [events[0]!.id, EXCHANGES.events, ROUTING_KEYS.eventRecorded, null],
@@ -104,7 +104,7 @@ describe('insertOrderUnlessExternalIdTaken (orders-api, plain SQL)', () => {
     const row = await insertOrderUnlessExternalIdTaken(ordersApi.sql, newOrder('ext_alone'), now, BASE_URL);
 
     const { events, outbox } = await announcementsOf(row!.id);
-    expect(events.map((e) => e.data)).toEqual([{ object: orderView(row!, BASE_URL) }]);
+    expect(events.map((e) => e.data)).toEqual([{ object: orderObject(row!, BASE_URL) }]);
     expect(outbox.map((o) => o.messageId)).toEqual([events[0]!.id, `registered_${row!.id}`]);
     const writers = await owner.$queryRaw<{ order_tx: string; event_tx: string; outbox_tx: string[] }[]>`
       SELECT (SELECT xmin::text FROM orders WHERE id = ${row!.id}) AS order_tx,
@@ -182,7 +182,7 @@ describe('insertOrdersUnlessExternalIdTaken (orders-api, requests that arrive to
     const written = await Promise.all([b, a].map((row) => announcementsOf(row.id)));
     written.forEach(({ events }, i) => {
       const row = [b, a][i]!;
-      expect(events.map((e) => [e.data, e.createdAt])).toEqual([[{ object: orderView(row, BASE_URL) }, row.createdAt]]);
+      expect(events.map((e) => [e.data, e.createdAt])).toEqual([[{ object: orderObject(row, BASE_URL) }, row.createdAt]]);
     });
     const [bEvent, aEvent] = written.map(({ events }) => events[0]!);
     // Two messages for the statement, not two per order: its events' announcement, then its orders' registration.
@@ -342,7 +342,7 @@ describe('insertOrder (ops CLI, through Prisma)', () => {
     expect(row).toEqual(await owner.order.findUnique({ where: { id: row.id } }));
     expect(row).toMatchObject({ status: 'open', source: 'shop', amount: 9_999_999_999n, createdAt: now });
     const { events, outbox } = await announcementsOf(row.id);
-    expect(events.map((e) => e.data)).toEqual([{ object: orderView(row, BASE_URL) }]);
+    expect(events.map((e) => e.data)).toEqual([{ object: orderObject(row, BASE_URL) }]);
     expect(outbox.map((o) => o.messageId)).toEqual([events[0]!.id, `registered_${row.id}`]);
   });
 

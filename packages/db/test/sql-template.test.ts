@@ -1,10 +1,10 @@
-import { columns, sql, statement, type Placeholders } from '../src';
+import { columns, sql, preparedQuery, type Placeholders } from '../src';
 
 /** Statements written with named parameters: the text PostgreSQL prepares, and the values bound to it. */
 
 describe('statement', () => {
   test('when parameters are named, then they are numbered in the order they first appear, and bound by name', () => {
-    const s = statement<{ id: string; status: string }>('test.numbering', (p) => sql`UPDATE orders SET status = ${p.status} WHERE id = ${p.id}`);
+    const s = preparedQuery<{ id: string; status: string }>('test.numbering', (p) => sql`UPDATE orders SET status = ${p.status} WHERE id = ${p.id}`);
 
     expect(s.text).toBe('UPDATE orders SET status = $1 WHERE id = $2');
     expect(s.parameters).toEqual(['status', 'id']);
@@ -12,7 +12,7 @@ describe('statement', () => {
   });
 
   test('when a parameter recurs, then it keeps its number and its value is bound once', () => {
-    const s = statement<{ at: Date; id: string }>(
+    const s = preparedQuery<{ at: Date; id: string }>(
       'test.repeated',
       (p) => sql`UPDATE orders SET closed_at = ${p.at}, updated_at = ${p.at} WHERE id = ${p.id} AND ${p.at} > ordered_at`,
     );
@@ -23,7 +23,7 @@ describe('statement', () => {
   });
 
   test('when a parameter is an array with a cast, then the cast stays in the text and the array is bound whole', () => {
-    const s = statement<{ ids: string[]; amounts: bigint[] }>(
+    const s = preparedQuery<{ ids: string[]; amounts: bigint[] }>(
       'test.arrays',
       (p) => sql`SELECT * FROM unnest(${p.ids}::text[], ${p.amounts}::bigint[]) AS u(id, amount)`,
     );
@@ -38,7 +38,7 @@ describe('statement', () => {
   test('when fragments are nested, then their parameters are numbered across the whole text, and constants stay text', () => {
     const cap = 1000;
     const condition = (p: Placeholders<{ account: string }>) => sql`bank_account_id = ${p.account} AND status = ${"'open'"}`;
-    const s = statement<{ account: string; limit: number }>(
+    const s = preparedQuery<{ account: string; limit: number }>(
       'test.fragments',
       (p) => sql`SELECT id FROM orders WHERE ${condition(p)} LIMIT ${cap} OFFSET ${p.limit} -- ${condition(p)}`,
     );
@@ -50,7 +50,7 @@ describe('statement', () => {
   });
 
   test('when the same statement is built again or bound to other values, then its text is the same, as its prepared name requires', () => {
-    const build = () => statement<{ id: string }>('test.same_text', (p) => sql`SELECT ${p.id}::text AS id`);
+    const build = () => preparedQuery<{ id: string }>('test.same_text', (p) => sql`SELECT ${p.id}::text AS id`);
     const s = build();
 
     expect(build().text).toBe(s.text);
@@ -60,14 +60,14 @@ describe('statement', () => {
   });
 
   test('when a value is missing, then binding fails and names the parameter; null is a value', () => {
-    const s = statement<{ id: string; note: string | null }>('test.missing', (p) => sql`SELECT ${p.id}, ${p.note}`);
+    const s = preparedQuery<{ id: string; note: string | null }>('test.missing', (p) => sql`SELECT ${p.id}, ${p.note}`);
 
     expect(() => s.bind({ id: 'a' } as { id: string; note: string | null })).toThrow('statement test.missing: no value for note');
     expect(s.bind({ id: 'a', note: null })).toEqual(['a', null]);
   });
 
   test('when a statement has no parameters, then its text is as written and nothing is bound', () => {
-    const s = statement('test.none', sql`SELECT 1`);
+    const s = preparedQuery('test.none', sql`SELECT 1`);
 
     expect(s.text).toBe('SELECT 1');
     expect(s.bind({})).toEqual([]);

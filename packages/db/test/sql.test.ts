@@ -8,7 +8,7 @@ import {
   orderFields,
   sql,
   sqlIn,
-  statement,
+  preparedQuery,
   transactionFields,
   type Database,
   type NoValues,
@@ -30,16 +30,16 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const insertInbox = statement<{ consumer: string; messageId: string }>(
+const insertInbox = preparedQuery<{ consumer: string; messageId: string }>(
   'test.insert_inbox',
   (p) => sql`INSERT INTO inbox (consumer, message_id) VALUES (${p.consumer}, ${p.messageId})`,
 );
-const countInbox = statement<{ consumer: string }>('test.count_inbox', (p) => sql`SELECT count(*) AS n FROM inbox WHERE consumer = ${p.consumer}`);
+const countInbox = preparedQuery<{ consumer: string }>('test.count_inbox', (p) => sql`SELECT count(*) AS n FROM inbox WHERE consumer = ${p.consumer}`);
 const inbox = (consumer: string, messageId: string) => ({ consumer, messageId });
 
 test("when a BIGINT is read, then it is a bigint as Prisma gives it, and other types keep pg's parsers", async () => {
   const [row] = await database.sql.rows(
-    statement<NoValues, { big: bigint; n: number; at: Date; list: string[] }>(
+    preparedQuery<NoValues, { big: bigint; n: number; at: Date; list: string[] }>(
       'test.types',
       sql`SELECT 9007199254740993::bigint AS big, 7::int AS n, '2026-11-22T00:00:00Z'::timestamptz AS at, ARRAY['a','b'] AS list`,
     ),
@@ -66,12 +66,12 @@ test('when the work of a transaction resolves, then all of it is committed; when
 });
 
 test('when a named statement runs again with other values, then the connection prepared it once, with the same text', async () => {
-  const echo = statement<{ value: string }, { value: string }>('test.echo', (p) => sql`SELECT ${p.value}::text AS value`);
+  const echo = preparedQuery<{ value: string }, { value: string }>('test.echo', (p) => sql`SELECT ${p.value}::text AS value`);
 
   const prepared = await database.transaction(async (tx) => {
     expect(await tx.rows(echo, { value: 'first' })).toEqual([{ value: 'first' }]);
     expect(await tx.rows(echo, { value: 'second' })).toEqual([{ value: 'second' }]);
-    const names = statement<NoValues, { name: string; statement: string }>(
+    const names = preparedQuery<NoValues, { name: string; statement: string }>(
       'test.prepared',
       sql`SELECT name, statement FROM pg_prepared_statements WHERE name = 'test.echo'`,
     );
@@ -105,7 +105,7 @@ test("when the server ends a transaction's connection, then the error is transie
   try {
     const error = await rejectionOf(() =>
       database.transaction(async (tx) => {
-        const [me] = await tx.rows(statement<NoValues, { pid: number }>('test.pid', sql`SELECT pg_backend_pid() AS pid`));
+        const [me] = await tx.rows(preparedQuery<NoValues, { pid: number }>('test.pid', sql`SELECT pg_backend_pid() AS pid`));
         await admin.query('SELECT pg_terminate_backend($1)', [me!.pid]);
         await tx.count(insertInbox, inbox('cut', 'm'));
       }),
@@ -182,11 +182,11 @@ test('when an order, a transaction and an event are read with orderFields, trans
   });
 
   const [order] = await database.sql.rows(
-    statement<{ id: string }>('test.order_fields', (p) => sql`SELECT ${orderFields('o')} FROM orders o WHERE o.id = ${p.id}`),
+    preparedQuery<{ id: string }>('test.order_fields', (p) => sql`SELECT ${orderFields('o')} FROM orders o WHERE o.id = ${p.id}`),
     { id: 'ord_sql' },
   );
   const [transaction] = await database.sql.rows(
-    statement<{ id: string }>('test.transaction_fields', (p) => sql`SELECT ${transactionFields()} FROM transactions WHERE id = ${p.id}`),
+    preparedQuery<{ id: string }>('test.transaction_fields', (p) => sql`SELECT ${transactionFields()} FROM transactions WHERE id = ${p.id}`),
     { id: 'txn_sql' },
   );
 
@@ -194,7 +194,7 @@ test('when an order, a transaction and an event are read with orderFields, trans
     data: { id: 'evt_sql', organisationId: 'org_sql', mode: 'test', bankAccountId: 'ba_sql', type: 'transaction.held', data: { object: { id: 'txn_sql' } } },
   });
   const [event] = await database.sql.rows(
-    statement<{ id: string }>('test.event_fields', (p) => sql`SELECT ${eventFields('e')} FROM events e WHERE e.id = ${p.id}`),
+    preparedQuery<{ id: string }>('test.event_fields', (p) => sql`SELECT ${eventFields('e')} FROM events e WHERE e.id = ${p.id}`),
     { id: 'evt_sql' },
   );
 

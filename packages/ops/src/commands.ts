@@ -4,7 +4,7 @@ import {
   insertUser,
   passwordSetupUrl,
   resetUserAccess,
-  settingsView,
+  settingsObject,
   type Db,
   type BankAccountRow,
   type OrganisationRow,
@@ -190,7 +190,7 @@ export async function updateSettings(prisma: PrismaClient, input: UpdateSettings
       data: { autoConfirmLateOrders: input.autoConfirmLateOrders, matchingRules: input.matchingRules, updatedAt: clock.now() },
     });
   });
-  return settingsView(settings);
+  return settingsObject(settings);
 }
 
 export async function findOrganisation(db: Db, organisationId: string): Promise<OrganisationRow> {

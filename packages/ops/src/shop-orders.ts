@@ -1,5 +1,5 @@
 import { AppError, type Mode, type Order } from '@pmatch/contracts';
-import { insertOrder, isUniqueViolation, modeOf, orderTimes, orderView, type PrismaClient } from '@pmatch/db';
+import { insertOrder, isUniqueViolation, modeOf, orderTimes, orderObject, type PrismaClient } from '@pmatch/db';
 import { systemClock, type Clock } from '@pmatch/platform';
 import { findOrganisation } from './commands';
 import type { MatcherLink } from './matcher-link';
@@ -50,7 +50,7 @@ export async function createShopOrder(prisma: PrismaClient, input: CreateShopOrd
       now,
       publicBaseUrl,
     );
-    return orderView(row, publicBaseUrl);
+    return orderObject(row, publicBaseUrl);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const existing = await prisma.order.findUnique({

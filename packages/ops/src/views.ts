@@ -1,7 +1,7 @@
 import type { BankAccount, Mode } from '@pmatch/contracts';
-import { bankAccountView, modeOf, type ApiKeyRow, type BankAccountRow, type OrganisationRow, type UserRow } from '@pmatch/db';
+import { bankAccountObject, modeOf, type ApiKeyRow, type BankAccountRow, type OrganisationRow, type UserRow } from '@pmatch/db';
 
-/** What the CLI prints, in the API's snake_case style. Bank accounts build on @pmatch/db's bankAccountView. */
+/** What the CLI prints, in the API's snake_case style. Bank accounts build on @pmatch/db's bankAccountObject. */
 
 export interface OrganisationView {
   id: string;
@@ -70,7 +70,7 @@ export function apiKeyView(row: Omit<ApiKeyRow, 'keyHash'>): ApiKeyView {
 export type OperatorBankAccountView = BankAccount & { organisation_id: string };
 
 export function operatorBankAccountView(row: BankAccountRow): OperatorBankAccountView {
-  return { ...bankAccountView(row), organisation_id: row.organisationId };
+  return { ...bankAccountObject(row), organisation_id: row.organisationId };
 }
 
 /** A person of the seller console: whether a password and a second factor are set, never either. */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MatcherCommand, QUEUES, type OrderReply } from '@pmatch/contracts';
-import { insertOrder, orderView, type PrismaClient } from '@pmatch/db';
+import { insertOrder, orderObject, type PrismaClient } from '@pmatch/db';
 import { Broker, createLogger } from '@pmatch/platform';
 import { RABBITMQ_URL, uniqueName, usePrismaTestDatabase, type TestDatabase } from '@pmatch/testkit';
 import * as commands from '../src/commands';
@@ -109,7 +109,7 @@ describe('shop-order create', () => {
     const id = String(order.id);
     const row = await prisma.order.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ organisationId, mode: 'test', source: 'shop', status: 'open', amount: 3300n });
-    expect(orderView(row, PUBLIC_BASE_URL)).toEqual(order);
+    expect(orderObject(row, PUBLIC_BASE_URL)).toEqual(order);
     const events = await prisma.event.findMany({ where: { organisationId } });
     expect(events).toEqual([expect.objectContaining({ type: 'order.created', mode: 'test', bankAccountId: testAccountId, data: { object: order } })]);
     const registered = await prisma.outbox.findUniqueOrThrow({ where: { messageId: `registered_${id}` } });
@@ -316,7 +316,7 @@ describe('shop-order pay', () => {
     const orderId = await shopOrder('live');
     const row = await prisma.order.findUniqueOrThrow({ where: { id: orderId } });
     const paidOrder = {
-      ...orderView(row, PUBLIC_BASE_URL),
+      ...orderObject(row, PUBLIC_BASE_URL),
       status: 'paid_outside' as const,
       closed_at: '2026-11-22T02:17:01.123Z',
       payment: {
@@ -346,7 +346,7 @@ describe('shop-order pay', () => {
   test('when paid_at is left out, then the command carries none and the matcher takes its own now', async () => {
     const orderId = await shopOrder();
     const row = await prisma.order.findUniqueOrThrow({ where: { id: orderId } });
-    answer = async () => ({ ok: true, order: { ...orderView(row, PUBLIC_BASE_URL), status: 'paid_outside' } });
+    answer = async () => ({ ok: true, order: { ...orderObject(row, PUBLIC_BASE_URL), status: 'paid_outside' } });
 
     await ops(['shop-order', 'pay', '--order', orderId], broker);
 

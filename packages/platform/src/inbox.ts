@@ -1,4 +1,4 @@
-import { asSql, sql, statement, type Db, type SqlOrPrisma, type SqlPart, type SqlText } from '@pmatch/db';
+import { asSql, sql, preparedQuery, type Db, type SqlOrPrisma, type SqlPart, type SqlText } from '@pmatch/db';
 
 /**
  * The INSERT of inbox rows marking messages processed, as a CTE beside their work. `message` gives
@@ -13,7 +13,7 @@ export function inboxClaimSql(message: { consumer: SqlPart; messageId: SqlPart; 
    ON CONFLICT (consumer, message_id) DO NOTHING${returning === undefined ? '' : `\n   RETURNING ${returning}`}`;
 }
 
-const claimMessageStatement = statement<{ consumer: string; messageId: string }>('inbox.claim', (p) =>
+const claimMessageQuery = preparedQuery<{ consumer: string; messageId: string }>('inbox.claim', (p) =>
   inboxClaimSql({ consumer: p.consumer, messageId: p.messageId }, '', '1'),
 );
 
@@ -23,7 +23,7 @@ const claimMessageStatement = statement<{ consumer: string; messageId: string }>
  * skips the effect and acks.
  */
 export async function claimMessage(db: SqlOrPrisma, consumer: string, messageId: string): Promise<boolean> {
-  return (await asSql(db).count(claimMessageStatement, { consumer, messageId })) === 1;
+  return (await asSql(db).count(claimMessageQuery, { consumer, messageId })) === 1;
 }
 
 /**

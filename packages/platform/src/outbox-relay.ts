@@ -1,4 +1,4 @@
-import { OUTBOX_LEASE_MS, sql, statement, type Database, type LeasedMessage } from '@pmatch/db';
+import { OUTBOX_LEASE_MS, sql, preparedQuery, type Database, type LeasedMessage } from '@pmatch/db';
 import { performance } from 'node:perf_hooks';
 import type { Broker } from './broker';
 import type { Logger } from './logger';
@@ -25,7 +25,7 @@ export const HANDED_OVER_LIMIT = 10 * BATCH_SIZE;
  * Claims the oldest unpublished rows no live lease holds, in one autocommit statement. SKIP LOCKED
  * keeps two relays claiming at the same instant apart; the lease keeps them apart afterwards.
  */
-const claimBatch = statement<{ leaseMs: number }, OutboxRow>(
+const claimBatch = preparedQuery<{ leaseMs: number }, OutboxRow>(
   'relay.claim_batch',
   (p) => sql`UPDATE outbox o SET leased_until = now() + ${p.leaseMs} * interval '1 millisecond'
    FROM (SELECT id FROM outbox
@@ -35,7 +35,7 @@ const claimBatch = statement<{ leaseMs: number }, OutboxRow>(
    RETURNING o.id, o.message_id, o.exchange, o.routing_key, o.payload, o.headers`,
 );
 /** By message id, the key both a claimed row and a handed-over one come with. */
-const markPublished = statement<{ messageIds: string[] }>(
+const markPublished = preparedQuery<{ messageIds: string[] }>(
   'relay.mark_published',
   (p) => sql`UPDATE outbox SET published_at = now(), leased_until = NULL WHERE message_id = ANY(${p.messageIds}::text[])`,
 );
@@ -45,7 +45,7 @@ const markPublished = statement<{ messageIds: string[] }>(
  * by walking outbox_unpublished_idx, and on statistics gathered while the outbox was near empty it
  * did, reading the whole backlog that a broker failing to confirm leaves behind.
  */
-export const releaseLease = statement<{ messageIds: string[] }>(
+export const releaseLease = preparedQuery<{ messageIds: string[] }>(
   'relay.release_lease',
   (p) => sql`UPDATE outbox SET leased_until = NULL WHERE message_id = ANY(${p.messageIds}::text[]) AND leased_until IS NOT NULL`,
 );

@@ -4,7 +4,7 @@ import {
   enqueue,
   outboxInsert,
   outboxValues,
-  statement,
+  preparedQuery,
   type Database,
   type LeasedMessage,
   type OutboxValues,
@@ -180,7 +180,7 @@ describe('outbox relay', () => {
 });
 
 describe('outbox relay: rows handed over by their writer', () => {
-  const insertLeased = statement<OutboxValues>('test.insert_outbox_leased', (p) => outboxInsert(p, undefined, { leased: true }));
+  const insertLeased = preparedQuery<OutboxValues>('test.insert_outbox_leased', (p) => outboxInsert(p, undefined, { leased: true }));
   const leasedMessages = (prefix: string, count: number): LeasedMessage[] =>
     Array.from({ length: count }, (_, i) => ({
       exchange: EXCHANGES.bank,

@@ -1,4 +1,4 @@
-import { asSql, sql, statement, type PrismaClient, type Sql, type SqlOrPrisma } from '@pmatch/db';
+import { asSql, sql, preparedQuery, type PrismaClient, type Sql, type SqlOrPrisma } from '@pmatch/db';
 import { waitFor } from './infra';
 
 /** A node of PostgreSQL's JSON plan (`EXPLAIN (FORMAT JSON)`). */
@@ -32,7 +32,7 @@ export function planNodes(node: PlanNode): PlanNode[] {
   return [node, ...((node.Plans as PlanNode[] | undefined) ?? []).flatMap(planNodes)];
 }
 
-const rowsRead = statement<{ table: string }, { read: number }>(
+const rowsRead = preparedQuery<{ table: string }, { read: number }>(
   'testkit.rows_read_in_transaction',
   (p) => sql`SELECT (COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0))::int AS read FROM pg_stat_xact_user_tables WHERE relname = ${p.table}`,
 );
@@ -51,7 +51,7 @@ export async function rowsReadInTransaction(tx: SqlOrPrisma, table: string): Pro
  * `sql` that also notes the name of every statement it runs, in order, in `names`: what a test of
  * round trips counts (a batch written in one statement, a read that must not happen).
  */
-export function notingStatements(db: Sql, names: string[]): Sql {
+export function notingQueries(db: Sql, names: string[]): Sql {
   return {
     rows(s, ...values) {
       names.push(s.name);
@@ -64,7 +64,7 @@ export function notingStatements(db: Sql, names: string[]): Sql {
   };
 }
 
-const lockWaits = statement<{ queryLike: string }, { n: number }>(
+const lockWaits = preparedQuery<{ queryLike: string }, { n: number }>(
   'testkit.lock_waits',
   (p) => sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ${p.queryLike}`,
 );

@@ -1,7 +1,7 @@
 import { EXCHANGES, ROUTING_KEYS, newId } from '@pmatch/contracts';
-import { transactionView, type Database, type PrismaClient, type Sql } from '@pmatch/db';
+import { transactionObject, type Database, type PrismaClient, type Sql } from '@pmatch/db';
 import type { OutboxPublisher } from '@pmatch/platform';
-import { notingStatements, uniqueName, useServiceTestDatabase } from '@pmatch/testkit';
+import { notingQueries, uniqueName, useServiceTestDatabase } from '@pmatch/testkit';
 import { TransactionStore, insertNewDeposits } from '../src/data/transactions';
 import type { IncomingTransaction } from '../src/domain/transaction';
 
@@ -41,7 +41,7 @@ function incoming(account: { organisationId: string; bankAccountId: string }, fi
 /** `ingest`, noting the statements run through it and the transactions it opens. */
 function watched() {
   const seen = { statements: [] as string[], transactions: 0 };
-  const noting = (sql: Sql): Sql => notingStatements(sql, seen.statements);
+  const noting = (sql: Sql): Sql => notingQueries(sql, seen.statements);
   const database: Database = {
     prisma: ingest.prisma,
     sql: noting(ingest.sql),
@@ -151,7 +151,7 @@ describe('TransactionStore', () => {
     expect(stored.transaction.status).toBe('unmatched');
     const events = await prisma.event.findMany({ where: { organisationId: account.organisationId } });
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'transaction.withdrawn', data: { object: JSON.parse(JSON.stringify(transactionView(stored.transaction))) } });
+    expect(events[0]).toMatchObject({ type: 'transaction.withdrawn', data: { object: JSON.parse(JSON.stringify(transactionObject(stored.transaction))) } });
     // Written in a transaction: not leased, for the relay to claim when told.
     expect(await prisma.outbox.findMany({ where: { messageId: events[0]!.id }, select: { leasedUntil: true } })).toEqual([{ leasedUntil: null }]);
     expect(told).toEqual({ handedOver: [], nudges: 1 });

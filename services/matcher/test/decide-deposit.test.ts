@@ -1,9 +1,9 @@
 import { createDatabase, type Database, type LeasedMessage, type PrismaClient } from '@pmatch/db';
 import { ManualClock, OutOfScopeError, RedisLock, continueTrace, createLogger, formatTraceparent, runInTrace } from '@pmatch/platform';
-import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingStatements, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingQueries, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
-import { writeDecisionsBatchedStatement } from '../src/data/decisions-batched';
-import { readDepositsStatement } from '../src/data/deposit-to-decide';
+import { writeDecisionsBatchedQuery } from '../src/data/decisions-batched';
+import { readDepositsQuery } from '../src/data/deposit-to-decide';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { PENDING_GRACE_MS, redeliverPendingDeposits } from '../src/use-cases/redeliver-pending';
 import { stuckPendingDeposits } from '../src/data/pending-deposits';
@@ -145,14 +145,14 @@ describe('depositDecider: the deposits of one account that wait for its lock are
     const logger = createLogger('test', 'silent');
     const warnings = jest.spyOn(logger, 'warn');
     const noted = { ...deps(new RedisLock(redis, prefix)), logger, handOver: (messages: LeasedMessage[]) => void announced.push(...messages) };
-    const decide = depositDecider({ ...noted, database: { ...database, sql: notingStatements(database.sql, statements) } });
+    const decide = depositDecider({ ...noted, database: { ...database, sql: notingQueries(database.sql, statements) } });
     const key = `${prefix}lock:account:${accountId}`;
     await redis.set(key, 'another-process', 'PX', 10_000);
     return { decide, statements, announced, warnings, release: () => redis.del(key) };
   }
 
-  const reads = (statements: string[]) => statements.filter((s) => s === readDepositsStatement.name).length;
-  const writes = (statements: string[]) => statements.filter((s) => s === writeDecisionsBatchedStatement.name).length;
+  const reads = (statements: string[]) => statements.filter((s) => s === readDepositsQuery.name).length;
+  const writes = (statements: string[]) => statements.filter((s) => s === writeDecisionsBatchedQuery.name).length;
 
   test('when ten deposits wait, then one read and one write decide them all, each as it would be alone', async () => {
     const { orgId, accountId } = await seedAccount();
@@ -189,11 +189,11 @@ describe('depositDecider: the deposits of one account that wait for its lock are
     expect(c!.status).toBe('unmatched');
     // Not written on the first read and found stale: left for a second round, with the deposit after it.
     expect(held.warnings).not.toHaveBeenCalled();
-    expect(held.statements.filter((s) => s === readDepositsStatement.name || s === writeDecisionsBatchedStatement.name)).toEqual([
-      readDepositsStatement.name,
-      writeDecisionsBatchedStatement.name,
-      readDepositsStatement.name,
-      writeDecisionsBatchedStatement.name,
+    expect(held.statements.filter((s) => s === readDepositsQuery.name || s === writeDecisionsBatchedQuery.name)).toEqual([
+      readDepositsQuery.name,
+      writeDecisionsBatchedQuery.name,
+      readDepositsQuery.name,
+      writeDecisionsBatchedQuery.name,
     ]);
     expect(await prisma.event.count({ where: { organisationId: orgId, type: 'order.paid' } })).toBe(1);
   });

@@ -2,8 +2,8 @@ import { LIMITS, type MatchingRule } from '@pmatch/contracts';
 import {
   createDatabase,
   isUniqueViolation,
-  orderView,
-  transactionView,
+  orderObject,
+  transactionObject,
   type Database,
   type LeasedMessage,
   type OutboxHandOver,
@@ -16,7 +16,7 @@ import {
   PLAN_CACHE_MODES,
   REDIS_URL,
   createTestDatabase,
-  notingStatements,
+  notingQueries,
   planNodes,
   preparedPlan,
   statementWaitingForALock,
@@ -24,11 +24,11 @@ import {
   type TestDatabase,
 } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
-import { EXPIRED_CANDIDATE_LIMIT, OPEN_CANDIDATE_CAP, amountCandidatesStatement, findAmountCandidates } from '../src/data/candidates';
+import { EXPIRED_CANDIDATE_LIMIT, OPEN_CANDIDATE_CAP, findAmountCandidates, readAmountCandidates } from '../src/data/candidates';
 import { StaleDecisionError, confirmDeposit, payOrder, setDepositStatus } from '../src/data/conditional-writes';
-import { writeDecisionsBatched, writeDecisionsBatchedStatement, writeDecisionsInBatches, type WriteDecisions } from '../src/data/decisions-batched';
+import { writeDecisionsBatched, writeDecisionsBatchedQuery, writeDecisionsInBatches, type WriteDecisions } from '../src/data/decisions-batched';
 import type { DecidedDeposit } from '../src/data/decision-rows';
-import { readDeposit, readDepositsStatement, type PendingDeposit } from '../src/data/deposit-to-decide';
+import { readDeposit, readDepositsQuery, type PendingDeposit } from '../src/data/deposit-to-decide';
 import type { Decision } from '../src/domain/decide';
 import { readDecisionInputs } from '../src/data/decision-inputs';
 import { decideUnderRules } from '../src/domain/decide-under-rules';
@@ -469,14 +469,14 @@ describe('writeDecisionsInBatches: a decision written onto the rows it read, or 
       expect(stored.status).toBe(outcome);
       const events = await prisma.event.findMany({ where: { organisationId: orgId }, orderBy: { seq: 'asc' } });
       expect(events.map((e) => e.type)).toEqual(types);
-      expect(events[0]!.data).toEqual(JSON.parse(JSON.stringify({ object: transactionView(stored) })));
+      expect(events[0]!.data).toEqual(JSON.parse(JSON.stringify({ object: transactionObject(stored) })));
       if (outcome === 'confirmed') {
         const paid = await prisma.order.findUniqueOrThrow({ where: { id: seeded[0]!.id } });
         expect(paid).toMatchObject({ status: 'paid', closedAt: now, updatedAt: now });
-        expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify({ object: orderView(paid, ctx.publicBaseUrl) })));
+        expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify({ object: orderObject(paid, ctx.publicBaseUrl) })));
       }
       if (outcome === 'held') {
-        expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify({ object: transactionView(stored), candidate_order_ids: stored.candidateOrderIds })));
+        expect(events[1]!.data).toEqual(JSON.parse(JSON.stringify({ object: transactionObject(stored), candidate_order_ids: stored.candidateOrderIds })));
       }
       // Processed when the decision began: the bench's stages split the time from a deposit's storing to its decision there.
       expect(await prisma.inbox.findMany({ where: { consumer: message.consumer, messageId: message.messageId } })).toEqual([
@@ -571,7 +571,7 @@ describe('writeDecisionsBatched: the decisions of several accounts in one statem
     const failing = await decidedDeposit('confirmed');
     const other = await decidedDeposit('held');
     const statements: string[] = [];
-    const write = writeOne(writeDecisionsInBatches(notingStatements(database.sql, statements), handOver));
+    const write = writeOne(writeDecisionsInBatches(notingQueries(database.sql, statements), handOver));
     // The first write waits for its deposit's row, so the next two are made while it runs.
     const releaseFirst = await openTransaction('SELECT FROM transactions WHERE id = $1 FOR UPDATE', [first.deposit.id]);
     const writingFirst = write(first.decided);
@@ -591,7 +591,7 @@ describe('writeDecisionsBatched: the decisions of several accounts in one statem
     );
     expect((await writingOther).status).toBe('held');
     // The first alone; the two together, failed whole; then each alone.
-    expect(statements).toEqual(Array.from({ length: 4 }, () => writeDecisionsBatchedStatement.name));
+    expect(statements).toEqual(Array.from({ length: 4 }, () => writeDecisionsBatchedQuery.name));
     expect(await prisma.order.findUniqueOrThrow({ where: { id: failing.orders[0]!.id } })).toMatchObject({ status: 'open', payment: null });
     expect(await writtenFor(failing.orgId, failing.claim)).toMatchObject({ events: [], inbox: 0 });
     expect(await writtenFor(other.orgId, other.claim)).toMatchObject({ events: ['transaction.deposited', 'transaction.held'], inbox: 1 });
@@ -604,7 +604,7 @@ describe('writeDecisionsBatched: the decisions of several accounts in one statem
     const { orgId, accountId } = await seedAccount();
 
     const plans = await prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`PREPARE one_by_one AS ${writeDecisionsBatchedStatement.text}`);
+      await tx.$executeRawUnsafe(`PREPARE one_by_one AS ${writeDecisionsBatchedQuery.text}`);
       // Rows that do not exist: each execution is planned and run, and writes nothing.
       for (let n = 1; n <= 10; n++) await tx.$queryRawUnsafe(`EXECUTE one_by_one(${oneConfirmationLiterals(orgId, accountId, n)})`);
       const [counts] = await tx.$queryRawUnsafe<{ generic: bigint; custom: bigint }[]>(
@@ -631,7 +631,7 @@ describe('writeDecisionsBatched: the decisions of several accounts in one statem
     await prisma.$executeRaw`ANALYZE orders`;
     await prisma.$executeRaw`ANALYZE transactions`;
 
-    const plan = await preparedPlan(prisma, writeDecisionsBatchedStatement.text, oneConfirmationLiterals(orgId, accountId, 1), planCacheMode);
+    const plan = await preparedPlan(prisma, writeDecisionsBatchedQuery.text, oneConfirmationLiterals(orgId, accountId, 1), planCacheMode);
 
     const scans = planNodes(plan).filter((n) => String(n['Node Type']).endsWith('Scan') && ['orders', 'transactions'].includes(String(n['Relation Name'])));
     expect(scans.length).toBeGreaterThanOrEqual(3);
@@ -728,14 +728,10 @@ describe('findAmountCandidates', () => {
   // walk the index, whether the account and amount are parameters (the late-order check) or the
   // locked deposit's columns (the deposit's decision).
   const readsOfCandidates = [
+    ['readAmountCandidates', readAmountCandidates.text, (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`],
     [
-      'amountCandidatesStatement',
-      amountCandidatesStatement.text,
-      (accountId: string, _depositId: string) => `'${accountId}', 950, '${DEPOSIT_AT.toISOString()}'`,
-    ],
-    [
-      'readDepositsStatement',
-      readDepositsStatement.text,
+      'readDepositsQuery',
+      readDepositsQuery.text,
       (_accountId: string, depositId: string) =>
         `ARRAY['${depositId}', 'txn_missing'], ARRAY['${DEPOSITS_CONSUMER}', '${DEPOSITS_CONSUMER}'], ARRAY['plan-check', 'plan-check-2']`,
     ],

@@ -5,7 +5,7 @@ import {
   PLAN_CACHE_MODES,
   REDIS_URL,
   createTestDatabase,
-  notingStatements,
+  notingQueries,
   planNodes,
   preparedPlan,
   rowsReadInTransaction,
@@ -14,7 +14,7 @@ import {
 } from '@pmatch/testkit';
 import { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
-import { settleStatements, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
+import { settleQueries, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
 import { LATE_ORDERS_CONSUMER, lateOrderExaminer, type LateOrderExaminer } from '../src/use-cases/late-orders';
 import { seedAccount as seedTestAccount, seedDeposit as seedTestDeposit, seedOrder as seedTestOrder, matcherDeps } from './support/seed';
 import { testReadings } from './support/readings';
@@ -203,15 +203,15 @@ describe('late-order messages settled together', () => {
     const waitedFor = await seedOrder(orgId, accountId, 6200, '2026-11-21T00:00:00Z');
     const others = await Promise.all(Array.from({ length: 9 }, (_, i) => seedOrder(orgId, accountId, 6300 + i, '2026-11-21T00:00:00Z')));
     const statementsRun: string[] = [];
-    const countingExamine = lateOrderExaminer({ ...deps, database: { ...database, sql: notingStatements(database.sql, statementsRun) } });
+    const countingExamine = lateOrderExaminer({ ...deps, database: { ...database, sql: notingQueries(database.sql, statementsRun) } });
 
     const recorded = await Promise.all([...others, waitedFor].map((o) => countingExamine([{ order_id: o.id, bank_account_id: accountId }])));
 
     expect(recorded).toEqual([...others.map(() => false), true]);
     expect(statementsRun).toEqual([
-      settleStatements['pending or unmatched'].name, // the first message, at once
-      settleStatements['pending or unmatched'].name, // the nine that came while it ran
-      settleStatements.unmatched.name, // the one a deposit waits for, under the lock
+      settleQueries['pending or unmatched'].name, // the first message, at once
+      settleQueries['pending or unmatched'].name, // the nine that came while it ran
+      settleQueries.unmatched.name, // the one a deposit waits for, under the lock
     ]);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', candidateOrderIds: [waitedFor.id] });
     expect(
@@ -227,16 +227,16 @@ describe('late-order messages of several orders', () => {
     const others = await Promise.all(Array.from({ length: 4 }, (_, i) => seedOrder(orgId, accountId, 6500 + i, '2026-11-21T00:00:00Z')));
     const waitedFor = await seedOrder(orgId, accountId, 6400, '2026-11-21T00:00:00Z');
     const statementsRun: string[] = [];
-    const countingExamine = lateOrderExaminer({ ...deps, database: { ...database, sql: notingStatements(database.sql, statementsRun) } });
+    const countingExamine = lateOrderExaminer({ ...deps, database: { ...database, sql: notingQueries(database.sql, statementsRun) } });
     const message = [others[0]!, waitedFor, ...others.slice(1)].map((o) => ({ order_id: o.id, bank_account_id: accountId }));
 
     const recorded = [await countingExamine(message), await countingExamine(message)];
 
     expect(recorded).toEqual([true, false]);
     expect(statementsRun).toEqual([
-      settleStatements['pending or unmatched'].name, // all five at once
-      settleStatements.unmatched.name, // the one a deposit waits for, under the lock
-      settleStatements['pending or unmatched'].name, // again: the deposit is held now, so all five are settled, and their claims are there already
+      settleQueries['pending or unmatched'].name, // all five at once
+      settleQueries.unmatched.name, // the one a deposit waits for, under the lock
+      settleQueries['pending or unmatched'].name, // again: the deposit is held now, so all five are settled, and their claims are there already
     ]);
     expect(await prisma.transaction.findUniqueOrThrow({ where: { id: deposit.id } })).toMatchObject({ status: 'held', candidateOrderIds: [waitedFor.id] });
     expect(await written(orgId, orderRegistrationId(waitedFor.id))).toEqual({ events: 1, inbox: 1 });
@@ -310,7 +310,7 @@ describe("the late-order check's plan", () => {
 
       const plan = await preparedPlan(
         prisma,
-        settleStatements[waiting].text,
+        settleQueries[waiting].text,
         `ARRAY['${order.id}'], ARRAY['${order.bankAccountId}'], ARRAY['plan-check'], '${LATE_ORDERS_CONSUMER}'`,
         planCacheMode,
         ['enable_seqscan = off', 'enable_bitmapscan = off'],

@@ -1,6 +1,6 @@
 import type { Database, PrismaClient } from '@pmatch/db';
 import { sha256Hex } from '@pmatch/platform';
-import { notingStatements, useServiceTestDatabase } from '@pmatch/testkit';
+import { notingQueries, useServiceTestDatabase } from '@pmatch/testkit';
 import { findOrderByExternalId, newOrderWriter } from '../src/data/orders';
 import { findActiveKeyByHash } from '../src/data/keys';
 import { resolveBankAccount, type ApiKeyAuth } from '../src/domain/api-key-auth';
@@ -180,7 +180,7 @@ describe('new orders written together', () => {
     const statements: string[] = [];
     const handedOver: string[][] = [];
     const write = newOrderWriter(
-      notingStatements(database.sql, statements),
+      notingQueries(database.sql, statements),
       'https://pay.example.com',
       (messages) => handedOver.push(messages.map((m) => m.messageId)),
       0,

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_LIMITS, newId } from '@pmatch/contracts';
-import { eventView } from '@pmatch/db';
+import { eventObject } from '@pmatch/db';
 import { newSigningSecret } from '@pmatch/platform';
 import { waitFor } from '@pmatch/testkit';
 import { DispatcherHarness } from './support/harness';
@@ -73,7 +73,7 @@ describe('delivery format', () => {
     expect(Number(request!.headers['webhook-timestamp'])).toBe(Math.floor(harness.clock.now().getTime() / 1000));
     const verified = new Webhook(endpoint.secret).verify(request!.body, request!.headers as Record<string, string>);
     const stored = await harness.prisma.event.findUniqueOrThrow({ where: { id: eventId } });
-    expect(verified).toEqual(eventView(stored));
+    expect(verified).toEqual(eventObject(stored));
     expect(verified).toMatchObject({ id: eventId, object: 'event', type: 'order.paid', livemode: false, data: { object: { status: 'paid' } } });
     expect(attempt).toMatchObject({ attempt: 1, statusCode: 200, error: null });
     expect((await harness.delivery(endpoint.id, eventId))!.status).toBe('succeeded');

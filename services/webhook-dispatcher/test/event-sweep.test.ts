@@ -1,6 +1,6 @@
 import { QUEUES } from '@pmatch/contracts';
 import { PLAN_CACHE_MODES, planNodes, preparedPlan, waitFor } from '@pmatch/testkit';
-import { readEventsAfterStatement } from '../src/data/unreceived-events';
+import { readEventsAfterQuery } from '../src/data/unreceived-events';
 import { DispatcherHarness } from './support/harness';
 import { HttpsReceiver } from './support/receiver';
 import { TestCa } from './support/tls';
@@ -191,12 +191,7 @@ describe('event sweep', () => {
       await harness.prisma.$executeRaw`ANALYZE events`;
       const after = new Date(Date.now() - 3600_000).toISOString();
       const before = new Date(Date.now() - 60_000).toISOString();
-      const plan = await preparedPlan(
-        harness.prisma,
-        readEventsAfterStatement.text,
-        `'webhook-dispatcher.events', '${after}', 0, '${before}', 500`,
-        planCacheMode,
-      );
+      const plan = await preparedPlan(harness.prisma, readEventsAfterQuery.text, `'webhook-dispatcher.events', '${after}', 0, '${before}', 500`, planCacheMode);
 
       const nodes = planNodes(plan);
       expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');

@@ -1,5 +1,5 @@
 import { AppError, toWireError, type BankIngestCommand, type TransactionReply } from '@pmatch/contracts';
-import { transactionView, type Database } from '@pmatch/db';
+import { transactionObject, type Database } from '@pmatch/db';
 import { pastDeadline, type Broker, type Clock, type Delivery, type Logger, type OutboxPublisher } from '@pmatch/platform';
 import { testDepositReference } from '../domain/transaction';
 import type { IngestMetrics } from '../use-cases/metrics';
@@ -53,7 +53,7 @@ export function commandHandler(deps: CommandDeps) {
     );
     if (!stored.duplicate) deps.metrics?.depositsIngested('test');
     if (stored.duplicate && stored.transaction.status !== 'pending') {
-      await reply({ ok: true, transaction: transactionView(stored.transaction) });
+      await reply({ ok: true, transaction: transactionObject(stored.transaction) });
     }
   };
 }

@@ -1,5 +1,5 @@
 import { newId } from '@pmatch/contracts';
-import { columns, recordEvents, sql, statement, transactionFields, transactionView, type Columns, type Sql, type TransactionRow } from '@pmatch/db';
+import { columns, recordEvents, sql, preparedQuery, transactionFields, transactionObject, type Columns, type Sql, type TransactionRow } from '@pmatch/db';
 import type { IncomingTransaction } from '../domain/transaction';
 
 export interface StatementImportRow {
@@ -26,14 +26,14 @@ interface NewImport {
 
 const IMPORT_FIELDS = sql`id, format, accounts, records, stored, duplicates, withdrawals, created_at AS "createdAt"`;
 
-const insertImport = statement<NewImport, StatementImportRow>(
+const insertImport = preparedQuery<NewImport, StatementImportRow>(
   'bank_ingest.begin_import',
   (p) => sql`INSERT INTO statement_imports (id, adapter_id, format, file_sha256, file_bytes, accounts, records, status, created_at)
   VALUES (${p.id}, ${p.adapterId}, ${p.format}, ${p.sha256}, ${p.bytes}::bigint, ${p.accounts}, ${p.records}, 'storing', ${p.at})
   RETURNING ${IMPORT_FIELDS}`,
 );
 
-const updateImport = statement<{ id: string; stored: number; duplicates: number; withdrawals: number; at: Date }, StatementImportRow>(
+const updateImport = preparedQuery<{ id: string; stored: number; duplicates: number; withdrawals: number; at: Date }, StatementImportRow>(
   'bank_ingest.finish_import',
   (
     p,
@@ -103,7 +103,7 @@ type WithdrawalValues = Columns<{
  * Inserts withdrawals unless their (account, reference) is stored, with each new one's raw record
  * and the deposit it cancels, when that one is stored; returns the rows inserted.
  */
-const insertImportedWithdrawals = statement<WithdrawalValues, TransactionRow>(
+const insertImportedWithdrawals = preparedQuery<WithdrawalValues, TransactionRow>(
   'bank_ingest.insert_imported_withdrawals',
   (p) => sql`WITH incoming AS (
     SELECT * FROM unnest(${p.id}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.bankAccountId}::text[], ${p.bankReference}::text[],
@@ -161,7 +161,7 @@ export async function storeImportedWithdrawals(tx: Sql, importId: string, withdr
     await recordEvents(
       tx,
       { organisationId: rows[0]!.organisationId, mode: rows[0]!.mode as 'live', bankAccountId, at },
-      rows.map((row) => ({ type: 'transaction.withdrawn' as const, data: { object: transactionView(row) } })),
+      rows.map((row) => ({ type: 'transaction.withdrawn' as const, data: { object: transactionObject(row) } })),
     );
   }
   return stored.length;

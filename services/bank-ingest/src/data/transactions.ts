@@ -5,9 +5,9 @@ import {
   outboxValues,
   recordEvents,
   sql,
-  statement,
+  preparedQuery,
   transactionFields,
-  transactionView,
+  transactionObject,
   type Columns,
   type Database,
   type LeasedMessage,
@@ -76,7 +76,7 @@ function newTransactionValues(id: string, incoming: IncomingTransaction, storedA
  * Inserts a transaction unless its (bank account, bank reference) is stored already; the stored
  * row comes back with the insert itself, and no row means a duplicate.
  */
-const insertTransaction = statement<NewTransactionValues, TransactionRow>(
+const insertTransaction = preparedQuery<NewTransactionValues, TransactionRow>(
   'bank_ingest.insert_transaction',
   (p) => sql`INSERT INTO transactions
     (id, organisation_id, mode, bank_account_id, bank_reference, direction, status, amount, counterparty, occurred_at, created_at, updated_at, adapter_id,
@@ -95,8 +95,8 @@ const insertTransaction = statement<NewTransactionValues, TransactionRow>(
  * `leased` is false (a writer without a relay). An import's deposits also record the import and
  * their raw records.
  */
-function depositsStatement(name: string, { imported, leased }: { imported: boolean; leased: boolean }) {
-  return statement<DepositValues & Partial<ImportValues>, TransactionRow>(
+function depositsQuery(name: string, { imported, leased }: { imported: boolean; leased: boolean }) {
+  return preparedQuery<DepositValues & Partial<ImportValues>, TransactionRow>(
     name,
     (p) => sql`WITH incoming AS (
      SELECT * FROM unnest(${p.id}::text[], ${p.organisationId}::text[], ${p.mode}::text[], ${p.bankAccountId}::text[], ${p.bankReference}::text[],
@@ -126,9 +126,9 @@ function depositsStatement(name: string, { imported, leased }: { imported: boole
   );
 }
 
-const insertDeposits = depositsStatement('bank_ingest.insert_deposits', { imported: false, leased: true });
+const insertDeposits = depositsQuery('bank_ingest.insert_deposits', { imported: false, leased: true });
 /** An import's deposits: their outbox rows wait unleased until its one transaction commits, then a relay claims them. */
-const insertImportedDeposits = depositsStatement('bank_ingest.insert_imported_deposits', { imported: true, leased: false });
+const insertImportedDeposits = depositsQuery('bank_ingest.insert_imported_deposits', { imported: true, leased: false });
 
 /** What a statement import adds to its deposits: the import and each one's raw record. */
 export interface ImportedDeposits {
@@ -235,13 +235,13 @@ async function storeWithdrawal(database: Database, incoming: IncomingTransaction
     const [transaction] = await tx.rows(insertTransaction, newTransactionValues(newId('transaction'), incoming, at));
     if (transaction === undefined) return { transaction: await storedFirst(tx, incoming), duplicate: true };
     await recordEvents(tx, { organisationId: incoming.organisationId, mode: incoming.mode, bankAccountId: incoming.bankAccountId, at }, [
-      { type: 'transaction.withdrawn', data: { object: transactionView(transaction) } },
+      { type: 'transaction.withdrawn', data: { object: transactionObject(transaction) } },
     ]);
     return { transaction, duplicate: false };
   });
 }
 
-const findByReference = statement<{ bankAccountId: string; bankReference: string }, TransactionRow>(
+const findByReference = preparedQuery<{ bankAccountId: string; bankReference: string }, TransactionRow>(
   'bank_ingest.find_transaction_by_reference',
   (p) => sql`SELECT ${transactionFields()} FROM transactions WHERE bank_account_id = ${p.bankAccountId} AND bank_reference = ${p.bankReference}`,
 );

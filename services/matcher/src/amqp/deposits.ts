@@ -1,5 +1,5 @@
 import { QUEUES, type DepositReceived, type TransactionReply } from '@pmatch/contracts';
-import { transactionView } from '@pmatch/db';
+import { transactionObject } from '@pmatch/db';
 import { OutOfScopeError, reportOutOfScope, type Broker, type Delivery } from '@pmatch/platform';
 import { depositDecider, type DecideDepositDeps } from '../use-cases/decide-deposit';
 
@@ -22,7 +22,7 @@ export function depositHandler(deps: DecideDepositDeps & { broker: Broker }) {
     }
     const replyTo = delivery.body.reply_to;
     if (replyTo !== undefined) {
-      const reply: TransactionReply = { ok: true, transaction: transactionView(transaction) };
+      const reply: TransactionReply = { ok: true, transaction: transactionObject(transaction) };
       await deps.broker.reply(replyTo.queue, replyTo.correlation_id, reply);
     }
   };

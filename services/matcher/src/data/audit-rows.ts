@@ -1,5 +1,5 @@
 import type { CommandAudit } from '@pmatch/contracts';
-import { asSql, sql, statement, type SqlOrPrisma } from '@pmatch/db';
+import { asSql, sql, preparedQuery, type SqlOrPrisma } from '@pmatch/db';
 
 interface AuditValues {
   organisationId: string;
@@ -13,7 +13,7 @@ interface AuditValues {
   createdAt: Date;
 }
 
-const appendAuditStatement = statement<AuditValues>(
+const appendAuditQuery = preparedQuery<AuditValues>(
   'matcher.append_audit_row',
   (p) => sql`INSERT INTO audit_log (organisation_id, mode, user_id, user_email, action, object_id, detail, ip, created_at)
     VALUES (${p.organisationId}, ${p.mode}, ${p.userId}, ${p.userEmail}, ${p.action}, ${p.objectId}, ${p.detail}::jsonb, ${p.ip}, ${p.createdAt})`,
@@ -28,7 +28,7 @@ export async function appendDecisionAudit(
   outcome: Record<string, unknown>,
   at: Date,
 ): Promise<void> {
-  await asSql(tx).count(appendAuditStatement, {
+  await asSql(tx).count(appendAuditQuery, {
     organisationId: scope.organisation_id,
     mode: scope.mode,
     userId: audit.user_id,

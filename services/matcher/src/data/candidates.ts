@@ -1,4 +1,4 @@
-import { asSql, orderFields, sql, statement, type OrderRow, type SqlOrPrisma, type SqlPart, type SqlText } from '@pmatch/db';
+import { asSql, orderFields, sql, preparedQuery, type OrderRow, type SqlOrPrisma, type SqlPart, type SqlText } from '@pmatch/db';
 import type { CandidateOrder, CandidateRead } from '../domain/decide';
 
 /**
@@ -40,9 +40,8 @@ export function amountCandidatesQuery(deposit: { account: SqlPart; amount: SqlPa
      ORDER BY seq DESC LIMIT ${EXPIRED_CANDIDATE_LIMIT})`;
 }
 
-export const amountCandidatesStatement = statement<{ bankAccountId: string; amount: bigint; occurredAt: Date }, CandidateRow>(
-  'matcher.amount_candidates',
-  (p) => amountCandidatesQuery({ account: p.bankAccountId, amount: p.amount, occurredAt: p.occurredAt }),
+export const readAmountCandidates = preparedQuery<{ bankAccountId: string; amount: bigint; occurredAt: Date }, CandidateRow>('matcher.amount_candidates', (p) =>
+  amountCandidatesQuery({ account: p.bankAccountId, amount: p.amount, occurredAt: p.occurredAt }),
 );
 
 export function amountCandidatesFrom(rows: CandidateRow[]): AmountCandidates {
@@ -60,5 +59,5 @@ export function amountCandidatesFrom(rows: CandidateRow[]): AmountCandidates {
 }
 
 export async function findAmountCandidates(tx: SqlOrPrisma, bankAccountId: string, amount: bigint, occurredAt: Date): Promise<AmountCandidates> {
-  return amountCandidatesFrom(await asSql(tx).rows(amountCandidatesStatement, { bankAccountId, amount, occurredAt }));
+  return amountCandidatesFrom(await asSql(tx).rows(readAmountCandidates, { bankAccountId, amount, occurredAt }));
 }

@@ -6,7 +6,7 @@ import {
   orderFields,
   recordEvents,
   sql,
-  statement,
+  preparedQuery,
   transactionFields,
   unprefixed,
   type OrderRow,
@@ -56,7 +56,7 @@ function payOrderUpdate(p: Placeholders<PayOrderValues>): SqlText {
      AND (${p.payerName}::text IS NULL OR payer_name = ${p.payerName})`;
 }
 
-const payOrderStatement = statement<PayOrderValues, OrderRow>('matcher.pay_order', (p) => sql`${payOrderUpdate(p)} RETURNING ${orderFields()}`);
+const payOrderQuery = preparedQuery<PayOrderValues, OrderRow>('matcher.pay_order', (p) => sql`${payOrderUpdate(p)} RETURNING ${orderFields()}`);
 
 function payOrderValues(orderId: string, expected: PaidOrderExpectation, payment: Payment, paidStatus: 'paid' | 'paid_outside', now: Date): PayOrderValues {
   const { statuses, bankAccountId, amount, payerName } = expected;
@@ -84,7 +84,7 @@ export async function payOrder(
   status: 'paid' | 'paid_outside',
   now: Date,
 ): Promise<OrderRow> {
-  const rows = await asSql(tx).rows(payOrderStatement, payOrderValues(orderId, expected, payment, status, now));
+  const rows = await asSql(tx).rows(payOrderQuery, payOrderValues(orderId, expected, payment, status, now));
   return onlyRow(rows, notPayable(orderId, expected));
 }
 
@@ -122,7 +122,7 @@ function depositStatusUpdate(p: Placeholders<DepositStatusValues>): SqlText {
    WHERE id = ${p.transactionId} AND status = ANY(${p.depositStatuses}::text[])`;
 }
 
-const setDepositStatusStatement = statement<DepositStatusValues, TransactionRow>(
+const setDepositStatusQuery = preparedQuery<DepositStatusValues, TransactionRow>(
   'matcher.set_deposit_status',
   (p) => sql`${depositStatusUpdate(p)} RETURNING ${transactionFields()}`,
 );
@@ -150,7 +150,7 @@ export async function setDepositStatus(
   to: DepositStatusChange,
   now: Date,
 ): Promise<TransactionRow> {
-  const rows = await asSql(tx).rows(setDepositStatusStatement, depositStatusValues(transactionId, fromStatuses, to, now));
+  const rows = await asSql(tx).rows(setDepositStatusQuery, depositStatusValues(transactionId, fromStatuses, to, now));
   return onlyRow(rows, notInStatus(transactionId, fromStatuses));
 }
 
@@ -159,7 +159,7 @@ export async function setDepositStatus(
  * order was, and the row says which of the two changed, so that a stale one is reported as such;
  * the caller's transaction then rolls the other back.
  */
-const confirmDepositStatement = statement<PayOrderValues & DepositStatusValues, Row>(
+const confirmDepositQuery = preparedQuery<PayOrderValues & DepositStatusValues, Row>(
   'matcher.confirm_deposit',
   (p) => sql`WITH paid AS (${payOrderUpdate(p)} RETURNING *),
    confirmed AS (${depositStatusUpdate(p)} AND EXISTS (SELECT FROM paid) RETURNING *)
@@ -189,7 +189,7 @@ export async function confirmDeposit(
     amount: deposit.amount,
     ...(from.payerName === undefined ? {} : { payerName: from.payerName }),
   };
-  const [row] = await asSql(tx).rows(confirmDepositStatement, {
+  const [row] = await asSql(tx).rows(confirmDepositQuery, {
     ...payOrderValues(orderId, expected, payment, 'paid', now),
     ...depositStatusValues(deposit.id, from.depositStatuses, { status: 'confirmed', orderId, candidateOrderIds: [], decision: explanation }, now),
   });

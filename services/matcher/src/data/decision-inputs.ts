@@ -1,5 +1,5 @@
 import { normaliseName, transferCodeOf } from '@pmatch/contracts';
-import { amountOf, asSql, sql, statement, type Row, type SqlOrPrisma, type TransactionRow } from '@pmatch/db';
+import { amountOf, asSql, sql, preparedQuery, type Row, type SqlOrPrisma, type TransactionRow } from '@pmatch/db';
 import type { OtherOrder } from '../domain/decide';
 import type { DecisionInputs } from '../domain/decide-under-rules';
 import { nearAmountRange } from '../domain/near-misses';
@@ -35,7 +35,7 @@ interface ContextValues {
  * its Tokyo day (its possible twins), and, when its account is a dedicated one, whose it is and
  * its last order. One statement, one snapshot; the deposits must be stored.
  */
-const readContextStatement = statement<ContextValues, Row>(
+const readContextQuery = preparedQuery<ContextValues, Row>(
   'matcher.read_decision_context',
   (p) => sql`WITH asked AS (
      SELECT a.*, (t.occurred_at AT TIME ZONE 'Asia/Tokyo')::date AS day
@@ -103,7 +103,7 @@ export async function readDecisionInputs(db: SqlOrPrisma, deposits: readonly Dep
     values.nearMin.push(BigInt(near.min));
     values.nearMax.push(BigInt(near.max));
   });
-  const rows = await asSql(db).rows(readContextStatement, values);
+  const rows = await asSql(db).rows(readContextQuery, values);
   return deposits.map(({ deposit }, i) => {
     const own = rows.filter((row) => row.item === i + 1);
     const other = (row: Row): OtherOrder => ({

@@ -1,5 +1,5 @@
 import type { NewEvent, Payment } from '@pmatch/contracts';
-import { amountOf, eventAnnouncements, modeOf, orderView, transactionView, type LeasedMessage, type OrderRow, type TransactionRow } from '@pmatch/db';
+import { amountOf, eventAnnouncements, modeOf, orderObject, transactionObject, type LeasedMessage, type OrderRow, type TransactionRow } from '@pmatch/db';
 import type { Decision } from '../domain/decide';
 import { AUTOMATIC, depositPayment } from '../domain/payments';
 import type { CandidateRow } from './candidates';
@@ -76,10 +76,10 @@ function paymentOf(pending: PendingDeposit, decision: Decision, now: Date): Deci
 
 /** A new deposit's events: transaction.deposited, then order.paid or transaction.held. */
 function decisionEvents(transaction: TransactionRow, paidOrder: Omit<OrderRow, 'seq'> | undefined, decision: Decision, publicBaseUrl: string): NewEvent[] {
-  const events: NewEvent[] = [{ type: 'transaction.deposited', data: { object: transactionView(transaction) } }];
-  if (paidOrder !== undefined) events.push({ type: 'order.paid', data: { object: orderView(paidOrder, publicBaseUrl) } });
+  const events: NewEvent[] = [{ type: 'transaction.deposited', data: { object: transactionObject(transaction) } }];
+  if (paidOrder !== undefined) events.push({ type: 'order.paid', data: { object: orderObject(paidOrder, publicBaseUrl) } });
   if (decision.outcome === 'held') {
-    events.push({ type: 'transaction.held', data: { object: transactionView(transaction), candidate_order_ids: decision.candidateOrderIds } });
+    events.push({ type: 'transaction.held', data: { object: transactionObject(transaction), candidate_order_ids: decision.candidateOrderIds } });
   }
   return events;
 }

@@ -4,13 +4,13 @@ import {
   outboxInsert,
   outboxValues,
   sql,
-  statement,
+  preparedQuery,
   transactionFields,
   type Columns,
   type OutboxHandOver,
   type OutboxValues,
   type Sql,
-  type Statement,
+  type PreparedQuery,
   type TransactionRow,
 } from '@pmatch/db';
 import { BatchWriter, inboxClaimSql } from '@pmatch/platform';
@@ -55,7 +55,7 @@ type WriteDecisionsBatchedValues = Columns<DecisionColumns> & Columns<EventColum
  * See docs/decisions/0008-decision-written-as-one-conditional-statement.md; the statuses are
  * parameters, not constants, for docs/decisions/0016-queue-statements-find-rows-by-key.md.
  */
-export const writeDecisionsBatchedStatement: Statement<WriteDecisionsBatchedValues, TransactionRow & { item: number | null }> = statement(
+export const writeDecisionsBatchedQuery: PreparedQuery<WriteDecisionsBatchedValues, TransactionRow & { item: number | null }> = preparedQuery(
   'matcher.write_decisions',
   (p) => sql`WITH items AS (
      SELECT * FROM unnest(${p.depositId}::text[], ${p.depositVersion}::text[], ${p.depositStatus}::text[], ${p.outcome}::text[],
@@ -134,7 +134,7 @@ function writeDecisionsBatchedValues(written: DecisionRows[]): WriteDecisionsBat
 export async function writeDecisionsBatched(db: Sql, decided: DecidedDeposit[], handOver: OutboxHandOver): Promise<(TransactionRow | null)[]> {
   if (decided.length === 0) return [];
   const written = decided.map(decisionRows);
-  const rows = await db.rows(writeDecisionsBatchedStatement, writeDecisionsBatchedValues(written));
+  const rows = await db.rows(writeDecisionsBatchedQuery, writeDecisionsBatchedValues(written));
   // The LEFT JOIN gives a row of NULLs when no deposit was decided.
   const byItem = new Map(rows.flatMap(({ item, ...row }) => (item === null ? [] : [[item, row as TransactionRow] as const])));
   handOver(written.flatMap((w, i) => (byItem.has(i + 1) ? w.announcements : [])));

@@ -1,5 +1,5 @@
 import { MATCHING_RULES, type MatchingRule } from '@pmatch/contracts';
-import { asSql, sql, statement, transactionFields, unprefixed, type Row, type SqlOrPrisma, type TransactionRow } from '@pmatch/db';
+import { asSql, sql, preparedQuery, transactionFields, unprefixed, type Row, type SqlOrPrisma, type TransactionRow } from '@pmatch/db';
 import { OutOfScopeError } from '@pmatch/platform';
 import { amountCandidatesFrom, amountCandidatesQuery, type AmountCandidates, type CandidateRow } from './candidates';
 
@@ -19,7 +19,7 @@ export interface MessageClaim {
   messageId: string;
 }
 
-/** The candidate columns of a row of `readDepositsStatement`, under this prefix. */
+/** The candidate columns of a row of `readDepositsQuery`, under this prefix. */
 const CANDIDATE = 'candidate.';
 
 /** One message asking for a deposit's decision: the transaction it names and its inbox claim. */
@@ -38,7 +38,7 @@ export interface DepositRead {
  * Each named deposit is to be decided if it is a pending deposit and its message new; only then
  * are its candidates read. Rows carry the `item` (from 1) of the message they answer.
  */
-export const readDepositsStatement = statement<{ transactionId: string[]; consumer: string[]; messageId: string[] }, Row>(
+export const readDepositsQuery = preparedQuery<{ transactionId: string[]; consumer: string[]; messageId: string[] }, Row>(
   'matcher.read_deposits_to_decide',
   (p) => sql`WITH asked AS (
      SELECT * FROM unnest(${p.transactionId}::text[], ${p.consumer}::text[], ${p.messageId}::text[]) WITH ORDINALITY AS a(transaction_id, consumer, message_id, item)),
@@ -62,7 +62,7 @@ export const readDepositsStatement = statement<{ transactionId: string[]; consum
  * check's to see, which waits for the account's lock, so for these decisions to be written.
  */
 export async function readDeposits(db: SqlOrPrisma, asked: readonly DepositAsked[]): Promise<(DepositRead | undefined)[]> {
-  const rows = await asSql(db).rows(readDepositsStatement, {
+  const rows = await asSql(db).rows(readDepositsQuery, {
     transactionId: asked.map((a) => a.transactionId),
     consumer: asked.map((a) => a.claim.consumer),
     messageId: asked.map((a) => a.claim.messageId),

@@ -1,4 +1,4 @@
-import { sql, statement, type Columns, type Sql, type Statement, type Tx, type TransactionRow } from '@pmatch/db';
+import { sql, preparedQuery, type Columns, type Sql, type PreparedQuery, type Tx, type TransactionRow } from '@pmatch/db';
 import { inboxClaimSql } from '@pmatch/platform';
 
 /** Which deposits count as waiting for a late order (`lateOrderExaminer` says why each). */
@@ -27,13 +27,13 @@ type SettleValues = Columns<RegisteredOrder> & { consumer: string };
  * scalar subquery per message: as an EXISTS over the account's orders, a plan made on statistics
  * that predate them may hash every open order instead.
  */
-export const settleStatements: Record<Waiting, Statement<SettleValues, { found: boolean; known: boolean }>> = {
-  'pending or unmatched': settleStatement('matcher.late_orders_settle_unless_pending_or_unmatched', "('pending', 'unmatched')"),
-  unmatched: settleStatement('matcher.late_orders_settle_unless_unmatched', "('unmatched')"),
+export const settleQueries: Record<Waiting, PreparedQuery<SettleValues, { found: boolean; known: boolean }>> = {
+  'pending or unmatched': settleQuery('matcher.late_orders_settle_unless_pending_or_unmatched', "('pending', 'unmatched')"),
+  unmatched: settleQuery('matcher.late_orders_settle_unless_unmatched', "('unmatched')"),
 };
 
-function settleStatement(name: string, statuses: string): Statement<SettleValues, { found: boolean; known: boolean }> {
-  return statement(
+function settleQuery(name: string, statuses: string): PreparedQuery<SettleValues, { found: boolean; known: boolean }> {
+  return preparedQuery(
     name,
     (p) => sql`WITH registered AS (
        SELECT * FROM unnest(${p.orderId}::text[], ${p.bankAccountId}::text[], ${p.messageId}::text[]) WITH ORDINALITY
@@ -61,7 +61,7 @@ function settleStatement(name: string, statuses: string): Statement<SettleValues
  * whose order is not on the account it names is left alone.
  */
 export async function settleWithoutDeposit(db: Sql, waiting: Waiting, consumer: string, messages: RegisteredOrder[]): Promise<Settlement[]> {
-  const rows = await db.rows(settleStatements[waiting], {
+  const rows = await db.rows(settleQueries[waiting], {
     consumer,
     orderId: messages.map((m) => m.orderId),
     bankAccountId: messages.map((m) => m.bankAccountId),

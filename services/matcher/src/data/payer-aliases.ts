@@ -1,5 +1,5 @@
 import { newId } from '@pmatch/contracts';
-import { asSql, sql, statement, type SqlOrPrisma } from '@pmatch/db';
+import { asSql, sql, preparedQuery, type SqlOrPrisma } from '@pmatch/db';
 import { depositorKey, payerKey } from '../domain/names/payer-memory';
 
 interface RememberValues {
@@ -15,7 +15,7 @@ interface RememberValues {
   createdAt: Date;
 }
 
-const rememberStatement = statement<RememberValues>(
+const rememberQuery = preparedQuery<RememberValues>(
   'matcher.remember_payer',
   (
     p,
@@ -24,7 +24,7 @@ const rememberStatement = statement<RememberValues>(
     ON CONFLICT (bank_account_id, depositor_key, payer_key) DO NOTHING`,
 );
 
-const forgetStatement = statement<{ bankAccountId: string; depositorKey: string; payerKey: string }>(
+const forgetQuery = preparedQuery<{ bankAccountId: string; depositorKey: string; payerKey: string }>(
   'matcher.forget_payer',
   (p) => sql`DELETE FROM payer_aliases WHERE bank_account_id = ${p.bankAccountId} AND depositor_key = ${p.depositorKey} AND payer_key = ${p.payerKey}`,
 );
@@ -46,7 +46,7 @@ export interface TaughtPayerRow {
 export async function rememberPayer(tx: SqlOrPrisma, taught: TaughtPayerRow, createdBy: string, now: Date): Promise<void> {
   const key = depositorKey(taught.depositorName);
   if (key === '') return;
-  await asSql(tx).count(rememberStatement, {
+  await asSql(tx).count(rememberQuery, {
     id: newId('payerAlias'),
     ...taught,
     depositorKey: key,
@@ -58,7 +58,7 @@ export async function rememberPayer(tx: SqlOrPrisma, taught: TaughtPayerRow, cre
 
 /** Forgets what `rememberPayer` remembered of this pair, in the caller's transaction. */
 export async function forgetPayer(tx: SqlOrPrisma, taught: Pick<TaughtPayerRow, 'bankAccountId' | 'depositorName' | 'payerName'>): Promise<void> {
-  await asSql(tx).count(forgetStatement, {
+  await asSql(tx).count(forgetQuery, {
     bankAccountId: taught.bankAccountId,
     depositorKey: depositorKey(taught.depositorName),
     payerKey: payerKey(taught.payerName),

@@ -1,10 +1,10 @@
-import { asSql, sql, statement, type SqlOrPrisma } from '@pmatch/db';
+import { asSql, sql, preparedQuery, type SqlOrPrisma } from '@pmatch/db';
 
 /**
  * Walks transactions_pending_idx, which holds only pending deposits, oldest first: the table of
  * every deposit ever stored is never read.
  */
-export const stuckPendingDeposits = statement<{ before: Date; limit: number }, { id: string; bank_account_id: string }>(
+export const stuckPendingDeposits = preparedQuery<{ before: Date; limit: number }, { id: string; bank_account_id: string }>(
   'matcher.stuck_pending_deposits',
   (p) => sql`SELECT id, bank_account_id FROM transactions
    WHERE status = 'pending' AND direction = 'deposit' AND updated_at < ${p.before}

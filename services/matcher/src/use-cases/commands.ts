@@ -1,5 +1,5 @@
 import { AppError, QUEUES, type MatcherCommand, type Payment } from '@pmatch/contracts';
-import { amountOf, orderView, transactionView, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
+import { amountOf, orderObject, transactionObject, type OrderRow, type Tx, type TransactionRow } from '@pmatch/db';
 import { claimMessage, reportOutOfScope } from '@pmatch/platform';
 import { StaleDecisionError, confirmDeposit, payOrder, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
 import { appendDecisionAudit } from '../data/audit-rows';
@@ -159,7 +159,7 @@ async function reverse(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.reve
     {
       type: 'order.payment_reversed',
       data: {
-        object: orderView(row, deps.publicBaseUrl),
+        object: orderObject(row, deps.publicBaseUrl),
         previous_payment: previousPayment,
         reversal: { decided_by: decidedBy(command).decidedBy, trigger: command.trigger, reason: command.reason ?? null, reversed_at: now.toISOString() },
       },
@@ -183,7 +183,7 @@ async function markPaid(tx: Tx, deps: MatcherDeps, command: CommandOf<'order.mar
   if (paidAt.getTime() > now.getTime()) throw new AppError('parameter_invalid', 'paid_at must not be in the future.', { param: 'paid_at' });
   const payment = outsidePayment({ amount: amountOf(order.amount), payerName: order.payerName }, paidAt, now, decidedBy(command));
   const row = await payOrder(tx, order.id, { statuses: ['open'], amount: order.amount }, payment, 'paid_outside', now);
-  await recordEventsFor(tx, row, now, [{ type: 'order.paid', data: { object: orderView(row, deps.publicBaseUrl) } }]);
+  await recordEventsFor(tx, row, now, [{ type: 'order.paid', data: { object: orderObject(row, deps.publicBaseUrl) } }]);
   return row;
 }
 
@@ -209,7 +209,7 @@ async function match(tx: Tx, deps: MatcherDeps, command: CommandOf<'transaction.
     const taught = { organisationId: deposit.organisationId, mode: deposit.mode, bankAccountId: deposit.bankAccountId, depositorName: deposit.counterparty };
     await rememberPayer(tx, { ...taught, payerName: order.payerName }, decidedBy(command).decidedBy, now);
   }
-  await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
+  await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderObject(paid, deps.publicBaseUrl) } }]);
   return transaction;
 }
 
@@ -249,5 +249,5 @@ async function restore(tx: Tx, command: CommandOf<'transaction.restore'>, now: D
 }
 
 export function resultView(result: CommandResult, publicBaseUrl: string) {
-  return result.kind === 'order' ? { order: orderView(result.row, publicBaseUrl) } : { transaction: transactionView(result.row) };
+  return result.kind === 'order' ? { order: orderObject(result.row, publicBaseUrl) } : { transaction: transactionObject(result.row) };
 }

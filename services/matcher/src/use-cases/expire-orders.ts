@@ -1,4 +1,4 @@
-import { orderView } from '@pmatch/db';
+import { orderObject } from '@pmatch/db';
 import { recordEventsFor } from '../data/conditional-writes';
 import type { MatcherDeps } from './deps';
 
@@ -19,7 +19,7 @@ export async function expireDueOrders(deps: MatcherDeps): Promise<number> {
       const order = await tx.order.findUniqueOrThrow({ where: { id } });
       // closed_at is when the order left open: the moment its deadline passed, not when we noticed.
       const expired = await tx.order.update({ where: { id }, data: { status: 'expired', closedAt: order.expiresAt, updatedAt: now } });
-      await recordEventsFor(tx, expired, now, [{ type: 'order.expired', data: { object: orderView(expired, deps.publicBaseUrl) } }]);
+      await recordEventsFor(tx, expired, now, [{ type: 'order.expired', data: { object: orderObject(expired, deps.publicBaseUrl) } }]);
     }
     return due.length;
   });

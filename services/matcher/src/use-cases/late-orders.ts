@@ -1,5 +1,5 @@
 import { QUEUES, orderRegistrationId, type OrderRegistered } from '@pmatch/contracts';
-import { orderView, transactionView } from '@pmatch/db';
+import { orderObject, transactionObject } from '@pmatch/db';
 import { BatchWriter, claimMessage, reportOutOfScope } from '@pmatch/platform';
 import { findAmountCandidates } from '../data/candidates';
 import { confirmDeposit, recordEventsFor, setDepositStatus } from '../data/conditional-writes';
@@ -89,7 +89,7 @@ async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, mes
           outcome.explanation,
           now,
         );
-        await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(paid, deps.publicBaseUrl) } }]);
+        await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderObject(paid, deps.publicBaseUrl) } }]);
       } else {
         const transaction = await setDepositStatus(
           tx,
@@ -99,7 +99,7 @@ async function examineUnderLock(deps: MatcherDeps, message: OrderRegistered, mes
           now,
         );
         await recordEventsFor(tx, transaction, now, [
-          { type: 'transaction.held', data: { object: transactionView(transaction), candidate_order_ids: outcome.candidateOrderIds } },
+          { type: 'transaction.held', data: { object: transactionObject(transaction), candidate_order_ids: outcome.candidateOrderIds } },
         ]);
       }
     }

@@ -1,5 +1,5 @@
 import { RULE_PREVIEW_MAX, type MatcherCommand, type PreviewedConfirmation } from '@pmatch/contracts';
-import { orderView } from '@pmatch/db';
+import { orderObject } from '@pmatch/db';
 import { findAmountCandidates } from '../data/candidates';
 import { appendDecisionAudit } from '../data/audit-rows';
 import { confirmDeposit, recordEventsFor } from '../data/conditional-writes';
@@ -90,7 +90,7 @@ export async function confirmPreviewed(
             decision.explanation,
             now,
           );
-          await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderView(order, deps.publicBaseUrl) } }]);
+          await recordEventsFor(tx, transaction, now, [{ type: 'order.paid', data: { object: orderObject(order, deps.publicBaseUrl) } }]);
           if (command.audit !== undefined)
             await appendDecisionAudit(tx, command, command.audit, deposit.id, { order_id: order.id, reason: decision.reason }, now);
           return { ...pair, reason: decision.reason };

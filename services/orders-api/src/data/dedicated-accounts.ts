@@ -1,4 +1,4 @@
-import { sql, statement, type Db, type Sql } from '@pmatch/db';
+import { sql, preparedQuery, type Db, type Sql } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
 
 /**
@@ -16,7 +16,7 @@ type PoolScope = Pick<Scope, 'organisationId' | 'mode'>;
  * between this statement's snapshot and its lock, the lock reads the row again and the order it
  * now names, not committed in that snapshot, fails the test, so an account is never given twice.
  */
-const takeFreeAccount = statement<PoolScope & { restedSince: Date }, { bankAccountId: string }>(
+const takeFreeAccount = preparedQuery<PoolScope & { restedSince: Date }, { bankAccountId: string }>(
   'orders_api.take_free_dedicated_account',
   (p) => sql`SELECT d.bank_account_id AS "bankAccountId" FROM dedicated_accounts d
    WHERE d.organisation_id = ${p.organisationId} AND d.mode = ${p.mode} AND d.customer_reference IS NULL
@@ -26,7 +26,7 @@ const takeFreeAccount = statement<PoolScope & { restedSince: Date }, { bankAccou
 );
 
 /** The account given to this buyer for good, locked (a second order of theirs waits for the first). */
-const customerAccount = statement<PoolScope & { customerReference: string }, { bankAccountId: string }>(
+const customerAccount = preparedQuery<PoolScope & { customerReference: string }, { bankAccountId: string }>(
   'orders_api.customer_dedicated_account',
   (p) => sql`SELECT d.bank_account_id AS "bankAccountId" FROM dedicated_accounts d
    WHERE d.organisation_id = ${p.organisationId} AND d.mode = ${p.mode} AND d.customer_reference = ${p.customerReference}
@@ -34,13 +34,13 @@ const customerAccount = statement<PoolScope & { customerReference: string }, { b
 );
 
 /** Until the transaction ends, the one first order of a buyer: two at once would each take an account. */
-const holdCustomer = statement<PoolScope & { customerReference: string }, never>(
+const holdCustomer = preparedQuery<PoolScope & { customerReference: string }, never>(
   'orders_api.hold_dedicated_customer',
   (p) => sql`SELECT pg_advisory_xact_lock(hashtextextended('dedicated:' || ${p.organisationId} || ':' || ${p.mode} || ':' || ${p.customerReference}, 0))`,
 );
 
 /** Records the account as given to the order (and, for good, to its buyer); only while it is the account read. */
-const giveAccount = statement<{ bankAccountId: string; orderId: string; customerReference: string | null; at: Date }, never>(
+const giveAccount = preparedQuery<{ bankAccountId: string; orderId: string; customerReference: string | null; at: Date }, never>(
   'orders_api.give_dedicated_account',
   (p) => sql`UPDATE dedicated_accounts SET order_id = ${p.orderId}, given_at = ${p.at}::timestamptz, customer_reference = ${p.customerReference}::text
    WHERE bank_account_id = ${p.bankAccountId} AND customer_reference IS NULL`,

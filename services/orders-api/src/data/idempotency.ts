@@ -1,5 +1,5 @@
 import type { Mode } from '@pmatch/contracts';
-import { sql, statement, type Sql } from '@pmatch/db';
+import { sql, preparedQuery, type Sql } from '@pmatch/db';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../domain/idempotency';
 
 export type KeyState = { state: 'new' } | { state: 'in_use' } | { state: 'reused' } | { state: 'completed'; status: number; body: unknown };
@@ -12,19 +12,19 @@ export interface KeyId {
   key: string;
 }
 
-const lockKey = statement<{ lockName: string }, { held: boolean }>(
+const lockKey = preparedQuery<{ lockName: string }, { held: boolean }>(
   'orders_api.lock_idempotency_key',
   (p) => sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${p.lockName}, 0)) AS held`,
 );
 
-const readKey = statement<Pick<KeyId, 'apiKeyId' | 'key'>, { request_hash: string; response_status: number; response_body: unknown; created_at: Date }>(
+const readKey = preparedQuery<Pick<KeyId, 'apiKeyId' | 'key'>, { request_hash: string; response_status: number; response_body: unknown; created_at: Date }>(
   'orders_api.read_idempotency_key',
   (p) => sql`SELECT request_hash, response_status, response_body, created_at
    FROM idempotency_keys WHERE api_key_id = ${p.apiKeyId} AND key = ${p.key}`,
 );
 
 // A row still there is one past its 24 hours (holdKey found it forgotten): it is replaced.
-const writeKey = statement<KeyId & { fingerprint: string; status: number; body: string; now: Date }>(
+const writeKey = preparedQuery<KeyId & { fingerprint: string; status: number; body: string; now: Date }>(
   'orders_api.store_idempotency_answer',
   (p) => sql`INSERT INTO idempotency_keys (api_key_id, organisation_id, mode, key, request_hash, response_status, response_body, created_at)
    VALUES (${p.apiKeyId}, ${p.organisationId}, ${p.mode}, ${p.key}, ${p.fingerprint}, ${p.status}, ${p.body}::jsonb, ${p.now})

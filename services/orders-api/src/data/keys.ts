@@ -1,4 +1,4 @@
-import { apiKeyAccountIds, sql, statement, type ApiKeyRow, type Db, type Sql } from '@pmatch/db';
+import { apiKeyAccountIds, sql, preparedQuery, type ApiKeyRow, type Db, type Sql } from '@pmatch/db';
 
 /** What a request's authentication needs of its API key. */
 export type ActiveKey = {
@@ -13,7 +13,7 @@ export type ActiveKey = {
   dedicatedAccountIds: string[];
 };
 
-const findActiveKey = statement<{ keyHash: string }, ActiveKey>(
+const findActiveKey = preparedQuery<{ keyHash: string }, ActiveKey>(
   'orders_api.find_active_key',
   (p) => sql`SELECT k.id, k.organisation_id AS "organisationId", k.mode, k.permission, k.bank_account_id AS "bankAccountId",
      ${apiKeyAccountIds('k')} AS "accountIds",

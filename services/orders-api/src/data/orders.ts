@@ -4,10 +4,10 @@ import {
   insertOrdersUnlessExternalIdTaken,
   modeOf,
   orderFields,
-  orderView,
+  orderObject,
   recordEvents,
   sql,
-  statement,
+  preparedQuery,
   type Db,
   type NewOrderAt,
   type OutboxHandOver,
@@ -40,7 +40,7 @@ export function newOrderWriter(sql: Sql, publicBaseUrl: string, handOver: Outbox
 }
 
 /** An order in the scope of an API key: its organisation, mode and bank account, if it has one (`scopeOf`, in SQL). */
-const findInScope = statement<{ id: string; organisationId: string; mode: string; bankAccountId: string | null }, OrderRow>(
+const findInScope = preparedQuery<{ id: string; organisationId: string; mode: string; bankAccountId: string | null }, OrderRow>(
   'orders_api.find_order',
   (p) => sql`SELECT ${orderFields()} FROM orders
    WHERE id = ${p.id} AND organisation_id = ${p.organisationId} AND mode = ${p.mode}
@@ -53,7 +53,7 @@ export async function findOrder(db: SqlOrPrisma, scope: Scope, id: string): Prom
   return row ?? null;
 }
 
-const findByExternalId = statement<{ organisationId: string; mode: string; externalId: string }, OrderRow>(
+const findByExternalId = preparedQuery<{ organisationId: string; mode: string; externalId: string }, OrderRow>(
   'orders_api.find_order_by_external_id',
   (p) => sql`SELECT ${orderFields()} FROM orders WHERE organisation_id = ${p.organisationId} AND mode = ${p.mode} AND external_id = ${p.externalId}`,
 );
@@ -99,7 +99,7 @@ export async function cancelOpenOrExpiredOrder(tx: Tx, orderId: string, now: Dat
 async function recordChange(tx: Tx, orderId: string, event: 'order.updated' | 'order.canceled', now: Date, publicBaseUrl: string): Promise<OrderRow> {
   const row = await tx.order.findUniqueOrThrow({ where: { id: orderId } });
   await recordEvents(tx, { organisationId: row.organisationId, mode: modeOf(row), bankAccountId: row.bankAccountId, at: now }, [
-    { type: event, data: { object: orderView(row, publicBaseUrl) } },
+    { type: event, data: { object: orderObject(row, publicBaseUrl) } },
   ]);
   return row;
 }

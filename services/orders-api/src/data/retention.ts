@@ -1,4 +1,4 @@
-import { asSql, sql, statement, type Db, type Statement } from '@pmatch/db';
+import { asSql, sql, preparedQuery, type Db, type PreparedQuery } from '@pmatch/db';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../domain/idempotency';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -15,7 +15,7 @@ export const RETENTION_BATCH = 5000;
  * cutoff: a pass reads one batch, and no index of published_at is needed. A row not yet published
  * waits its turn. The ids go to the DELETE as one array, so that every plan deletes by the pkey.
  */
-export const deletePublishedOutbox: Statement<{ publishedBefore: Date }> = statement(
+export const deletePublishedOutbox: PreparedQuery<{ publishedBefore: Date }> = preparedQuery(
   'orders_api.delete_published_outbox',
   (p) => sql`DELETE FROM outbox WHERE id = ANY (ARRAY(
      SELECT id FROM (SELECT id, published_at FROM outbox ORDER BY id LIMIT ${RETENTION_BATCH}) oldest WHERE published_at < ${p.publishedBefore}))`,

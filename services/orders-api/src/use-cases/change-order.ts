@@ -1,5 +1,5 @@
 import { AppError, type CommandAudit, type MarkPaidRequest, type Order, type UpdateOrderRequest } from '@pmatch/contracts';
-import { orderView, type OrderRow } from '@pmatch/db';
+import { orderObject, type OrderRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { pastReversalWindow } from '../domain/orders';
 import { cancelOpenOrExpiredOrder, changeOpenOrder } from '../data/orders';
@@ -21,7 +21,7 @@ export async function updateOrder(deps: ChangeDeps, order: OrderRow, change: Upd
     () => ({ action: 'order.update', objectId: order.id, detail: { amount: change.amount, payer_name: change.payer_name } }),
   );
   deps.outbox.nudge();
-  return orderView(row, deps.publicBaseUrl);
+  return orderObject(row, deps.publicBaseUrl);
 }
 
 /** Cancels an open or expired order and records order.canceled. */
@@ -34,7 +34,7 @@ export async function cancelOrder(deps: ChangeDeps, order: OrderRow, audit?: Aud
     () => ({ action: 'order.cancel', objectId: order.id, detail: {} }),
   );
   deps.outbox.nudge();
-  return orderView(row, deps.publicBaseUrl);
+  return orderObject(row, deps.publicBaseUrl);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { AppError, withoutControlCharacters, type CreateOrderRequest, type Order } from '@pmatch/contracts';
-import { insertOrderUnlessExternalIdTaken, orderTimes, orderView, type CachedKey, type NewOrder, type OrderRow, type Sql } from '@pmatch/db';
+import { insertOrderUnlessExternalIdTaken, orderTimes, orderObject, type CachedKey, type NewOrder, type OrderRow, type Sql } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { resolveBankAccount } from '../domain/api-key-auth';
 import { sameOrderContent } from '../domain/orders';
@@ -45,7 +45,7 @@ export async function createOrder(
       const write = (tx: Sql) => insertOnDedicatedAccount(tx, deps, actor, request, now);
       const { row, created } = transactional ? await write(sql) : await deps.database.transaction(write);
       inTransaction = true;
-      return { status: created ? 201 : 200, body: orderView(row, deps.publicBaseUrl) };
+      return { status: created ? 201 : 200, body: orderObject(row, deps.publicBaseUrl) };
     }
     inTransaction = transactional;
     const insert = transactional
@@ -57,7 +57,7 @@ export async function createOrder(
           return row;
         };
     const { row, created } = await insertOrFind(sql, insert, actor, request, now);
-    return { status: created ? 201 : 200, body: orderView(row, deps.publicBaseUrl) };
+    return { status: created ? 201 : 200, body: orderObject(row, deps.publicBaseUrl) };
   });
   const created = answer.status === 201;
   // Orders written together hand their messages over; one written in a transaction leaves them to be claimed.

@@ -1,5 +1,5 @@
 import { AppError, PaymentLinkId, type CreatePaymentLinkRequest, type ListQuery, type PaymentLink } from '@pmatch/contracts';
-import { paymentLinkView, type PaymentLinkRow } from '@pmatch/db';
+import { paymentLinkObject, type PaymentLinkRow } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
 import { resolveBankAccount } from '../domain/api-key-auth';
@@ -31,7 +31,7 @@ export async function createPaymentLink(deps: Deps, actor: Actor, request: Creat
     },
     now,
   );
-  return paymentLinkView(row, deps.publicBaseUrl, now);
+  return paymentLinkObject(row, deps.publicBaseUrl, now);
 }
 
 /** The link with this id if the actor may see it, else 404. */
@@ -43,7 +43,7 @@ export async function findVisiblePaymentLink(deps: Pick<OrdersApiDeps, 'database
 }
 
 export async function getPaymentLink(deps: Deps, actor: Actor, rawId: string | undefined): Promise<PaymentLink> {
-  return paymentLinkView(await findVisiblePaymentLink(deps, actor, rawId), deps.publicBaseUrl, deps.clock.now());
+  return paymentLinkObject(await findVisiblePaymentLink(deps, actor, rawId), deps.publicBaseUrl, deps.clock.now());
 }
 
 /** Links newest first. */
@@ -53,11 +53,11 @@ export async function getPaymentLinkList(deps: Deps, actor: Actor, query: z.infe
     ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
   });
   const now = deps.clock.now();
-  return listOf(page, (row) => paymentLinkView(row, deps.publicBaseUrl, now), { what: 'payment link', id: query.starting_after });
+  return listOf(page, (row) => paymentLinkObject(row, deps.publicBaseUrl, now), { what: 'payment link', id: query.starting_after });
 }
 
 /** Stops the link taking orders; a link deactivated before keeps the moment it was. */
 export async function deactivatePaymentLink(deps: Deps, link: PaymentLinkRow): Promise<PaymentLink> {
   const now = deps.clock.now();
-  return paymentLinkView(await deactivate(deps.database.prisma, link.id, now), deps.publicBaseUrl, now);
+  return paymentLinkObject(await deactivate(deps.database.prisma, link.id, now), deps.publicBaseUrl, now);
 }

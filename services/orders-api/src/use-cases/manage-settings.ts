@@ -1,5 +1,5 @@
 import { AppError, type Settings, type UpdateSettingsRequest } from '@pmatch/contracts';
-import { settingsView } from '@pmatch/db';
+import { settingsObject } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { readSettings, updateSettings } from '../data/settings';
 import { findOrganisation, setRequireAdminTotp } from '../data/users';
@@ -10,7 +10,7 @@ import { confirmPassword, type Reentered } from './console-reauthenticate';
 import type { OrdersApiDeps } from './deps';
 
 export async function getSettings(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor): Promise<Settings> {
-  return settingsView(await readSettings(deps.database.prisma, actor.organisationId, actor.mode));
+  return settingsObject(await readSettings(deps.database.prisma, actor.organisationId, actor.mode));
 }
 
 /**
@@ -42,7 +42,7 @@ export async function changeSettings(
         ? { action: 'settings.auto_confirm_late_orders', objectId: null, detail: { value: change.auto_confirm_late_orders } }
         : { action: 'settings.matching_rules', objectId: null, detail: { value: change.matching_rules } },
   );
-  return settingsView(row);
+  return settingsObject(row);
 }
 
 /** Whether the organisation requires its admins to use a second factor. */

@@ -1,5 +1,5 @@
 import { AppError, type PayerAlias, type PayerAliasListQuery } from '@pmatch/contracts';
-import { payerAliasView } from '@pmatch/db';
+import { payerAliasObject } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
 import { deletePayerAlias, listPayerAliases } from '../data/payer-aliases';
@@ -18,7 +18,7 @@ export async function getPayerAliasList(
     ...(query.bank_account_id === undefined ? {} : { bankAccountId: query.bank_account_id }),
     ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
   });
-  return listOf(slice, payerAliasView, { what: 'payer alias', id: query.starting_after });
+  return listOf(slice, payerAliasObject, { what: 'payer alias', id: query.starting_after });
 }
 
 /** Forgets a taught payer: later deposits under that name are decided without it. A person on the console passes `audit`. */

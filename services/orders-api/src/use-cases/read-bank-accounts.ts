@@ -1,5 +1,5 @@
 import type { BankAccount, ListQuery } from '@pmatch/contracts';
-import { bankAccountView } from '@pmatch/db';
+import { bankAccountObject } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
 import { listAccountsInScope } from '../data/bank-accounts';
@@ -12,5 +12,5 @@ export async function getBankAccountList(deps: Pick<OrdersApiDeps, 'database'>, 
     limit: query.limit,
     ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
   });
-  return listOf(page, bankAccountView, { what: 'bank account', id: query.starting_after });
+  return listOf(page, bankAccountObject, { what: 'bank account', id: query.starting_after });
 }

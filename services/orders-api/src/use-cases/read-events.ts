@@ -1,5 +1,5 @@
 import type { Event, EventListQuery } from '@pmatch/contracts';
-import { eventView } from '@pmatch/db';
+import { eventObject } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
 import { listEvents } from '../data/events';
@@ -13,5 +13,5 @@ export async function getEventList(deps: Pick<OrdersApiDeps, 'database'>, actor:
     ...(query.type === undefined ? {} : { type: query.type }),
     ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
   });
-  return listOf(page, eventView, { what: 'event', id: query.starting_after });
+  return listOf(page, eventObject, { what: 'event', id: query.starting_after });
 }

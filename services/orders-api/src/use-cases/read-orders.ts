@@ -1,5 +1,5 @@
 import { AppError, OrderId, type Order, type OrderListQuery } from '@pmatch/contracts';
-import { orderView, type OrderRow } from '@pmatch/db';
+import { orderObject, type OrderRow } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
 import { wellFormedId } from '../domain/ids';
@@ -16,7 +16,7 @@ export async function findVisibleOrder(deps: Pick<OrdersApiDeps, 'database'>, ac
 }
 
 export async function getOrder(deps: Pick<OrdersApiDeps, 'database' | 'publicBaseUrl'>, actor: Actor, rawId: string | undefined): Promise<Order> {
-  return orderView(await findVisibleOrder(deps, actor, rawId), deps.publicBaseUrl);
+  return orderObject(await findVisibleOrder(deps, actor, rawId), deps.publicBaseUrl);
 }
 
 /** Orders newest first. */
@@ -31,5 +31,5 @@ export async function getOrderList(
     ...(query.external_id === undefined ? {} : { externalId: query.external_id }),
     ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
   });
-  return listOf(page, (row) => orderView(row, deps.publicBaseUrl), { what: 'order', id: query.starting_after });
+  return listOf(page, (row) => orderObject(row, deps.publicBaseUrl), { what: 'order', id: query.starting_after });
 }

@@ -1,5 +1,5 @@
 import { AppError, TransactionId, type Transaction, type TransactionListQuery } from '@pmatch/contracts';
-import { transactionView, type TransactionRow } from '@pmatch/db';
+import { transactionObject, type TransactionRow } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
 import { wellFormedId } from '../domain/ids';
@@ -16,7 +16,7 @@ export async function findVisibleTransaction(deps: Pick<OrdersApiDeps, 'database
 }
 
 export async function getTransaction(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor, rawId: string | undefined): Promise<Transaction> {
-  return transactionView(await findVisibleTransaction(deps, actor, rawId));
+  return transactionObject(await findVisibleTransaction(deps, actor, rawId));
 }
 
 /** Transactions newest first. */
@@ -30,5 +30,5 @@ export async function getTransactionList(
     ...(query.status === undefined ? {} : { status: query.status }),
     ...(query.starting_after === undefined ? {} : { startingAfter: query.starting_after }),
   });
-  return listOf(page, transactionView, { what: 'transaction', id: query.starting_after });
+  return listOf(page, transactionObject, { what: 'transaction', id: query.starting_after });
 }

@@ -1,5 +1,5 @@
 import type { DeliveryStatus } from '@pmatch/contracts';
-import { columns, sql, statement, type Columns, type Placeholders, type Sql, type SqlPart, type SqlText } from '@pmatch/db';
+import { columns, sql, preparedQuery, type Columns, type Placeholders, type Sql, type SqlPart, type SqlText } from '@pmatch/db';
 
 export interface FinishedAttempt {
   deliveryId: string;
@@ -20,7 +20,7 @@ type AcknowledgedColumns = Omit<FinishedAttempt, 'error' | 'retryAt'> & {
   expectedStatus: string;
 };
 
-const recordAcknowledgedAttemptsStatement = statement<Columns<AcknowledgedColumns>, { id: string }>(
+const recordAcknowledgedAttemptsQuery = preparedQuery<Columns<AcknowledgedColumns>, { id: string }>(
   'dispatcher.record_acknowledged_attempts',
   (p) => sql`WITH answered AS (
      SELECT * FROM unnest(${p.deliveryId}::text[], ${p.endpointId}::text[], ${p.attempt}::int[], ${p.leasedUntil}::timestamptz[],
@@ -54,7 +54,7 @@ const recordAcknowledgedAttemptsStatement = statement<Columns<AcknowledgedColumn
 export async function recordAcknowledgedAttempts(db: Sql, attempts: FinishedAttempt[]): Promise<boolean[]> {
   if (attempts.length === 0) return [];
   const acknowledged = attempts.map(({ error, retryAt, ...attempt }): AcknowledgedColumns => ({ ...attempt, expectedStatus: 'pending' }));
-  const written = new Set((await db.rows(recordAcknowledgedAttemptsStatement, columns(acknowledged))).map((row) => row.id));
+  const written = new Set((await db.rows(recordAcknowledgedAttemptsQuery, columns(acknowledged))).map((row) => row.id));
   return attempts.map((a) => written.has(a.deliveryId));
 }
 
@@ -85,7 +85,7 @@ interface FailedRow {
   owner_email: string | null;
 }
 
-const recordFailedAttemptStatement = statement<FinishedAttempt, FailedRow>('dispatcher.record_failed_attempt', (p) => {
+const recordFailedAttemptQuery = preparedQuery<FinishedAttempt, FailedRow>('dispatcher.record_failed_attempt', (p) => {
   // A resend asked for while the attempt was in flight makes the next attempt due at once.
   const resendNow = sql`(resend_requested AND max_attempts > ${p.attempt})`;
   return sql`WITH moved AS (${moveDelivery(
@@ -111,7 +111,7 @@ const recordFailedAttemptStatement = statement<FinishedAttempt, FailedRow>('disp
  * else the delivery's status and the endpoint's state.
  */
 export async function recordFailedAttempt(tx: Sql, finished: FinishedAttempt): Promise<{ status: DeliveryStatus; endpoint: FailingEndpoint } | null> {
-  const [row] = await tx.rows(recordFailedAttemptStatement, finished);
+  const [row] = await tx.rows(recordFailedAttemptQuery, finished);
   if (row === undefined) return null;
   if (row.failing_since === null) throw new Error(`webhook endpoint ${finished.endpointId} vanished`);
   return {

@@ -1,5 +1,5 @@
 import { ReplacedSecrets, type Mode } from '@pmatch/contracts';
-import { modeOf, sql, statement, type Columns, type EventRow, type Prisma, type Sql } from '@pmatch/db';
+import { modeOf, sql, preparedQuery, type Columns, type EventRow, type Prisma, type Sql } from '@pmatch/db';
 
 export interface ClaimedDelivery {
   id: string;
@@ -80,7 +80,7 @@ interface ClaimedRow {
 
 type ClaimDueDeliveriesValues = Columns<EndpointShare> & Omit<ClaimLimits, 'known'> & { now: Date };
 
-const claimDueDeliveriesStatement = statement<ClaimDueDeliveriesValues, ClaimedRow>(
+const claimDueDeliveriesQuery = preparedQuery<ClaimDueDeliveriesValues, ClaimedRow>(
   'dispatcher.claim_due_deliveries',
   (p) => sql`WITH RECURSIVE known AS (
      SELECT * FROM unnest(${p.endpointId}::text[], ${p.allowance}::int[], ${p.inFlight}::int[], ${p.slow}::boolean[]) AS k(endpoint_id, allowance, in_flight, slow)),
@@ -135,7 +135,7 @@ const claimDueDeliveriesStatement = statement<ClaimDueDeliveriesValues, ClaimedR
 export async function claimDueDeliveries(db: Sql, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   if (limits.free <= 0) return [];
   const { known, leaseUntil, free, slowFree, unknownAllowance } = limits;
-  const rows = await db.rows(claimDueDeliveriesStatement, {
+  const rows = await db.rows(claimDueDeliveriesQuery, {
     endpointId: known.map((k) => k.endpointId),
     allowance: known.map((k) => k.allowance),
     inFlight: known.map((k) => k.inFlight),

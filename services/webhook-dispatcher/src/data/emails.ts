@@ -1,8 +1,8 @@
 import { randomBase62 } from '@pmatch/contracts';
-import { sql, statement, type PrismaClient, type Sql } from '@pmatch/db';
+import { sql, preparedQuery, type PrismaClient, type Sql } from '@pmatch/db';
 import type { Email } from '../domain/emails';
 
-const queueEmailStatement = statement<Email & { id: string; endpointId: string; recipient: string; at: Date }>(
+const queueEmailQuery = preparedQuery<Email & { id: string; endpointId: string; recipient: string; at: Date }>(
   'dispatcher.queue_email',
   (p) => sql`INSERT INTO webhook_emails (id, endpoint_id, kind, recipient, subject, body, next_attempt_at, created_at)
    VALUES (${p.id}, ${p.endpointId}, ${p.kind}, ${p.recipient}, ${p.subject}, ${p.body}, ${p.at}, ${p.at})`,
@@ -10,7 +10,7 @@ const queueEmailStatement = statement<Email & { id: string; endpointId: string; 
 
 /** Queues an e-mail in the caller's DB transaction, with the state change it reports. */
 export async function queueEmail(tx: Sql, email: Email & { endpointId: string; recipient: string }, at: Date): Promise<void> {
-  await tx.count(queueEmailStatement, {
+  await tx.count(queueEmailQuery, {
     id: `eml_${randomBase62(24)}`,
     endpointId: email.endpointId,
     kind: email.kind,

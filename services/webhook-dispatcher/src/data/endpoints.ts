@@ -1,4 +1,4 @@
-import { modeOf, sql, statement, type NoValues, type PrismaClient, type Sql } from '@pmatch/db';
+import { modeOf, sql, preparedQuery, type NoValues, type PrismaClient, type Sql } from '@pmatch/db';
 import { PENDING_ENDPOINTS, replacedSecretsOf, type ClaimedEndpoint } from './claims';
 
 /** An endpoint as a test event needs it, or null when it is deleted. */
@@ -15,7 +15,7 @@ export async function findEndpointForTestEvent(prisma: PrismaClient, endpointId:
   };
 }
 
-const switchedOffEndpointsStatement = statement<NoValues, { id: string }>(
+const switchedOffEndpointsQuery = preparedQuery<NoValues, { id: string }>(
   'dispatcher.switched_off_endpoints_with_pending_deliveries',
   sql`WITH RECURSIVE ${PENDING_ENDPOINTS}
    SELECT e.id FROM pending_endpoints p JOIN webhook_endpoints e ON e.id = p.endpoint_id
@@ -23,7 +23,7 @@ const switchedOffEndpointsStatement = statement<NoValues, { id: string }>(
 );
 
 /** Checks again that the endpoint is off: it may have been switched on since. */
-const skipDueDeliveriesStatement = statement<{ endpointId: string; now: Date }>(
+const skipDueDeliveriesQuery = preparedQuery<{ endpointId: string; now: Date }>(
   'dispatcher.skip_due_deliveries_of_endpoint',
   (p) => sql`UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = ${p.now}
    WHERE endpoint_id = ${p.endpointId} AND status = 'pending' AND next_attempt_at <= ${p.now}
@@ -37,18 +37,18 @@ const skipDueDeliveriesStatement = statement<{ endpointId: string; now: Date }>(
  * (docs/decisions/0016-queue-statements-find-rows-by-key.md).
  */
 export async function skipDeliveriesOfSwitchedOffEndpoints(db: Sql, now: Date): Promise<number> {
-  const endpoints = await db.rows(switchedOffEndpointsStatement);
+  const endpoints = await db.rows(switchedOffEndpointsQuery);
   let skipped = 0;
-  for (const { id } of endpoints) skipped += await db.count(skipDueDeliveriesStatement, { endpointId: id, now });
+  for (const { id } of endpoints) skipped += await db.count(skipDueDeliveriesQuery, { endpointId: id, now });
   return skipped;
 }
 
-const switchOffEndpointStatement = statement<{ endpointId: string }>(
+const switchOffEndpointQuery = preparedQuery<{ endpointId: string }>(
   'dispatcher.switch_off_failing_endpoint',
   (p) => sql`UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing' WHERE id = ${p.endpointId}`,
 );
 
-const skipPendingDeliveriesStatement = statement<{ endpointId: string; at: Date }>(
+const skipPendingDeliveriesQuery = preparedQuery<{ endpointId: string; at: Date }>(
   'dispatcher.skip_pending_deliveries_of_endpoint',
   (p) => sql`UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, leased_until = NULL, resend_requested = false, updated_at = ${p.at}
    WHERE endpoint_id = ${p.endpointId} AND status = 'pending'`,
@@ -59,15 +59,15 @@ const skipPendingDeliveriesStatement = statement<{ endpointId: string; at: Date 
  * itself once the endpoint is back, only what the merchant resends from the log.
  */
 export async function switchOffFailingEndpoint(tx: Sql, endpointId: string, at: Date): Promise<void> {
-  await tx.count(switchOffEndpointStatement, { endpointId });
-  await tx.count(skipPendingDeliveriesStatement, { endpointId, at });
+  await tx.count(switchOffEndpointQuery, { endpointId });
+  await tx.count(skipPendingDeliveriesQuery, { endpointId, at });
 }
 
-const noteFailureEmailQueuedStatement = statement<{ endpointId: string; at: Date }>(
+const noteFailureEmailQueuedQuery = preparedQuery<{ endpointId: string; at: Date }>(
   'dispatcher.note_failure_email_queued',
   (p) => sql`UPDATE webhook_endpoints SET last_failure_email_at = ${p.at} WHERE id = ${p.endpointId}`,
 );
 
 export async function noteFailureEmailQueued(tx: Sql, endpointId: string, at: Date): Promise<void> {
-  await tx.count(noteFailureEmailQueuedStatement, { endpointId, at });
+  await tx.count(noteFailureEmailQueuedQuery, { endpointId, at });
 }

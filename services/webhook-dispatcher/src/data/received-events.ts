@@ -1,5 +1,5 @@
 import { WEBHOOK_LIMITS, newId, type EventType, type EventsRecorded, type Mode } from '@pmatch/contracts';
-import { sql, statement, type Columns, type Sql } from '@pmatch/db';
+import { sql, preparedQuery, type Columns, type Sql } from '@pmatch/db';
 import { inboxClaimSql } from '@pmatch/platform';
 import { SCHEDULED_ATTEMPTS } from '../domain/retries';
 
@@ -36,7 +36,7 @@ type RecordReceivedEventsValues = Columns<ReceivedEvent> & {
  * arrives (a message delayed by an outage, the event sweep): it did not exist when the event
  * happened (docs/decisions/0166-webhook-endpoints-as-they-were-when-the-event-was-recorded.md).
  */
-const recordReceivedEventsStatement = statement<RecordReceivedEventsValues, { i: bigint; known: boolean; needed: bigint; created: bigint }>(
+const recordReceivedEventsQuery = preparedQuery<RecordReceivedEventsValues, { i: bigint; known: boolean; needed: bigint; created: bigint }>(
   'dispatcher.receive_events',
   (p) => sql`WITH received AS (
      SELECT r.*, coalesce(ev.known, false) AS known, ev.recorded_at
@@ -93,7 +93,7 @@ export async function recordReceivedEvents(db: Sql, received: ReceivedEvent[], n
   let idsEach: number = WEBHOOK_LIMITS.endpointsPerMode;
   while (waiting.length > 0) {
     const batch = waiting.map((i) => received[i]!);
-    const rows = await db.rows(recordReceivedEventsStatement, {
+    const rows = await db.rows(recordReceivedEventsQuery, {
       eventId: batch.map((r) => r.eventId),
       organisationId: batch.map((r) => r.organisationId),
       mode: batch.map((r) => r.mode),

@@ -1,5 +1,5 @@
 import type { EventType, Mode } from '@pmatch/contracts';
-import { sql, statement, type Sql } from '@pmatch/db';
+import { sql, preparedQuery, type Sql } from '@pmatch/db';
 import { EVENTS_CONSUMER, type ReceivedEvent } from './received-events';
 
 /** A place in the events table, in (created_at, seq) order: the event sweep's cursor. */
@@ -14,7 +14,7 @@ export interface SweptEvent extends ReceivedEvent {
   received: boolean;
 }
 
-export const readEventsAfterStatement = statement<
+export const readEventsAfterQuery = preparedQuery<
   { consumer: string; afterAt: Date; afterSeq: string; before: Date; limit: number },
   { event_id: string; organisation_id: string; mode: string; type: string; created_at: Date; seq: bigint; received: boolean }
 >(
@@ -34,7 +34,7 @@ export const readEventsAfterStatement = statement<
  * `events_created_at_idx` and one inbox primary-key probe per row: the cost of a pass is its batch.
  */
 export async function readEventsAfter(db: Sql, after: EventPosition, before: Date, limit: number): Promise<SweptEvent[]> {
-  const rows = await db.rows(readEventsAfterStatement, { consumer: EVENTS_CONSUMER, afterAt: after.createdAt, afterSeq: after.seq.toString(), before, limit });
+  const rows = await db.rows(readEventsAfterQuery, { consumer: EVENTS_CONSUMER, afterAt: after.createdAt, afterSeq: after.seq.toString(), before, limit });
   return rows.map((r) => ({
     eventId: r.event_id,
     organisationId: r.organisation_id,

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { eventView, type Database } from '@pmatch/db';
+import { eventObject, type Database } from '@pmatch/db';
 import type { BatchWriter, Clock, Logger, SecretBox } from '@pmatch/platform';
 import { deliveryFailedEmail, endpointDisabledEmail } from '../domain/emails';
 import { failingTooLong, failureEmailAllowed, isAcknowledged, nextAttemptAt } from '../domain/retries';
@@ -38,7 +38,7 @@ export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelive
   const { endpoint, event } = delivery;
   const attemptedAt = deps.clock.now();
   const outcome = await sendOrExplain(deps, { endpointId: endpoint.id, eventId: event.id }, async () => {
-    const body = JSON.stringify(eventView(event));
+    const body = JSON.stringify(eventObject(event));
     return deps.client.post(
       endpoint.organisationId,
       endpoint.url,

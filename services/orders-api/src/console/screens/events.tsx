@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '@pmatch/contracts';
-import { eventView, type EventRow } from '@pmatch/db';
+import { eventObject, type EventRow } from '@pmatch/db';
 import { Facts, Layout, Pager } from '../components/layout';
 import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
@@ -43,7 +43,7 @@ export function EventScreen({ ctx, row }: { ctx: ConsoleRequestContext; row: Eve
       />
       <h2 id="json">{t.events.json}</h2>
       <pre aria-labelledby="json" tabIndex={0}>
-        {JSON.stringify(eventView(row), null, 2)}
+        {JSON.stringify(eventObject(row), null, 2)}
       </pre>
     </Layout>
   );

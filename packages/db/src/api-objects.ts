@@ -31,7 +31,7 @@ export function paymentUrl(publicBaseUrl: string, paymentToken: string): string 
 }
 
 /** The API's order object; `seq` is internal, so a row not yet inserted can be shown too. */
-export function orderView(row: Omit<OrderRow, 'seq'>, publicBaseUrl: string): Order {
+export function orderObject(row: Omit<OrderRow, 'seq'>, publicBaseUrl: string): Order {
   const payerNameBankForm = bankForm(row.payerName) ?? null;
   return {
     id: row.id,
@@ -73,7 +73,7 @@ export function paymentLinkStatus(row: Pick<PaymentLinkRow, 'deactivatedAt' | 'u
   return 'active';
 }
 
-export function paymentLinkView(row: PaymentLinkRow, publicBaseUrl: string, now: Date): PaymentLink {
+export function paymentLinkObject(row: PaymentLinkRow, publicBaseUrl: string, now: Date): PaymentLink {
   return {
     id: row.id,
     object: 'payment_link',
@@ -92,7 +92,7 @@ export function paymentLinkView(row: PaymentLinkRow, publicBaseUrl: string, now:
   };
 }
 
-export function transactionView(row: TransactionRow): Transaction {
+export function transactionObject(row: TransactionRow): Transaction {
   return {
     id: row.id,
     object: 'transaction',
@@ -110,7 +110,7 @@ export function transactionView(row: TransactionRow): Transaction {
   };
 }
 
-export function payerAliasView(row: PayerAliasRow): PayerAlias {
+export function payerAliasObject(row: PayerAliasRow): PayerAlias {
   return {
     id: row.id,
     object: 'payer_alias',
@@ -123,7 +123,7 @@ export function payerAliasView(row: PayerAliasRow): PayerAlias {
   };
 }
 
-export function bankAccountView(row: BankAccountRow): BankAccount {
+export function bankAccountObject(row: BankAccountRow): BankAccount {
   return {
     id: row.id,
     object: 'bank_account',
@@ -146,7 +146,7 @@ export function modeOf(row: { mode: string }): Mode {
 }
 
 /** The event object of the API and of webhook bodies. */
-export function eventView(row: EventRow): Event {
+export function eventObject(row: EventRow): Event {
   return {
     id: row.id,
     object: 'event',
@@ -160,7 +160,7 @@ export function eventView(row: EventRow): Event {
 /** What settings are, without whose they are: a stored row, or the defaults when there is none. */
 export type SettingValues = Pick<SettingRow, 'mode' | 'autoConfirmLateOrders' | 'matchingRules'>;
 
-export function settingsView(row: SettingValues): Settings {
+export function settingsObject(row: SettingValues): Settings {
   return {
     object: 'settings',
     livemode: row.mode === 'live',
