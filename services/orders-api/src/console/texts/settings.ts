@@ -1,3 +1,4 @@
+import type { MatchingRule } from '@pmatch/contracts';
 import { labels } from './labels';
 /** The words of the settings page: auto-confirmation, the matching rules and their preview, security. */
 export const settingsJa = {
@@ -7,11 +8,14 @@ export const settingsJa = {
     autoConfirmHelp: '無効のときは保留になり、人が確認します。',
     rules: '名義照合ルール',
     rulesHelp: '有効にしたルールで名義の揺れを許容します。切り替える前に、いま保留中の入金のうちどれが確定されるかを確認できます。',
-    ruleNames: labels({
+    ruleNames: labels<MatchingRule>({
       kana_width: 'カナ・全角半角の違い',
       corporate_abbreviation: '法人略語（カ）、(株) など）',
       decorated: '振込番号などの付加文字',
       truncated: '銀行による名義の切り詰め',
+      learned_payer: '覚えた支払者（確定のときに覚えた振込人名）',
+      transfer_code: '振込コード（注文ごとの7桁の番号）',
+      dedicated_account: '専用口座（注文やお客さまごとの振込先口座）',
     }),
     preview: '変更の影響を確認',
     previewTitle: 'ルール変更のプレビュー',
@@ -40,6 +44,9 @@ export const settingsEn: typeof settingsJa = {
       corporate_abbreviation: 'Corporate abbreviations (ｶ), (株) …)',
       decorated: 'Numbers added by a bank or payer',
       truncated: 'Names cut by the bank',
+      learned_payer: 'Remembered payers (names taught when confirming)',
+      transfer_code: 'Transfer codes (the seven digits of each order)',
+      dedicated_account: 'Dedicated accounts (an account per order or customer)',
     },
     preview: 'Preview the change',
     previewTitle: 'Preview of the rule change',
