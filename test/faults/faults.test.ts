@@ -23,7 +23,9 @@ import { LoadGenerator } from './support/load';
  * (scenarios started per second, default 8), FAULT_ROUNDS (times the whole fault sequence runs,
  * default 1), FAULTS (which faults, default "kill,rabbitmq,redis,postgres"), FAULT_SETTLE_MS (how
  * long recovery may take after the last fault, default 60000), FAULT_REPLICAS (processes of
- * bank-ingest, the matcher and the webhook dispatcher, default 2; orders-api runs one).
+ * bank-ingest, the matcher and the webhook dispatcher, default 2; orders-api runs one),
+ * FAULT_BROKER_OUTAGE_MS (how long RabbitMQ stays stopped at least, default 1: until every
+ * replica noticed; with minutes, orders and notifications must be taken during the outage).
  */
 
 const numberFrom = (name: string, fallback: number) => {
@@ -37,6 +39,7 @@ const ROUNDS = numberFrom('FAULT_ROUNDS', 1);
 const SETTLE_MS = numberFrom('FAULT_SETTLE_MS', 60_000);
 const FAULTS = new Set((process.env.FAULTS ?? 'kill,rabbitmq,redis,postgres').split(',').map((f) => f.trim()));
 const REPLICAS = numberFrom('FAULT_REPLICAS', 2);
+const BROKER_OUTAGE_MS = numberFrom('FAULT_BROKER_OUTAGE_MS', 1);
 /** Where the services' logs are written after a run, a folder per run. */
 const LOG_DIR = join(process.env.FAULT_LOG_DIR ?? join(REPO_ROOT, '.tmp', 'faults', 'logs'), new Date().toISOString().replace(/[:.]/g, '-'));
 /** The matcher asks again for deposits pending this long (services/matcher/src/use-cases/redeliver-pending.ts). */
@@ -194,6 +197,7 @@ async function killAndRestart(service: ServiceName, replica: number): Promise<st
 async function restartRabbitMq(): Promise<string> {
   const pids = system.replicaPids();
   let noticedInMs = 0;
+  let during = '';
   const stoppedAt = Date.now();
   await withRabbitMqStopped(async () => {
     // Down until every replica reports it: none exits, each reconnects inside its process.
@@ -207,6 +211,17 @@ async function restartRabbitMq(): Promise<string> {
       what: 'every replica to report RabbitMQ down (orders-api and bank-ingest still ready)',
     });
     noticedInMs = Date.now() - stoppedAt;
+    // A longer outage is held for its length while the load goes on: the API must keep taking work.
+    const remainingMs = BROKER_OUTAGE_MS - (Date.now() - stoppedAt);
+    if (remainingMs > 0) {
+      const before = { orders: ordersCreated(), notifications: load.answered() };
+      await pause(remainingMs);
+      const taken = { orders: ordersCreated() - before.orders, notifications: load.answered() - before.notifications };
+      if (taken.orders === 0 || taken.notifications === 0) {
+        throw new Error(`RabbitMQ away for ${BROKER_OUTAGE_MS} ms: ${taken.orders} orders and ${taken.notifications} notifications taken meanwhile`);
+      }
+      during = `; while it was away (${Math.round(BROKER_OUTAGE_MS / 1000)} s) ${taken.orders} orders and ${taken.notifications} notifications were taken`;
+    }
   });
   await system.ready(120_000);
   const after = system.replicaPids();
@@ -215,8 +230,11 @@ async function restartRabbitMq(): Promise<string> {
     throw new Error(
       `RabbitMQ restart: ${changed.map((r) => r.label).join(', ')} did not keep its process (${JSON.stringify(pids)} -> ${JSON.stringify(after)})`,
     );
-  return `rabbitmqctl stop_app / start_app; all ${system.everyReplica().length} processes noticed within ${noticedInMs} ms, the same processes ready again`;
+  return `rabbitmqctl stop_app / start_app; all ${system.everyReplica().length} processes noticed within ${noticedInMs} ms, the same processes ready again${during}`;
 }
+
+/** Scenarios whose orders were created so far. */
+const ordersCreated = () => load.scenarios.filter((scenario) => scenario.orderIds.length > 0).length;
 
 /** The services that take their work while the broker is away (docs/decisions/0165-api-and-ingest-ready-without-the-broker.md). */
 const READY_WITHOUT_BROKER = new Set<ServiceName>(['orders-api', 'bank-ingest']);
