@@ -98,6 +98,29 @@ describe('held deposits', () => {
   });
 });
 
+describe('kana-insensitive search', () => {
+  test('when a name is searched in hiragana, katakana or half-width kana, then each finds the deposit the bank printed without small kana, and the order taken in hiragana', async () => {
+    const deposit = await world.merchant.deposit(5757, 'ｻﾄｳ ｷﾖｳｺ');
+    expect(deposit.status).toBe('unmatched');
+    const order = await world.merchant.createOrder({ amount: 5858, payer_name: 'さとう きょうこ', external_id: 'kana-search' });
+    const page = await world.logIn('viewer');
+
+    for (const term of ['さとう きょうこ', 'サトウキョウコ', 'ｻﾄｳ']) {
+      await page.goto(`${world.baseUrl}/dashboard/deposits?status=unmatched`);
+      await page.getByLabel('振込名義で検索').fill(term);
+      await page.getByRole('button', { name: '検索' }).click();
+      const rows = page.getByRole('table').getByRole('row');
+      expect(await rows.count()).toBe(2);
+      expect(await rows.nth(1).innerText()).toContain('¥5,757');
+    }
+
+    await page.goto(`${world.baseUrl}/dashboard/orders?payer_name=${encodeURIComponent('ｻﾄｳ ｷﾖｳｺ')}`);
+    expect(await page.locator('main').innerText()).toContain(order.external_id);
+    await page.goto(`${world.baseUrl}/dashboard/orders?payer_name=${encodeURIComponent('ｻﾄｳ ﾊﾅｺ')}`);
+    expect(await page.locator('main').innerText()).not.toContain(order.external_id);
+  });
+});
+
 describe('exclude and restore', () => {
   test('when an unmatched deposit is excluded and restored, then it is excluded, then unmatched again, each recorded in the audit log', async () => {
     const deposit = await world.merchant.deposit(4444, 'シラナイ ヒト');

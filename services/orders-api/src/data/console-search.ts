@@ -11,9 +11,34 @@ function sliceOf<T extends { seq: bigint }>(rows: T[], limit: number): SeqSlice<
   return { rows: rows.slice(0, limit), nextBefore: rows.length > limit ? rows[limit - 1]!.seq : undefined };
 }
 
-/** `%text%` for ILIKE, with the text's own % _ \ taken literally; compared after NFKC on both sides (ﾔﾏﾀﾞ finds ヤマダ). */
+const HIRAGANA = Array.from({ length: 0x3096 - 0x3041 + 1 }, (_, i) => String.fromCharCode(0x3041 + i)).join('');
+const KATAKANA = Array.from({ length: 0x3096 - 0x3041 + 1 }, (_, i) => String.fromCharCode(0x30a1 + i)).join('');
+const SMALL_KANA = 'ァィゥェォッャュョヮヵヶ';
+const LARGE_KANA = 'アイウエオツヤユヨワカケ';
+
+/**
+ * A name as the console's search compares it: NFKC (half-width kana full-width), hiragana as
+ * katakana, small kana as large (banks print none), without spaces; so さとう きょうこ, サトウキョウコ
+ * and ｻﾄｳ ｷﾖｳｺ are one. `searchFormSql` is the same in SQL, for the stored column.
+ */
+export function searchForm(text: string): string {
+  return [...text.normalize('NFKC').replace(/\s+/g, '')]
+    .map((c) => {
+      const hiragana = HIRAGANA.indexOf(c);
+      const kana = hiragana === -1 ? c : KATAKANA[hiragana]!;
+      const small = SMALL_KANA.indexOf(kana);
+      return small === -1 ? kana : LARGE_KANA[small]!;
+    })
+    .join('');
+}
+
+function searchFormSql(column: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`translate(translate(regexp_replace(normalize(${column}, NFKC), '\\s+', '', 'g'), ${HIRAGANA}, ${KATAKANA}), ${SMALL_KANA}, ${LARGE_KANA})`;
+}
+
+/** `%text%` for ILIKE in search form, with the text's own % _ \ taken literally. */
 function containing(text: string): string {
-  return `%${text.normalize('NFKC').replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${searchForm(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 export interface DepositSearch {
@@ -34,7 +59,7 @@ export async function searchDeposits(db: Db, scope: Scope, search: DepositSearch
   const rows = await db.$queryRaw<TransactionRow[]>`
     SELECT ${Prisma.raw(transactionFields())} FROM transactions
     WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = ${search.status} AND direction = 'deposit'
-      ${search.name === undefined ? Prisma.empty : Prisma.sql`AND normalize(counterparty, NFKC) ILIKE ${containing(search.name)}`}
+      ${search.name === undefined ? Prisma.empty : Prisma.sql`AND ${searchFormSql(Prisma.sql`counterparty`)} ILIKE ${containing(search.name)}`}
       ${search.amount === undefined ? Prisma.empty : Prisma.sql`AND amount = ${search.amount}`}
       ${search.from === undefined ? Prisma.empty : Prisma.sql`AND occurred_at >= ${search.from}`}
       ${search.to === undefined ? Prisma.empty : Prisma.sql`AND occurred_at < ${search.to}`}
@@ -67,7 +92,7 @@ export async function searchOrders(db: Db, scope: Scope, search: OrderSearch): P
     WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode}
       ${search.status === undefined ? Prisma.empty : Prisma.sql`AND status = ${search.status}`}
       ${search.externalId === undefined ? Prisma.empty : Prisma.sql`AND external_id = ${search.externalId}`}
-      ${search.payerName === undefined ? Prisma.empty : Prisma.sql`AND normalize(payer_name, NFKC) ILIKE ${containing(search.payerName)}`}
+      ${search.payerName === undefined ? Prisma.empty : Prisma.sql`AND ${searchFormSql(Prisma.sql`payer_name`)} ILIKE ${containing(search.payerName)}`}
       ${search.amountFrom === undefined ? Prisma.empty : Prisma.sql`AND amount >= ${search.amountFrom}`}
       ${search.amountTo === undefined ? Prisma.empty : Prisma.sql`AND amount <= ${search.amountTo}`}
       ${search.from === undefined ? Prisma.empty : Prisma.sql`AND ordered_at >= ${search.from}`}
