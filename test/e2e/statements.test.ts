@@ -21,7 +21,14 @@ const spool = mkdtempSync(join(tmpdir(), 'statement-spool-'));
 const MAX_BYTES = 1024 * 1024;
 
 beforeAll(async () => {
-  system = await TestSystem.start({ STATEMENT_MAX_BYTES: String(MAX_BYTES), STATEMENT_SPOOL_DIR: spool });
+  // Hundreds of uploads from one address and adapter: the upload limits have a test of their own
+  // (statement-upload-limits.test.ts), so here they are far above what the tests send.
+  system = await TestSystem.start({
+    STATEMENT_MAX_BYTES: String(MAX_BYTES),
+    STATEMENT_SPOOL_DIR: spool,
+    STATEMENT_LIMIT_PER_SECOND: '1000',
+    STATEMENT_LIMIT_BURST: '100000',
+  });
 });
 
 afterAll(async () => {
