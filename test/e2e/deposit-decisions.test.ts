@@ -138,10 +138,11 @@ describe('late orders', () => {
   test('when several deposits fit one late order, then all are held even with auto-confirm', async () => {
     const { client: seller } = await system.createMerchant();
     await seller.request('PATCH', '/v1/settings', { auto_confirm_late_orders: true });
-    const a = await seller.deposit(2204);
+    // A day apart: two deposits of one name and amount on one day would be possible duplicates.
+    const a = await seller.deposit(2204, 'ヤマダ タロウ', { occurred_at: minutesAgo(24 * 60) });
     const b = await seller.deposit(2204);
 
-    const order = await seller.createOrder({ amount: 2204, ordered_at: minutesAgo(30) });
+    const order = await seller.createOrder({ amount: 2204, ordered_at: minutesAgo(2 * 24 * 60) });
 
     for (const id of [a.id, b.id]) expect((await waitForStatus(seller, id, 'held')).candidate_order_ids).toEqual([order.id]);
     expect((await seller.order(order.id)).status).toBe('open');

@@ -24,6 +24,7 @@ describe('matching rules', () => {
     expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [order.id] });
     expect(deposit.decision).toEqual({
       reason: 'no_name_fits',
+      near_misses: [],
       candidates: [
         {
           order_id: order.id,
@@ -120,6 +121,7 @@ describe('truncated names: a cut only where a bank field ends', () => {
     expect(deposit).toMatchObject({ status: 'held', candidate_order_ids: [yugo.id] });
     expect(deposit.decision).toEqual({
       reason: 'no_name_fits',
+      near_misses: [],
       candidates: [{ order_id: yugo.id, fit: null, fit_rules: null, excluded_because: null, not_chosen_because: 'name_differs' }],
     });
     expect((await client.order(yugo.id)).status).toBe('open');

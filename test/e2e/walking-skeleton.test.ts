@@ -102,7 +102,7 @@ describe('one deposit end to end (test mode)', () => {
     expect(types).toEqual(['order.created', 'transaction.deposited']);
   });
 
-  test('when two deposits for one order arrive concurrently, then exactly one is confirmed', async () => {
+  test('when three deposits for one order arrive concurrently, then exactly one is confirmed and the others are held as its possible duplicates', async () => {
     const { testKey } = await system.createMerchant();
     const order = await api(system.apiUrl, 'POST', '/v1/orders', { key: testKey, body: orderBody({ amount: 7777 }) });
 
@@ -113,7 +113,10 @@ describe('one deposit end to end (test mode)', () => {
     expect(deposits.map((d) => d.status)).toEqual([201, 201, 201]);
     const confirmed = deposits.filter((d) => d.body.status === 'confirmed');
     expect(confirmed).toHaveLength(1);
-    expect(deposits.filter((d) => d.body.status === 'unmatched')).toHaveLength(2);
+    // The same amount, name and day again: each later one is held as a possible duplicate of the first.
+    const twins = deposits.filter((d) => d.body.status === 'held');
+    expect(twins).toHaveLength(2);
+    for (const twin of twins) expect(twin.body.decision.reason).toBe('possible_duplicate');
     const paid = await api(system.apiUrl, 'GET', `/v1/orders/${order.body.id}`, { key: testKey });
     expect(paid.body.payment.transaction_id).toBe(confirmed[0]!.body.id);
     const rows = await sql(`SELECT count(*)::int AS n FROM transactions WHERE order_id = $1`, [order.body.id]);
@@ -149,6 +152,7 @@ describe('live bank notifications', () => {
         rawBody: notification,
         headers: {
           'content-type': 'application/json',
+          'bank-adapter-id': String(adapter.id),
           'webhook-id': id,
           'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
           'webhook-signature': signature,
