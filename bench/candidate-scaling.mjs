@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Candidate lookup against table size: the matcher's own candidate statement (`amountCandidatesStatement`,
+ * Candidate lookup against table size: the matcher's own candidate statement (`readAmountCandidates`,
  * from its build) on one database whose orders grow from 1,000 to 1,000,000, with the same number
  * of matches per lookup at every size (one open and one expired order per bank account and
  * amount), so only the table grows. Prints the plan and the mean time per lookup at each size on

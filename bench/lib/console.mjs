@@ -41,7 +41,8 @@ export async function runConsolePhase(system, config, log) {
       const started = process.hrtime.bigint();
       const res = await fetch(`${system.apiUrl}${path}`, { headers, redirect: 'manual' });
       await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`console phase: ${path} answered ${res.status}`);
+      if (res.status !== 200)
+        throw new Error(`console phase: ${path} answered ${res.status}${res.headers.get('location') ? ` (to ${res.headers.get('location')})` : ''}`);
       if (i >= WARM_UP) times.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
     const latencyMs = summarise(times);
@@ -109,7 +110,8 @@ async function logIn(baseUrl) {
   const session = res.headers
     .getSetCookie()
     .map((c) => c.split(';')[0])
-    .find((c) => c.includes('pmatch_session='));
+    // The session's cookie with a value (a log-in may also clear an earlier one).
+    .find((c) => /pmatch_session=./.test(c));
   if (res.status !== 303 || session === undefined) throw new Error(`console phase: log-in failed (${res.status})`);
   return session;
 }

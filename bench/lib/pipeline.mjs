@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
 
 /** The matcher's candidate statement (parameters: bank account id, amount, deposit time), from its build. */
 export function matcherCandidateLookup() {
-  return require(join(REPO_ROOT, 'services/matcher/dist/data/candidates.js')).amountCandidatesStatement;
+  return require(join(REPO_ROOT, 'services/matcher/dist/data/candidates.js')).readAmountCandidates;
 }
 
 /**
@@ -22,9 +22,9 @@ export function matcherCandidateLookup() {
  * most decisions it writes at once. Their values go by name through `bind`.
  */
 export function matcherDecisionStatements() {
-  const { readDepositsStatement } = require(join(REPO_ROOT, 'services/matcher/dist/data/deposit-to-decide.js'));
-  const { writeDecisionsBatchedStatement, DECISIONS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions-batched.js'));
-  return { read: readDepositsStatement, write: writeDecisionsBatchedStatement, perStatement: DECISIONS_PER_STATEMENT };
+  const { readDepositsQuery } = require(join(REPO_ROOT, 'services/matcher/dist/data/deposit-to-decide.js'));
+  const { writeDecisionsBatchedQuery, DECISIONS_PER_STATEMENT } = require(join(REPO_ROOT, 'services/matcher/dist/data/decisions-batched.js'));
+  return { read: readDepositsQuery, write: writeDecisionsBatchedQuery, perStatement: DECISIONS_PER_STATEMENT };
 }
 
 /** bank-ingest's own store of deposits, many in one statement, and its batch size (the baseline stores with it). */
@@ -256,7 +256,7 @@ export async function seedOrders(databaseUrl, orders) {
 }
 
 /**
- * The matcher's candidate lookup (its own prepared statement, `amountCandidatesStatement`, from its build) on the
+ * The matcher's candidate lookup (its own prepared statement, `readAmountCandidates`, from its build) on the
  * seeded table: its plan, and its mean time over 200 runs on a quiet connection, so a missing or
  * unused index shows at once and the time can be compared across table sizes.
  */

@@ -118,7 +118,6 @@ async function storeBare(databaseUrl, rows, at) {
   const database = createDatabase(databaseUrl, { poolSize: 2 });
   try {
     const started = process.hrtime.bigint();
-    const imported = await beginImport(database.prisma, { format: 'zengin', sha256: 'bare', bytes: 0, accounts: 0, records: rows.length, at });
     const incoming = (row) => ({
       organisationId: row.account.organisationId,
       mode: 'live',
@@ -129,25 +128,29 @@ async function storeBare(databaseUrl, rows, at) {
       counterparty: 'ﾔﾏﾀﾞ ﾀﾛｳ',
       occurredAt: at,
     });
-    for (let i = 0; i < rows.length; i += BATCH) {
-      const batch = rows.slice(i, i + BATCH);
-      const deposits = batch.filter((r) => !r.out);
-      // Unleased: this process has no relay, and the services' relays publish them at once, as they do an import's.
-      await insertNewDeposits(
-        database.sql,
-        deposits.map((r) => ({ incoming: incoming(r), at })),
-        () => undefined,
-        { importId: imported.id, records: deposits.map((r, k) => ({ line: i + k + 2, raw: r.raw })), leased: false },
-      );
-      const withdrawals = batch.filter((r) => r.out);
-      await storeImportedWithdrawals(
-        database.prisma,
-        imported.id,
-        withdrawals.map((r, k) => ({ incoming: incoming(r), line: i + k + 2, raw: r.raw })),
-        at,
-      );
-    }
-    await finishImport(database.prisma, imported.id, { stored: rows.length, duplicates: 0, withdrawals: rows.filter((r) => r.out).length }, at);
+    // One transaction, as an import stores its file: all or nothing.
+    await database.transaction(async (tx) => {
+      const imported = await beginImport(tx, { format: 'zengin', sha256: 'bare', bytes: 0, accounts: 0, records: rows.length, at });
+      for (let i = 0; i < rows.length; i += BATCH) {
+        const batch = rows.slice(i, i + BATCH);
+        const deposits = batch.filter((r) => !r.out);
+        // Unleased: this process has no relay, and the services' relays publish them at once, as they do an import's.
+        await insertNewDeposits(
+          tx,
+          deposits.map((r) => ({ incoming: incoming(r), at })),
+          () => undefined,
+          { importId: imported.id, records: deposits.map((r, k) => ({ line: i + k + 2, raw: r.raw })) },
+        );
+        const withdrawals = batch.filter((r) => r.out);
+        await storeImportedWithdrawals(
+          tx,
+          imported.id,
+          withdrawals.map((r, k) => ({ incoming: incoming(r), line: i + k + 2, raw: r.raw })),
+          at,
+        );
+      }
+      await finishImport(tx, imported.id, { stored: rows.length, duplicates: 0, withdrawals: rows.filter((r) => r.out).length }, at);
+    });
     return Number(process.hrtime.bigint() - started) / 1e9;
   } finally {
     await database.prisma.$disconnect();
