@@ -1,4 +1,4 @@
-import { Decision, Payment, type PreviewedConfirmation } from '@pmatch/contracts';
+import { Decision, Payment, type MatchingRule, type PreviewedConfirmation } from '@pmatch/contracts';
 import type { AuditLogRow, EventRow, OrderRow, TransactionRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { listAudit, matchingRulesReviewed } from '../data/audit-log';
@@ -20,6 +20,7 @@ import {
   type SeqSlice,
 } from '../data/console-search';
 import type { OrdersApiDeps } from './deps';
+import { getSettings } from './manage-settings';
 import { findVisibleOrder } from './read-orders';
 import { findVisibleTransaction } from './read-transactions';
 
@@ -134,19 +135,28 @@ function paymentsIn(event: EventRow): Payment[] {
   });
 }
 
-/** The overview's figures (each counted to `cap` at most), the latest ten events, and whether anyone ever saved the matching rules. */
+/** The overview's figures (each counted to `cap` at most) and the latest ten events. */
 export async function overviewOf(
   deps: ReadDeps,
   actor: Actor,
   today: { now: Date; end: Date },
   cap: number,
-): Promise<{ counts: OverviewCounts; events: EventRow[]; rulesReviewed: boolean }> {
-  const [counts, events, rulesReviewed] = await Promise.all([
+): Promise<{ counts: OverviewCounts; events: EventRow[] }> {
+  const [counts, events] = await Promise.all([
     overviewCounts(deps.database.prisma, actor, today, cap),
     latestEvents(deps.database.prisma, actor, { limit: 10 }),
-    matchingRulesReviewed(deps.database.prisma, actor.organisationId),
   ]);
-  return { counts, events: events?.rows ?? [], rulesReviewed };
+  return { counts, events: events?.rows ?? [] };
+}
+
+/**
+ * The rules the overview's first question starts from, while nobody has saved the organisation's
+ * matching rules and `kana_width` is off; undefined once the question has no point.
+ */
+export async function rulesQuestionOf(deps: ReadDeps, actor: Actor): Promise<{ current: MatchingRule[] } | undefined> {
+  if (await matchingRulesReviewed(deps.database.prisma, actor.organisationId)) return undefined;
+  const current = (await getSettings(deps, actor)).matching_rules;
+  return current.includes('kana_width') ? undefined : { current };
 }
 
 /** Events newest first, of one type when given, below the cursor event when given; an unknown cursor gives an empty list. */

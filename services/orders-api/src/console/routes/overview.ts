@@ -1,7 +1,6 @@
 import { Router } from 'express';
-import { auditLogOf, eventsOf, findEventOf, overviewOf } from '../../use-cases/console-reads';
+import { auditLogOf, eventsOf, findEventOf, overviewOf, rulesQuestionOf } from '../../use-cases/console-reads';
 import type { OrdersApiDeps } from '../../use-cases/deps';
-import { getSettings } from '../../use-cases/manage-settings';
 import { tokyoDay } from '../format';
 import { sendScreen } from '../render';
 import { ConsoleRefusal, contextOf, pathId, queryText, requireRole, signedInOf } from '../request';
@@ -21,9 +20,9 @@ export function overviewRoutes(deps: OrdersApiDeps): Router {
   router.get('/dashboard/', async (req, res) => {
     const now = deps.clock.now();
     const { actor } = signedInOf(req);
-    const { counts, events, rulesReviewed } = await overviewOf(deps, actor, { now, end: tokyoDay(now).end }, COUNT_CAP);
-    const rules = actor.role === 'admin' && !rulesReviewed ? (await getSettings(deps, actor)).matching_rules : undefined;
-    const askAboutRules = rules !== undefined && !rules.includes('kana_width') ? { current: rules } : undefined;
+    const { counts, events } = await overviewOf(deps, actor, { now, end: tokyoDay(now).end }, COUNT_CAP);
+    // Only an admin may change the rules, so only an admin is asked.
+    const askAboutRules = actor.role === 'admin' ? await rulesQuestionOf(deps, actor) : undefined;
     sendScreen(res, OverviewScreen, { ctx: contextOf(req), counts, events, cap: COUNT_CAP, askAboutRules });
   });
 
