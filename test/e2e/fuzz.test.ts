@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { type MerchantClient, TestSystem, api } from '@pmatch/testkit';
+import { withoutControlCharacters } from '@pmatch/contracts';
 import {
   FUZZ_RUNS,
   StoredState,
@@ -228,7 +229,8 @@ function expectOrderAsSent(res: { body: any }, sent: Record<string, unknown>): v
   const order = res.body;
   const same =
     order.amount === sent.amount &&
-    order.payer_name === sent.payer_name &&
+    // Names are stored without control and format characters (withoutControlCharacters).
+    order.payer_name === withoutControlCharacters(String(sent.payer_name)) &&
     order.external_id === sent.external_id &&
     order.item_name === sent.item_name &&
     sameEntries(order.metadata, (sent.metadata as object | undefined) ?? {}) &&

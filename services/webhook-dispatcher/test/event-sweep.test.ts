@@ -168,15 +168,17 @@ describe('event sweep', () => {
     await harness.deadLetter(queue, letter([takenIn[1]!]));
     await waitFor(async () => ((await harness.deadLetters(queue)) === 4 ? true : undefined), { what: 'the four letters to be dead' });
 
-    expect(await harness.dispatcher.discardHarmlessDeadLetters()).toBe(2);
-    expect(await harness.deadLetters(queue)).toBe(2);
+    // The dispatcher's own sweep may be looking at them too (a letter it holds is not counted until
+    // it puts it back): what counts is what is left once both are done.
+    await harness.dispatcher.discardHarmlessDeadLetters();
+    await waitFor(async () => ((await harness.deadLetters(queue)) === 2 ? true : undefined), { what: 'the two letters that need a person to be left' });
     expect(await harness.metric('pmatch_dlq_messages')).toBe(2);
     // Once the event sweep has taken the missing event in, its letter goes too; the malformed one stays.
     harness.clock.advance(GRACE_MS + 1000);
     await sweepUntilCaughtUp();
     await harness.waitForEventReceived(notTakenIn!);
-    expect(await harness.dispatcher.discardHarmlessDeadLetters()).toBe(1);
-    expect(await harness.deadLetters(queue)).toBe(1);
+    await harness.dispatcher.discardHarmlessDeadLetters();
+    await waitFor(async () => ((await harness.deadLetters(queue)) === 1 ? true : undefined), { what: 'the malformed letter alone to be left' });
     expect(await harness.dispatcher.discardHarmlessDeadLetters()).toBe(0);
   });
 
