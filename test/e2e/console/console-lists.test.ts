@@ -171,7 +171,7 @@ describe('CSV for the accountant', () => {
     ]);
   });
 
-  test('when the session is in live mode, then neither file holds a test-mode deposit, and the list links to both files with its filters', async () => {
+  test('when the session is in live mode, then neither file holds a test-mode deposit, without a session there is no file, and the list links to both files with its filters', async () => {
     await world.merchant.createOrder({ amount: 9191, payer_name: 'モード ワケル', external_id: 'csv-mode' });
     await world.merchant.deposit(9191, 'モード ワケル');
     await world.merchant.deposit(9292, 'モード ワケル');
@@ -184,12 +184,14 @@ describe('CSV for the accountant', () => {
     const livePayments = await csvOf(session, '/dashboard/payments.csv?name=モード');
     expect(live.rows).toHaveLength(1);
     expect(livePayments.rows).toHaveLength(1);
+    const anonymous = await fetch(`${world.baseUrl}/dashboard/payments.csv`, { redirect: 'manual' });
+    expect([anonymous.status, anonymous.headers.get('location')]).toEqual([303, '/dashboard/login']);
     expect((await session.get('/dashboard/payments.csv')).headers.get('content-disposition')).toMatch(/^attachment; filename="payments-live-\d{8}\.csv"$/);
 
     const page = await world.logIn('viewer');
     await page.goto(`${world.baseUrl}/dashboard/deposits?status=unmatched&name=${encodeURIComponent('モード')}`);
     const download = page.waitForEvent('download');
-    await page.getByRole('link', { name: 'この一覧の入金 (未消込)' }).click();
+    await page.getByRole('link', { name: 'この一覧の入金（未消込）' }).click();
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/^deposits-unmatched-test-\d{8}\.csv$/);
     expect(new URL(file.url()).searchParams.get('name')).toBe('モード');

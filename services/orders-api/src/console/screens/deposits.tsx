@@ -160,7 +160,7 @@ function Downloads({ ctx, status }: { ctx: ConsoleRequestContext; status: Deposi
       <ul>
         <li>
           <a href={`/dashboard/deposits.csv?${filters}`} download>
-            {d.downloadDeposits} ({d.statuses[status]})
+            {d.downloadDeposits(d.statuses[status])}
           </a>
         </li>
         <li>
