@@ -147,7 +147,7 @@ export const depositsEn: typeof depositsJa = {
       near_miss: 'An order with a slightly different amount (a transfer fee?)',
     },
     nearMissColumn: 'Slightly different amount',
-    nearMissInRow: (order, amount, short, kind) => `${amount} ${short ? 'short of' : 'over'} order ${order} (${kind})`,
+    nearMissInRow: (order, amount, short, kind) => `${amount} ${short ? 'short of' : 'more than'} order ${order} (${kind})`,
     nearMissShort: { transfer_fee: 'transfer fee', small_difference: 'small difference' },
     downloads: 'CSV download (freee accounting statement upload layout)',
     downloadDeposits: (tab) => `The deposits of this list (${tab})`,
