@@ -43,6 +43,8 @@ export const ordersJa = {
     invalidMetadata: 'メタデータは文字列の値だけのJSONオブジェクトにしてください。',
     amountFrom: '金額（下限）',
     amountTo: '金額（上限）',
+    sortOrder: '並び順',
+    sortOrders: labels({ newest: '新しい順', oldest: '古い順' }),
   },
 };
 
@@ -89,5 +91,7 @@ export const ordersEn: typeof ordersJa = {
     invalidMetadata: 'Metadata must be a JSON object of string values.',
     amountFrom: 'Amount from',
     amountTo: 'Amount to',
+    sortOrder: 'Order',
+    sortOrders: { newest: 'Newest first', oldest: 'Oldest first' },
   },
 };
