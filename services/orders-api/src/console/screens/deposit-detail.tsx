@@ -2,6 +2,7 @@ import type { Decision } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import { DedicatedAccountOrder, DuplicateOf } from '../components/deposit-context';
 import { ActionButton, Badge, Facts, Field, Layout, Notice, PostForm, Table, type Column } from '../components/layout';
 
 /** A decision's or candidate's reason code in the console's language (the code itself if it has no text). */
@@ -73,19 +74,7 @@ export function DepositScreen({
         />
         <NearMisses ctx={ctx} decision={decision} orderById={orderById} />
         {duplicateOf ? <DuplicateOf ctx={ctx} earlier={duplicateOf} deposit={deposit} /> : null}
-        {decision.dedicated_account?.order_id ? (
-          <p>
-            {d.dedicatedAccountOrder}:{' '}
-            <a href={`/dashboard/orders/${decision.dedicated_account.order_id}`}>
-              {orderById.get(decision.dedicated_account.order_id)?.externalId ?? decision.dedicated_account.order_id}
-            </a>{' '}
-            {decision.dedicated_account.order_status ? (
-              <Badge kind={decision.dedicated_account.order_status}>
-                {t.orders.statuses[decision.dedicated_account.order_status] ?? decision.dedicated_account.order_status}
-              </Badge>
-            ) : null}
-          </p>
-        ) : null}
+        <DedicatedAccountOrder ctx={ctx} decision={decision} orderById={orderById} />
       </section>
       {deposit.status === 'held' || neighbours.previous !== undefined || neighbours.next !== undefined ? (
         <HeldNavigation ctx={ctx} neighbours={neighbours} shortcuts={mayDecide && decidable} />
@@ -265,30 +254,6 @@ function NearMisses({ ctx, decision, orderById }: { ctx: ConsoleRequestContext; 
         { header: d.likely, cell: (m) => d.nearMissKinds[m.likely] ?? m.likely },
       ]}
     />
-  );
-}
-
-/** The deposit a possible duplicate repeats (same account, amount, name and day, another bank reference), side by side with it. */
-function DuplicateOf({ ctx, earlier, deposit }: { ctx: ConsoleRequestContext; earlier: TransactionRow; deposit: TransactionRow }) {
-  const { t } = ctx;
-  const d = t.deposits;
-  return (
-    <section aria-labelledby="duplicate-of">
-      <h3 id="duplicate-of">{d.duplicateOf}</h3>
-      <Facts
-        rows={[
-          [t.common.id, <a href={`/dashboard/deposits/${earlier.id}`}>{earlier.id}</a>],
-          [t.common.status, <Badge kind={earlier.status}>{d.statuses[earlier.status] ?? earlier.status}</Badge>],
-          [t.common.amount, yen(earlier.amount)],
-          [d.counterparty, earlier.counterparty],
-          [d.occurredAt, tokyoTime(earlier.occurredAt)],
-          [d.bankReference, d.bankReferences(earlier.bankReference, deposit.bankReference)],
-          ...(earlier.orderId
-            ? [[d.linkedOrder, <a href={`/dashboard/orders/${earlier.orderId}`}>{earlier.orderId}</a>] as [string, preact.ComponentChildren]]
-            : []),
-        ]}
-      />
-    </section>
   );
 }
 
