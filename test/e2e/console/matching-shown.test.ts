@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Page } from 'playwright-core';
 import { REPO_ROOT } from '@pmatch/testkit';
-import { Console, seriousViolations, useConsole } from './support';
+import { seriousViolations, useConsole, type Console } from './support';
 
 /**
  * What matching decided, as a seller reads it in the console: each case driven through the built
