@@ -138,9 +138,12 @@ test("when an order is given a dedicated account, then its payment page and the 
   expect(orderText).toContain(`口座番号 ${to.account_number} 口座名義 ${to.holder_name} 割り当て この注文専用（期限型）`);
   expect(orderText).toContain(`支店 ${to.branch_name === null ? to.branch_code : `${to.branch_name} (${to.branch_code})`}`);
   await photograph(page, 'order-dedicated');
+  const inEnglish = await open(page, `/dashboard/orders/${order.id}?lang=en`);
+  expect(inEnglish).toContain(`Dedicated transfer account`);
+  expect(inEnglish).toContain(`Account number ${to.account_number} Account holder ${to.holder_name} Given to This order alone (per order)`);
 
   const short = await world.merchant.deposit(12470, 'ﾀﾅｶ ｼﾞﾛｳ', { bank_account_id: order.bank_account_id });
-  const heldText = await open(page, `/dashboard/deposits/${short.id}`);
+  const heldText = await open(page, `/dashboard/deposits/${short.id}?lang=ja`);
 
   expect(short).toMatchObject({ status: 'held', candidate_order_ids: [], decision: { reason: 'dedicated_account_amount_differs' } });
   expect(heldText).toContain('判定理由: 専用口座の注文は受付中ですが、金額が違います');
