@@ -37,7 +37,10 @@ export async function searchOrdersOf(deps: ReadDeps, actor: Actor, search: Order
   return searchOrders(deps.database.prisma, actor, search);
 }
 
-/** What a deposit's screen shows: the deposit, its decision, the orders it names, and (when searching) the orders it may be matched to. */
+/**
+ * What a deposit's screen shows: the deposit, its decision, the orders it names, the earlier deposit
+ * a possible duplicate repeats, and (when searching) the orders it may be matched to.
+ */
 export async function depositWithCandidates(
   deps: ReadDeps,
   actor: Actor,
@@ -45,9 +48,10 @@ export async function depositWithCandidates(
   matchSearch: { searching: boolean; text: string | undefined },
 ): Promise<{
   deposit: TransactionRow;
-  decision: Decision | { reason: string; candidates: []; near_misses?: undefined };
+  decision: Decision | { reason: string; candidates: []; near_misses?: undefined; duplicate_of?: undefined; dedicated_account?: undefined };
   orders: OrderRow[];
   matchable: OrderRow[] | undefined;
+  duplicateOf: TransactionRow | undefined;
   neighbours: { previous: string | undefined; next: string | undefined };
 }> {
   const deposit = await findVisibleTransaction(deps, actor, rawId);
@@ -58,14 +62,16 @@ export async function depositWithCandidates(
       ...decision.candidates.map((c) => c.order_id),
       ...(decision.near_misses ?? []).map((m) => m.order_id),
       ...(deposit.orderId ? [deposit.orderId] : []),
+      ...(decision.dedicated_account?.order_id ? [decision.dedicated_account.order_id] : []),
     ]),
   ]);
+  const [duplicateOf] = decision.duplicate_of === undefined ? [] : await findTransactionsByIds(deps.database.prisma, actor, [decision.duplicate_of]);
   const matchable =
     matchSearch.searching && (deposit.status === 'held' || deposit.status === 'unmatched')
       ? await findMatchableOrders(deps.database.prisma, actor, deposit, matchSearch.text, 20)
       : undefined;
   const { previous, next } = await heldNeighbours(deps.database.prisma, actor, deposit);
-  return { deposit, decision, orders, matchable, neighbours: { previous, next } };
+  return { deposit, decision, orders, matchable, duplicateOf, neighbours: { previous, next } };
 }
 
 /**

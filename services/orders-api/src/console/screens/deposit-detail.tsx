@@ -2,6 +2,7 @@ import type { Decision } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import { DedicatedAccountOrder, DuplicateOf } from '../components/deposit-context';
 import { ActionButton, Badge, Facts, Field, Layout, Notice, PostForm, Table, type Column } from '../components/layout';
 
 /** A decision's or candidate's reason code in the console's language (the code itself if it has no text). */
@@ -19,6 +20,7 @@ export function DepositScreen({
   decision,
   orders,
   matchable,
+  duplicateOf,
   search,
   neighbours,
   now,
@@ -28,6 +30,7 @@ export function DepositScreen({
   decision: Decision;
   orders: OrderRow[];
   matchable: OrderRow[] | undefined;
+  duplicateOf?: TransactionRow | undefined;
   search: string | undefined;
   neighbours: { previous: string | undefined; next: string | undefined };
   now: Date;
@@ -70,6 +73,8 @@ export function DepositScreen({
           columns={[...candidateColumns(ctx, orderById, now), mayDecide && decidable && confirmColumn(ctx, deposit, orderById, decision.candidates)]}
         />
         <NearMisses ctx={ctx} decision={decision} orderById={orderById} />
+        {duplicateOf ? <DuplicateOf ctx={ctx} earlier={duplicateOf} deposit={deposit} /> : null}
+        <DedicatedAccountOrder ctx={ctx} decision={decision} orderById={orderById} />
       </section>
       {deposit.status === 'held' || neighbours.previous !== undefined || neighbours.next !== undefined ? (
         <HeldNavigation ctx={ctx} neighbours={neighbours} shortcuts={mayDecide && decidable} />

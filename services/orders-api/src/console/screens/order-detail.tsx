@@ -4,6 +4,7 @@ import type { EventRow, OrderRow } from '@pmatch/db';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import { ActionButton, Badge, Facts, Layout, Notice } from '../components/layout';
+import { TransferToSection } from '../components/transfer-to';
 import { reasonText } from './deposit-detail';
 
 const DONE = ['reversed', 'canceled', 'markedPaid', 'edited'] as const;
@@ -37,6 +38,7 @@ export function OrderScreen({ ctx, order, timeline, now }: { ctx: ConsoleRequest
           ]}
         />
       </section>
+      <TransferToSection ctx={ctx} order={order} />
       <PaymentSection ctx={ctx} payment={payment.success ? payment.data : undefined} />
       {mayDecide && !fromShop ? (
         <div class="actions panel">
