@@ -36,6 +36,7 @@ export const HELD_REASON_FILTERS = [
   'transfer_code_order_not_open',
   'transfer_code_name_differs',
   'dedicated_account_order_closed',
+  'dedicated_account_amount_differs',
   'bank_reversal',
 ] as const;
 
