@@ -1,4 +1,5 @@
-import { type Console, useConsole } from './support';
+import { waitFor } from '@pmatch/testkit';
+import { type Console, useConsole, webhookEndpoint } from './support';
 
 /**
  * The deposit and order pages as they stand now: a held or unmatched deposit explained under the
@@ -107,4 +108,28 @@ test('when a held deposit could pay an open order, then the order page lists it 
   expect(await table.innerHTML()).not.toContain(other.id);
   await table.getByRole('link', { name: 'カノウ イチ' }).click();
   await page.waitForURL(`**/dashboard/deposits/${held.id}`);
+});
+
+test('when an admin sends a test event from the page of an endpoint, then it appears in the delivery log of that endpoint with the answer of the receiver, is found by its id, and offers no resend', async () => {
+  const endpoint = await webhookEndpoint(world, '/test-in-log');
+  const page = await world.logIn('admin');
+  await page.goto(`${world.baseUrl}/dashboard/webhooks/${endpoint.id}`);
+  await page.getByRole('button', { name: 'テストイベントを送る' }).click();
+  const testId = new URL(page.url()).searchParams.get('test_event')!;
+  expect(testId).toMatch(/^evt_test_/);
+
+  const log = page.getByRole('table', { name: '配信ログ' });
+  const row = log.getByRole('row').filter({ hasText: testId });
+  await waitFor(async () => ((await row.count()) === 1 ? true : (await page.reload(), undefined)), { what: 'the test event in the delivery log' });
+  expect(world.receiver.requestsTo('/test-in-log').some((r) => r.headers['webhook-id'] === testId)).toBe(true);
+  const shown = await row.innerText();
+  expect(shown).toContain('webhook.test');
+  expect(shown).toContain('200');
+  expect(shown).toContain('テスト送信: 成功');
+  expect(await row.getByRole('button').count()).toBe(0);
+
+  await page.getByLabel('イベントID（evt_…）で検索').fill(testId);
+  await page.getByRole('button', { name: '検索' }).click();
+  expect(await log.getByRole('row').count()).toBe(2);
+  expect(await log.innerText()).toContain(testId);
 });
