@@ -19,7 +19,7 @@ export function commandHandler(deps: MatcherDeps & { broker: Broker; onRecorded:
       if (command.type === 'rules.preview') {
         reply = { ok: true, ...(await previewRules(deps, command)) };
       } else if (command.type === 'deposit.explain') {
-        reply = { ok: true, ...(await explainDeposit(deps, command)) };
+        reply = { ok: true, ...(await explainDeposit(deps, command, delivery.messageId)) };
       } else if (command.type === 'rules.confirm_previewed') {
         reply = { ok: true, ...(await confirmPreviewed(deps, command, callerWaits)) };
         deps.onRecorded();

@@ -1,4 +1,5 @@
-import { AppError, type DepositExplanation, type MatcherCommand } from '@pmatch/contracts';
+import { AppError, QUEUES, type DepositExplanation, type MatcherCommand } from '@pmatch/contracts';
+import { reportOutOfScope } from '@pmatch/platform';
 import { findAmountCandidates } from '../data/candidates';
 import { readDecisionInputs } from '../data/decision-inputs';
 import { enabledRules } from '../data/deposit-to-decide';
@@ -13,12 +14,24 @@ type Explain = Extract<MatcherCommand, { type: 'deposit.explain' }>;
  * they are, on its amount candidates as they are, plus the open orders of its account and amount
  * placed after it (which `decide()` lists as `ordered_after_deposit`, never chooses). Changes
  * nothing, takes no lock: it explains, the deposit's stored decision stays what was decided
- * (docs/decisions/0180-explanations-recomputed-when-shown.md).
+ * (docs/decisions/0180-explanations-recomputed-when-shown.md). A deposit found only outside the
+ * command's organisation and mode is reported as out of scope and answered as missing.
  */
-export async function explainDeposit(deps: MatcherDeps, command: Explain): Promise<DepositExplanation> {
+export async function explainDeposit(deps: MatcherDeps, command: Explain, messageId = ''): Promise<DepositExplanation> {
   const scope = { organisationId: command.organisation_id, mode: command.mode };
   const deposit = await deps.prisma.transaction.findFirst({ where: { id: command.transaction_id, ...scope } });
-  if (deposit === null) throw new AppError('resource_missing', `No such transaction: ${command.transaction_id}.`);
+  if (deposit === null) {
+    if ((await deps.prisma.transaction.findUnique({ where: { id: command.transaction_id }, select: { id: true } })) !== null) {
+      const report = { logger: deps.logger, ...(deps.metrics ? { count: deps.metrics.outOfScope } : {}) };
+      reportOutOfScope(
+        report,
+        QUEUES.matcherCommands,
+        messageId,
+        `transaction ${command.transaction_id} is not of ${command.organisation_id} (${command.mode})`,
+      );
+    }
+    throw new AppError('resource_missing', `No such transaction: ${command.transaction_id}.`);
+  }
   if (deposit.direction !== 'deposit' || (deposit.status !== 'held' && deposit.status !== 'unmatched')) {
     throw new AppError('transaction_not_matchable', `A ${deposit.status} transaction is not decided again.`);
   }
