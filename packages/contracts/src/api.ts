@@ -147,6 +147,7 @@ export const NOT_CHOSEN_REASONS = [
   'transfer_code_name_differs',
   'transfer_code_names_another_order',
   'dedicated_account_order_closed',
+  'dedicated_account_amount_differs',
 ] as const;
 export type NotChosenReason = (typeof NOT_CHOSEN_REASONS)[number];
 
@@ -176,7 +177,8 @@ export type NearMiss = z.infer<typeof NearMiss>;
  * unmatched (`several_orders_fit`, `expired_order_fits`, `only_expired_orders_fit`,
  * `no_name_fits`, `too_many_candidates`, `late_order`, `several_deposits_fit_late_order`,
  * `possible_duplicate`, `bank_reversal`, `transfer_code_amount_differs`,
- * `transfer_code_order_not_open`, `transfer_code_name_differs`, `dedicated_account_order_closed`, `no_order_with_amount`), or the
+ * `transfer_code_order_not_open`, `transfer_code_name_differs`, `dedicated_account_order_closed`,
+ * `dedicated_account_amount_differs`, `no_order_with_amount`), or the
  * person's operation (`manual`, `payment_reversed`, `excluded`, `restored`, which list no candidates).
  */
 export const Decision = z

@@ -71,9 +71,16 @@ type NewOrderRow = Omit<OrderRow, 'seq'>;
 /** Random codes offered per new order: the INSERT takes the first that is free on the account. */
 const TRANSFER_CODES_OFFERED = 8;
 
-/** Codes to offer an order, space-separated. */
-function transferCodesOffered(): string {
-  return Array.from({ length: TRANSFER_CODES_OFFERED }, newTransferCode).join(' ');
+/**
+ * Codes to offer each of `count` orders written by one statement, space-separated: no code is
+ * offered twice in the statement, since `first_free_transfer_code` cannot see the rows the same
+ * statement writes, and two orders of one account given one code would fail the whole statement.
+ */
+export function transferCodesOffered(count: number): string[] {
+  const codes = new Set<string>();
+  while (codes.size < count * TRANSFER_CODES_OFFERED) codes.add(newTransferCode());
+  const all = [...codes];
+  return Array.from({ length: count }, (_, i) => all.slice(i * TRANSFER_CODES_OFFERED, (i + 1) * TRANSFER_CODES_OFFERED).join(' '));
 }
 
 /** The code a new order gets: the first of those offered that is free on its account (`o`, the incoming order). */
@@ -102,7 +109,7 @@ interface NewOrderValues {
   codes: string;
 }
 
-function newOrderValues(row: NewOrderRow): NewOrderValues {
+function newOrderValues(row: NewOrderRow, codes: string): NewOrderValues {
   return {
     id: row.id,
     organisationId: row.organisationId,
@@ -121,7 +128,7 @@ function newOrderValues(row: NewOrderRow): NewOrderValues {
     createdAt: row.createdAt,
     dedicated: row.dedicated,
     customerReference: row.customerReference,
-    codes: transferCodesOffered(),
+    codes,
   };
 }
 
@@ -230,7 +237,7 @@ export async function insertOrder(prisma: PrismaClient, order: NewOrder, now: Da
  * all); its outbox rows are for the relay to claim once that transaction committed.
  */
 export async function insertOrderAnnounced(tx: SqlOrPrisma, order: NewOrder, now: Date, publicBaseUrl: string): Promise<OrderRow> {
-  const [row] = await asSql(tx).rows(insertOrderQuery, newOrderValues(newOrderRow(order, now)));
+  const [row] = await asSql(tx).rows(insertOrderQuery, newOrderValues(newOrderRow(order, now), transferCodesOffered(1)[0]!));
   if (row === undefined) throw new Error('an order INSERT returned no row');
   await announceNewOrder(tx, row, now, publicBaseUrl);
   return row;
@@ -284,8 +291,9 @@ export async function insertOrdersUnlessExternalIdTaken(
 async function insertOrders(sql: SqlOrPrisma, orders: NewOrderAt[], publicBaseUrl: string, handOver: OutboxHandOver | null): Promise<(OrderRow | null)[]> {
   if (orders.length === 0) return [];
   const rows = orders.map(({ order, now }) => newOrderRow(order, now));
+  const offered = transferCodesOffered(rows.length);
   const incoming = rows.map((row, i) => ({
-    ...newOrderValues(row),
+    ...newOrderValues(row, offered[i]!),
     eventId: newId('event'),
     eventData: JSON.stringify(orderCreated(row, publicBaseUrl).data),
     keyId: orders[i]!.cachedKey?.id ?? null,

@@ -8,6 +8,7 @@ import {
   insertOrdersUnlessExternalIdTaken,
   isUniqueViolation,
   orderObject,
+  transferCodesOffered,
   type Database,
   type LeasedMessage,
   type NewOrder,
@@ -378,6 +379,17 @@ describe('transfer codes of new orders', () => {
 
     expect(await firstFree(['1111114', '2222229', '3333337'])).toBe('3333337');
     expect(await firstFree(['1111114', '2222229'])).toBeNull();
+  });
+
+  test('when codes are offered to the orders of one statement, then no code is offered twice, so two orders of it never take one code', () => {
+    // 20,000 orders of eight codes each, from 900,000: drawn independently, thousands would repeat.
+    const offered = transferCodesOffered(20_000).map((codes) => codes.split(' '));
+    const all = offered.flat();
+
+    expect(offered).toHaveLength(20_000);
+    expect(offered.every((codes) => codes.length === 8)).toBe(true);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.every(isTransferCode)).toBe(true);
   });
 
   test('when two open orders of one account would hold one code, then the database refuses the second', async () => {

@@ -153,6 +153,35 @@ describe('deposits into dedicated accounts', () => {
     });
   });
 
+  test('when a deposit of another amount goes into the account of an open order, then it is held as dedicated_account_amount_differs with that order shown as a near miss, and the order stays open', async () => {
+    const { order, deposit } = await seedDedicatedAccount(['dedicated_account', 'kana_width']);
+    const openId = await order(5000n, { payerName: 'ﾔﾏﾀﾞ ﾀﾛｳ' });
+
+    const decided = await deposit(4670n, 'ﾔﾏﾀﾞ ﾀﾛｳ');
+
+    expect(decided).toMatchObject({ status: 'held', candidateOrderIds: [] });
+    expect(decided.decision).toMatchObject({
+      reason: 'dedicated_account_amount_differs',
+      dedicated_account: { order_id: openId, order_status: 'open', customer_reference: null },
+      near_misses: [{ order_id: openId, amount_difference: -330, likely: 'transfer_fee' }],
+    });
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: openId } })).toMatchObject({ status: 'open' });
+  });
+
+  test("when a returning buyer pays another amount than their open order's into their account, then it is held as dedicated_account_amount_differs naming their order", async () => {
+    const { order, deposit } = await seedDedicatedAccount(['dedicated_account'], 'cust-9');
+    await order(3000n, { status: 'paid' });
+    const openId = await order(4000n);
+
+    const decided = await deposit(4400n, 'ｽｽﾞｷ ﾊﾅｺ');
+
+    expect(decided).toMatchObject({ status: 'held', candidateOrderIds: [] });
+    expect(decided.decision).toMatchObject({
+      reason: 'dedicated_account_amount_differs',
+      dedicated_account: { order_id: openId, order_status: 'open', customer_reference: 'cust-9' },
+    });
+  });
+
   test('when a deposit goes into a dedicated account never given to an order, then it is held, not left unmatched for a later order to take', async () => {
     const { deposit } = await seedDedicatedAccount(['dedicated_account']);
 

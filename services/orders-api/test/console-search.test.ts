@@ -63,6 +63,22 @@ test('when the held deposits are listed, then a page reads the held rows it show
   expect(read).toBeLessThanOrEqual(PAGE + 1);
 });
 
+test('when the held deposits are listed oldest first, then a page and the next read the held rows they show, and follow on without a gap', async () => {
+  const { first, second, read } = await prisma.$transaction(async (tx) => {
+    // The counters may still hold reads of earlier transactions on this connection (not yet flushed).
+    const before = await rowsReadInTransaction(tx, 'transactions');
+    const first = await searchDeposits(tx, scope, { status: 'held', oldestFirst: true, limit: PAGE });
+    const second = await searchDeposits(tx, scope, { status: 'held', oldestFirst: true, after: first.nextAfter!, limit: PAGE });
+    return { first, second, read: (await rowsReadInTransaction(tx, 'transactions')) - before };
+  });
+
+  const seqs = [...first.rows, ...second.rows].map((r) => r.seq);
+  expect(seqs).toEqual([...seqs].sort((a, b) => (a < b ? -1 : 1)));
+  expect(new Set(seqs).size).toBe(2 * PAGE);
+  expect(first.rows[0]!.id).toBe(`txn_search${String(HISTORY + 1).padStart(12, '0')}`);
+  expect(read).toBeLessThanOrEqual(2 * (PAGE + 1));
+});
+
 test('when canceled orders are listed, then a page reads only canceled orders', async () => {
   const { page, read } = await prisma.$transaction(async (tx) => {
     // The counters may still hold reads of earlier transactions on this connection (not yet flushed).
@@ -72,7 +88,7 @@ test('when canceled orders are listed, then a page reads only canceled orders', 
   });
 
   expect(page.rows).toHaveLength(PAGE);
-  expect(page.nextBefore).toBeDefined();
+  expect(page.nextAfter).toBeDefined();
   expect(read).toBeLessThanOrEqual(PAGE + 1);
 });
 

@@ -65,9 +65,9 @@ const readContextQuery = preparedQuery<ContextValues, Row>(
        AND amount = a.amount AND seq < a.seq
      ORDER BY seq LIMIT ${TWINS_READ}) t ON true
    UNION ALL
-   SELECT a.item::int, 'dedicated', d.customer_reference, o.id, o.status, NULL, NULL
+   SELECT a.item::int, 'dedicated', d.customer_reference, o.id, o.status, o.amount, NULL
    FROM asked a JOIN dedicated_accounts d ON d.bank_account_id = a.account
-   LEFT JOIN LATERAL (SELECT id, status FROM orders WHERE bank_account_id = a.account AND dedicated ORDER BY seq DESC LIMIT 1) o ON true`,
+   LEFT JOIN LATERAL (SELECT id, status, amount FROM orders WHERE bank_account_id = a.account AND dedicated ORDER BY seq DESC LIMIT 1) o ON true`,
 );
 
 /**
@@ -133,7 +133,10 @@ export async function readDecisionInputs(db: SqlOrPrisma, deposits: readonly Dep
           : {
               dedicatedAccount: {
                 customerReference: (dedicated.payerKey as string | null) ?? null,
-                lastOrder: dedicated.id === null ? undefined : { id: dedicated.id as string, status: dedicated.status as string },
+                lastOrder:
+                  dedicated.id === null
+                    ? undefined
+                    : { id: dedicated.id as string, status: dedicated.status as string, amount: amountOf(dedicated.amount as bigint) },
               },
             }),
       },

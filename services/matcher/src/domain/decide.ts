@@ -46,7 +46,7 @@ export interface DedicatedAccountFacts {
   /** The buyer whose account it is for good (継続型); null while it is given per order. */
   customerReference: string | null;
   /** The order it was last given to, or its buyer's latest order; undefined when it never was. */
-  lastOrder?: { id: string; status: string } | undefined;
+  lastOrder?: { id: string; status: string; amount: number } | undefined;
 }
 
 /** What else a decision may look at, beyond the orders of the deposit's amount. */
@@ -182,7 +182,13 @@ function decideOn(deposit: DepositFacts, assessed: Assessed[], code: CodeFinding
   }
   if (code.kind === 'problem') return held(code.reason, shown, assessed);
   if (context.dedicatedAccount !== undefined) {
-    const byAccount = decideByDedicatedAccount(considered, assessed, context.dedicatedAccount, context.dedicatedAccountRule === true && read.allOpenOrdersRead);
+    const byAccount = decideByDedicatedAccount(
+      deposit,
+      considered,
+      assessed,
+      context.dedicatedAccount,
+      context.dedicatedAccountRule === true && read.allOpenOrdersRead,
+    );
     if (byAccount !== undefined) return byAccount;
   }
   if (considered.length === 0) return { outcome: 'unmatched', explanation: explain('no_order_with_amount', assessed) };
@@ -213,19 +219,29 @@ function decideByCode(candidate: Assessed, fitting: Fitting[], assessed: Assesse
 }
 
 /**
- * A deposit into a dedicated account. With no open order of its amount there (the account's order
- * closed, the account resting or never given) it is held and the account's last order shown: its
- * buyer paid late or twice, and no other order may take the money. With the rule enabled, the
- * account's one open order of the amount is paid whatever the name; two of one buyer are held.
- * Otherwise (undefined) the names decide as on any account.
+ * A deposit into a dedicated account. With no open order of its amount there it is held and the
+ * account's last order shown: when that order is open with another amount, as
+ * `dedicated_account_amount_differs` (its buyer paid a wrong amount); otherwise (the order closed,
+ * the account resting or never given) as `dedicated_account_order_closed` (its buyer paid late or
+ * twice). No other order may take the money. With the rule enabled, the account's one open order
+ * of the amount is paid whatever the name; two of one buyer are held. Otherwise (undefined) the
+ * names decide as on any account.
  */
-function decideByDedicatedAccount(considered: Assessed[], assessed: Assessed[], facts: DedicatedAccountFacts, rule: boolean): Decision | undefined {
+function decideByDedicatedAccount(
+  deposit: DepositFacts,
+  considered: Assessed[],
+  assessed: Assessed[],
+  facts: DedicatedAccountFacts,
+  rule: boolean,
+): Decision | undefined {
   const open = considered.filter((a) => a.excludedBecause === null);
   if (open.length === 0) {
-    const decision = held('dedicated_account_order_closed', considered, assessed);
+    const last = facts.lastOrder;
+    const amountDiffers = considered.length === 0 && last?.status === 'open' && last.amount !== deposit.amount;
+    const decision = held(amountDiffers ? 'dedicated_account_amount_differs' : 'dedicated_account_order_closed', considered, assessed);
     decision.explanation.dedicated_account = {
-      order_id: facts.lastOrder?.id ?? null,
-      order_status: (facts.lastOrder?.status as OrderStatus | undefined) ?? null,
+      order_id: last?.id ?? null,
+      order_status: (last?.status as OrderStatus | undefined) ?? null,
       customer_reference: facts.customerReference,
     };
     return decision;

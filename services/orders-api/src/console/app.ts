@@ -71,6 +71,11 @@ export function consoleApp(deps: OrdersApiDeps, options: ConsoleOptions): Router
 function consoleErrors(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (req.console === undefined) return next(error);
+    // A streamed answer (a CSV file) that failed part-way: cut it off, so it never reads as whole.
+    if (res.headersSent) {
+      logger.error({ err: error, requestId: req.requestId, path: req.path }, 'console answer failed part-way');
+      return void res.destroy();
+    }
     const ctx = contextOf(req);
     const { t } = ctx;
     if (error instanceof ConsoleRefusal) {

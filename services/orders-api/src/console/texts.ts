@@ -13,6 +13,7 @@ import { overviewEn, overviewJa } from './texts/overview';
 import { securityEn, securityJa } from './texts/security';
 import { settingsEn, settingsJa } from './texts/settings';
 import { teamEn, teamJa } from './texts/team';
+import { transferToEn, transferToJa } from './texts/transfer-to';
 import { webhooksEn, webhooksJa } from './texts/webhooks';
 
 /**
@@ -36,6 +37,7 @@ const ja = {
   ...accountJa,
   ...errorsJa,
   ...securityJa,
+  ...transferToJa,
 };
 
 export type Texts = typeof ja;
@@ -57,6 +59,7 @@ const en: Texts = {
   ...accountEn,
   ...errorsEn,
   ...securityEn,
+  ...transferToEn,
 };
 
 export const LANGUAGES = ['ja', 'en'] as const;

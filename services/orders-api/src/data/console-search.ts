@@ -1,15 +1,35 @@
 import { Prisma, eventFields, orderFields, transactionFields, type Db, type EventRow, type OrderRow, type TransactionRow } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
 
-/** A slice of a list, newest first, and the seq to continue below when there are more. */
+/**
+ * A slice of a list in its order (newest or oldest first), and the seq of its last row to continue
+ * past (`after`) when there are more.
+ */
 export interface SeqSlice<T> {
   rows: T[];
-  nextBefore: bigint | undefined;
+  nextAfter: bigint | undefined;
 }
 
 function sliceOf<T extends { seq: bigint }>(rows: T[], limit: number): SeqSlice<T> {
-  return { rows: rows.slice(0, limit), nextBefore: rows.length > limit ? rows[limit - 1]!.seq : undefined };
+  return { rows: rows.slice(0, limit), nextAfter: rows.length > limit ? rows[limit - 1]!.seq : undefined };
 }
+
+/** A list's order: by seq (the order rows were recorded in), newest first unless `oldestFirst`. */
+export interface SeqOrder {
+  oldestFirst?: boolean;
+  /** The seq of the previous page's last row: the slice continues past it in the list's order (keyset). */
+  after?: bigint;
+}
+
+/** The keyset condition past `after` and the ORDER BY of the list's direction. */
+function seqWalk(order: SeqOrder): { past: Prisma.Sql; orderBy: Prisma.Sql } {
+  const past =
+    order.after === undefined ? Prisma.empty : order.oldestFirst === true ? Prisma.sql`AND seq > ${order.after}` : Prisma.sql`AND seq < ${order.after}`;
+  return { past, orderBy: order.oldestFirst === true ? Prisma.sql`ORDER BY seq ASC` : Prisma.sql`ORDER BY seq DESC` };
+}
+
+/** What the console's held-tab filter offers beyond the decision's own reasons: a decision that lists near misses. */
+export const NEAR_MISS_FILTER = 'near_miss';
 
 const HIRAGANA = Array.from({ length: 0x3096 - 0x3041 + 1 }, (_, i) => String.fromCharCode(0x3041 + i)).join('');
 const KATAKANA = Array.from({ length: 0x3096 - 0x3041 + 1 }, (_, i) => String.fromCharCode(0x30a1 + i)).join('');
@@ -41,21 +61,31 @@ function containing(text: string): string {
   return `%${searchForm(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export interface DepositSearch {
+export interface DepositSearch extends SeqOrder {
   status: string;
   name?: string;
   amount?: number;
   from?: Date;
   to?: Date;
-  before?: bigint;
+  /** The decision's reason, or `near_miss` for a decision that lists near misses. */
+  reason?: string;
   limit: number;
 }
 
+/** The reason filter: the decision's own reason, or any near miss listed. */
+function reasonIs(reason: string | undefined): Prisma.Sql {
+  if (reason === undefined) return Prisma.empty;
+  if (reason === NEAR_MISS_FILTER) return Prisma.sql`AND jsonb_array_length(COALESCE(decision -> 'near_misses', '[]'::jsonb)) > 0`;
+  return Prisma.sql`AND decision ->> 'reason' = ${reason}`;
+}
+
 /**
- * Deposits of one status, newest first, walking transactions_status_list_idx (organisation, mode,
- * status, seq) from the cursor down: a page reads its own rows plus those the filters pass over.
+ * Deposits of one status, newest or oldest first, walking transactions_status_list_idx
+ * (organisation, mode, status, seq) from the cursor either way: a page reads its own rows plus
+ * those the filters pass over.
  */
 export async function searchDeposits(db: Db, scope: Scope, search: DepositSearch): Promise<SeqSlice<TransactionRow>> {
+  const walk = seqWalk(search);
   const rows = await db.$queryRaw<TransactionRow[]>`
     SELECT ${Prisma.raw(transactionFields())} FROM transactions
     WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND status = ${search.status} AND direction = 'deposit'
@@ -63,12 +93,13 @@ export async function searchDeposits(db: Db, scope: Scope, search: DepositSearch
       ${search.amount === undefined ? Prisma.empty : Prisma.sql`AND amount = ${search.amount}`}
       ${search.from === undefined ? Prisma.empty : Prisma.sql`AND occurred_at >= ${search.from}`}
       ${search.to === undefined ? Prisma.empty : Prisma.sql`AND occurred_at < ${search.to}`}
-      ${search.before === undefined ? Prisma.empty : Prisma.sql`AND seq < ${search.before}`}
-    ORDER BY seq DESC LIMIT ${search.limit + 1}`;
+      ${reasonIs(search.reason)}
+      ${walk.past}
+    ${walk.orderBy} LIMIT ${search.limit + 1}`;
   return sliceOf(rows, search.limit);
 }
 
-export interface OrderSearch {
+export interface OrderSearch extends SeqOrder {
   status?: string;
   externalId?: string;
   payerName?: string;
@@ -76,15 +107,15 @@ export interface OrderSearch {
   amountTo?: number;
   from?: Date;
   to?: Date;
-  before?: bigint;
   limit: number;
 }
 
 /**
- * Orders newest first under the filters. An external_id finds its one order through its unique
- * index; otherwise the walk is down orders_status_list_idx or orders_list_idx from the cursor.
+ * Orders newest or oldest first under the filters. An external_id finds its one order through its unique
+ * index; otherwise the walk is along orders_status_list_idx or orders_list_idx from the cursor.
  */
 export async function searchOrders(db: Db, scope: Scope, search: OrderSearch): Promise<SeqSlice<OrderRow>> {
+  const walk = seqWalk(search);
   // At most one order has an external_id: asked in seq order, the planner may walk the list instead.
   const byExternalId = search.externalId !== undefined;
   const rows = await db.$queryRaw<OrderRow[]>`
@@ -97,8 +128,8 @@ export async function searchOrders(db: Db, scope: Scope, search: OrderSearch): P
       ${search.amountTo === undefined ? Prisma.empty : Prisma.sql`AND amount <= ${search.amountTo}`}
       ${search.from === undefined ? Prisma.empty : Prisma.sql`AND ordered_at >= ${search.from}`}
       ${search.to === undefined ? Prisma.empty : Prisma.sql`AND ordered_at < ${search.to}`}
-      ${search.before === undefined ? Prisma.empty : Prisma.sql`AND seq < ${search.before}`}
-    ${byExternalId ? Prisma.empty : Prisma.sql`ORDER BY seq DESC`} LIMIT ${search.limit + 1}`;
+      ${walk.past}
+    ${byExternalId ? Prisma.empty : walk.orderBy} LIMIT ${search.limit + 1}`;
   return sliceOf(rows, search.limit);
 }
 

@@ -60,7 +60,8 @@ export interface ReversedPayment {
  * What a deposit's screen shows: the deposit; its decision, decided again by the matcher under the
  * seller's rules and orders as they are now when it is held or unmatched (the stored one beside it,
  * docs/decisions/0180-explanations-recomputed-when-shown.md); the orders both name; a reversal of a
- * payment it made; and (when searching) the orders it may be matched to.
+ * payment it made; the earlier deposit a possible duplicate repeats; and (when searching) the
+ * orders it may be matched to.
  */
 export async function depositWithCandidates(
   deps: ReadDeps & Pick<OrdersApiDeps, 'matcher'>,
@@ -74,6 +75,7 @@ export async function depositWithCandidates(
   explanation: ShownExplanation;
   orders: OrderRow[];
   matchable: OrderRow[] | undefined;
+  duplicateOf: TransactionRow | undefined;
   reversals: ReversedPayment[];
   neighbours: { previous: string | undefined; next: string | undefined };
 }> {
@@ -90,8 +92,10 @@ export async function depositWithCandidates(
       ...[decision, stored].flatMap((d) => [...d.candidates.map((c) => c.order_id), ...(d.near_misses ?? []).map((m) => m.order_id)]),
       ...reversed.map((r) => r.orderId),
       ...(deposit.orderId ? [deposit.orderId] : []),
+      ...[decision, stored].flatMap((d) => (d.dedicated_account?.order_id ? [d.dedicated_account.order_id] : [])),
     ]),
   ]);
+  const [duplicateOf] = decision.duplicate_of === undefined ? [] : await findTransactionsByIds(deps.database.prisma, actor, [decision.duplicate_of]);
   const orderById = new Map(orders.map((o) => [o.id, o]));
   const matchable = matchSearch.searching && decidable ? await findMatchableOrders(deps.database.prisma, actor, deposit, matchSearch.text, 20) : undefined;
   const { previous, next } = await heldNeighbours(deps.database.prisma, actor, deposit);
@@ -105,6 +109,7 @@ export async function depositWithCandidates(
         : { kind: 'current', outcome: now.outcome, orderId: now.order_id, rules: now.matching_rules },
     orders,
     matchable,
+    duplicateOf,
     reversals: reversed.map((r) => ({ ...r, order: orderById.get(r.orderId) })),
     neighbours: { previous, next },
   };

@@ -1,5 +1,5 @@
 import { normaliseName, transferCodeOf, type MatchingRule } from '@pmatch/contracts';
-import { type CandidateOrder, type Decision, type OtherOrder } from '../../domain/decide';
+import { type CandidateOrder, type Decision, type DedicatedAccountFacts, type OtherOrder } from '../../domain/decide';
 import { decideUnderRules } from '../../domain/decide-under-rules';
 import { nearAmountRange } from '../../domain/near-misses';
 import { PayerMemory, depositorKey, payerKey, type TaughtPayer } from '../../domain/names/payer-memory';
@@ -271,9 +271,12 @@ class Ledger {
   }
 
   /** A buyer's dedicated account: theirs for good, with their latest order. */
-  private dedicatedAccount(account: string): { customerReference: string; lastOrder?: { id: string; status: string } } {
+  private dedicatedAccount(account: string): DedicatedAccountFacts {
     const last = [...this.orders.values()].filter((o) => o.account === account).at(-1);
-    return { customerReference: account, ...(last === undefined ? {} : { lastOrder: { id: last.id, status: last.closed ?? last.status } }) };
+    return {
+      customerReference: account,
+      ...(last === undefined ? {} : { lastOrder: { id: last.id, status: last.closed ?? last.status, amount: last.amount } }),
+    };
   }
 
   private nearAmountOrders(account: string, amount: number): OtherOrder[] {

@@ -27,9 +27,12 @@ export function orderRoutes(deps: OrdersApiDeps): Router {
     const amountTo = amountIn(queryText(req, 'amount_to'));
     const from = tokyoDateInput(queryText(req, 'from'));
     const to = nextDay(tokyoDateInput(queryText(req, 'to')));
-    const before = cursorIn(queryText(req, 'after'));
+    const after = cursorIn(queryText(req, 'after'));
+    // Newest first unless asked otherwise: orders are looked up more than worked through.
+    const sort = queryText(req, 'sort') === 'oldest' ? 'oldest' : 'newest';
     const slice = await searchOrdersOf(deps, signedInOf(req).actor, {
       limit: LIST_LIMIT,
+      oldestFirst: sort === 'oldest',
       ...(status === undefined ? {} : { status }),
       ...(externalId === undefined ? {} : { externalId }),
       ...(payerName === undefined ? {} : { payerName }),
@@ -37,9 +40,9 @@ export function orderRoutes(deps: OrdersApiDeps): Router {
       ...(amountTo === undefined ? {} : { amountTo }),
       ...(from === undefined ? {} : { from }),
       ...(to === undefined ? {} : { to }),
-      ...(before === undefined ? {} : { before }),
+      ...(after === undefined ? {} : { after }),
     });
-    sendScreen(res, OrderListScreen, { ctx: contextOf(req), rows: slice.rows, next: slice.nextBefore, q });
+    sendScreen(res, OrderListScreen, { ctx: contextOf(req), rows: slice.rows, next: slice.nextAfter, q, sort });
   });
 
   router.get('/dashboard/orders/:id', async (req, res) => {

@@ -3,10 +3,11 @@ import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import type { ReversedPayment, ShownExplanation } from '../../use-cases/console-reads';
+import { DedicatedAccountOrder, DuplicateOf } from '../components/deposit-context';
+import { ActionButton, Badge, Facts, Field, Layout, Notice, Table, type Column } from '../components/layout';
 import { ConfirmForm, DecisionNow, ReversedPayments, reasonText } from './deposit-explanation';
 
 export { reasonText };
-import { ActionButton, Badge, Facts, Field, Layout, Notice, Table, type Column } from '../components/layout';
 
 const DONE_KEYS = { confirmed: 'confirmed', excluded: 'excluded', restored: 'restored' } as const;
 
@@ -23,6 +24,7 @@ export function DepositScreen({
   reversals,
   orders,
   matchable,
+  duplicateOf,
   search,
   neighbours,
   now,
@@ -35,6 +37,7 @@ export function DepositScreen({
   reversals: ReversedPayment[];
   orders: OrderRow[];
   matchable: OrderRow[] | undefined;
+  duplicateOf?: TransactionRow | undefined;
   search: string | undefined;
   neighbours: { previous: string | undefined; next: string | undefined };
   now: Date;
@@ -70,6 +73,8 @@ export function DepositScreen({
           columns={[...candidateColumns(ctx, orderById, now), mayDecide && decidable && confirmColumn(ctx, deposit, orderById, decision.candidates)]}
         />
         <NearMisses ctx={ctx} decision={decision} orderById={orderById} />
+        {duplicateOf ? <DuplicateOf ctx={ctx} earlier={duplicateOf} deposit={deposit} /> : null}
+        <DedicatedAccountOrder ctx={ctx} decision={decision} orderById={orderById} />
       </section>
       {deposit.status === 'held' || neighbours.previous !== undefined || neighbours.next !== undefined ? (
         <HeldNavigation ctx={ctx} neighbours={neighbours} shortcuts={mayDecide && decidable} />

@@ -1,4 +1,5 @@
-import type { TransactionRow } from '@pmatch/db';
+import type { OrderRow, TransactionRow } from '@pmatch/db';
+import { nearMissesOf } from '../../use-cases/console-lists';
 import { Badge, Field, Layout, Notice, Pager, PostForm, Table } from '../components/layout';
 import type { ClearHeldDeposit } from '../../use-cases/console-reads';
 import { tokyoTime, yen } from '../format';
@@ -7,22 +8,56 @@ import { daysBetween, reasonText } from './deposit-detail';
 
 /** Held first: they wait for a person; then unmatched, confirmed, excluded. */
 export const DEPOSIT_TABS = ['held', 'unmatched', 'confirmed', 'excluded'] as const;
+export type DepositTab = (typeof DEPOSIT_TABS)[number];
 
-/** Deposits of one status, newest first, with the search form and tabs. */
+/** A list's order: oldest or newest first. */
+export type ListSort = 'oldest' | 'newest';
+
+/** Held and unmatched deposits are a queue worked from the oldest; the others are looked up, newest first. */
+export function defaultSortOf(tab: DepositTab): ListSort {
+  return tab === 'held' || tab === 'unmatched' ? 'oldest' : 'newest';
+}
+
+/**
+ * What the held tab can be narrowed to: each reason a held decision gives (packages/contracts
+ * `Decision.reason`), and `near_miss`, a decision listing an order whose amount differs a little.
+ */
+export const HELD_REASON_FILTERS = [
+  'several_orders_fit',
+  'no_name_fits',
+  'near_miss',
+  'expired_order_fits',
+  'only_expired_orders_fit',
+  'possible_duplicate',
+  'late_order',
+  'several_deposits_fit_late_order',
+  'too_many_candidates',
+  'transfer_code_amount_differs',
+  'transfer_code_order_not_open',
+  'transfer_code_name_differs',
+  'dedicated_account_order_closed',
+  'bank_reversal',
+] as const;
+
+/** Deposits of one status, oldest or newest first, with the search form, tabs and CSV downloads. */
 export function DepositListScreen({
   ctx,
   status,
+  sort,
   rows,
   next,
+  nearMissOrders,
   req,
   counts,
   countCap,
   now,
 }: {
   ctx: ConsoleRequestContext;
-  status: string;
+  status: DepositTab;
+  sort: ListSort;
   rows: TransactionRow[];
   next: bigint | undefined;
+  nearMissOrders: Map<string, OrderRow>;
   req: Record<string, string>;
   counts: Record<string, number>;
   countCap: number;
@@ -30,14 +65,12 @@ export function DepositListScreen({
 }) {
   const { t } = ctx;
   const d = t.deposits;
+  const query = new URLSearchParams(ctx.query);
+  const waiting = status === 'held' || status === 'unmatched';
   return (
     <Layout ctx={ctx} title={d.title} section="deposits">
-      {new URLSearchParams(ctx.query).get('done') === 'confirmed' ? <Notice kind="success">{d.confirmedNoneLeft}</Notice> : null}
-      {new URLSearchParams(ctx.query).get('done') === 'bulk' ? (
-        <Notice kind="success">
-          {d.bulkDone(Number(new URLSearchParams(ctx.query).get('confirmed') ?? 0), Number(new URLSearchParams(ctx.query).get('left') ?? 0))}
-        </Notice>
-      ) : null}
+      {query.get('done') === 'confirmed' ? <Notice kind="success">{d.confirmedNoneLeft}</Notice> : null}
+      {query.get('done') === 'bulk' ? <Notice kind="success">{d.bulkDone(Number(query.get('confirmed') ?? 0), Number(query.get('left') ?? 0))}</Notice> : null}
       <p class="actions">
         {status === 'held' && ctx.signedIn!.actor.role !== 'viewer' ? <a href="/dashboard/deposits/bulk-confirm">{d.bulkLink}</a> : null}
         <a href="/dashboard/payer-aliases">{t.payerAliases.link}</a>
@@ -53,15 +86,7 @@ export function DepositListScreen({
           ))}
         </ul>
       </nav>
-      <form method="get" action="/dashboard/deposits" class="form-grid panel" role="search">
-        <input type="hidden" name="status" value={status} />
-        <Field label={d.searchName} name="name" value={req.name} />
-        <Field label={d.searchAmount} name="amount" inputMode="numeric" value={req.amount} />
-        <Field label={t.common.from} name="from" type="date" value={req.from} />
-        <Field label={t.common.to} name="to" type="date" value={req.to} />
-        <button type="submit">{t.common.search}</button>
-        <a href={`/dashboard/deposits?status=${status}`}>{t.common.clear}</a>
-      </form>
+      <DepositSearchForm ctx={ctx} status={status} sort={sort} req={req} />
       <Table
         ctx={ctx}
         caption={d.statuses[status]}
@@ -72,11 +97,108 @@ export function DepositListScreen({
           { header: d.counterparty, cell: (row) => <a href={`/dashboard/deposits/${row.id}`}>{row.counterparty}</a> },
           { header: t.common.amount, class: 'num', cell: (row) => yen(row.amount) },
           { header: t.common.status, cell: (row) => <Badge kind={row.status}>{d.statuses[row.status] ?? row.status}</Badge> },
-          { header: d.decisionReason, cell: (row) => reasonText(ctx, (row.decision as { reason?: string } | null)?.reason) },
+          { header: d.decisionReason, cell: (row) => listReasonText(ctx, (row.decision as { reason?: string } | null)?.reason) },
+          waiting && { header: d.nearMissColumn, cell: (row) => <NearMissesInRow ctx={ctx} deposit={row} orders={nearMissOrders} /> },
         ]}
       />
       <Pager ctx={ctx} next={next === undefined ? undefined : { after: String(next) }} />
+      <Downloads ctx={ctx} status={status} />
     </Layout>
+  );
+}
+
+/** The list's search: name, amount, dates, the held tab's reason, and the order. */
+function DepositSearchForm({ ctx, status, sort, req }: { ctx: ConsoleRequestContext; status: DepositTab; sort: ListSort; req: Record<string, string> }) {
+  const { t } = ctx;
+  const d = t.deposits;
+  return (
+    <form method="get" action="/dashboard/deposits" class="form-grid panel" role="search">
+      <input type="hidden" name="status" value={status} />
+      <Field label={d.searchName} name="name" value={req.name} />
+      <Field label={d.searchAmount} name="amount" inputMode="numeric" value={req.amount} />
+      <Field label={t.common.from} name="from" type="date" value={req.from} />
+      <Field label={t.common.to} name="to" type="date" value={req.to} />
+      {status === 'held' ? (
+        <label>
+          {d.reasonFilter}
+          <select name="reason">
+            <option value="">{d.allReasons}</option>
+            {HELD_REASON_FILTERS.map((reason) => (
+              <option value={reason} selected={req.reason === reason}>
+                {d.heldReasons[reason]}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      <label>
+        {d.sortOrder}
+        <select name="sort">
+          {(['oldest', 'newest'] as const).map((option) => (
+            <option value={option} selected={sort === option}>
+              {d.sortOrders[option]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit">{t.common.search}</button>
+      <a href={`/dashboard/deposits?status=${status}`}>{t.common.clear}</a>
+    </form>
+  );
+}
+
+/** Links to the list's CSV files, under its filters. */
+function Downloads({ ctx, status }: { ctx: ConsoleRequestContext; status: DepositTab }) {
+  const d = ctx.t.deposits;
+  const query = new URLSearchParams(ctx.query);
+  // The downloads take the list's filters (not its order or page: a file is always oldest first, whole).
+  const filters = new URLSearchParams([...query].filter(([key]) => ['name', 'amount', 'from', 'to', 'reason'].includes(key)));
+  filters.set('status', status);
+  return (
+    <section class="panel" aria-labelledby="downloads">
+      <h2 id="downloads">{d.downloads}</h2>
+      <ul>
+        <li>
+          <a href={`/dashboard/deposits.csv?${filters}`} download>
+            {d.downloadDeposits(d.statuses[status])}
+          </a>
+        </li>
+        <li>
+          <a href={`/dashboard/payments.csv?${filters}`} download>
+            {d.downloadPayments}
+          </a>
+        </li>
+      </ul>
+    </section>
+  );
+}
+
+/** A reason in shop-owner words: the decision's words, or the held filter's for those it has none for. */
+function listReasonText(ctx: ConsoleRequestContext, reason: string | undefined): string {
+  const words = reasonText(ctx, reason);
+  return words === reason ? (ctx.t.deposits.heldReasons[reason] ?? words) : words;
+}
+
+/** A deposit's near misses in its list row, each linking to the deposit's page where it is settled. */
+function NearMissesInRow({ ctx, deposit, orders }: { ctx: ConsoleRequestContext; deposit: TransactionRow; orders: Map<string, OrderRow> }) {
+  const d = ctx.t.deposits;
+  const misses = nearMissesOf(deposit);
+  if (misses.length === 0) return null;
+  return (
+    <ul>
+      {misses.map((m) => (
+        <li>
+          <a href={`/dashboard/deposits/${deposit.id}`}>
+            {d.nearMissInRow(
+              orders.get(m.order_id)?.externalId ?? m.order_id,
+              yen(Math.abs(m.amount_difference)),
+              m.amount_difference < 0,
+              d.nearMissShort[m.likely] ?? m.likely,
+            )}
+          </a>
+        </li>
+      ))}
+    </ul>
   );
 }
 

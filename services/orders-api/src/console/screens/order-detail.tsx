@@ -5,6 +5,7 @@ import type { PaymentReversal } from '../../use-cases/console-reads';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import { ActionButton, Badge, Facts, Layout, Notice, Table } from '../components/layout';
+import { TransferToSection } from '../components/transfer-to';
 import { reasonText } from './deposit-detail';
 
 const DONE = ['reversed', 'canceled', 'markedPaid', 'edited'] as const;
@@ -55,6 +56,7 @@ export function OrderScreen({
           ]}
         />
       </section>
+      <TransferToSection ctx={ctx} order={order} />
       <PaymentSection ctx={ctx} payment={payment.success ? payment.data : undefined} />
       {reversals.length > 0 ? <ReversedPayments ctx={ctx} reversals={reversals} /> : null}
       {order.status === 'open' || order.status === 'expired' ? <DepositsThatCouldPay ctx={ctx} order={order} deposits={couldPay} /> : null}

@@ -4,8 +4,20 @@ import { Badge, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 
-/** Orders under the filters, newest first. */
-export function OrderListScreen({ ctx, rows, next, q }: { ctx: ConsoleRequestContext; rows: OrderRow[]; next: bigint | undefined; q: Record<string, string> }) {
+/** Orders under the filters, newest or oldest first. */
+export function OrderListScreen({
+  ctx,
+  rows,
+  next,
+  q,
+  sort,
+}: {
+  ctx: ConsoleRequestContext;
+  rows: OrderRow[];
+  next: bigint | undefined;
+  q: Record<string, string>;
+  sort: 'oldest' | 'newest';
+}) {
   const { t } = ctx;
   const o = t.orders;
   return (
@@ -28,6 +40,16 @@ export function OrderListScreen({ ctx, rows, next, q }: { ctx: ConsoleRequestCon
         <Field label={o.amountTo} name="amount_to" inputMode="numeric" value={q.amount_to} />
         <Field label={t.common.from} name="from" type="date" value={q.from} />
         <Field label={t.common.to} name="to" type="date" value={q.to} />
+        <label>
+          {o.sortOrder}
+          <select name="sort">
+            {(['newest', 'oldest'] as const).map((option) => (
+              <option value={option} selected={sort === option}>
+                {o.sortOrders[option]}
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="submit">{t.common.search}</button>
         <a href="/dashboard/orders">{t.common.clear}</a>
       </form>

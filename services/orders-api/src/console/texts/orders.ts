@@ -52,6 +52,8 @@ export const ordersJa = {
     reversedBy: '取り消した人',
     reversalReason: '取り消しの理由',
     noReason: '（理由の記録なし）',
+    sortOrder: '並び順',
+    sortOrders: labels({ newest: '新しい順', oldest: '古い順' }),
   },
 };
 
@@ -107,5 +109,7 @@ export const ordersEn: typeof ordersJa = {
     reversedBy: 'Reversed by',
     reversalReason: 'Reason for the reversal',
     noReason: '(no reason recorded)',
+    sortOrder: 'Order',
+    sortOrders: { newest: 'Newest first', oldest: 'Oldest first' },
   },
 };

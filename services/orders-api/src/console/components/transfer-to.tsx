@@ -1,0 +1,32 @@
+import type { TransferTo } from '@pmatch/contracts';
+import type { OrderRow } from '@pmatch/db';
+import type { ConsoleRequestContext } from '../request';
+import { Facts } from './layout';
+
+/**
+ * An order's dedicated transfer account (振込専用口座) as its payment page prints it: bank,
+ * branch, account type, the whole number and the holder name, and whom it is given to. Nothing
+ * for an order on a shared account.
+ */
+export function TransferToSection({ ctx, order }: { ctx: ConsoleRequestContext; order: OrderRow }) {
+  if (!order.dedicated || order.transferTo === null) return null;
+  const w = ctx.t.transferTo;
+  const to = order.transferTo as TransferTo;
+  const named = (name: string | null, code: string) => (name === null ? code : `${name} (${code})`);
+  return (
+    <section aria-labelledby="transfer-to">
+      <h2 id="transfer-to">{w.heading}</h2>
+      <p class="muted">{w.intro}</p>
+      <Facts
+        rows={[
+          [w.bank, named(to.bank_name, to.bank_code)],
+          [w.branch, named(to.branch_name, to.branch_code)],
+          [w.accountType, w.accountTypes[to.account_type] ?? to.account_type],
+          [w.accountNumber, <code class="account-number">{to.account_number}</code>],
+          [w.holderName, to.holder_name],
+          [w.givenTo, order.customerReference === null ? w.givenToOrder : w.givenToBuyer(order.customerReference)],
+        ]}
+      />
+    </section>
+  );
+}
