@@ -1,7 +1,7 @@
 import { z } from './zod';
 import { WireError } from './errors';
 import { MODES } from './ids';
-import { Amount, BankAccountId, EventId, Order, OrderId, Timestamp, Transaction, TransactionId } from './api';
+import { Amount, BankAccountId, Decision, EventId, Order, OrderId, Timestamp, Transaction, TransactionId } from './api';
 import { EVENT_TYPES } from './events';
 import { MATCHING_RULES } from './settings';
 
@@ -148,7 +148,9 @@ const RuleSet = z.array(z.enum(MATCHING_RULES)).max(MATCHING_RULES.length);
  * orders-api (and ops) → matcher requests: every change of a match decision goes through the
  * matcher, the only writer of decisions. `rules.preview` changes nothing: it decides the held
  * deposits again under other rules; `rules.confirm_previewed` confirms the pairs a person saw in
- * a preview, each only if deciding it again still gives that order.
+ * a preview, each only if deciding it again still gives that order. `deposit.explain` changes
+ * nothing either: it decides one held or unmatched deposit again under the seller's rules and the
+ * orders as they are now, so that a screen explains it as it stands.
  */
 export const MatcherCommand = z.discriminatedUnion('type', [
   z.object({
@@ -182,6 +184,7 @@ export const MatcherCommand = z.discriminatedUnion('type', [
   z.object({ type: z.literal('transaction.exclude'), ...commandScope, transaction_id: TransactionId, ...decider, ...audited }),
   z.object({ type: z.literal('transaction.restore'), ...commandScope, transaction_id: TransactionId, ...decider, ...audited }),
   z.object({ type: z.literal('rules.preview'), ...commandScope, matching_rules: RuleSet }),
+  z.object({ type: z.literal('deposit.explain'), ...commandScope, transaction_id: TransactionId }),
   z.object({
     type: z.literal('rules.confirm_previewed'),
     ...commandScope,
@@ -210,6 +213,25 @@ export const RulePreviewReply = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(false), error: WireError }),
 ]);
 export type RulePreviewReply = z.infer<typeof RulePreviewReply>;
+
+/**
+ * The reply to `deposit.explain`: what deciding the deposit now would give (`outcome`, and the
+ * order for `confirmed`) under `matching_rules`, the seller's rules now, and its explanation, which
+ * also lists open orders of the amount placed after the deposit (`ordered_after_deposit`). A
+ * deposit no longer held or unmatched is refused (`transaction_not_matchable`).
+ */
+export const DepositExplanationReply = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    outcome: z.enum(['confirmed', 'held', 'unmatched']),
+    order_id: OrderId.nullable(),
+    matching_rules: RuleSet,
+    decision: Decision,
+  }),
+  z.object({ ok: z.literal(false), error: WireError }),
+]);
+export type DepositExplanationReply = z.infer<typeof DepositExplanationReply>;
+export type DepositExplanation = Omit<Extract<DepositExplanationReply, { ok: true }>, 'ok'>;
 
 /** The reply to `rules.confirm_previewed`: the pairs confirmed, and those left as they were. */
 export const PreviewConfirmedReply = z.discriminatedUnion('ok', [

@@ -279,6 +279,9 @@ describe('schema.prisma and the migrations agree', () => {
         createdAt: now,
       },
     });
+    await prisma.webhookTestSend.create({
+      data: { endpointId: 'we_schema', eventId: 'evt_test_schema', statusCode: null, durationMs: 5, error: 'e', sentAt: now },
+    });
 
     expect(order.amount).toBe(9_999_999_999n);
     const counts = await Promise.all([
@@ -306,8 +309,9 @@ describe('schema.prisma and the migrations agree', () => {
       prisma.paymentLink.count(),
       prisma.userRecoveryCode.count(),
       prisma.consoleDisplay.count(),
+      prisma.webhookTestSend.count(),
     ]);
-    expect(counts).toEqual([1, 1, 1, 1, 1, 2, ...Array(18).fill(1)]);
+    expect(counts).toEqual([1, 1, 1, 1, 1, 2, ...Array(19).fill(1)]);
     expect((await prisma.statementRecord.findUniqueOrThrow({ where: { transactionId: 'txn_schema' } })).raw).toEqual(new Uint8Array([0xb6, 0xde]));
     const read = await prisma.transaction.findUniqueOrThrow({ where: { id: 'txn_schema' } });
     expect(read).toMatchObject({ occurredAt: now, candidateOrderIds: ['ord_schema'], decision: { reason: 'exact' } });

@@ -3,6 +3,7 @@ import { WEBHOOK_LIMITS, newId } from '@pmatch/contracts';
 import { eventObject } from '@pmatch/db';
 import { newSigningSecret } from '@pmatch/platform';
 import { waitFor } from '@pmatch/testkit';
+import { TEST_SENDS_KEPT, recordTestSend } from '../src/data/test-sends';
 import { DispatcherHarness } from './support/harness';
 import { HttpsReceiver, type ReceivedRequest } from './support/receiver';
 import { TestCa } from './support/tls';
@@ -420,7 +421,7 @@ describe('at-least-once', () => {
 });
 
 describe('requests from the API', () => {
-  test('when a test event is requested, then it is sent signed and nothing is written to the delivery log', async () => {
+  test('when a test event is requested, then it is sent signed, recorded as a test send with the answer, and nothing is written to the delivery log', async () => {
     const orgId = await harness.createOrganisation();
     const path = freshPath();
     const endpoint = await harness.createEndpoint(orgId, receiver.url(path));
@@ -439,5 +440,20 @@ describe('requests from the API', () => {
     expect(new Webhook(endpoint.secret).verify(request!.body, request!.headers as Record<string, string>)).toEqual(event);
     expect(request!.headers['webhook-id']).toBe(event.id);
     expect(await harness.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(0);
+    const sent = await waitFor(() => harness.prisma.webhookTestSend.findFirst({ where: { endpointId: endpoint.id } }).then((row) => row ?? undefined));
+    expect(sent).toMatchObject({ eventId: event.id, statusCode: 200, error: null });
+  });
+
+  test('when more test sends than are kept are recorded for an endpoint, then only its latest are left, and those of another endpoint stay', async () => {
+    const orgId = await harness.createOrganisation();
+    const [one, other] = [await harness.createEndpoint(orgId, receiver.url(freshPath())), await harness.createEndpoint(orgId, receiver.url(freshPath()))];
+    const send = (endpointId: string, n: number) =>
+      recordTestSend(harness.prisma, { endpointId, eventId: `evt_test_${n}`, statusCode: 200, durationMs: 1, error: null, sentAt: harness.clock.now() });
+    await send(other.id, 0);
+    for (let n = 1; n <= TEST_SENDS_KEPT + 2; n++) await send(one.id, n);
+
+    const kept = await harness.prisma.webhookTestSend.findMany({ where: { endpointId: one.id }, orderBy: { id: 'asc' } });
+    expect(kept.map((k) => k.eventId)).toEqual(Array.from({ length: TEST_SENDS_KEPT }, (_, i) => `evt_test_${i + 3}`));
+    expect(await harness.prisma.webhookTestSend.count({ where: { endpointId: other.id } })).toBe(1);
   });
 });

@@ -2,6 +2,7 @@ import { AppError, toWireError, type MatcherCommand } from '@pmatch/contracts';
 import { pastDeadline, type Broker, type Delivery } from '@pmatch/platform';
 import { CommandExpiredError, resultView, runCommand } from '../use-cases/commands';
 import type { MatcherDeps } from '../use-cases/deps';
+import { explainDeposit } from '../use-cases/explain-deposit';
 import { confirmPreviewed, previewRules } from '../use-cases/rule-preview';
 
 /**
@@ -17,6 +18,8 @@ export function commandHandler(deps: MatcherDeps & { broker: Broker; onRecorded:
     try {
       if (command.type === 'rules.preview') {
         reply = { ok: true, ...(await previewRules(deps, command)) };
+      } else if (command.type === 'deposit.explain') {
+        reply = { ok: true, ...(await explainDeposit(deps, command, delivery.messageId)) };
       } else if (command.type === 'rules.confirm_previewed') {
         reply = { ok: true, ...(await confirmPreviewed(deps, command, callerWaits)) };
         deps.onRecorded();

@@ -114,7 +114,7 @@ async function lockTransaction(tx: Tx, id: string, scope: Scope): Promise<Transa
 type CommandOf<T extends MatcherCommand['type']> = Extract<MatcherCommand, { type: T }>;
 
 /** The commands about one order or one deposit, carried out by `runCommand`. */
-export type DecisionCommand = Exclude<MatcherCommand, { type: 'rules.preview' | 'rules.confirm_previewed' }>;
+export type DecisionCommand = Exclude<MatcherCommand, { type: 'rules.preview' | 'rules.confirm_previewed' | 'deposit.explain' }>;
 
 /**
  * Paid → open within 24 hours (later only from the console, with a reason); the deposit becomes

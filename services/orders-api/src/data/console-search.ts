@@ -271,3 +271,27 @@ export async function depositCounts(db: Db, scope: Scope, statuses: readonly str
   );
   return Object.fromEntries(counts);
 }
+
+/**
+ * The `order.payment_reversed` events whose reversed payment was made by this deposit, newest
+ * first (events_type_idx: reversals are few among an organisation's events).
+ */
+export async function reversalsOfDeposit(db: Db, scope: Scope, depositId: string, limit: number): Promise<EventRow[]> {
+  return db.$queryRaw<EventRow[]>`
+    SELECT ${Prisma.raw(eventFields())} FROM events
+    WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND type = 'order.payment_reversed'
+      AND (data #>> '{previous_payment,transaction_id}') = ${depositId}
+    ORDER BY tx_id DESC, seq DESC LIMIT ${limit}`;
+}
+
+/**
+ * Held and unmatched deposits of the order's bank account and amount, newest first: those a person
+ * may match to the order (the organisation's held and unmatched deposits, by status: transactions_status_list_idx).
+ */
+export async function depositsThatCouldPay(db: Db, scope: Scope, order: { bankAccountId: string; amount: bigint }, limit: number): Promise<TransactionRow[]> {
+  return db.$queryRaw<TransactionRow[]>`
+    SELECT ${Prisma.raw(transactionFields())} FROM transactions
+    WHERE organisation_id = ${scope.organisationId} AND mode = ${scope.mode} AND direction = 'deposit'
+      AND bank_account_id = ${order.bankAccountId} AND amount = ${order.amount} AND status IN ('held', 'unmatched')
+    ORDER BY seq DESC LIMIT ${limit}`;
+}

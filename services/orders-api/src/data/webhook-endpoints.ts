@@ -128,3 +128,23 @@ export async function listDeliveryAttempts(
     LIMIT ${query.limit + 1}`;
   return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }
+
+/** A test event sent to an endpoint, as the dispatcher recorded it. */
+export interface TestSendRow {
+  id: bigint;
+  eventId: string;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  sentAt: Date;
+}
+
+/** The endpoint's latest test sends, newest first (webhook_test_sends_endpoint_idx). */
+export async function listTestSends(db: Db, endpointId: string, limit: number): Promise<TestSendRow[]> {
+  return db.webhookTestSend.findMany({
+    where: { endpointId },
+    orderBy: { id: 'desc' },
+    take: limit,
+    select: { id: true, eventId: true, statusCode: true, durationMs: true, error: true, sentAt: true },
+  });
+}

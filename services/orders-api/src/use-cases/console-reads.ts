@@ -1,4 +1,4 @@
-import { Decision, Payment, type MatchingRule, type PreviewedConfirmation } from '@pmatch/contracts';
+import { AppError, Decision, Payment, type DepositExplanation, type MatchingRule, type PreviewedConfirmation } from '@pmatch/contracts';
 import type { AuditLogRow, EventRow, OrderRow, TransactionRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { listAudit, matchingRulesReviewed } from '../data/audit-log';
@@ -12,6 +12,8 @@ import {
   depositCounts,
   latestEvents,
   overviewCounts,
+  reversalsOfDeposit,
+  depositsThatCouldPay,
   searchDeposits,
   searchOrders,
   type DepositSearch,
@@ -37,41 +39,109 @@ export async function searchOrdersOf(deps: ReadDeps, actor: Actor, search: Order
   return searchOrders(deps.database.prisma, actor, search);
 }
 
+/** How the deposit's screen explains it: decided again now, or as stored when that is all there is. */
+export type ShownExplanation =
+  | { kind: 'current'; outcome: 'confirmed' | 'held' | 'unmatched'; orderId: string | null; rules: MatchingRule[] }
+  /** Confirmed or excluded: the stored decision is the whole story. */
+  | { kind: 'stored' }
+  /** Held or unmatched, but the matcher did not answer in time: the stored decision, said to be so. */
+  | { kind: 'unavailable' };
+
+/** A payment this deposit made that a person reversed: the reopened order, when, by whom and why. */
+export interface ReversedPayment {
+  order: OrderRow | undefined;
+  orderId: string;
+  reversedAt: Date;
+  decidedBy: string | null;
+  reason: string | null;
+}
+
 /**
- * What a deposit's screen shows: the deposit, its decision, the orders it names, the earlier deposit
- * a possible duplicate repeats, and (when searching) the orders it may be matched to.
+ * What a deposit's screen shows: the deposit; its decision, decided again by the matcher under the
+ * seller's rules and orders as they are now when it is held or unmatched (the stored one beside it,
+ * docs/decisions/0180-explanations-recomputed-when-shown.md); the orders both name; a reversal of a
+ * payment it made; the earlier deposit a possible duplicate repeats; and (when searching) the
+ * orders it may be matched to.
  */
 export async function depositWithCandidates(
-  deps: ReadDeps,
+  deps: ReadDeps & Pick<OrdersApiDeps, 'matcher'>,
   actor: Actor,
   rawId: string,
   matchSearch: { searching: boolean; text: string | undefined },
 ): Promise<{
   deposit: TransactionRow;
-  decision: Decision | { reason: string; candidates: []; near_misses?: undefined; duplicate_of?: undefined; dedicated_account?: undefined };
+  decision: Decision;
+  stored: Decision;
+  explanation: ShownExplanation;
   orders: OrderRow[];
   matchable: OrderRow[] | undefined;
   duplicateOf: TransactionRow | undefined;
+  reversals: ReversedPayment[];
   neighbours: { previous: string | undefined; next: string | undefined };
 }> {
   const deposit = await findVisibleTransaction(deps, actor, rawId);
   const parsed = Decision.safeParse(deposit.decision);
-  const decision = parsed.success ? parsed.data : { reason: '', candidates: [] as [] };
+  const stored: Decision = parsed.success ? parsed.data : { reason: '', candidates: [] };
+  const decidable = deposit.status === 'held' || deposit.status === 'unmatched';
+  const now = decidable ? await currentExplanation(deps, actor, deposit.id) : undefined;
+  const decision = now?.decision ?? stored;
+  const reversals = await reversalsOfDeposit(deps.database.prisma, actor, deposit.id, 5);
+  const reversed = reversals.flatMap(reversalIn);
   const orders = await findOrdersByIds(deps.database.prisma, actor, [
     ...new Set([
-      ...decision.candidates.map((c) => c.order_id),
-      ...(decision.near_misses ?? []).map((m) => m.order_id),
+      ...[decision, stored].flatMap((d) => [...d.candidates.map((c) => c.order_id), ...(d.near_misses ?? []).map((m) => m.order_id)]),
+      ...reversed.map((r) => r.orderId),
       ...(deposit.orderId ? [deposit.orderId] : []),
-      ...(decision.dedicated_account?.order_id ? [decision.dedicated_account.order_id] : []),
+      ...[decision, stored].flatMap((d) => (d.dedicated_account?.order_id ? [d.dedicated_account.order_id] : [])),
     ]),
   ]);
   const [duplicateOf] = decision.duplicate_of === undefined ? [] : await findTransactionsByIds(deps.database.prisma, actor, [decision.duplicate_of]);
-  const matchable =
-    matchSearch.searching && (deposit.status === 'held' || deposit.status === 'unmatched')
-      ? await findMatchableOrders(deps.database.prisma, actor, deposit, matchSearch.text, 20)
-      : undefined;
+  const orderById = new Map(orders.map((o) => [o.id, o]));
+  const matchable = matchSearch.searching && decidable ? await findMatchableOrders(deps.database.prisma, actor, deposit, matchSearch.text, 20) : undefined;
   const { previous, next } = await heldNeighbours(deps.database.prisma, actor, deposit);
-  return { deposit, decision, orders, matchable, duplicateOf, neighbours: { previous, next } };
+  return {
+    deposit,
+    decision,
+    stored,
+    explanation:
+      now === undefined
+        ? { kind: decidable ? 'unavailable' : 'stored' }
+        : { kind: 'current', outcome: now.outcome, orderId: now.order_id, rules: now.matching_rules },
+    orders,
+    matchable,
+    duplicateOf,
+    reversals: reversed.map((r) => ({ ...r, order: orderById.get(r.orderId) })),
+    neighbours: { previous, next },
+  };
+}
+
+/** The matcher's explanation of the deposit as it stands now; undefined when it did not answer (or the deposit was decided meanwhile). */
+async function currentExplanation(deps: Pick<OrdersApiDeps, 'matcher'>, actor: Actor, transactionId: string): Promise<DepositExplanation | undefined> {
+  try {
+    return await deps.matcher.explainDeposit({
+      type: 'deposit.explain',
+      organisation_id: actor.organisationId,
+      mode: actor.mode,
+      transaction_id: transactionId,
+    });
+  } catch (error) {
+    if (error instanceof AppError) return undefined;
+    throw error;
+  }
+}
+
+/** The reopened order and the reversal's facts, from an `order.payment_reversed` event. */
+function reversalIn(event: EventRow): Omit<ReversedPayment, 'order'>[] {
+  const data = event.data as { object?: { id?: unknown }; reversal?: { decided_by?: unknown; reason?: unknown } };
+  if (typeof data.object?.id !== 'string') return [];
+  return [
+    {
+      orderId: data.object.id,
+      reversedAt: event.createdAt,
+      decidedBy: typeof data.reversal?.decided_by === 'string' ? data.reversal.decided_by : null,
+      reason: typeof data.reversal?.reason === 'string' ? data.reversal.reason : null,
+    },
+  ];
 }
 
 /**
@@ -123,13 +193,56 @@ export async function clearHeldDeposits(deps: ReadDeps, actor: Actor, limit: num
   });
 }
 
-/** An order with its timeline: its own events and those of the deposits that paid it, in recorded order. */
-export async function orderWithTimeline(deps: ReadDeps, actor: Actor, rawId: string): Promise<{ order: OrderRow; timeline: EventRow[] }> {
+/** A payment of the order that a person reversed: the payment as it was, and when, by whom and why it was reversed. */
+export interface PaymentReversal {
+  payment: Payment;
+  reversedAt: Date;
+  decidedBy: string | null;
+  reason: string | null;
+  eventId: string;
+}
+
+/**
+ * An order with its timeline (its own events and those of the deposits that paid it, in recorded
+ * order), the payments of it that were reversed (oldest first), and, while it is open or expired,
+ * the held and unmatched deposits of its account and amount that could pay it.
+ */
+export async function orderWithTimeline(
+  deps: ReadDeps,
+  actor: Actor,
+  rawId: string,
+): Promise<{ order: OrderRow; timeline: EventRow[]; reversals: PaymentReversal[]; couldPay: TransactionRow[] }> {
   const order = await findVisibleOrder(deps, actor, rawId);
   const events = await eventsAbout(deps.database.prisma, actor, [order.id]);
   const deposits = [...new Set(events.flatMap(paymentsIn).flatMap((p) => (p.transaction_id ? [p.transaction_id] : [])))];
   const depositEvents = await eventsAbout(deps.database.prisma, actor, deposits);
-  return { order, timeline: [...events, ...depositEvents].sort((a, b) => (a.seq < b.seq ? -1 : 1)) };
+  const couldPay =
+    order.status === 'open' || order.status === 'expired' ? await depositsThatCouldPay(deps.database.prisma, actor, order, COULD_PAY_LISTED) : [];
+  return {
+    order,
+    timeline: [...events, ...depositEvents].sort((a, b) => (a.seq < b.seq ? -1 : 1)),
+    reversals: events.filter((e) => e.type === 'order.payment_reversed').flatMap(reversalOf),
+    couldPay,
+  };
+}
+
+/** The most deposits an order's page lists as those that could pay it. */
+const COULD_PAY_LISTED = 20;
+
+/** The reversed payment an `order.payment_reversed` event carries, with the reversal's facts. */
+function reversalOf(event: EventRow): PaymentReversal[] {
+  const data = event.data as { previous_payment?: unknown; reversal?: { decided_by?: unknown; reason?: unknown } };
+  const payment = Payment.safeParse(data.previous_payment);
+  if (!payment.success) return [];
+  return [
+    {
+      payment: payment.data,
+      reversedAt: event.createdAt,
+      decidedBy: typeof data.reversal?.decided_by === 'string' ? data.reversal.decided_by : null,
+      reason: typeof data.reversal?.reason === 'string' ? data.reversal.reason : null,
+      eventId: event.id,
+    },
+  ];
 }
 
 /** The payments an event carries: the order's own, and a reversal's previous one. */

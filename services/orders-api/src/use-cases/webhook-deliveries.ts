@@ -11,10 +11,12 @@ import type { WebhookEndpointRow } from '@pmatch/db';
 import type { z } from 'zod';
 import type { Actor } from '../domain/actor';
 import { DELIVERY_ATTEMPT_ID_PREFIX, deliveryAttemptView, testEvent } from '../domain/webhook-endpoints';
-import { findEventInScope, listDeliveryAttempts, requestFromDispatcher } from '../data/webhook-endpoints';
+import { findEventInScope, listDeliveryAttempts, listTestSends, requestFromDispatcher, type TestSendRow } from '../data/webhook-endpoints';
 import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
 import type { List } from './lists';
+
+export type { TestSendRow };
 
 // Each acts on an endpoint the actor may see (`findVisibleWebhookEndpoint`); the dispatcher sends.
 
@@ -48,6 +50,14 @@ export async function getDeliveryLog(
     ...(query.starting_after === undefined ? {} : { beforeAttemptId: BigInt(query.starting_after.slice(DELIVERY_ATTEMPT_ID_PREFIX.length)) }),
   });
   return { object: 'list', data: page.rows.map((r) => deliveryAttemptView(r, endpoint)), has_more: page.hasMore };
+}
+
+/**
+ * The endpoint's latest test events sent and how each went (they are no recorded events, so not
+ * among the delivery attempts), newest first.
+ */
+export async function getTestSends(deps: Pick<OrdersApiDeps, 'database'>, endpoint: WebhookEndpointRow, limit: number): Promise<TestSendRow[]> {
+  return listTestSends(deps.database.prisma, endpoint.id, limit);
 }
 
 /** Asks for one more delivery of an event the endpoint receives; it must be switched on. */

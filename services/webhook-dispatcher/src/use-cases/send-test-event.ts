@@ -2,21 +2,22 @@ import { QUEUES, TEST_EVENT_ID_PREFIX, type Event } from '@pmatch/contracts';
 import { reportOutOfScope } from '@pmatch/platform';
 import type { PrismaClient } from '@pmatch/db';
 import { findEndpointForTestEvent } from '../data/endpoints';
+import { recordTestSend } from '../data/test-sends';
 import { isAcknowledged } from '../domain/retries';
 import { deliveryHeaders } from '../domain/signature';
 import { openSigningSecrets, sendOrExplain, type AttemptDeps } from './attempt-delivery';
 
 /**
  * What an attempt needs, less the retry jitter (a test event is never retried), the recording of
- * outcomes (a test event has no log) and the plain SQL (its one read, the endpoint, is no hot
- * path): Prisma instead.
+ * a delivery's outcome (a test event is no delivery) and the plain SQL (its read of the endpoint
+ * and its one write are no hot path): Prisma instead.
  */
 export type TestEventDeps = Omit<AttemptDeps, 'random' | 'database' | 'acknowledged'> & { prisma: PrismaClient };
 
 /**
- * Sends webhook.test once, signed like any delivery. Test events stay out of the
- * delivery log, so the outcome goes to the service log and metrics only, and there is no retry:
- * the merchant pressed the button and watches their receiver. It runs in a slot of the delivery
+ * Sends webhook.test once, signed like any delivery, and records how it went as a test send, which
+ * the console shows in the endpoint's delivery log (never among the API's delivery attempts: a test
+ * event is no recorded event). There is no retry: the merchant pressed the button and watches. It runs in a slot of the delivery
  * scheduler, bounded per endpoint and in all like a delivery attempt. Only a webhook.test event of
  * the endpoint's mode is sent (`isTestEventFor`): the endpoint's secret signs nothing else this way.
  */
@@ -36,6 +37,14 @@ export async function sendTestEvent(deps: TestEventDeps, endpointId: string, eve
   const outcome = await sendOrExplain(deps, { endpointId, eventId: event.id }, async () => {
     const body = JSON.stringify(event);
     return deps.client.post(endpoint.organisationId, endpoint.url, deliveryHeaders(openSigningSecrets(deps.secretBox, endpoint, at), event.id, at, body), body);
+  });
+  await recordTestSend(deps.prisma, {
+    endpointId,
+    eventId: event.id,
+    statusCode: outcome.statusCode,
+    durationMs: outcome.durationMs,
+    error: outcome.error ?? null,
+    sentAt: at,
   });
   const acknowledged = outcome.statusCode !== null && isAcknowledged(outcome.statusCode);
   deps.metrics.testEventsSent.inc({ outcome: acknowledged ? 'succeeded' : 'failed' });

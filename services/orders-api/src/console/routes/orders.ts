@@ -46,8 +46,8 @@ export function orderRoutes(deps: OrdersApiDeps): Router {
   });
 
   router.get('/dashboard/orders/:id', async (req, res) => {
-    const { order, timeline } = await orderWithTimeline(deps, signedInOf(req).actor, pathId(req));
-    sendScreen(res, OrderScreen, { ctx: contextOf(req), order, timeline, now: deps.clock.now() });
+    const shown = await orderWithTimeline(deps, signedInOf(req).actor, pathId(req));
+    sendScreen(res, OrderScreen, { ctx: contextOf(req), ...shown, now: deps.clock.now() });
   });
 
   router.get('/dashboard/orders/:id/reverse', requireRole('operator'), async (req, res) => {

@@ -1,4 +1,11 @@
-import { ALL_EVENT_TYPES, CreateWebhookEndpointRequest, EventId, SUBSCRIBABLE_EVENT_TYPES, UpdateWebhookEndpointRequest } from '@pmatch/contracts';
+import {
+  ALL_EVENT_TYPES,
+  CreateWebhookEndpointRequest,
+  EventId,
+  SUBSCRIBABLE_EVENT_TYPES,
+  TEST_EVENT_ID_PREFIX,
+  UpdateWebhookEndpointRequest,
+} from '@pmatch/contracts';
 import type { WebhookEndpointRow } from '@pmatch/db';
 import { parseInput } from '@pmatch/platform';
 import { Router, type Request, type Response } from 'express';
@@ -13,7 +20,7 @@ import {
 } from '../../use-cases/manage-webhook-endpoints';
 import { rotateWebhookSecretShownOnce, showWebhookSecret } from '../../use-cases/manage-webhook-secrets';
 import { takeShownOnce, type ShownOnce } from '../../use-cases/shown-once';
-import { getDeliveryLog, resendWebhook, sendTestWebhook } from '../../use-cases/webhook-deliveries';
+import { getDeliveryLog, getTestSends, resendWebhook, sendTestWebhook } from '../../use-cases/webhook-deliveries';
 import { redirectDone, sendScreen } from '../render';
 import { reentryRefusal } from '../reentry';
 import { auditContextOf, contextOf, field, fieldList, pathId, queryText, requireRole, showToOf, signedInOf } from '../request';
@@ -114,6 +121,9 @@ export function webhookRoutes(deps: ConsoleAppDeps): Router {
   return router;
 }
 
+/** The most test sends an endpoint's delivery log shows. */
+const TEST_SENDS_SHOWN = 20;
+
 /** An endpoint's screen with a slice of its delivery log, filtered by the query's `event_id` and continued after its `after`. */
 async function sendEndpoint(
   deps: ConsoleAppDeps,
@@ -125,11 +135,18 @@ async function sendEndpoint(
   const ctx = contextOf(req);
   const eventId = queryText(req, 'event_id');
   const after = queryText(req, 'after');
+  const searched = eventId !== undefined && EventId.safeParse(eventId).success ? eventId : undefined;
+  const continued = after !== undefined && /^dla_[0-9]{1,18}$/.test(after) ? after : undefined;
   const log = await getDeliveryLog(deps, endpoint, {
     limit: 50,
-    ...(eventId !== undefined && EventId.safeParse(eventId).success ? { event_id: eventId } : {}),
-    ...(after !== undefined && /^dla_[0-9]{1,18}$/.test(after) ? { starting_after: after } : {}),
+    ...(searched === undefined ? {} : { event_id: searched }),
+    ...(continued === undefined ? {} : { starting_after: continued }),
   });
+  // Test sends join the log's first page, and a search for a test event's id.
+  const testSends =
+    continued === undefined && (searched === undefined || searched.startsWith(TEST_EVENT_ID_PREFIX))
+      ? (await getTestSends(deps, endpoint, TEST_SENDS_SHOWN)).filter((s) => searched === undefined || s.eventId === searched)
+      : [];
   sendScreen(
     res,
     EndpointScreen,
@@ -137,6 +154,7 @@ async function sendEndpoint(
       ctx,
       endpoint: webhookEndpointView(endpoint),
       log: log.data,
+      testSends,
       hasMore: log.has_more,
       eventId,
       secret: shown.secret,

@@ -2,22 +2,26 @@ import type { Decision } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import type { ReversedPayment, ShownExplanation } from '../../use-cases/console-reads';
 import { DedicatedAccountOrder, DuplicateOf } from '../components/deposit-context';
-import { ActionButton, Badge, Facts, Field, Layout, Notice, PostForm, Table, type Column } from '../components/layout';
+import { ActionButton, Badge, Facts, Field, Layout, Notice, Table, type Column } from '../components/layout';
+import { ConfirmForm, DecisionNow, ReversedPayments, reasonText } from './deposit-explanation';
 
-/** A decision's or candidate's reason code in the console's language (the code itself if it has no text). */
-export function reasonText(ctx: ConsoleRequestContext, reason: string | null | undefined): string {
-  if (reason === undefined || reason === null || reason === '') return '';
-  return ctx.t.reasons[reason] ?? ctx.t.fits[reason] ?? reason;
-}
+export { reasonText };
 
 const DONE_KEYS = { confirmed: 'confirmed', excluded: 'excluded', restored: 'restored' } as const;
 
-/** One deposit: its facts, its decision and candidates, and what a person may do about it. */
+/**
+ * One deposit: its facts, its decision (decided again now when it is held or unmatched, the stored
+ * reason beside it) and candidates, a payment of it that was reversed, and what a person may do.
+ */
 export function DepositScreen({
   ctx,
   deposit,
   decision,
+  stored,
+  explanation,
+  reversals,
   orders,
   matchable,
   duplicateOf,
@@ -28,6 +32,9 @@ export function DepositScreen({
   ctx: ConsoleRequestContext;
   deposit: TransactionRow;
   decision: Decision;
+  stored: Decision;
+  explanation: ShownExplanation;
+  reversals: ReversedPayment[];
   orders: OrderRow[];
   matchable: OrderRow[] | undefined;
   duplicateOf?: TransactionRow | undefined;
@@ -45,26 +52,19 @@ export function DepositScreen({
   return (
     <Layout ctx={ctx} title={d.detailTitle(deposit.counterparty)} section="deposits">
       {doneKey ? <Notice kind="success">{d[doneKey]}</Notice> : null}
-      <section aria-labelledby="facts">
-        <h2 id="facts">{d.facts}</h2>
-        <Facts
-          rows={[
-            [t.common.id, <code>{deposit.id}</code>],
-            [t.common.status, <Badge kind={deposit.status}>{d.statuses[deposit.status] ?? deposit.status}</Badge>],
-            [t.common.amount, yen(deposit.amount)],
-            [d.counterparty, deposit.counterparty],
-            [d.occurredAt, tokyoTime(deposit.occurredAt)],
-            ...(deposit.orderId
-              ? [[d.linkedOrder, <a href={`/dashboard/orders/${deposit.orderId}`}>{deposit.orderId}</a>] as [string, preact.ComponentChildren]]
-              : []),
-          ]}
+      <DepositFacts ctx={ctx} deposit={deposit} />
+      {reversals.length > 0 ? (
+        <ReversedPayments
+          ctx={ctx}
+          deposit={deposit}
+          reversals={reversals}
+          confirmable={mayDecide && decidable}
+          candidateIds={new Set(decision.candidates.map((c) => c.order_id))}
         />
-      </section>
+      ) : null}
       <section aria-labelledby="decision">
         <h2 id="decision">{d.decision}</h2>
-        <p>
-          {d.decisionReason}: <strong>{reasonText(ctx, decision.reason)}</strong>
-        </p>
+        <DecisionNow ctx={ctx} explanation={explanation} decision={decision} stored={stored} orderById={orderById} />
         <Table
           ctx={ctx}
           caption={d.candidates}
@@ -108,6 +108,29 @@ function fittingFirst(candidates: Candidate[]): Candidate[] {
 /** Whole days from `from` to `now`, never below zero. */
 export function daysBetween(from: Date, now: Date): number {
   return Math.max(0, Math.floor((now.getTime() - from.getTime()) / 86_400_000));
+}
+
+/** The deposit's own facts, and the order it paid. */
+function DepositFacts({ ctx, deposit }: { ctx: ConsoleRequestContext; deposit: TransactionRow }) {
+  const { t } = ctx;
+  const d = t.deposits;
+  return (
+    <section aria-labelledby="facts">
+      <h2 id="facts">{d.facts}</h2>
+      <Facts
+        rows={[
+          [t.common.id, <code>{deposit.id}</code>],
+          [t.common.status, <Badge kind={deposit.status}>{d.statuses[deposit.status] ?? deposit.status}</Badge>],
+          [t.common.amount, yen(deposit.amount)],
+          [d.counterparty, deposit.counterparty],
+          [d.occurredAt, tokyoTime(deposit.occurredAt)],
+          ...(deposit.orderId
+            ? [[d.linkedOrder, <a href={`/dashboard/orders/${deposit.orderId}`}>{deposit.orderId}</a>] as [string, preact.ComponentChildren]]
+            : []),
+        ]}
+      />
+    </section>
+  );
 }
 
 /** What the console shows of each candidate: its order, when and what, the fit and rules, and why it was not chosen. */
@@ -192,7 +215,6 @@ function itemOf(order: OrderRow | undefined): string {
  */
 function confirmColumn(ctx: ConsoleRequestContext, deposit: TransactionRow, orderById: Map<string, OrderRow>, all: Candidate[]): Column<Candidate> {
   const { t } = ctx;
-  const d = t.deposits;
   const keyOf = new Map(fittingFirst(all).map((c, i) => [c.order_id, i + 1]));
   return {
     header: t.common.actions,
@@ -200,31 +222,7 @@ function confirmColumn(ctx: ConsoleRequestContext, deposit: TransactionRow, orde
       const order = orderById.get(c.order_id);
       const confirmable = order !== undefined && (order.status === 'open' || order.status === 'expired') && c.excluded_because !== 'ordered_after_deposit';
       if (!confirmable) return null;
-      const key = keyOf.get(c.order_id)!;
-      const kind = fits(c) ? undefined : 'secondary';
-      return (
-        <PostForm ctx={ctx} action={`/dashboard/deposits/${deposit.id}/match`} class="stack candidate-form">
-          <input type="hidden" name="order_id" value={c.order_id} />
-          {c.fit === 'exact' ? null : (
-            <label class="checkbox">
-              <input type="checkbox" name="remember_payer" /> {d.rememberPayer(order.payerName)}
-            </label>
-          )}
-          <button
-            type="submit"
-            name="then"
-            value="next"
-            class={kind}
-            data-candidate={key <= 9 ? String(key) : undefined}
-            aria-label={key <= 9 ? `${key} ${d.confirmNextFor(order.externalId)}` : d.confirmNextFor(order.externalId)}
-          >
-            {key <= 9 ? <kbd>{key}</kbd> : null} {d.confirmNext}
-          </button>
-          <button type="submit" name="then" value="stay" class="secondary" aria-label={d.confirmFor(order.externalId)}>
-            {d.confirm}
-          </button>
-        </PostForm>
-      );
+      return <ConfirmForm ctx={ctx} deposit={deposit} order={order} nameFits={fits(c)} exact={c.fit === 'exact'} shortcut={keyOf.get(c.order_id)!} />;
     },
   };
 }

@@ -1,16 +1,34 @@
 import { Payment } from '@pmatch/contracts';
 import { pastReversalWindow } from '../../domain/orders';
-import type { EventRow, OrderRow } from '@pmatch/db';
+import type { EventRow, OrderRow, TransactionRow } from '@pmatch/db';
+import type { PaymentReversal } from '../../use-cases/console-reads';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
-import { ActionButton, Badge, Facts, Layout, Notice } from '../components/layout';
+import { ActionButton, Badge, Facts, Layout, Notice, Table } from '../components/layout';
 import { TransferToSection } from '../components/transfer-to';
 import { reasonText } from './deposit-detail';
 
 const DONE = ['reversed', 'canceled', 'markedPaid', 'edited'] as const;
 
-/** One order: its facts, its payment, what a person may do with it, and its timeline of events. */
-export function OrderScreen({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext; order: OrderRow; timeline: EventRow[]; now: Date }) {
+/**
+ * One order: its facts, its payment and the payments of it that were reversed, the deposits that
+ * could pay it, what a person may do with it, and its timeline of events.
+ */
+export function OrderScreen({
+  ctx,
+  order,
+  timeline,
+  reversals,
+  couldPay,
+  now,
+}: {
+  ctx: ConsoleRequestContext;
+  order: OrderRow;
+  timeline: EventRow[];
+  reversals: PaymentReversal[];
+  couldPay: TransactionRow[];
+  now: Date;
+}) {
   const { t } = ctx;
   const o = t.orders;
   const payment = Payment.safeParse(order.payment);
@@ -40,6 +58,8 @@ export function OrderScreen({ ctx, order, timeline, now }: { ctx: ConsoleRequest
       </section>
       <TransferToSection ctx={ctx} order={order} />
       <PaymentSection ctx={ctx} payment={payment.success ? payment.data : undefined} />
+      {reversals.length > 0 ? <ReversedPayments ctx={ctx} reversals={reversals} /> : null}
+      {order.status === 'open' || order.status === 'expired' ? <DepositsThatCouldPay ctx={ctx} order={order} deposits={couldPay} /> : null}
       {mayDecide && !fromShop ? (
         <div class="actions panel">
           {order.status === 'paid' ? <a href={`/dashboard/orders/${order.id}/reverse`}>{o.reverse}</a> : null}
@@ -83,6 +103,72 @@ function PaymentSection({ ctx, payment }: { ctx: ConsoleRequestContext; payment:
       ) : (
         <p>{o.noPayment}</p>
       )}
+    </section>
+  );
+}
+
+/** Payments of the order that a person reversed, oldest first: the payment as it was, and when, by whom and why it was reversed. */
+function ReversedPayments({ ctx, reversals }: { ctx: ConsoleRequestContext; reversals: PaymentReversal[] }) {
+  const { t } = ctx;
+  const o = t.orders;
+  return (
+    <section aria-labelledby="reversed-payments">
+      <h2 id="reversed-payments">{o.reversedPayments}</h2>
+      <Table
+        ctx={ctx}
+        caption={o.reversedPayments}
+        rows={reversals}
+        columns={[
+          {
+            header: o.deposit,
+            cell: (r) => (r.payment.transaction_id ? <a href={`/dashboard/deposits/${r.payment.transaction_id}`}>{r.payment.transaction_id}</a> : '—'),
+          },
+          { header: t.common.amount, cell: (r) => yen(r.payment.amount), class: 'num' },
+          { header: t.deposits.counterparty, cell: (r) => r.payment.counterparty },
+          { header: o.matchedAt, cell: (r) => tokyoTime(r.payment.matched_at) },
+          { header: o.reversedAt, cell: (r) => <a href={`/dashboard/events/${r.eventId}`}>{tokyoTime(r.reversedAt)}</a> },
+          { header: o.reversedBy, cell: (r) => r.decidedBy ?? '' },
+          { header: o.reversalReason, cell: (r) => r.reason ?? o.noReason },
+        ]}
+      />
+    </section>
+  );
+}
+
+/** Held and unmatched deposits of the order's account and amount, newest first, each linking to its page where it is confirmed. */
+function DepositsThatCouldPay({ ctx, order, deposits }: { ctx: ConsoleRequestContext; order: OrderRow; deposits: TransactionRow[] }) {
+  const { t } = ctx;
+  const o = t.orders;
+  const d = t.deposits;
+  return (
+    <section aria-labelledby="could-pay">
+      <h2 id="could-pay">{o.couldPay}</h2>
+      <p class="muted">{o.couldPayIntro}</p>
+      <Table
+        ctx={ctx}
+        caption={o.couldPay}
+        rows={deposits}
+        empty={o.couldPayNone}
+        columns={[
+          {
+            header: d.counterparty,
+            cell: (deposit) => (
+              <>
+                <a href={`/dashboard/deposits/${deposit.id}`}>{deposit.counterparty}</a>
+                {deposit.occurredAt.getTime() < order.orderedAt.getTime() ? (
+                  <>
+                    <br />
+                    <span class="muted">{o.beforeOrder}</span>
+                  </>
+                ) : null}
+              </>
+            ),
+          },
+          { header: t.common.amount, cell: (deposit) => yen(deposit.amount), class: 'num' },
+          { header: d.occurredAt, cell: (deposit) => tokyoTime(deposit.occurredAt) },
+          { header: t.common.status, cell: (deposit) => <Badge kind={deposit.status}>{d.statuses[deposit.status] ?? deposit.status}</Badge> },
+        ]}
+      />
     </section>
   );
 }

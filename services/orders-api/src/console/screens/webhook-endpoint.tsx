@@ -1,4 +1,5 @@
 import { ALL_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, type WebhookDeliveryAttempt, type WebhookEndpoint } from '@pmatch/contracts';
+import type { TestSendRow } from '../../use-cases/webhook-deliveries';
 import type { ShownOnce } from '../../use-cases/shown-once';
 import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
@@ -56,6 +57,7 @@ export function EndpointScreen({
   ctx,
   endpoint,
   log,
+  testSends,
   hasMore,
   eventId,
   secret,
@@ -65,6 +67,8 @@ export function EndpointScreen({
   ctx: ConsoleRequestContext;
   endpoint: WebhookEndpoint;
   log: WebhookDeliveryAttempt[];
+  /** Test events sent, newest first: shown in the log among the attempts. */
+  testSends: TestSendRow[];
   hasMore: boolean;
   eventId: string | undefined;
   /** The secret kept to be shown once to this session, read by this very request. */
@@ -120,7 +124,7 @@ export function EndpointScreen({
         </section>
       ) : null}
       {admin ? <SecretSection ctx={ctx} endpointId={endpoint.id} secret={secret} secretGone={secretGone} /> : null}
-      <DeliveryLogSection ctx={ctx} endpointId={endpoint.id} log={log} hasMore={hasMore} eventId={eventId} admin={admin} />
+      <DeliveryLogSection ctx={ctx} endpointId={endpoint.id} log={log} testSends={testSends} hasMore={hasMore} eventId={eventId} admin={admin} />
     </Layout>
   );
 }
@@ -205,11 +209,32 @@ export function DeleteEndpointScreen({ ctx, endpoint }: { ctx: ConsoleRequestCon
   );
 }
 
-/** The delivery log, newest first, found by event id, with a resend for admins. */
+/** A test event counts as received on a 2xx answer, as a delivery does. */
+function testSucceeded(test: TestSendRow): boolean {
+  return test.statusCode !== null && test.statusCode >= 200 && test.statusCode < 300;
+}
+
+/** A row of the delivery log: an attempt to deliver a recorded event, or a test event sent. */
+type LogRow = { at: Date; attempt: WebhookDeliveryAttempt; test?: undefined } | { at: Date; test: TestSendRow; attempt?: undefined };
+
+/**
+ * The attempts and the test sends, newest first. Test sends older than a full page's last attempt
+ * belong to a later page of attempts, and are left out.
+ */
+function logRows(log: WebhookDeliveryAttempt[], testSends: TestSendRow[], hasMore: boolean): LogRow[] {
+  const oldest = hasMore && log.length > 0 ? Date.parse(log.at(-1)!.attempted_at) : -Infinity;
+  return [
+    ...log.map((attempt): LogRow => ({ at: new Date(attempt.attempted_at), attempt })),
+    ...testSends.filter((test) => test.sentAt.getTime() >= oldest).map((test): LogRow => ({ at: test.sentAt, test })),
+  ].sort((a, b) => b.at.getTime() - a.at.getTime());
+}
+
+/** The delivery log, newest first, found by event id, with a resend for admins; test events sent are among it, never resent. */
 function DeliveryLogSection({
   ctx,
   endpointId,
   log,
+  testSends,
   hasMore,
   eventId,
   admin,
@@ -217,6 +242,7 @@ function DeliveryLogSection({
   ctx: ConsoleRequestContext;
   endpointId: string;
   log: WebhookDeliveryAttempt[];
+  testSends: TestSendRow[];
   hasMore: boolean;
   eventId: string | undefined;
   admin: boolean;
@@ -235,27 +261,43 @@ function DeliveryLogSection({
       <Table
         ctx={ctx}
         caption={w.log}
-        rows={log}
+        rows={logRows(log, testSends, hasMore)}
         columns={[
-          { header: t.common.date, cell: (a) => tokyoTime(a.attempted_at) },
-          { header: t.events.type, cell: (a) => <code>{a.event_type}</code> },
-          { header: t.common.id, cell: (a) => <a href={`/dashboard/events/${a.event_id}`}>{a.event_id}</a> },
-          { header: w.attempt, class: 'num', cell: (a) => a.attempt },
-          { header: w.statusCode, class: 'num', cell: (a) => a.status_code ?? a.error ?? '' },
-          { header: w.duration, class: 'num', cell: (a) => `${a.duration_ms} ms` },
-          { header: w.deliveryStatus, cell: (a) => <Badge kind={a.delivery_status}>{w.deliveryStatuses[a.delivery_status] ?? a.delivery_status}</Badge> },
+          { header: t.common.date, cell: (r) => tokyoTime(r.at) },
+          { header: t.events.type, cell: (r) => <code>{r.test ? 'webhook.test' : r.attempt.event_type}</code> },
+          {
+            header: t.common.id,
+            cell: (r) => (r.test ? <code>{r.test.eventId}</code> : <a href={`/dashboard/events/${r.attempt.event_id}`}>{r.attempt.event_id}</a>),
+          },
+          { header: w.attempt, class: 'num', cell: (r) => (r.test ? 1 : r.attempt.attempt) },
+          {
+            header: w.statusCode,
+            class: 'num',
+            cell: (r) => (r.test ? (r.test.statusCode ?? r.test.error ?? '') : (r.attempt.status_code ?? r.attempt.error ?? '')),
+          },
+          { header: w.duration, class: 'num', cell: (r) => `${r.test ? r.test.durationMs : r.attempt.duration_ms} ms` },
+          {
+            header: w.deliveryStatus,
+            cell: (r) =>
+              r.test ? (
+                <Badge kind={testSucceeded(r.test) ? 'succeeded' : 'failed'}>{w.testSend(testSucceeded(r.test))}</Badge>
+              ) : (
+                <Badge kind={r.attempt.delivery_status}>{w.deliveryStatuses[r.attempt.delivery_status] ?? r.attempt.delivery_status}</Badge>
+              ),
+          },
           admin && {
             header: t.common.actions,
-            cell: (a) => (
-              <ActionButton
-                ctx={ctx}
-                action={`/dashboard/webhooks/${endpointId}/resend`}
-                hidden={{ event_id: a.event_id }}
-                kind="secondary"
-                label={w.resend}
-                ariaLabel={`${w.resend} ${a.event_id}`}
-              />
-            ),
+            cell: (r) =>
+              r.test ? null : (
+                <ActionButton
+                  ctx={ctx}
+                  action={`/dashboard/webhooks/${endpointId}/resend`}
+                  hidden={{ event_id: r.attempt.event_id }}
+                  kind="secondary"
+                  label={w.resend}
+                  ariaLabel={`${w.resend} ${r.attempt.event_id}`}
+                />
+              ),
           },
         ]}
       />

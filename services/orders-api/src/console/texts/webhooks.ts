@@ -42,6 +42,7 @@ export const webhooksJa = {
     resend: '再送',
     resent: (id: string) => `イベント ${id} を再送します。`,
     deliveryStatuses: labels({ pending: '送信待ち', succeeded: '成功', failed: '失敗' }),
+    testSend: (succeeded: boolean): string => (succeeded ? 'テスト送信: 成功（再送なし）' : 'テスト送信: 失敗（再送なし）'),
     wrongPassword: 'パスワードが正しくありません。',
   },
 };
@@ -88,6 +89,7 @@ export const webhooksEn: typeof webhooksJa = {
     resend: 'Resend',
     resent: (id) => `Event ${id} will be sent again.`,
     deliveryStatuses: { pending: 'Pending', succeeded: 'Succeeded', failed: 'Failed' },
+    testSend: (succeeded) => (succeeded ? 'Test send: succeeded (never resent)' : 'Test send: failed (never resent)'),
     wrongPassword: 'The password is not right.',
   },
 };
