@@ -71,7 +71,7 @@ describe('the held queue', () => {
     const rows = page.getByRole('table').getByRole('row');
     expect(await rows.count()).toBe(2);
     expect(await rows.nth(1).getByRole('link').first().getAttribute('href')).toBe(`/dashboard/deposits/${twice.id}`);
-    expect(await rows.nth(1).innerText()).toContain('同じ日に同じ入金がもう一件ある');
+    expect(await rows.nth(1).innerText()).toContain('同じ口座・金額・名義・日の入金が先にあります');
     expect(await page.locator('main').innerText()).not.toContain(several.id);
     expect(once.id).not.toBe(twice.id);
 
