@@ -10,6 +10,7 @@ export function AuditScreen({ ctx, rows, hasMore }: { ctx: ConsoleRequestContext
     <Layout ctx={ctx} title={t.audit.title} section="audit">
       <Table
         ctx={ctx}
+        caption={t.audit.title}
         rows={rows}
         columns={[
           { header: t.common.date, cell: (row) => tokyoTime(row.createdAt) },

@@ -89,6 +89,7 @@ export function EventTable({ ctx, events }: { ctx: ConsoleRequestContext; events
   return (
     <Table
       ctx={ctx}
+      caption={t.events.title}
       rows={events}
       columns={[
         { header: t.common.date, cell: (event) => tokyoTime(event.createdAt) },

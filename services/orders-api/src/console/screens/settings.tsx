@@ -1,7 +1,7 @@
 import { MATCHING_RULES, type MatchingRule, type PreviewedConfirmation, type Settings } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { PasswordAgainField } from '../components/confirm';
-import { Layout, Notice, PostForm } from '../components/layout';
+import { Layout, Notice, PostForm, TableBox } from '../components/layout';
 import { numberText, tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import { reasonText } from './deposit-detail';
@@ -162,7 +162,7 @@ function PreviewTable({
   const depositById = new Map(deposits.map((d) => [d.id, d]));
   const orderById = new Map(orders.map((o) => [o.id, o]));
   return (
-    <div class="table-wrap">
+    <TableBox label={t.common.table(t.settings.previewTitle)}>
       <table id="preview">
         <caption>{t.settings.previewTitle}</caption>
         <thead>
@@ -198,6 +198,6 @@ function PreviewTable({
           })}
         </tbody>
       </table>
-    </div>
+    </TableBox>
   );
 }
