@@ -6,7 +6,7 @@ import { REPO_ROOT } from '@pmatch/testkit';
 import { Console, axeViolations, delivered, webhookEndpoint } from './support';
 
 /**
- * Every console page, in Japanese, checked by axe-core (every violation, of any impact), and
+ * Every console page, in Japanese (the deposits and a held deposit also on a 390 px phone), checked by axe-core (every violation, of any impact), and
  * photographed. With UPDATE_CONSOLE_SCREENSHOTS=1 the pictures replace those in docs/console/
  * (shown by docs/console.md); otherwise they go to a temporary folder.
  */
@@ -81,6 +81,11 @@ test('when every console page is opened, then axe-core finds no violation of any
   await check(page, 'api-key-issued');
   await page.goto(`${world.baseUrl}/dashboard/orders?lang=en`);
   await check(page, 'orders-english');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${world.baseUrl}/dashboard/deposits?lang=ja`);
+  await check(page, 'phone-deposits');
+  await page.goto(`${world.baseUrl}/dashboard/deposits/${held.id}?find=1`);
+  await check(page, 'phone-deposit-held');
 
   expect(seen.filter((s) => s.violations.length > 0)).toEqual([]);
   expect(seen.map((s) => s.name)).toContain('deposit-held');

@@ -7,7 +7,7 @@ export const CONSOLE_CSS = `
 body { margin: 0; background: var(--bg); color: var(--ink); line-height: 1.55;
   font-family: system-ui, -apple-system, "Hiragino Sans", "Hiragino Kaku Gothic ProN", "Noto Sans JP", "IPAGothic", Meiryo, sans-serif; }
 a { color: var(--accent); }
-a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, main:focus-visible { outline: 3px solid #b7791f; outline-offset: 2px; }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, main:focus-visible, .notice:focus-visible { outline: 3px solid #b7791f; outline-offset: 2px; }
 .skip { position: absolute; left: -999px; top: 0; background: #fff; padding: .5rem 1rem; }
 .skip:focus { left: 1rem; z-index: 10; }
 .test-banner { margin: 0; padding: .5rem 1rem; text-align: center; font-weight: 700; color: #3d2a00; border-bottom: 3px solid #b7791f;
@@ -103,6 +103,10 @@ document.addEventListener('click', function (event) {
   });
 });
 document.querySelectorAll('[data-copy]').forEach(function (button) { button.hidden = false; });
+// The result of the action that led here (a notice marked data-result) takes the focus, where
+// the browser's autofocus has not already given it.
+var result = document.querySelector('[data-result]');
+if (result && document.activeElement !== result) result.focus();
 // A held deposit's shortcuts: j/k next/previous held deposit, 1-9 choose a candidate, c confirm
 // the chosen one and go on (the only candidate when none is chosen and one can be confirmed).
 if (document.querySelector('[data-shortcuts="held"]')) {

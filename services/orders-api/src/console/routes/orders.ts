@@ -1,3 +1,4 @@
+import { getTeam } from '../../use-cases/manage-team';
 import { AppError, ORDER_STATUSES, REVERSAL_REASON_MAX, UpdateOrderRequest, type OrderStatus } from '@pmatch/contracts';
 import { parseInput } from '@pmatch/platform';
 import { Router } from 'express';
@@ -43,8 +44,10 @@ export function orderRoutes(deps: OrdersApiDeps): Router {
   });
 
   router.get('/dashboard/orders/:id', async (req, res) => {
-    const { order, timeline } = await orderWithTimeline(deps, signedInOf(req).actor, pathId(req));
-    sendScreen(res, OrderScreen, { ctx: contextOf(req), order, timeline, now: deps.clock.now() });
+    const { actor } = signedInOf(req);
+    const { order, timeline } = await orderWithTimeline(deps, actor, pathId(req));
+    const people = new Map((await getTeam(deps, actor.organisationId)).map((u) => [u.id, u.email]));
+    sendScreen(res, OrderScreen, { ctx: contextOf(req), order, timeline, now: deps.clock.now(), people });
   });
 
   router.get('/dashboard/orders/:id/reverse', requireRole('operator'), async (req, res) => {

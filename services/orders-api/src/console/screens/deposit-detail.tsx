@@ -46,7 +46,6 @@ export function DepositScreen({
         <h2 id="facts">{d.facts}</h2>
         <Facts
           rows={[
-            [t.common.id, <code>{deposit.id}</code>],
             [t.common.status, <Badge kind={deposit.status}>{d.statuses[deposit.status] ?? deposit.status}</Badge>],
             [t.common.amount, yen(deposit.amount)],
             [d.counterparty, deposit.counterparty],

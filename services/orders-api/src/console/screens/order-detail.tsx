@@ -3,13 +3,27 @@ import { pastReversalWindow } from '../../domain/orders';
 import type { EventRow, OrderRow } from '@pmatch/db';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import { deciderWords, eventTypeWords, triggerWords } from '../words';
 import { ActionButton, Badge, Facts, Layout, Notice } from '../components/layout';
 import { reasonText } from './deposit-detail';
 
 const DONE = ['reversed', 'canceled', 'markedPaid', 'edited'] as const;
 
 /** One order: its facts, its payment, what a person may do with it, and its timeline of events. */
-export function OrderScreen({ ctx, order, timeline, now }: { ctx: ConsoleRequestContext; order: OrderRow; timeline: EventRow[]; now: Date }) {
+export function OrderScreen({
+  ctx,
+  order,
+  timeline,
+  now,
+  people,
+}: {
+  ctx: ConsoleRequestContext;
+  order: OrderRow;
+  timeline: EventRow[];
+  now: Date;
+  /** The organisation's people by id (their e-mails), to name who decided. */
+  people: ReadonlyMap<string, string>;
+}) {
   const { t } = ctx;
   const o = t.orders;
   const payment = Payment.safeParse(order.payment);
@@ -23,7 +37,6 @@ export function OrderScreen({ ctx, order, timeline, now }: { ctx: ConsoleRequest
         <h2 id="order-facts">{o.title}</h2>
         <Facts
           rows={[
-            [t.common.id, <code>{order.id}</code>],
             [t.common.status, <Badge kind={order.status}>{o.statuses[order.status] ?? order.status}</Badge>],
             [t.common.amount, yen(order.amount)],
             [o.payerName, order.payerName],
@@ -37,7 +50,7 @@ export function OrderScreen({ ctx, order, timeline, now }: { ctx: ConsoleRequest
           ]}
         />
       </section>
-      <PaymentSection ctx={ctx} payment={payment.success ? payment.data : undefined} />
+      <PaymentSection ctx={ctx} payment={payment.success ? payment.data : undefined} people={people} />
       {mayDecide && !fromShop ? (
         <div class="actions panel">
           {order.status === 'paid' ? <a href={`/dashboard/orders/${order.id}/reverse`}>{o.reverse}</a> : null}
@@ -53,13 +66,13 @@ export function OrderScreen({ ctx, order, timeline, now }: { ctx: ConsoleRequest
         </div>
       ) : null}
       {payment.success && order.status === 'paid' && pastReversalWindow(order, now) ? <p class="muted">{o.reverseLate}</p> : null}
-      <Timeline ctx={ctx} events={timeline} />
+      <Timeline ctx={ctx} events={timeline} people={people} />
     </Layout>
   );
 }
 
 /** How the order was paid: the deposit, when and by whom it was matched, and why. */
-function PaymentSection({ ctx, payment }: { ctx: ConsoleRequestContext; payment: Payment | undefined }) {
+function PaymentSection({ ctx, payment, people }: { ctx: ConsoleRequestContext; payment: Payment | undefined; people: ReadonlyMap<string, string> }) {
   const { t } = ctx;
   const o = t.orders;
   return (
@@ -70,11 +83,11 @@ function PaymentSection({ ctx, payment }: { ctx: ConsoleRequestContext; payment:
           rows={[
             [t.common.amount, yen(payment.amount)],
             [t.deposits.counterparty, payment.counterparty],
-            [o.deposit, payment.transaction_id ? <a href={`/dashboard/deposits/${payment.transaction_id}`}>{payment.transaction_id}</a> : '—'],
+            [o.deposit, payment.transaction_id ? <a href={`/dashboard/deposits/${payment.transaction_id}`}>{t.audit.openDeposit}</a> : '—'],
             [t.deposits.occurredAt, tokyoTime(payment.occurred_at)],
             [o.matchedAt, tokyoTime(payment.matched_at)],
-            [o.decidedBy, payment.decided_by],
-            [o.trigger, payment.trigger],
+            [o.decidedBy, deciderWords(ctx, payment.decided_by, people)],
+            [o.trigger, triggerWords(ctx, payment.trigger)],
             [o.reason, reasonText(ctx, payment.reason)],
           ]}
         />
@@ -86,7 +99,7 @@ function PaymentSection({ ctx, payment }: { ctx: ConsoleRequestContext; payment:
 }
 
 /** The order's events, oldest first, with a reversal's reason and who decided it. */
-function Timeline({ ctx, events }: { ctx: ConsoleRequestContext; events: EventRow[] }) {
+function Timeline({ ctx, events, people }: { ctx: ConsoleRequestContext; events: EventRow[]; people: ReadonlyMap<string, string> }) {
   const { t } = ctx;
   const o = t.orders;
   return (
@@ -100,11 +113,11 @@ function Timeline({ ctx, events }: { ctx: ConsoleRequestContext; events: EventRo
             const reversal = (event.data as { reversal?: { reason?: string | null; decided_by?: string } }).reversal;
             return (
               <li>
-                <time dateTime={event.createdAt.toISOString()}>{tokyoTime(event.createdAt)}</time> <code>{event.type}</code>{' '}
-                <a href={`/dashboard/events/${event.id}`}>{event.id}</a>
+                <time dateTime={event.createdAt.toISOString()}>{tokyoTime(event.createdAt)}</time>{' '}
+                <a href={`/dashboard/events/${event.id}`}>{eventTypeWords(ctx, event.type)}</a>
                 {reversal ? (
                   <p class="muted">
-                    {reversal.decided_by} {reversal.reason ? `— ${reversal.reason}` : ''}
+                    {deciderWords(ctx, reversal.decided_by ?? '', people)} {reversal.reason ? `— ${reversal.reason}` : ''}
                   </p>
                 ) : null}
               </li>

@@ -12,8 +12,7 @@ function RuleChoices({ ctx, selected }: { ctx: ConsoleRequestContext; selected: 
       <legend>{ctx.t.settings.rules}</legend>
       {MATCHING_RULES.map((rule) => (
         <label class="checkbox">
-          <input type="checkbox" name="rules" value={rule} checked={selected.includes(rule)} /> {ctx.t.settings.ruleNames[rule]}{' '}
-          <code class="muted">{rule}</code>
+          <input type="checkbox" name="rules" value={rule} checked={selected.includes(rule)} /> {ctx.t.settings.ruleNames[rule]}
         </label>
       ))}
     </fieldset>

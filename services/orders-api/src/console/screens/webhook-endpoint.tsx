@@ -2,6 +2,7 @@ import { ALL_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, type WebhookDeliveryAttempt,
 import type { ShownOnce } from '../../use-cases/shown-once';
 import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import { eventTypeWords } from '../words';
 import { ConfirmScreen, PasswordAgainField } from '../components/confirm';
 import { ActionButton, Badge, CopyableSecret, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../components/layout';
 
@@ -13,7 +14,8 @@ export function EventChoices({ ctx, selected }: { ctx: ConsoleRequestContext; se
       <legend>{ctx.t.webhooks.events}</legend>
       {SUBSCRIBABLE_EVENT_TYPES.map((type) => (
         <label class="checkbox">
-          <input type="checkbox" name="events" value={type} checked={all || selected.includes(type)} /> {type}
+          <input type="checkbox" name="events" value={type} checked={all || selected.includes(type)} /> {eventTypeWords(ctx, type)}{' '}
+          <code class="muted">{type}</code>
         </label>
       ))}
     </fieldset>
@@ -238,7 +240,14 @@ function DeliveryLogSection({
         rows={log}
         columns={[
           { header: t.common.date, cell: (a) => tokyoTime(a.attempted_at) },
-          { header: t.events.type, cell: (a) => <code>{a.event_type}</code> },
+          {
+            header: t.events.type,
+            cell: (a) => (
+              <>
+                {eventTypeWords(ctx, a.event_type)} <code class="muted">{a.event_type}</code>
+              </>
+            ),
+          },
           { header: t.common.id, cell: (a) => <a href={`/dashboard/events/${a.event_id}`}>{a.event_id}</a> },
           { header: w.attempt, class: 'num', cell: (a) => a.attempt },
           { header: w.statusCode, class: 'num', cell: (a) => a.status_code ?? a.error ?? '' },
