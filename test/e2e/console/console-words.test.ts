@@ -132,3 +132,35 @@ test('when the last admin tries to give up the role, then the team page says exa
   const stored = await world.system.sql(`SELECT role FROM users WHERE id = '${world.people.admin.id}'`);
   expect(stored).toEqual([{ role: 'admin' }]);
 });
+
+test('when an order edit is refused, then the refusal is on the form, in Japanese, focused, with everything entered kept', async () => {
+  const order = await world.merchant.createOrder({ amount: 1200, payer_name: 'ヘンシュウ ハナコ', external_id: 'EC-3101' });
+  const page = await world.logIn('operator');
+  await page.goto(`${world.baseUrl}/dashboard/orders/${order.id}/edit`);
+  await page.getByLabel('金額').fill('0');
+  await page.getByLabel('支払者名').fill('ヘンシュウ タロウ');
+  await page.getByRole('button', { name: '保存' }).click();
+
+  expect(await page.getByRole('alert').innerText()).toBe('金額は1円から9,999,999,999円までの整数で入力してください。');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('alert');
+  expect(await page.getByLabel('金額').inputValue()).toBe('0');
+  expect(await page.getByLabel('支払者名').inputValue()).toBe('ヘンシュウ タロウ');
+  expect((await world.merchant.order(order.id)).amount).toBe(1200);
+});
+
+test('when a new webhook endpoint is refused, then the refusal is on its form, in Japanese, focused, with the URL and the chosen events kept', async () => {
+  const page = await world.logIn('admin');
+  await page.goto(`${world.baseUrl}/dashboard/webhooks`);
+  const form = page.getByRole('region', { name: /^エンドポイントを追加/ });
+  await form.getByLabel('URL').fill('http://example.com/hooks');
+  await form.getByRole('checkbox', { name: /注文の作成/ }).uncheck();
+  await form.getByRole('button').click();
+
+  const refusal = await form.getByRole('alert').innerText();
+  expect(refusal).toMatch(/[ぁ-ん]/);
+  expect(refusal).not.toMatch(/[A-Za-z]{4,} [a-z]{2,}/);
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('alert');
+  expect(await form.getByLabel('URL').inputValue()).toBe('http://example.com/hooks');
+  expect(await form.getByRole('checkbox', { name: /注文の作成/ }).isChecked()).toBe(false);
+  expect(await form.getByRole('checkbox', { name: /注文の支払い/ }).isChecked()).toBe(true);
+});
