@@ -42,8 +42,10 @@ describe('held deposits', () => {
     // The matcher writes the row with the decision: one row, its outcome in it.
     const entry = admin.getByRole('row').filter({ hasText: deposit.id }).filter({ hasText: '"outcome":"done"' });
     expect(await entry.innerText()).toContain(world.people.operator.email);
-    expect(await entry.innerText()).toContain('transaction.match');
-    expect(await entry.innerText()).toContain(second.id);
+    expect(await entry.innerText()).toContain('入金の確定（手動）');
+    // The recorded codes are behind the row's disclosure.
+    expect(await entry.textContent()).toContain('transaction.match');
+    expect(await entry.textContent()).toContain(second.id);
   });
 
   test("when a held deposit's order is not among its candidates, then it can be matched to another open order of its account and amount found by search", async () => {

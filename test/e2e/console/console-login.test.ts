@@ -43,7 +43,7 @@ describe('logging in', () => {
 
     expect(unknown.status).toBe(401);
     expect(wrong.status).toBe(401);
-    const message = (body: string) => /<p class="notice notice-error" role="alert">([^<]*)<\/p>/.exec(body)?.[1];
+    const message = (body: string) => /<p class="notice notice-error" role="alert"[^>]*>([^<]*)<\/p>/.exec(body)?.[1];
     expect(message(unknown.body)).toBe('メールアドレスまたはパスワードが正しくありません。');
     expect(message(wrong.body)).toBe(message(unknown.body));
     expect([...unknown.cookies.keys(), ...wrong.cookies.keys()].filter((k) => k.endsWith('pmatch_session'))).toEqual([]);

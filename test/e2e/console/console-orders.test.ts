@@ -59,7 +59,7 @@ describe('orders', () => {
     ]);
     expect(audit!.detail).toEqual({ reason: '買い手の依頼で返金したため', after_24_hours: true, outcome: 'done', status: 'open' });
     await page.goto(`${world.baseUrl}/dashboard/orders/${order.id}`);
-    expect(await page.getByRole('region', { name: 'イベントの履歴' }).innerText()).toContain('order.payment_reversed');
+    expect(await page.getByRole('region', { name: 'イベントの履歴' }).innerText()).toContain('支払いの取り消し');
   });
 
   test('when a late reversal is sent without a reason, then it is refused and the order stays paid', async () => {

@@ -32,7 +32,7 @@ test('when the morning starts, then the overview counts held and unmatched depos
   // The order expiring in a minute expires today unless today ends (in Tokyo) within that minute.
   const tokyoDate = (at: Date | string) => new Date(new Date(at).getTime() + 9 * 60 * 60 * 1000).toISOString().slice(0, 10);
   expect(await figure('今日期限を迎える注文')).toBe(tokyoDate(world.system.now()) === tokyoDate(soon) ? '1' : '0');
-  expect(await page.getByRole('table').innerText()).toContain('transaction.held');
+  expect(await page.getByRole('table').innerText()).toContain('入金の保留');
 });
 
 test('when events are filtered by type and one is opened, then only that type is listed and the detail shows the JSON exactly as delivered', async () => {
@@ -44,8 +44,8 @@ test('when events are filtered by type and one is opened, then only that type is
   await page.getByLabel('種類').selectOption('order.created');
   await page.getByRole('button', { name: '検索' }).click();
   const types = await page.getByRole('table').locator('tbody tr td:nth-child(2)').allInnerTexts();
-  expect(new Set(types)).toEqual(new Set(['order.created']));
-  await page.getByRole('link', { name: created.id }).click();
+  expect(new Set(types)).toEqual(new Set(['注文の作成']));
+  await page.getByRole('row').filter({ hasText: '注文 event-json' }).getByRole('link', { name: /^詳細/ }).click();
 
   expect(JSON.parse(await page.locator('pre').innerText())).toEqual(created);
 });

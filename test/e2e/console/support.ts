@@ -297,7 +297,8 @@ export { fetchForm, postForm };
 /** axe-core, run in the page (evaluated over the DevTools protocol, which the page's CSP does not govern). */
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-export async function seriousViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {
+/** Every axe-core violation on the page, of any impact. */
+export async function axeViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {
   await page.evaluate(AXE_SOURCE);
   const results = await page.evaluate(async () => {
     const axe = (
@@ -307,9 +308,12 @@ export async function seriousViolations(page: Page): Promise<{ id: string; impac
     ).axe;
     return axe.run(document, { resultTypes: ['violations'] });
   });
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+  return results.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+}
+
+/** The axe-core violations of serious or critical impact. */
+export async function seriousViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {
+  return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
 /** Registers a webhook endpoint at the receiver for every event type, through the API. */

@@ -80,15 +80,23 @@ function consoleErrors(logger: Logger): ErrorRequestHandler {
     const { t } = ctx;
     if (error instanceof ConsoleRefusal) {
       if (error.status === 401) return res.redirect(303, '/dashboard/login');
-      const message = error.kind === 'csrf' ? t.errors.csrf : error.kind === 'not_found' ? t.errors.notFound : t.errors.forbidden;
+      const message =
+        error.kind === 'csrf'
+          ? t.errors.csrf
+          : error.kind === 'not_found'
+            ? t.errors.notFound
+            : error.neededRole === undefined
+              ? t.errors.forbidden
+              : t.errors.forbiddenFor(t.roles[error.neededRole]!, t.roles[ctx.signedIn?.actor.role ?? 'viewer']!);
       return sendScreen(res, ErrorScreen, { ctx, message }, error.status);
     }
     if (error instanceof URIError) return sendScreen(res, ErrorScreen, { ctx, message: t.errors.notFound }, 404);
     if (error instanceof AppError && error.status < 500) {
       if (error.code === 'resource_missing') return sendScreen(res, ErrorScreen, { ctx, message: t.errors.notFound }, 404);
       if (error.code === 'insufficient_scope') return sendScreen(res, ErrorScreen, { ctx, message: t.errors.forbidden }, 403);
-      const words = t.errors.codes[error.code] ?? error.message;
-      return sendScreen(res, ErrorScreen, { ctx, message: words, detail: error.message }, error.status);
+      // Each page speaks one language: the API's own (English) message only where no words of ours fit.
+      const words = t.errors.codes[error.code];
+      return sendScreen(res, ErrorScreen, { ctx, message: words ?? error.message }, error.status);
     }
     const status = error instanceof AppError && error.code === 'service_unavailable' ? 503 : 500;
     if (status === 500) logger.error({ err: error, requestId: req.requestId, path: req.path }, 'console request failed');

@@ -7,7 +7,7 @@ export const CONSOLE_CSS = `
 body { margin: 0; background: var(--bg); color: var(--ink); line-height: 1.55;
   font-family: system-ui, -apple-system, "Hiragino Sans", "Hiragino Kaku Gothic ProN", "Noto Sans JP", "IPAGothic", Meiryo, sans-serif; }
 a { color: var(--accent); }
-a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, main:focus-visible { outline: 3px solid #b7791f; outline-offset: 2px; }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, main:focus-visible, .notice:focus-visible { outline: 3px solid #b7791f; outline-offset: 2px; }
 .skip { position: absolute; left: -999px; top: 0; background: #fff; padding: .5rem 1rem; }
 .skip:focus { left: 1rem; z-index: 10; }
 .test-banner { margin: 0; padding: .5rem 1rem; text-align: center; font-weight: 700; color: #3d2a00; border-bottom: 3px solid #b7791f;
@@ -25,16 +25,19 @@ a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible
 .main-nav a { display: inline-block; padding: .6rem .2rem; text-decoration: none; font-weight: 600; }
 .main-nav a[aria-current="page"] { border-bottom: 3px solid var(--accent); }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
-h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
-h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
+h1 { font-size: 1.5rem; margin: .5rem 0 1rem; overflow-wrap: anywhere; }
+h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; overflow-wrap: anywhere; }
+p, li, code { overflow-wrap: anywhere; }
 section, .panel { background: #fff; border: 1px solid var(--line); border-radius: .5rem; padding: 1rem; margin: 1rem 0; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 caption { text-align: left; font-weight: 700; padding: .25rem 0; }
-th, td { border-bottom: 1px solid var(--line); padding: .45rem .5rem; text-align: left; vertical-align: top; }
-th { background: #eef2f6; }
+th, td { border-bottom: 1px solid var(--line); padding: .45rem .5rem; text-align: left; vertical-align: top; word-break: keep-all; }
+th { background: #eef2f6; white-space: nowrap; }
+td code { overflow-wrap: normal; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .table-wrap { overflow-x: auto; }
-.facts { display: grid; grid-template-columns: minmax(9rem, max-content) 1fr; gap: .35rem 1rem; margin: 0; }
+.table-wrap:focus-visible { outline: 3px solid #b7791f; outline-offset: 2px; }
+.facts { display: grid; grid-template-columns: minmax(9rem, max-content) minmax(0, 1fr); gap: .35rem 1rem; margin: 0; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .badge { display: inline-block; padding: 0 .55rem; border-radius: 999px; font-size: .9rem; font-weight: 700; border: 1px solid currentColor; }
@@ -80,7 +83,12 @@ kbd { font-family: ui-monospace, monospace; font-size: .85em; border: 1px solid 
 .shortcuts { margin: .25rem 0 0; padding-left: 1.25rem; }
 .candidate-form { gap: .4rem; min-width: 11rem; }
 button.chosen { outline: 3px solid #b7791f; outline-offset: 2px; }
-@media (max-width: 40rem) { .facts { grid-template-columns: 1fr; } }
+@media (max-width: 40rem) {
+  .facts { grid-template-columns: minmax(0, 1fr); }
+  .facts dd { margin-bottom: .4rem; }
+  main { padding: .75rem; }
+  .top, .main-nav ul { padding-left: .75rem; padding-right: .75rem; }
+}
 `;
 
 /** Progressive enhancement only: a copy button for shown-once texts. Everything works without it. */
@@ -95,6 +103,10 @@ document.addEventListener('click', function (event) {
   });
 });
 document.querySelectorAll('[data-copy]').forEach(function (button) { button.hidden = false; });
+// The result of the action that led here (a notice marked data-result) takes the focus, where
+// the browser's autofocus has not already given it.
+var result = document.querySelector('[data-result]');
+if (result && document.activeElement !== result) result.focus();
 // A held deposit's shortcuts: j/k next/previous held deposit, 1-9 choose a candidate, c confirm
 // the chosen one and go on (the only candidate when none is chosen and one can be confirmed).
 if (document.querySelector('[data-shortcuts="held"]')) {

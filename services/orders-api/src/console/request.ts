@@ -115,6 +115,8 @@ export class ConsoleRefusal extends Error {
     readonly status: 401 | 403 | 404,
     reason: string,
     readonly kind: 'forbidden' | 'csrf' | 'not_found' | 'signed_out' = status === 404 ? 'not_found' : status === 401 ? 'signed_out' : 'forbidden',
+    /** For a refusal by role: the least role that may do it, so the page can say whom to ask. */
+    readonly neededRole?: UserRole,
   ) {
     super(reason);
   }
@@ -216,7 +218,7 @@ export function loginCsrfMatches(req: Request, policy: CookiePolicy): boolean {
 /** Refuses, before anything else is judged, a person whose role does not allow the action. */
 export function requireRole(role: UserRole): RequestHandler {
   return (req, _res, next) => {
-    if (!mayAct(signedInOf(req).actor.role, role)) return next(new ConsoleRefusal(403, `needs role ${role}`));
+    if (!mayAct(signedInOf(req).actor.role, role)) return next(new ConsoleRefusal(403, `needs role ${role}`, 'forbidden', role));
     next();
   };
 }

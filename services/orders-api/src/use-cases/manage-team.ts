@@ -102,7 +102,12 @@ export async function resetAccess(
 /** The team belongs to the organisation, not to a mode: its audit rows carry none. */
 const personal = (audit: AuditContext | undefined): AuditContext | undefined => (audit === undefined ? undefined : { ...audit, mode: null });
 
-const LAST_ADMIN = () => new AppError('parameter_invalid', 'The last admin of an organisation cannot lose the role or be removed.', { param: 'role' });
+/** The refusal to demote or remove an organisation's last admin (a `parameter_invalid` on `role`). */
+export class LastAdminRefusal extends AppError {
+  constructor() {
+    super('parameter_invalid', 'The last admin of an organisation cannot lose the role or be removed.', { param: 'role' });
+  }
+}
 
 export async function changeUserRole(
   deps: Pick<OrdersApiDeps, 'database' | 'clock'>,
@@ -137,5 +142,5 @@ export async function removeTeamMember(
 
 function refuseUnlessDone(outcome: 'changed' | 'removed' | 'missing' | 'last_admin', userId: string): void {
   if (outcome === 'missing') throw new AppError('resource_missing', `No such user: ${userId}.`);
-  if (outcome === 'last_admin') throw LAST_ADMIN();
+  if (outcome === 'last_admin') throw new LastAdminRefusal();
 }

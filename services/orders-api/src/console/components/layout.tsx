@@ -32,8 +32,6 @@ const NAV: { key: keyof ConsoleRequestContext['t']['nav']; href: string; adminOn
 /** The frame of every console page: skip link, test banner, navigation, mode and language switches. */
 export function Layout({ ctx, title, section, children }: LayoutProps) {
   const { t, signedIn, language } = ctx;
-  const other = LANGUAGES.find((l) => l !== language)!;
-  const separator = ctx.query === '' ? '?' : '&';
   return (
     <html lang={language}>
       <head>
@@ -49,45 +47,7 @@ export function Layout({ ctx, title, section, children }: LayoutProps) {
         <a class="skip" href="#main">
           {t.skipToContent}
         </a>
-        {signedIn?.mode === 'test' ? (
-          <p class="test-banner" role="note">
-            {t.testBanner}
-          </p>
-        ) : null}
-        <header class="top">
-          <p class="brand">
-            {t.appName}
-            {signedIn ? <span class="org"> — {signedIn.organisationName}</span> : null}
-          </p>
-          <div class="top-tools">
-            {signedIn && !signedIn.session.secondFactorPending ? (
-              <>
-                <form method="post" action="/dashboard/mode" class="inline">
-                  <input type="hidden" name="_csrf" value={signedIn.csrfToken} />
-                  <input type="hidden" name="mode" value={signedIn.mode === 'test' ? 'live' : 'test'} />
-                  <span class={`mode mode-${signedIn.mode}`}>
-                    {t.modeLabel}: {t.modes[signedIn.mode]}
-                  </span>{' '}
-                  <button type="submit" class="link-button">
-                    {t.switchTo(t.modes[signedIn.mode === 'test' ? 'live' : 'test']!)}
-                  </button>
-                </form>
-                <span class="who">{t.signedInAs(signedIn.user.email, t.roles[signedIn.user.role] ?? signedIn.user.role)}</span>
-              </>
-            ) : null}
-            <a href={`${ctx.path}${ctx.query}${separator}lang=${other}`} hrefLang={other} lang={other}>
-              {other === 'ja' ? '日本語' : 'English'}
-            </a>
-            {signedIn ? (
-              <form method="post" action="/dashboard/logout" class="inline">
-                <input type="hidden" name="_csrf" value={signedIn.csrfToken} />
-                <button type="submit" class="link-button">
-                  {t.logout}
-                </button>
-              </form>
-            ) : null}
-          </div>
-        </header>
+        <PageHeader ctx={ctx} />
         {signedIn && !signedIn.session.secondFactorPending ? (
           <nav aria-label={t.mainNav} class="main-nav">
             <ul>
@@ -110,6 +70,56 @@ export function Layout({ ctx, title, section, children }: LayoutProps) {
   );
 }
 
+/** The page's banner landmark: the test banner, the organisation, the mode and language switches, log-out. */
+function PageHeader({ ctx }: { ctx: ConsoleRequestContext }) {
+  const { t, signedIn, language } = ctx;
+  const other = LANGUAGES.find((l) => l !== language)!;
+  const separator = ctx.query === '' ? '?' : '&';
+  return (
+    <header>
+      {signedIn?.mode === 'test' ? (
+        <p class="test-banner" role="note">
+          {t.testBanner}
+        </p>
+      ) : null}
+      <div class="top">
+        <p class="brand">
+          {t.appName}
+          {signedIn ? <span class="org"> — {signedIn.organisationName}</span> : null}
+        </p>
+        <div class="top-tools">
+          {signedIn && !signedIn.session.secondFactorPending ? (
+            <>
+              <form method="post" action="/dashboard/mode" class="inline">
+                <input type="hidden" name="_csrf" value={signedIn.csrfToken} />
+                <input type="hidden" name="mode" value={signedIn.mode === 'test' ? 'live' : 'test'} />
+                <span class={`mode mode-${signedIn.mode}`}>
+                  {t.modeLabel}: {t.modes[signedIn.mode]}
+                </span>{' '}
+                <button type="submit" class="link-button">
+                  {t.switchTo(t.modes[signedIn.mode === 'test' ? 'live' : 'test']!)}
+                </button>
+              </form>
+              <span class="who">{t.signedInAs(signedIn.user.email, t.roles[signedIn.user.role] ?? signedIn.user.role)}</span>
+            </>
+          ) : null}
+          <a href={`${ctx.path}${ctx.query}${separator}lang=${other}`} hrefLang={other} lang={other}>
+            {other === 'ja' ? '日本語' : 'English'}
+          </a>
+          {signedIn ? (
+            <form method="post" action="/dashboard/logout" class="inline">
+              <input type="hidden" name="_csrf" value={signedIn.csrfToken} />
+              <button type="submit" class="link-button">
+                {t.logout}
+              </button>
+            </form>
+          ) : null}
+        </div>
+      </div>
+    </header>
+  );
+}
+
 /** A POST form carrying the session's CSRF token. */
 export function PostForm(props: { ctx: ConsoleRequestContext; action: string; class?: string; children: ComponentChildren }) {
   return (
@@ -120,9 +130,28 @@ export function PostForm(props: { ctx: ConsoleRequestContext; action: string; cl
   );
 }
 
-export function Notice({ kind = 'info', children }: { kind?: 'info' | 'error' | 'success'; children: ComponentChildren }) {
+/**
+ * A message on the page. The result of an action (by default a success or an error: what a
+ * post/redirect/get or a refused form comes back to) takes the focus when the page opens, so the
+ * keyboard and a screen reader start from it rather than from the top of the page (decision 0184).
+ */
+export function Notice({
+  kind = 'info',
+  result = kind !== 'info',
+  children,
+}: {
+  kind?: 'info' | 'error' | 'success';
+  result?: boolean;
+  children: ComponentChildren;
+}) {
   return (
-    <p class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+    <p
+      class={`notice notice-${kind}`}
+      role={kind === 'error' ? 'alert' : 'status'}
+      tabIndex={result ? -1 : undefined}
+      data-result={result ? '' : undefined}
+      autofocus={result ? true : undefined}
+    >
       {children}
     </p>
   );
@@ -199,14 +228,32 @@ export interface Column<Row> {
 }
 
 /**
+ * A wide table's own scrolling box: on a narrow screen the table scrolls inside it, never the page;
+ * it is a labelled region the keyboard can reach, so it can be scrolled without a mouse.
+ */
+export function TableBox({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
+/**
  * A captioned table of rows, or `empty` (by default "none") when there are no rows. Columns given
  * as `false` are left out, so a column only some roles see is written `admin && {…}`.
  */
-export function Table<Row>(props: { ctx: ConsoleRequestContext; caption?: string; rows: Row[]; columns: (Column<Row> | false)[]; empty?: ComponentChildren }) {
+export function Table<Row>(props: {
+  ctx: ConsoleRequestContext;
+  caption: string | undefined;
+  rows: Row[];
+  columns: (Column<Row> | false)[];
+  empty?: ComponentChildren;
+}) {
   if (props.rows.length === 0) return props.empty === null ? null : <p>{props.empty ?? props.ctx.t.common.none}</p>;
   const columns = props.columns.filter((c): c is Column<Row> => c !== false);
   return (
-    <div class="table-wrap">
+    <TableBox label={props.ctx.t.common.table(props.caption)}>
       <table>
         {props.caption === undefined ? null : <caption>{props.caption}</caption>}
         <thead>
@@ -228,7 +275,7 @@ export function Table<Row>(props: { ctx: ConsoleRequestContext; caption?: string
           ))}
         </tbody>
       </table>
-    </div>
+    </TableBox>
   );
 }
 

@@ -1,3 +1,4 @@
+import { getTeam } from '../../use-cases/manage-team';
 import { AppError, ORDER_STATUSES, REVERSAL_REASON_MAX, UpdateOrderRequest, type OrderStatus } from '@pmatch/contracts';
 import { parseInput } from '@pmatch/platform';
 import { Router } from 'express';
@@ -46,8 +47,10 @@ export function orderRoutes(deps: OrdersApiDeps): Router {
   });
 
   router.get('/dashboard/orders/:id', async (req, res) => {
-    const shown = await orderWithTimeline(deps, signedInOf(req).actor, pathId(req));
-    sendScreen(res, OrderScreen, { ctx: contextOf(req), ...shown, now: deps.clock.now() });
+    const { actor } = signedInOf(req);
+    const shown = await orderWithTimeline(deps, actor, pathId(req));
+    const people = new Map((await getTeam(deps, actor.organisationId)).map((u) => [u.id, u.email]));
+    sendScreen(res, OrderScreen, { ctx: contextOf(req), ...shown, now: deps.clock.now(), people });
   });
 
   router.get('/dashboard/orders/:id/reverse', requireRole('operator'), async (req, res) => {
@@ -86,14 +89,18 @@ export function orderRoutes(deps: OrdersApiDeps): Router {
   router.post('/dashboard/orders/:id/edit', requireRole('operator'), async (req, res) => {
     const ctx = contextOf(req);
     const order = await findVisibleOrder(deps, signedInOf(req).actor, pathId(req));
+    const entered = { amount: field(req, 'amount') ?? '', payer_name: field(req, 'payer_name') ?? '', metadata: field(req, 'metadata') ?? '{}' };
     let change: UpdateOrderRequest;
     try {
-      const metadata = JSON.parse(field(req, 'metadata') ?? '{}') as unknown;
-      change = parseInput(UpdateOrderRequest, { amount: amountIn(field(req, 'amount')) ?? -1, payer_name: field(req, 'payer_name') ?? '', metadata });
+      const metadata = JSON.parse(entered.metadata) as unknown;
+      change = parseInput(UpdateOrderRequest, { amount: amountIn(entered.amount) ?? -1, payer_name: entered.payer_name, metadata });
     } catch (error) {
       if (!(error instanceof SyntaxError || error instanceof AppError)) throw error;
-      const problem = error instanceof AppError && error.param !== 'metadata' ? error.message : ctx.t.orders.invalidMetadata;
-      return sendScreen(res, EditOrderScreen, { ctx, order, problem }, 400);
+      // The refusal in the page's language, on the form, with what was entered.
+      const o = ctx.t.orders;
+      const param = error instanceof AppError ? error.param : 'metadata';
+      const problem = param === 'amount' ? o.invalidAmount : param === 'payer_name' ? o.invalidPayerName : o.invalidMetadata;
+      return sendScreen(res, EditOrderScreen, { ctx, order, problem, entered }, 400);
     }
     await updateOrder(deps, order, change, auditContextOf(req));
     redirectDone(res, `/dashboard/orders/${order.id}`, 'edited');

@@ -1,11 +1,12 @@
 import type { UserRow } from '@pmatch/db';
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { ConsoleAppDeps } from '../../use-cases/console-login';
-import { changeUserRole, getTeam, inviteUser, removeTeamMember, resetAccess } from '../../use-cases/manage-team';
+import { AppError } from '@pmatch/contracts';
+import { LastAdminRefusal, changeUserRole, getTeam, inviteUser, removeTeamMember, resetAccess } from '../../use-cases/manage-team';
 import { takeShownOnce } from '../../use-cases/shown-once';
 import { redirectDone, sendScreen } from '../render';
 import { ConsoleRefusal, auditContextOf, contextOf, field, pathId, requireRole, showToOf, signedInOf } from '../request';
-import { RemoveMemberScreen, ResetAccessScreen, ResetLinkScreen, TeamScreen } from '../screens/team';
+import { RemoveMemberScreen, ResetAccessScreen, ResetLinkScreen, TeamScreen, type TeamProblems } from '../screens/team';
 
 /**
  * The organisation's people; admins invite them (by e-mail), change their roles, reset their access
@@ -14,23 +15,35 @@ import { RemoveMemberScreen, ResetAccessScreen, ResetLinkScreen, TeamScreen } fr
 export function teamRoutes(deps: ConsoleAppDeps): Router {
   const router = Router();
 
+  /** The team page, with what a refused action on it says. */
+  const sendTeam = async (req: Request, res: Response, shown: TeamProblems = {}, status = 200) =>
+    sendScreen(res, TeamScreen, { ctx: contextOf(req), users: await getTeam(deps, signedInOf(req).actor.organisationId), ...shown }, status);
+
   router.get('/dashboard/team', async (req, res) => {
-    sendScreen(res, TeamScreen, { ctx: contextOf(req), users: await getTeam(deps, signedInOf(req).actor.organisationId) });
+    await sendTeam(req, res);
   });
 
   // The invitation's link goes to the address only: the answer is the same for any address not already of this organisation.
   router.post('/dashboard/team', requireRole('admin'), async (req, res) => {
-    const invited = await inviteUser(
-      deps,
-      signedInOf(req).actor.organisationId,
-      { email: field(req, 'email') ?? '', role: field(req, 'role') },
-      auditContextOf(req),
-    );
+    const entered = { email: field(req, 'email') ?? '', role: field(req, 'role') };
+    let invited: { email: string };
+    try {
+      invited = await inviteUser(deps, signedInOf(req).actor.organisationId, entered, auditContextOf(req));
+    } catch (error) {
+      // A refused invitation comes back on its own form, with what was entered.
+      if (!(error instanceof AppError && error.code === 'parameter_invalid')) throw error;
+      return sendTeam(req, res, { inviteProblem: contextOf(req).t.team.inviteInvalid, entered }, 400);
+    }
     redirectDone(res, '/dashboard/team', 'invited', { email: invited.email });
   });
 
   router.post('/dashboard/team/:id/role', requireRole('admin'), async (req, res) => {
-    await changeUserRole(deps, signedInOf(req).actor.organisationId, pathId(req), field(req, 'role'), auditContextOf(req));
+    try {
+      await changeUserRole(deps, signedInOf(req).actor.organisationId, pathId(req), field(req, 'role'), auditContextOf(req));
+    } catch (error) {
+      if (!(error instanceof LastAdminRefusal)) throw error;
+      return sendTeam(req, res, { problem: contextOf(req).t.team.lastAdmin }, 400);
+    }
     redirectDone(res, '/dashboard/team', 'changed');
   });
 
@@ -39,7 +52,12 @@ export function teamRoutes(deps: ConsoleAppDeps): Router {
   });
 
   router.post('/dashboard/team/:id/remove', requireRole('admin'), async (req, res) => {
-    await removeTeamMember(deps, signedInOf(req).actor.organisationId, pathId(req), auditContextOf(req));
+    try {
+      await removeTeamMember(deps, signedInOf(req).actor.organisationId, pathId(req), auditContextOf(req));
+    } catch (error) {
+      if (!(error instanceof LastAdminRefusal)) throw error;
+      return sendTeam(req, res, { problem: contextOf(req).t.team.lastAdmin }, 400);
+    }
     redirectDone(res, '/dashboard/team', 'removed');
   });
 

@@ -7,6 +7,7 @@ import {
   UpdateWebhookEndpointRequest,
 } from '@pmatch/contracts';
 import type { WebhookEndpointRow } from '@pmatch/db';
+import { AppError } from '@pmatch/contracts';
 import { parseInput } from '@pmatch/platform';
 import { Router, type Request, type Response } from 'express';
 import { webhookEndpointView } from '../../domain/webhook-endpoints';
@@ -36,14 +37,28 @@ const selectedEvents = (req: Request): string[] => {
 export function webhookRoutes(deps: ConsoleAppDeps): Router {
   const router = Router();
 
-  router.get('/dashboard/webhooks', async (req, res) => {
+  /** The endpoint list, with a refused new endpoint's reason and what was entered. */
+  const sendList = async (req: Request, res: Response, refused?: { problem: string; url: string; events: string[] }) => {
     const list = await getWebhookEndpointList(deps, signedInOf(req).actor, { limit: 100 });
-    sendScreen(res, EndpointListScreen, { ctx: contextOf(req), endpoints: list.data });
+    sendScreen(res, EndpointListScreen, { ctx: contextOf(req), endpoints: list.data, refused }, refused === undefined ? 200 : 400);
+  };
+
+  router.get('/dashboard/webhooks', async (req, res) => {
+    await sendList(req, res);
   });
 
   router.post('/dashboard/webhooks', requireRole('admin'), async (req, res) => {
-    const request = parseInput(CreateWebhookEndpointRequest, { url: (field(req, 'url') ?? '').trim(), enabled_events: selectedEvents(req) });
-    const created = await createWebhookEndpoint(deps, signedInOf(req).actor, request, auditContextOf(req));
+    const url = (field(req, 'url') ?? '').trim();
+    let created: { id: string };
+    try {
+      const request = parseInput(CreateWebhookEndpointRequest, { url, enabled_events: selectedEvents(req) });
+      created = await createWebhookEndpoint(deps, signedInOf(req).actor, request, auditContextOf(req));
+    } catch (error) {
+      if (!(error instanceof AppError && error.status < 500 && error.code !== 'insufficient_scope')) throw error;
+      const { t } = contextOf(req);
+      const problem = t.errors.codes[error.code] ?? t.errors.codes.parameter_invalid!;
+      return sendList(req, res, { problem, url, events: selectedEvents(req) });
+    }
     redirectDone(res, `/dashboard/webhooks/${created.id}`, 'created');
   });
 

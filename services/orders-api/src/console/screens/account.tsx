@@ -27,7 +27,11 @@ export function AccountScreen({
   return (
     <Layout ctx={ctx} title={a.title} section="account">
       {done === 'disabled' ? <Notice kind="success">{a.disabled}</Notice> : null}
-      {ctx.signedIn!.owesSecondFactorSetup ? <Notice kind="error">{a.totpRequired}</Notice> : null}
+      {ctx.signedIn!.owesSecondFactorSetup ? (
+        <Notice kind="error" result={false}>
+          {a.totpRequired}
+        </Notice>
+      ) : null}
       {problem ? <Notice kind="error">{problem}</Notice> : null}
       <section aria-labelledby="totp">
         <h2 id="totp">{a.totp}</h2>

@@ -52,7 +52,7 @@ export function DepositScreen({
   return (
     <Layout ctx={ctx} title={d.detailTitle(deposit.counterparty)} section="deposits">
       {doneKey ? <Notice kind="success">{d[doneKey]}</Notice> : null}
-      <DepositFacts ctx={ctx} deposit={deposit} />
+      <DepositFacts ctx={ctx} deposit={deposit} orderById={orderById} />
       {reversals.length > 0 ? (
         <ReversedPayments
           ctx={ctx}
@@ -111,7 +111,7 @@ export function daysBetween(from: Date, now: Date): number {
 }
 
 /** The deposit's own facts, and the order it paid. */
-function DepositFacts({ ctx, deposit }: { ctx: ConsoleRequestContext; deposit: TransactionRow }) {
+function DepositFacts({ ctx, deposit, orderById }: { ctx: ConsoleRequestContext; deposit: TransactionRow; orderById: ReadonlyMap<string, OrderRow> }) {
   const { t } = ctx;
   const d = t.deposits;
   return (
@@ -119,13 +119,17 @@ function DepositFacts({ ctx, deposit }: { ctx: ConsoleRequestContext; deposit: T
       <h2 id="facts">{d.facts}</h2>
       <Facts
         rows={[
-          [t.common.id, <code>{deposit.id}</code>],
           [t.common.status, <Badge kind={deposit.status}>{d.statuses[deposit.status] ?? deposit.status}</Badge>],
           [t.common.amount, yen(deposit.amount)],
           [d.counterparty, deposit.counterparty],
           [d.occurredAt, tokyoTime(deposit.occurredAt)],
           ...(deposit.orderId
-            ? [[d.linkedOrder, <a href={`/dashboard/orders/${deposit.orderId}`}>{deposit.orderId}</a>] as [string, preact.ComponentChildren]]
+            ? [
+                [d.linkedOrder, <a href={`/dashboard/orders/${deposit.orderId}`}>{orderById.get(deposit.orderId)?.externalId ?? t.audit.openOrder}</a>] as [
+                  string,
+                  preact.ComponentChildren,
+                ],
+              ]
             : []),
         ]}
       />

@@ -3,6 +3,7 @@ import { eventObject, type EventRow } from '@pmatch/db';
 import { Facts, Layout, Pager } from '../components/layout';
 import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import { eventSubjectWords, eventTypeWords } from '../words';
 import { EventTable } from './overview';
 
 /** Events newest first with a type filter. */
@@ -17,7 +18,7 @@ export function EventListScreen({ ctx, type, rows, hasMore }: { ctx: ConsoleRequ
             <option value="">{t.common.all}</option>
             {EVENT_TYPES.filter((e) => e !== 'webhook.test').map((e) => (
               <option value={e} selected={type === e}>
-                {e}
+                {eventTypeWords(ctx, e)}
               </option>
             ))}
           </select>
@@ -33,12 +34,14 @@ export function EventListScreen({ ctx, type, rows, hasMore }: { ctx: ConsoleRequ
 /** One event's JSON exactly as webhooks deliver it. */
 export function EventScreen({ ctx, row }: { ctx: ConsoleRequestContext; row: EventRow }) {
   const { t } = ctx;
+  const subject = eventSubjectWords(ctx, row.data);
   return (
-    <Layout ctx={ctx} title={t.events.detailTitle(row.id)} section="events">
+    <Layout ctx={ctx} title={t.events.detailTitle(eventTypeWords(ctx, row.type))} section="events">
       <Facts
         rows={[
-          [t.events.type, <code>{row.type}</code>],
+          [t.events.type, eventTypeWords(ctx, row.type)],
           [t.common.date, tokyoTime(row.createdAt)],
+          [t.audit.object, subject === undefined ? '—' : <a href={subject.href}>{subject.text}</a>],
         ]}
       />
       <h2 id="json">{t.events.json}</h2>

@@ -4,6 +4,7 @@ import type { EventRow, OrderRow, TransactionRow } from '@pmatch/db';
 import type { PaymentReversal } from '../../use-cases/console-reads';
 import { tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import { deciderWords, eventTypeWords, triggerWords } from '../words';
 import { ActionButton, Badge, Facts, Layout, Notice, Table } from '../components/layout';
 import { TransferToSection } from '../components/transfer-to';
 import { reasonText } from './deposit-detail';
@@ -21,6 +22,7 @@ export function OrderScreen({
   reversals,
   couldPay,
   now,
+  people,
 }: {
   ctx: ConsoleRequestContext;
   order: OrderRow;
@@ -28,6 +30,8 @@ export function OrderScreen({
   reversals: PaymentReversal[];
   couldPay: TransactionRow[];
   now: Date;
+  /** The organisation's people by id (their e-mails), to name who decided. */
+  people: ReadonlyMap<string, string>;
 }) {
   const { t } = ctx;
   const o = t.orders;
@@ -42,7 +46,6 @@ export function OrderScreen({
         <h2 id="order-facts">{o.title}</h2>
         <Facts
           rows={[
-            [t.common.id, <code>{order.id}</code>],
             [t.common.status, <Badge kind={order.status}>{o.statuses[order.status] ?? order.status}</Badge>],
             [t.common.amount, yen(order.amount)],
             [o.payerName, order.payerName],
@@ -57,7 +60,7 @@ export function OrderScreen({
         />
       </section>
       <TransferToSection ctx={ctx} order={order} />
-      <PaymentSection ctx={ctx} payment={payment.success ? payment.data : undefined} />
+      <PaymentSection ctx={ctx} payment={payment.success ? payment.data : undefined} people={people} />
       {reversals.length > 0 ? <ReversedPayments ctx={ctx} reversals={reversals} /> : null}
       {order.status === 'open' || order.status === 'expired' ? <DepositsThatCouldPay ctx={ctx} order={order} deposits={couldPay} /> : null}
       {mayDecide && !fromShop ? (
@@ -75,13 +78,13 @@ export function OrderScreen({
         </div>
       ) : null}
       {payment.success && order.status === 'paid' && pastReversalWindow(order, now) ? <p class="muted">{o.reverseLate}</p> : null}
-      <Timeline ctx={ctx} events={timeline} />
+      <Timeline ctx={ctx} events={timeline} people={people} />
     </Layout>
   );
 }
 
 /** How the order was paid: the deposit, when and by whom it was matched, and why. */
-function PaymentSection({ ctx, payment }: { ctx: ConsoleRequestContext; payment: Payment | undefined }) {
+function PaymentSection({ ctx, payment, people }: { ctx: ConsoleRequestContext; payment: Payment | undefined; people: ReadonlyMap<string, string> }) {
   const { t } = ctx;
   const o = t.orders;
   return (
@@ -92,11 +95,11 @@ function PaymentSection({ ctx, payment }: { ctx: ConsoleRequestContext; payment:
           rows={[
             [t.common.amount, yen(payment.amount)],
             [t.deposits.counterparty, payment.counterparty],
-            [o.deposit, payment.transaction_id ? <a href={`/dashboard/deposits/${payment.transaction_id}`}>{payment.transaction_id}</a> : '—'],
+            [o.deposit, payment.transaction_id ? <a href={`/dashboard/deposits/${payment.transaction_id}`}>{t.audit.openDeposit}</a> : '—'],
             [t.deposits.occurredAt, tokyoTime(payment.occurred_at)],
             [o.matchedAt, tokyoTime(payment.matched_at)],
-            [o.decidedBy, payment.decided_by],
-            [o.trigger, payment.trigger],
+            [o.decidedBy, deciderWords(ctx, payment.decided_by, people)],
+            [o.trigger, triggerWords(ctx, payment.trigger)],
             [o.reason, reasonText(ctx, payment.reason)],
           ]}
         />
@@ -174,7 +177,7 @@ function DepositsThatCouldPay({ ctx, order, deposits }: { ctx: ConsoleRequestCon
 }
 
 /** The order's events, oldest first, with a reversal's reason and who decided it. */
-function Timeline({ ctx, events }: { ctx: ConsoleRequestContext; events: EventRow[] }) {
+function Timeline({ ctx, events, people }: { ctx: ConsoleRequestContext; events: EventRow[]; people: ReadonlyMap<string, string> }) {
   const { t } = ctx;
   const o = t.orders;
   return (
@@ -188,11 +191,11 @@ function Timeline({ ctx, events }: { ctx: ConsoleRequestContext; events: EventRo
             const reversal = (event.data as { reversal?: { reason?: string | null; decided_by?: string } }).reversal;
             return (
               <li>
-                <time dateTime={event.createdAt.toISOString()}>{tokyoTime(event.createdAt)}</time> <code>{event.type}</code>{' '}
-                <a href={`/dashboard/events/${event.id}`}>{event.id}</a>
+                <time dateTime={event.createdAt.toISOString()}>{tokyoTime(event.createdAt)}</time>{' '}
+                <a href={`/dashboard/events/${event.id}`}>{eventTypeWords(ctx, event.type)}</a>
                 {reversal ? (
                   <p class="muted">
-                    {reversal.decided_by} {reversal.reason ? `— ${reversal.reason}` : ''}
+                    {deciderWords(ctx, reversal.decided_by ?? '', people)} {reversal.reason ? `— ${reversal.reason}` : ''}
                   </p>
                 ) : null}
               </li>

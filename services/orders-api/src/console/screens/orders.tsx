@@ -104,7 +104,18 @@ export function ReverseScreen({ ctx, order, late, missingReason }: { ctx: Consol
 }
 
 /** Editing an open order's amount, payer name and metadata. */
-export function EditOrderScreen({ ctx, order, problem }: { ctx: ConsoleRequestContext; order: OrderRow; problem?: string }) {
+export function EditOrderScreen({
+  ctx,
+  order,
+  problem,
+  entered,
+}: {
+  ctx: ConsoleRequestContext;
+  order: OrderRow;
+  problem?: string;
+  /** What a refused edit had entered, shown again as it was. */
+  entered?: { amount: string; payer_name: string; metadata: string };
+}) {
   const { t } = ctx;
   const o = t.orders;
   return (
@@ -113,16 +124,16 @@ export function EditOrderScreen({ ctx, order, problem }: { ctx: ConsoleRequestCo
       <PostForm ctx={ctx} action={`/dashboard/orders/${order.id}/edit`} class="stack panel">
         <label>
           {t.common.amount}
-          <input name="amount" inputMode="numeric" required value={String(order.amount)} />
+          <input name="amount" inputMode="numeric" required value={entered?.amount ?? String(order.amount)} />
         </label>
         <label>
           {o.payerName}
-          <input name="payer_name" required maxLength={LIMITS.payerNameMax} value={order.payerName} />
+          <input name="payer_name" required maxLength={LIMITS.payerNameMax} value={entered?.payer_name ?? order.payerName} />
         </label>
         <label>
           {o.metadata}
           <textarea name="metadata" aria-describedby="metadata-help">
-            {JSON.stringify(order.metadata)}
+            {entered?.metadata ?? JSON.stringify(order.metadata)}
           </textarea>
         </label>
         <p id="metadata-help" class="muted">

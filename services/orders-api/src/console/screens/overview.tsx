@@ -3,6 +3,7 @@ import type { OverviewCounts } from '../../data/console-search';
 import { Layout, PostForm, Table } from '../components/layout';
 import { numberText, tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import { eventSubjectWords, eventTypeWords } from '../words';
 
 /**
  * What waits for the seller this morning: held and unmatched deposits, orders, failing endpoints, the
@@ -78,23 +79,27 @@ function RulesQuestion({ ctx, current }: { ctx: ConsoleRequestContext; current: 
 
 export function EventTable({ ctx, events }: { ctx: ConsoleRequestContext; events: { id: string; type: string; createdAt: Date; data: unknown }[] }) {
   const { t } = ctx;
-  const objectLink = (object: string) =>
-    object.startsWith('ord_') ? (
-      <a href={`/dashboard/orders/${object}`}>{object}</a>
-    ) : object.startsWith('txn_') ? (
-      <a href={`/dashboard/deposits/${object}`}>{object}</a>
-    ) : (
-      object
-    );
+  const subject = (data: unknown) => {
+    const about = eventSubjectWords(ctx, data);
+    return about === undefined ? '' : <a href={about.href}>{about.text}</a>;
+  };
   return (
     <Table
       ctx={ctx}
+      caption={t.events.title}
       rows={events}
       columns={[
         { header: t.common.date, cell: (event) => tokyoTime(event.createdAt) },
-        { header: t.events.type, cell: (event) => <code>{event.type}</code> },
-        { header: t.common.id, cell: (event) => <a href={`/dashboard/events/${event.id}`}>{event.id}</a> },
-        { header: t.audit.object, cell: (event) => objectLink((event.data as { object?: { id?: string } }).object?.id ?? '') },
+        { header: t.events.type, cell: (event) => eventTypeWords(ctx, event.type) },
+        { header: t.audit.object, cell: (event) => subject(event.data) },
+        {
+          header: t.events.open,
+          cell: (event) => (
+            <a href={`/dashboard/events/${event.id}`} aria-label={`${t.events.open}: ${eventTypeWords(ctx, event.type)} ${tokyoTime(event.createdAt)}`}>
+              {t.events.open}
+            </a>
+          ),
+        },
       ]}
     />
   );

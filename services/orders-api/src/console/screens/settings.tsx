@@ -1,7 +1,7 @@
 import { MATCHING_RULES, type MatchingRule, type PreviewedConfirmation, type Settings } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { PasswordAgainField } from '../components/confirm';
-import { Layout, Notice, PostForm } from '../components/layout';
+import { Layout, Notice, PostForm, TableBox } from '../components/layout';
 import { numberText, tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import { reasonText } from './deposit-detail';
@@ -12,8 +12,7 @@ function RuleChoices({ ctx, selected }: { ctx: ConsoleRequestContext; selected: 
       <legend>{ctx.t.settings.rules}</legend>
       {MATCHING_RULES.map((rule) => (
         <label class="checkbox">
-          <input type="checkbox" name="rules" value={rule} checked={selected.includes(rule)} /> {ctx.t.settings.ruleNames[rule]}{' '}
-          <code class="muted">{rule}</code>
+          <input type="checkbox" name="rules" value={rule} checked={selected.includes(rule)} /> {ctx.t.settings.ruleNames[rule]}
         </label>
       ))}
     </fieldset>
@@ -162,7 +161,7 @@ function PreviewTable({
   const depositById = new Map(deposits.map((d) => [d.id, d]));
   const orderById = new Map(orders.map((o) => [o.id, o]));
   return (
-    <div class="table-wrap">
+    <TableBox label={t.common.table(t.settings.previewTitle)}>
       <table id="preview">
         <caption>{t.settings.previewTitle}</caption>
         <thead>
@@ -198,6 +197,6 @@ function PreviewTable({
           })}
         </tbody>
       </table>
-    </div>
+    </TableBox>
   );
 }

@@ -5,8 +5,15 @@ import { CopyableSecret, Layout, Notice, PostForm, Table } from '../components/l
 import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
 
+/** What a refused action on the team page says: a role change or removal (`problem`), or an invitation (with what was entered). */
+export interface TeamProblems {
+  problem?: string;
+  inviteProblem?: string;
+  entered?: { email: string; role: string | undefined };
+}
+
 /** The organisation's people; admins invite them (the link goes by e-mail), change their roles, reset their access and remove them. */
-export function TeamScreen({ ctx, users }: { ctx: ConsoleRequestContext; users: UserRow[] }) {
+export function TeamScreen({ ctx, users, problem, inviteProblem, entered }: { ctx: ConsoleRequestContext; users: UserRow[] } & TeamProblems) {
   const { t } = ctx;
   const tm = t.team;
   const me = ctx.signedIn!.actor;
@@ -27,6 +34,8 @@ export function TeamScreen({ ctx, users }: { ctx: ConsoleRequestContext; users: 
   return (
     <Layout ctx={ctx} title={tm.title} section="team">
       {doneText ? <Notice kind="success">{doneText}</Notice> : null}
+      {problem ? <Notice kind="error">{problem}</Notice> : null}
+      <RolesExplained ctx={ctx} />
       <Table
         ctx={ctx}
         caption={tm.title}
@@ -40,8 +49,26 @@ export function TeamScreen({ ctx, users }: { ctx: ConsoleRequestContext; users: 
           admin && { header: t.common.actions, class: 'actions', cell: (user) => <MemberActions ctx={ctx} user={user} me={user.id === me.userId} /> },
         ]}
       />
-      {admin ? <InviteForm ctx={ctx} /> : null}
+      {admin ? <InviteForm ctx={ctx} problem={inviteProblem} entered={entered} /> : null}
     </Layout>
+  );
+}
+
+/** What each role may do, where roles are chosen. */
+function RolesExplained({ ctx }: { ctx: ConsoleRequestContext }) {
+  const { t } = ctx;
+  return (
+    <details class="panel">
+      <summary>{t.team.rolesTitle}</summary>
+      <dl class="facts">
+        {USER_ROLES.map((r) => (
+          <>
+            <dt>{t.roles[r]}</dt>
+            <dd>{t.team.roleCan[r]}</dd>
+          </>
+        ))}
+      </dl>
+    </details>
   );
 }
 
@@ -80,23 +107,25 @@ function MemberActions({ ctx, user, me }: { ctx: ConsoleRequestContext; user: Us
 }
 
 /** The invitation form (admins): an e-mail address and a role, viewer unless chosen otherwise. */
-function InviteForm({ ctx }: { ctx: ConsoleRequestContext }) {
+function InviteForm({ ctx, problem, entered }: { ctx: ConsoleRequestContext; problem: string | undefined; entered: TeamProblems['entered'] }) {
   const { t } = ctx;
   const tm = t.team;
+  const role = entered?.role ?? 'viewer';
   return (
     <section aria-labelledby="invite">
       <h2 id="invite">{tm.invite}</h2>
       <p>{tm.inviteIntro}</p>
+      {problem ? <Notice kind="error">{problem}</Notice> : null}
       <PostForm ctx={ctx} action="/dashboard/team" class="form-grid">
         <label>
           {tm.email}
-          <input type="email" name="email" required />
+          <input type="email" name="email" required value={entered?.email ?? ''} />
         </label>
         <label>
           {tm.role}
           <select name="role">
             {USER_ROLES.map((r) => (
-              <option value={r} selected={r === 'viewer'}>
+              <option value={r} selected={r === role}>
                 {t.roles[r]}
               </option>
             ))}

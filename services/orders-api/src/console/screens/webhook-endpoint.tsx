@@ -3,6 +3,7 @@ import type { TestSendRow } from '../../use-cases/webhook-deliveries';
 import type { ShownOnce } from '../../use-cases/shown-once';
 import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
+import { eventTypeWords } from '../words';
 import { ConfirmScreen, PasswordAgainField } from '../components/confirm';
 import { ActionButton, Badge, CopyableSecret, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../components/layout';
 
@@ -14,7 +15,8 @@ export function EventChoices({ ctx, selected }: { ctx: ConsoleRequestContext; se
       <legend>{ctx.t.webhooks.events}</legend>
       {SUBSCRIBABLE_EVENT_TYPES.map((type) => (
         <label class="checkbox">
-          <input type="checkbox" name="events" value={type} checked={all || selected.includes(type)} /> {type}
+          <input type="checkbox" name="events" value={type} checked={all || selected.includes(type)} /> {eventTypeWords(ctx, type)}{' '}
+          <code class="muted">{type}</code>
         </label>
       ))}
     </fieldset>
@@ -264,7 +266,17 @@ function DeliveryLogSection({
         rows={logRows(log, testSends, hasMore)}
         columns={[
           { header: t.common.date, cell: (r) => tokyoTime(r.at) },
-          { header: t.events.type, cell: (r) => <code>{r.test ? 'webhook.test' : r.attempt.event_type}</code> },
+          {
+            header: t.events.type,
+            cell: (r) => {
+              const type = r.test ? 'webhook.test' : r.attempt.event_type;
+              return (
+                <>
+                  {eventTypeWords(ctx, type)} <code class="muted">{type}</code>
+                </>
+              );
+            },
+          },
           {
             header: t.common.id,
             cell: (r) => (r.test ? <code>{r.test.eventId}</code> : <a href={`/dashboard/events/${r.attempt.event_id}`}>{r.attempt.event_id}</a>),

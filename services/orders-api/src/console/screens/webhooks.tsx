@@ -4,7 +4,16 @@ import type { ConsoleRequestContext } from '../request';
 import { EndpointState, EventChoices } from './webhook-endpoint';
 
 /** The endpoints of the mode, with the form that adds one (admins). */
-export function EndpointListScreen({ ctx, endpoints }: { ctx: ConsoleRequestContext; endpoints: WebhookEndpoint[] }) {
+export function EndpointListScreen({
+  ctx,
+  endpoints,
+  refused,
+}: {
+  ctx: ConsoleRequestContext;
+  endpoints: WebhookEndpoint[];
+  /** A new endpoint refused: why, and what was entered. */
+  refused?: { problem: string; url: string; events: string[] } | undefined;
+}) {
   const { t } = ctx;
   const w = t.webhooks;
   const done = new URLSearchParams(ctx.query).get('done');
@@ -26,12 +35,13 @@ export function EndpointListScreen({ ctx, endpoints }: { ctx: ConsoleRequestCont
           <h2 id="create">
             {w.create} <span class="muted">({w.limit})</span>
           </h2>
+          {refused ? <Notice kind="error">{refused.problem}</Notice> : null}
           <PostForm ctx={ctx} action="/dashboard/webhooks" class="stack">
             <label>
               {w.url}
-              <input type="url" name="url" required placeholder="https://" />
+              <input type="url" name="url" required placeholder="https://" value={refused?.url ?? ''} />
             </label>
-            <EventChoices ctx={ctx} selected={[ALL_EVENT_TYPES]} />
+            <EventChoices ctx={ctx} selected={refused?.events ?? [ALL_EVENT_TYPES]} />
             <div>
               <button type="submit">{w.create}</button>
             </div>

@@ -25,6 +25,8 @@ export const commonJa = {
     actions: '操作',
     done: '完了しました。',
     pagination: 'ページ送り',
+    /** The name of a table's scrolling box (distinct from a section of the same title around it). */
+    table: (caption: string | undefined) => (caption === undefined ? '表' : `表：${caption}`),
   },
 };
 
@@ -54,5 +56,6 @@ export const commonEn: typeof commonJa = {
     actions: 'Actions',
     done: 'Done.',
     pagination: 'Pages',
+    table: (caption) => (caption === undefined ? 'Table' : `Table: ${caption}`),
   },
 };

@@ -19,7 +19,7 @@ export const settingsJa = {
     }),
     preview: '変更の影響を確認',
     previewTitle: 'ルール変更のプレビュー',
-    previewIntro: 'この変更を適用すると、いま保留中の次の入金が、表示の注文で確定されます。判定はマッチャー自身の判定処理で行っています。',
+    previewIntro: 'この変更を適用すると、いま保留中の次の入金が、表示の注文で確定されます。どれも、入金を自動で確定するときと同じ名義の照合で選ばれています。',
     previewNone: 'この変更で確定される保留中の入金はありません。',
     previewLeftOut: '一度に確認できる件数を超えたため、一部だけ表示しています。適用後にもう一度確認してください。',
     examined: (n: string) => `確認した保留中の入金: ${n}件`,
@@ -50,7 +50,8 @@ export const settingsEn: typeof settingsJa = {
     },
     preview: 'Preview the change',
     previewTitle: 'Preview of the rule change',
-    previewIntro: "Applying this change confirms these held deposits for the orders shown. They were decided by the matcher's own decision.",
+    previewIntro:
+      'Applying this change confirms these held deposits for the orders shown. Each was chosen by the same name matching that confirms deposits automatically.',
     previewNone: 'This change confirms none of the held deposits.',
     previewLeftOut: 'More deposits would be confirmed than one preview shows; preview again after applying.',
     examined: (n) => `Held deposits examined: ${n}`,

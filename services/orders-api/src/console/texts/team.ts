@@ -1,3 +1,4 @@
+import { labels } from './labels';
 /** The words of the team page: people, invitations and resetting someone's access. */
 export const teamJa = {
   team: {
@@ -17,7 +18,14 @@ export const teamJa = {
     totp: '二段階認証',
     passwordSet: 'パスワード設定済み',
     pending: '招待中',
-    lastAdmin: '最後の管理者は変更・削除できません。',
+    lastAdmin: 'この人はチームで最後の管理者なので、役割を変えることも削除することもできません。先に別の人を管理者にしてください。',
+    inviteInvalid: 'メールアドレスを正しく入力してください。',
+    rolesTitle: '役割でできること',
+    roleCan: labels({
+      admin: 'すべての操作に加えて、設定・チーム・APIキー・Webhook・操作履歴を管理できます。',
+      operator: '入金の確定・除外、注文の編集・キャンセル・取り消しなど、日々の消込作業ができます。',
+      viewer: '入金・注文・イベントを見ることだけができます。何も変更できません。',
+    }),
     reset: 'アクセスを再設定',
     inviteAgain: '招待を送り直す',
     inviteAgainQuestion: (email: string) => `${email} に招待メールを送り直しますか？`,
@@ -55,7 +63,14 @@ export const teamEn: typeof teamJa = {
     totp: 'Second factor',
     passwordSet: 'Password set',
     pending: 'Invited',
-    lastAdmin: 'The last admin cannot be changed or removed.',
+    lastAdmin: 'This person is the last admin of the team, so their role cannot be changed and they cannot be removed. Make someone else an admin first.',
+    inviteInvalid: 'Enter a valid e-mail address.',
+    rolesTitle: 'What each role can do',
+    roleCan: {
+      admin: 'Everything, and also settings, the team, API keys, webhooks and the audit log.',
+      operator: 'The daily matching work: confirm and exclude deposits; edit, cancel and reverse orders.',
+      viewer: 'Look at deposits, orders and events only. Cannot change anything.',
+    },
     reset: 'Reset access',
     inviteAgain: 'Send the invitation again',
     inviteAgainQuestion: (email) => `E-mail the invitation to ${email} again?`,

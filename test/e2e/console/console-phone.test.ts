@@ -1,0 +1,144 @@
+import type { Page } from 'playwright-core';
+import { Console, axeViolations, delivered, webhookEndpoint } from './support';
+
+/**
+ * Every console page on a phone (390×844), in Japanese and in English: the page never scrolls
+ * sideways (a wide table scrolls inside its own labelled, focusable box), no cell squeezes its
+ * text to a character a line, every button is within the screen, and axe-core finds nothing.
+ */
+
+let world: Console;
+let pages: [string, string][] = [];
+
+beforeAll(async () => {
+  world = await Console.start();
+  const endpoint = await webhookEndpoint(world, '/phone');
+  const open = await world.merchant.createOrder({
+    amount: 12800,
+    payer_name: 'ヤマダ タロウ',
+    item_name: 'お米 5kg（玄米・特別栽培）',
+    external_id: 'EC-2001',
+  });
+  await world.merchant.createOrder({ amount: 3980, payer_name: 'サトウ ハナコ', external_id: 'EC-2002' });
+  await world.merchant.createOrder({ amount: 3980, payer_name: 'サトウ ハナコ', external_id: 'EC-2003' });
+  const held = await world.merchant.deposit(3980, 'ｻﾄｳ ﾊﾅｺ');
+  const paid = await world.merchant.createOrder({ amount: 5400, payer_name: 'スズキ イチロウ', external_id: 'EC-2004' });
+  await world.merchant.deposit(5400, 'スズキ イチロウ');
+  await world.merchant.deposit(2500, 'ﾌﾒｲ ﾆｭｳｷﾝ');
+  await world.merchant.createOrder({ amount: 7301, payer_name: 'オボエ ハナコ', external_id: 'EC-2005' });
+  const taught = await world.merchant.deposit(7301, 'ｵﾎﾞｴ ﾀﾛｳ');
+  await delivered(world, '/phone', 'order.paid', paid.id);
+  const event = (await world.merchant.events('order.paid'))[0];
+
+  const operator = await world.logIn('operator');
+  await operator.goto(`${world.baseUrl}/dashboard/deposits/${taught.id}`);
+  await operator.getByRole('checkbox', { name: /支払者として覚える/ }).check();
+  await operator
+    .getByRole('button', { name: /この注文で確定/ })
+    .first()
+    .click();
+  await operator.getByRole('status').waitFor();
+  const alias = (await world.merchant.request('GET', '/v1/payer-aliases')).body.data[0] as { id: string };
+
+  await world.closePages();
+
+  pages = [
+    ['overview', '/dashboard/'],
+    ['deposits', '/dashboard/deposits'],
+    ['deposits-unmatched', '/dashboard/deposits?status=unmatched'],
+    ['deposit-held', `/dashboard/deposits/${held.id}?find=1`],
+    ['deposit-confirmed', `/dashboard/deposits/${taught.id}`],
+    ['deposits-bulk', '/dashboard/deposits/bulk-confirm'],
+    ['payer-aliases', '/dashboard/payer-aliases'],
+    ['payer-alias-forget', `/dashboard/payer-aliases/${alias.id}/forget`],
+    ['orders', '/dashboard/orders'],
+    ['order', `/dashboard/orders/${paid.id}`],
+    ['order-open', `/dashboard/orders/${open.id}`],
+    ['order-reverse', `/dashboard/orders/${paid.id}/reverse`],
+    ['order-edit', `/dashboard/orders/${open.id}/edit`],
+    ['events', '/dashboard/events'],
+    ['event', `/dashboard/events/${event.id}`],
+    ['webhooks', '/dashboard/webhooks'],
+    ['webhook', `/dashboard/webhooks/${endpoint.id}`],
+    ['webhook-delete', `/dashboard/webhooks/${endpoint.id}/delete`],
+    ['webhook-rotate', `/dashboard/webhooks/${endpoint.id}/rotate-secret`],
+    ['api-keys', '/dashboard/api-keys'],
+    ['settings', '/dashboard/settings'],
+    ['team', '/dashboard/team'],
+    ['team-remove', `/dashboard/team/${world.people.viewer.id}/remove`],
+    ['team-reset', `/dashboard/team/${world.people.viewer.id}/reset`],
+    ['audit', '/dashboard/audit'],
+    ['account', '/dashboard/account'],
+    ['not-found', '/dashboard/orders/ord_doesnotexist'],
+  ];
+});
+afterAll(async () => {
+  await world?.stop();
+});
+
+interface Problems {
+  page: string;
+  overflow?: number;
+  squeezed?: string[];
+  offscreen?: string[];
+  violations?: { id: string; impact: string; nodes: string[] }[];
+}
+
+async function problemsOn(page: Page, name: string): Promise<Problems> {
+  const layout = await page.evaluate(() => {
+    const root = document.documentElement;
+    const inScrollBox = (el: Element) => el.closest('.table-wrap') !== null;
+    const squeezed = [...document.querySelectorAll('td, th, dd, dt, button, a, label, h1, h2, p, li')]
+      .filter((el) => {
+        const text = (el as HTMLElement).innerText?.trim() ?? '';
+        const box = el.getBoundingClientRect();
+        const em = parseFloat(getComputedStyle(el).fontSize);
+        return text.length > 3 && box.width > 0 && box.width < 2.5 * em;
+      })
+      .map((el) => (el as HTMLElement).innerText.trim().slice(0, 30));
+    const offscreen = [...document.querySelectorAll('button, input[type=submit], a.button')]
+      .filter((el) => !inScrollBox(el) && !(el as HTMLElement).hidden && el.getBoundingClientRect().width > 0)
+      .filter((el) => {
+        const box = el.getBoundingClientRect();
+        return box.left < 0 || box.right > root.clientWidth;
+      })
+      .map((el) => (el as HTMLElement).innerText.trim().slice(0, 30));
+    return { overflow: root.scrollWidth - root.clientWidth, squeezed, offscreen };
+  });
+  const violations = await axeViolations(page);
+  const found: Problems = { page: name };
+  if (layout.overflow > 0) found.overflow = layout.overflow;
+  if (layout.squeezed.length > 0) found.squeezed = layout.squeezed;
+  if (layout.offscreen.length > 0) found.offscreen = layout.offscreen;
+  if (violations.length > 0) found.violations = violations;
+  return found;
+}
+
+for (const language of ['ja', 'en'] as const) {
+  test(`when every console page is opened on a 390 px phone in ${language === 'ja' ? 'Japanese' : 'English'}, then none scrolls sideways, squeezes a name or hides a button, and axe-core finds no violation`, async () => {
+    const page = await world.logIn('admin');
+    await page.setViewportSize({ width: 390, height: 844 });
+    const found: Problems[] = [];
+    const login = await world.newPage();
+    await login.setViewportSize({ width: 390, height: 844 });
+    for (const [name, path] of [
+      ['login', '/dashboard/login'],
+      ['forgot', '/dashboard/password/forgot'],
+    ]) {
+      await login.goto(`${world.baseUrl}${path}?lang=${language}`);
+      found.push(await problemsOn(login, name!));
+    }
+    for (const [name, path] of pages) {
+      await page.goto(`${world.baseUrl}${path}${path.includes('?') ? '&' : '?'}lang=${language}`);
+      found.push(await problemsOn(page, name));
+    }
+    const viewer = await world.logIn('viewer');
+    await viewer.setViewportSize({ width: 390, height: 844 });
+    const refused = await viewer.goto(`${world.baseUrl}/dashboard/audit?lang=${language}`);
+    expect(refused?.status()).toBe(403);
+    found.push(await problemsOn(viewer, 'forbidden'));
+
+    expect(found.filter((f) => Object.keys(f).length > 1)).toEqual([]);
+    expect(found).toHaveLength(pages.length + 3);
+  });
+}
