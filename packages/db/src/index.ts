@@ -6,5 +6,6 @@ export * from './orders';
 export * from './rows';
 export * from './sql';
 export * from './api-objects';
+export * from './bank-accounts';
 export * from './users';
 export * from './trace-context';

@@ -901,6 +901,18 @@ describe('least privilege', () => {
       'pmatch_orders_api',
       `INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name) VALUES ('ba_live_x', 'org_p', 'live', '0001', '001', '7654321', 'h')`,
     ],
+    // A live dedicated account only of the organisation insertLiveBankAccounts names in the transaction.
+    [
+      'pmatch_orders_api',
+      `INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name, dedicated) VALUES ('ba_live_d', 'org_p', 'live', '0001', '001', '7654322', 'h', true)`,
+    ],
+    [
+      'pmatch_orders_api',
+      `BEGIN; SELECT set_config('pmatch.adding_accounts_of', 'org_other', true);
+       INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name, dedicated) VALUES ('ba_live_d', 'org_p', 'live', '0001', '001', '7654322', 'h', true); COMMIT`,
+    ],
+    // A pool row only for a dedicated account.
+    ['pmatch_orders_api', `INSERT INTO dedicated_accounts (bank_account_id, organisation_id, mode) VALUES ('ba_p', 'org_p', 'test')`],
     // The audit log is appended to only.
     ['pmatch_orders_api', `UPDATE audit_log SET action = 'x'`],
     ['pmatch_orders_api', `DELETE FROM audit_log`],
@@ -965,6 +977,19 @@ describe('least privilege', () => {
   );
   test.each(cells.filter(([, , allowed]) => allowed))('when %s reads %s, which its service needs, then it may', async (role, table) => {
     await expect(as(role, `SELECT * FROM ${table} LIMIT 1`)).resolves.toBeDefined();
+  });
+
+  test('when orders-api adds a live dedicated account of the organisation it names in the transaction, then the database allows it', async () => {
+    await as(
+      'pmatch_orders_api',
+      `BEGIN; SELECT set_config('pmatch.adding_accounts_of', 'org_p', true);
+       INSERT INTO bank_accounts (id, organisation_id, mode, bank_code, branch_code, account_number, holder_name, dedicated) VALUES ('ba_live_ok', 'org_p', 'live', '0001', '001', '7654323', 'h', true);
+       INSERT INTO dedicated_accounts (bank_account_id, organisation_id, mode) VALUES ('ba_live_ok', 'org_p', 'live'); COMMIT`,
+    );
+
+    expect(await as('postgres', `SELECT organisation_id, mode FROM dedicated_accounts WHERE bank_account_id = 'ba_live_ok'`)).toEqual([
+      { organisation_id: 'org_p', mode: 'live' },
+    ]);
   });
 
   test('when orders-api deletes an event that still has deliveries, then it fails and the delivery log stays: nothing cascades', async () => {

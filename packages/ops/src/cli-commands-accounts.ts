@@ -1,11 +1,12 @@
 import { ACCOUNT_TYPES, API_KEY_PERMISSIONS, BankAccountId, USER_ROLES } from '@pmatch/contracts';
+import { consecutiveAccountNumbers, LIVE_BANK_ACCOUNTS_ADDED_MAX } from '@pmatch/db';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { command, type CommandDefinition } from './cli-definition';
 import { usageError } from './failures';
 
-/** At most this many dedicated accounts in one `bank-account add`. */
-const DEDICATED_COUNT_MAX = 10_000;
+/** At most this many dedicated accounts in one `bank-account add` (as on the console). */
+const DEDICATED_COUNT_MAX = LIVE_BANK_ACCOUNTS_ADDED_MAX;
 const countText = z
   .string()
   .regex(/^[0-9]+$/, `must be a whole number from 1 to ${DEDICATED_COUNT_MAX}`)
@@ -45,16 +46,7 @@ import {
   unlessMissing,
 } from './cli-flags';
 import { bindBankAdapter, createBankAdapter, revokeBankAdapter, unbindBankAdapter } from './adapters';
-import {
-  addDedicatedBankAccounts,
-  addLiveBankAccount,
-  addUser,
-  consecutiveAccountNumbers,
-  createOrganisation,
-  issueApiKey,
-  resetUser,
-  revokeApiKey,
-} from './commands';
+import { addDedicatedBankAccounts, addLiveBankAccount, addUser, createOrganisation, issueApiKey, resetUser, revokeApiKey } from './commands';
 import {
   getApiKey,
   getBankAccount,

@@ -1,6 +1,7 @@
 import { AppError, MODES, newId, type AccountType, type ApiKeyPermission, type MatchingRule, type Mode, type Settings, type UserRole } from '@pmatch/contracts';
 import {
   insertApiKey,
+  insertLiveBankAccounts,
   insertUser,
   passwordSetupUrl,
   resetUserAccess,
@@ -127,15 +128,7 @@ export async function addDedicatedBankAccounts(
   return { object: 'list', data: accounts.map(operatorBankAccountView) };
 }
 
-/** `count` account numbers from `first` on, each one more than the one before (7 digits, none above 9999999). */
-export function consecutiveAccountNumbers(first: string, count: number): string[] {
-  const start = Number(first);
-  if (start + count - 1 > 9_999_999) {
-    throw new AppError('parameter_invalid', `${count} numbers from ${first} would pass 9999999`, { param: 'count' });
-  }
-  return Array.from({ length: count }, (_, i) => String(start + i).padStart(7, '0'));
-}
-
+/** The same addition as the console's (insertLiveBankAccounts); a number the organisation has is `already_exists`, naming them all. */
 async function addLiveBankAccounts(
   prisma: PrismaClient,
   input: Omit<AddLiveBankAccountInput, 'accountNumber'>,
@@ -144,30 +137,25 @@ async function addLiveBankAccounts(
 ): Promise<BankAccountRow[]> {
   return prisma.$transaction(async (tx) => {
     const organisation = await findOrganisation(tx, input.organisationId);
-    const identity = { bankCode: input.bankCode, branchCode: input.branchCode, accountType: input.accountType ?? 'ordinary' };
-    // The same account twice would make every order without bank_account_id ambiguous.
-    const existing = await tx.bankAccount.findFirst({
-      where: { organisationId: organisation.id, mode: 'live', ...identity, accountNumber: { in: accountNumbers } },
-    });
-    if (existing !== null) {
-      throw alreadyExists(`organisation ${organisation.id} already has account ${existing.accountNumber} as ${existing.id}`, 'account-number');
-    }
-    const rows = accountNumbers.map((accountNumber) => ({
-      id: newId('bankAccount'),
+    const added = await insertLiveBankAccounts(tx, {
       organisationId: organisation.id,
-      mode: 'live',
-      ...identity,
-      accountNumber,
+      bankCode: input.bankCode,
+      branchCode: input.branchCode,
+      accountType: input.accountType ?? 'ordinary',
       holderName: input.holderName,
       bankName: input.bankName ?? null,
       branchName: input.branchName ?? null,
+      accountNumbers,
       dedicated,
-    }));
-    await tx.bankAccount.createMany({ data: rows });
-    if (dedicated) {
-      await tx.dedicatedAccount.createMany({ data: rows.map((row) => ({ bankAccountId: row.id, organisationId: row.organisationId, mode: 'live' })) });
+    });
+    if (added.outcome === 'already_registered') {
+      const [shown, more] = [added.accountNumbers.slice(0, 20), added.accountNumbers.length - 20];
+      throw alreadyExists(
+        `organisation ${organisation.id} already has account ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}; nothing was added`,
+        'account-number',
+      );
     }
-    return tx.bankAccount.findMany({ where: { id: { in: rows.map((row) => row.id) } }, orderBy: { accountNumber: 'asc' } });
+    return added.accounts;
   });
 }
 

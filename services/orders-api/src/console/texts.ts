@@ -3,6 +3,7 @@ import { apiKeysEn, apiKeysJa } from './texts/api-keys';
 import { auditEn, auditJa } from './texts/audit';
 import { authEn, authJa } from './texts/auth';
 import { commonEn, commonJa } from './texts/common';
+import { dedicatedAccountsEn, dedicatedAccountsJa } from './texts/dedicated-accounts';
 import { depositsEn, depositsJa } from './texts/deposits';
 import { errorsEn, errorsJa } from './texts/errors';
 import { eventsEn, eventsJa } from './texts/events';
@@ -32,6 +33,7 @@ const ja = {
   ...webhooksJa,
   ...apiKeysJa,
   ...settingsJa,
+  ...dedicatedAccountsJa,
   ...teamJa,
   ...auditJa,
   ...accountJa,
@@ -54,6 +56,7 @@ const en: Texts = {
   ...webhooksEn,
   ...apiKeysEn,
   ...settingsEn,
+  ...dedicatedAccountsEn,
   ...teamEn,
   ...auditEn,
   ...accountEn,

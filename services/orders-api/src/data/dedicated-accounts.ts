@@ -1,5 +1,6 @@
-import { sql, preparedQuery, type Db, type Sql } from '@pmatch/db';
+import { Prisma, sql, preparedQuery, type Db, type Sql } from '@pmatch/db';
 import type { Scope } from '../domain/actor';
+import type { DedicatedAccountState } from '../domain/dedicated-accounts';
 
 /**
  * Dedicated transfer accounts (振込専用口座, docs/decisions/0170-dedicated-transfer-accounts.md):
@@ -80,4 +81,53 @@ export async function countDedicatedAccounts(db: Db, restedSince: Date): Promise
     FROM dedicated_accounts d LEFT JOIN orders o ON o.id = d.order_id
     GROUP BY d.organisation_id, d.mode`;
   return rows.map((row) => ({ organisationId: row.organisationId, mode: row.mode, total: Number(row.total), free: Number(row.free) }));
+}
+
+/** One dedicated account as the console lists it: the account, where it stands and whom it was last given to. */
+export interface DedicatedAccountListed {
+  bankAccountId: string;
+  bankCode: string;
+  bankName: string | null;
+  branchCode: string;
+  branchName: string | null;
+  accountType: string;
+  accountNumber: string;
+  holderName: string;
+  state: DedicatedAccountState;
+  orderId: string | null;
+  orderExternalId: string | null;
+  customerReference: string | null;
+}
+
+/** The state of a pool row, in SQL: d the dedicated account, o its last order. */
+const STATE_SQL = (restedSince: Date) => Prisma.sql`CASE WHEN d.customer_reference IS NOT NULL THEN 'buyer'
+       WHEN d.order_id IS NULL OR o.closed_at <= ${restedSince} THEN 'free'
+       WHEN o.closed_at IS NULL THEN 'order' ELSE 'resting' END`;
+
+/**
+ * The dedicated accounts of an organisation's mode, by number, at most `limit`, with how many
+ * there are in each state (all of them, not only those listed) at `restedSince`.
+ */
+export async function listDedicatedPool(
+  db: Db,
+  scope: PoolScope,
+  restedSince: Date,
+  limit: number,
+): Promise<{ accounts: DedicatedAccountListed[]; counts: Record<DedicatedAccountState, number> }> {
+  const accounts = await db.$queryRaw<DedicatedAccountListed[]>`
+    SELECT b.id AS "bankAccountId", b.bank_code AS "bankCode", b.bank_name AS "bankName", b.branch_code AS "branchCode",
+           b.branch_name AS "branchName", b.account_type AS "accountType", b.account_number AS "accountNumber", b.holder_name AS "holderName",
+           ${STATE_SQL(restedSince)} AS state, d.order_id AS "orderId", o.external_id AS "orderExternalId", d.customer_reference AS "customerReference"
+    FROM dedicated_accounts d JOIN bank_accounts b ON b.id = d.bank_account_id LEFT JOIN orders o ON o.id = d.order_id
+    WHERE d.organisation_id = ${scope.organisationId} AND d.mode = ${scope.mode}
+    ORDER BY b.bank_code, b.branch_code, b.account_type, b.account_number
+    LIMIT ${limit}`;
+  const grouped = await db.$queryRaw<{ state: DedicatedAccountState; n: bigint }[]>`
+    SELECT ${STATE_SQL(restedSince)} AS state, count(*) AS n
+    FROM dedicated_accounts d LEFT JOIN orders o ON o.id = d.order_id
+    WHERE d.organisation_id = ${scope.organisationId} AND d.mode = ${scope.mode}
+    GROUP BY 1`;
+  const counts: Record<DedicatedAccountState, number> = { free: 0, order: 0, buyer: 0, resting: 0 };
+  for (const row of grouped) counts[row.state] = Number(row.n);
+  return { accounts, counts };
 }

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { ConsoleAppDeps } from '../../use-cases/console-login';
 import { accountRoutes } from './account';
 import { apiKeyRoutes } from './api-keys';
+import { dedicatedAccountRoutes } from './dedicated-accounts';
 import { depositRoutes } from './deposits';
 import { orderRoutes } from './orders';
 import { overviewRoutes } from './overview';
@@ -17,7 +18,18 @@ import { webhookRoutes } from './webhooks';
  */
 export function signedInRoutes(deps: ConsoleAppDeps): Router {
   const router = Router();
-  for (const routes of [overviewRoutes, depositRoutes, payerAliasRoutes, orderRoutes, webhookRoutes, apiKeyRoutes, settingsRoutes, teamRoutes, accountRoutes]) {
+  for (const routes of [
+    overviewRoutes,
+    depositRoutes,
+    payerAliasRoutes,
+    orderRoutes,
+    webhookRoutes,
+    apiKeyRoutes,
+    settingsRoutes,
+    dedicatedAccountRoutes,
+    teamRoutes,
+    accountRoutes,
+  ]) {
     router.use(routes(deps));
   }
   return router;

@@ -84,6 +84,12 @@ export function SettingsScreen({
           ) : null}
         </PostForm>
       </section>
+      <section aria-labelledby="dedicated-accounts">
+        <h2 id="dedicated-accounts">{t.dedicatedAccounts.title}</h2>
+        <p>
+          <a href="/dashboard/settings/dedicated-accounts">{t.dedicatedAccounts.link}</a>
+        </p>
+      </section>
       <section aria-labelledby="security">
         <h2 id="security">{s.security}</h2>
         {securityProblem ? <Notice kind="error">{securityProblem}</Notice> : null}
