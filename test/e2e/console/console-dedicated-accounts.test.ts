@@ -45,7 +45,7 @@ async function adminOnPage(): Promise<Page> {
 }
 
 describe('adding dedicated transfer accounts', () => {
-  test('when an admin adds 3 consecutive numbers and confirms with the password, then all 3 are free on the page and an order of the API gets the first', async () => {
+  test('when an admin adds 3 consecutive numbers and confirms with the password, then all 3 are free on the page, an order of the API gets the first, and the page shows whom each is given to as orders come and close', async () => {
     const page = await adminOnPage();
     expect(await page.getByText('まだ振込専用口座はありません。').count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
@@ -91,7 +91,16 @@ describe('adding dedicated transfer accounts', () => {
     const given = page.locator('table tbody tr', { hasText: '3100001' });
     expect(await given.innerText()).toContain('注文に割り当て中');
     expect(await given.getByRole('link', { name: '注文 dedicated-1' }).getAttribute('href')).toBe(`/dashboard/orders/${order.id}`);
-    expect(await page.locator('dl.facts').innerText()).toMatch(/空き\s*2/);
+    expect(await page.locator('dl.facts').innerText()).toMatch(/空き\s*2\s*注文に割り当て中\s*1/);
+
+    // A buyer's account is theirs; an order closed leaves its account resting.
+    const buyers = await live.createOrder({ amount: 4400, external_id: 'dedicated-2', dedicated_account: true, customer_reference: 'cust-7' });
+    expect(buyers.transfer_to.account_number).toBe('3100002');
+    await live.client.orders.cancel(order.id);
+    await page.reload();
+    expect(await page.locator('table tbody tr', { hasText: '3100001' }).innerText()).toContain('休止中');
+    expect(await page.locator('table tbody tr', { hasText: '3100002' }).innerText()).toMatch(/お客さま専用[\s\S]*注文 dedicated-2[\s\S]*顧客番号 cust-7/);
+    expect(await page.locator('dl.facts').innerText()).toMatch(/空き\s*1\s*注文に割り当て中\s*0\s*お客さま専用\s*1\s*休止中.*\s*1\s*合計\s*3/);
   });
 
   test('when a number is already registered, or the password is wrong, or a field is wrong, then nothing is added and the form says why', async () => {
@@ -141,6 +150,10 @@ describe('adding dedicated transfer accounts', () => {
     await page.goto(`${world.baseUrl}${PAGE}`);
     expect(await page.getByText('口座の登録は管理者だけが行えます。').count()).toBe(1);
     expect(await page.getByRole('button', { name: '内容を確認' }).count()).toBe(0);
+    await page.goto(`${world.baseUrl}${PAGE}?lang=en`);
+    expect(await page.getByRole('heading', { name: 'Dedicated transfer accounts', exact: true }).count()).toBe(1);
+    expect(await page.getByText('Only admins can add accounts.').count()).toBe(1);
+    expect(await page.locator('dl.facts').innerText()).toMatch(/Free\s*1\s*Given to an order\s*0\s*Given to a buyer\s*1\s*Resting.*\s*1\s*In all\s*3/);
     const before = await livePool();
 
     const session = await world.session('viewer');

@@ -6,8 +6,7 @@ export const dedicatedAccountsJa = {
   dedicatedAccounts: {
     title: '振込専用口座',
     link: '振込専用口座（注文やお客さまごとの振込先）',
-    intro:
-      '銀行が発行した振込専用口座の一覧です。注文を作るときに「dedicated_account」を指定すると、空いている口座が1つその注文（またはお客さま）に割り当てられます。',
+    intro: '銀行が発行した振込専用口座の一覧です。専用口座を使う注文には、空いている口座が1つ、その注文（またはお客さま）専用の振込先として割り当てられます。',
     testPool: 'テストモードの振込専用口座は5つで固定です。銀行から発行された口座は、本番モードに切り替えて登録します。',
     counts: '口座の状況',
     states: labels<DedicatedAccountState>({
@@ -72,7 +71,7 @@ export const dedicatedAccountsEn: typeof dedicatedAccountsJa = {
     title: 'Dedicated transfer accounts',
     link: 'Dedicated transfer accounts (an account per order or customer)',
     intro:
-      'The dedicated transfer accounts (振込専用口座) your bank issued. An order made with "dedicated_account" gets one free account of its own (or its buyer’s).',
+      "The dedicated transfer accounts (振込専用口座) your bank issued. An order that asks for a dedicated account gets a free one as its own (or its buyer's) account to pay into.",
     testPool: 'Test mode has a fixed pool of 5 dedicated accounts. Accounts your bank issued are added in live mode.',
     counts: 'Where the accounts stand',
     states: {
