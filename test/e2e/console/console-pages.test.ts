@@ -62,6 +62,7 @@ test('when every console page is opened, then axe-core finds no violation of any
     ['webhook', `/dashboard/webhooks/${endpoint.id}`],
     ['api-keys', '/dashboard/api-keys'],
     ['settings', '/dashboard/settings'],
+    ['dedicated-accounts', '/dashboard/settings/dedicated-accounts'],
     ['team', '/dashboard/team'],
     ['audit', '/dashboard/audit'],
     ['account', '/dashboard/account'],
