@@ -63,6 +63,14 @@ export interface DispatcherSeams {
   random?: () => number;
 }
 
+/** The SMTP mailer of `SMTP_URL`, or, without it, one writing each e-mail to a file in `MAIL_DIR` (and saying so). */
+async function mailerOf(config: DispatcherConfig, clock: Clock, logger: Logger) {
+  if (config.SMTP_URL !== undefined) return createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
+  const mailer = await createFileMailer({ dir: config.MAIL_DIR, from: config.WEBHOOK_EMAIL_FROM, clock, logger });
+  logger.warn({ mailDir: mailer.dir }, 'SMTP_URL is not set: e-mails are written to files in MAIL_DIR, not sent');
+  return mailer;
+}
+
 export async function start(config: DispatcherConfig, clock: Clock = systemClock, seams: DispatcherSeams = {}): Promise<Dispatcher> {
   return startService(
     { name: 'webhook-dispatcher', config, port: config.WEBHOOK_DISPATCHER_PORT, adminPort: config.WEBHOOK_DISPATCHER_ADMIN_PORT },
@@ -75,11 +83,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
         return { ...(await readWebhookBacklog(prisma, now)), now };
       });
       const { client, agents } = webhookClient(config, seams, logger);
-      const mailer =
-        config.SMTP_URL === undefined
-          ? await createFileMailer({ dir: config.MAIL_DIR, from: config.WEBHOOK_EMAIL_FROM, clock, logger })
-          : createSmtpMailer(config.SMTP_URL, config.WEBHOOK_EMAIL_FROM);
-      if ('dir' in mailer) logger.warn({ mailDir: mailer.dir }, 'SMTP_URL is not set: e-mails are written to files in MAIL_DIR, not sent');
+      const mailer = await mailerOf(config, clock, logger);
       const acknowledged = new BatchWriter((attempts: FinishedAttempt[]) => recordAcknowledgedAttempts(database.sql, attempts), ACKNOWLEDGED_PER_STATEMENT);
       const attemptDeps = { database, acknowledged, clock, secretBox, client, logger, metrics, random: seams.random ?? Math.random };
 
@@ -119,9 +123,7 @@ export async function start(config: DispatcherConfig, clock: Clock = systemClock
         if (read === 0) await discardHarmlessDeadLetters(deadLetterDeps).catch((error: unknown) => logger.warn({ err: error }, 'dead letters not looked at'));
         return read;
       });
-      await runtime.consume(QUEUES.dispatcherEvents, EventsRecorded, eventHandler(receiveDeps), {
-        prefetch: config.DISPATCHER_PREFETCH,
-      });
+      await runtime.consume(QUEUES.dispatcherEvents, EventsRecorded, eventHandler(receiveDeps), { prefetch: config.DISPATCHER_PREFETCH });
       await runtime.consume(
         QUEUES.dispatcherRequests,
         WebhookRequest,

@@ -88,9 +88,11 @@ test('when a payment is reversed, then the deposit page shows the reopened order
 
   await page.goto(`${world.baseUrl}/dashboard/orders/${order.id}`);
   const history = page.getByRole('table', { name: '取り消された支払い' });
-  expect(await history.innerText()).toContain(deposit.id);
+  expect(await history.getByRole('link', { name: '入金を開く' }).getAttribute('href')).toBe(`/dashboard/deposits/${deposit.id}`);
   expect(await history.innerText()).toContain('別の注文の入金と取り違えたため');
-  expect(await page.getByRole('region', { name: '支払い', exact: true }).innerText()).toContain(deposit.id);
+  expect(await history.innerText()).toMatch(/operator-[a-z0-9]+@example\.com/);
+  const payment = page.getByRole('region', { name: '支払い', exact: true });
+  expect(await payment.getByRole('link', { name: '入金を開く' }).getAttribute('href')).toBe(`/dashboard/deposits/${deposit.id}`);
 });
 
 test('when a held deposit could pay an open order, then the order page lists it (and no deposit of another amount) and links to it', async () => {

@@ -72,7 +72,8 @@ test('when an order taken in kanji is paid with its transfer code before the nam
 
   expect(text).toContain(`${order.transfer_code} ﾔﾏﾀﾞ ﾀﾛｳ`);
   expect(text).toContain('判定理由: 振込コードで一致');
-  expect(text).toContain(`消込先の注文 ${order.id}`);
+  expect(text).toContain('消込先の注文 EC-2003');
+  expect(await page.getByRole('link', { name: 'EC-2003', exact: true }).first().getAttribute('href')).toBe(`/dashboard/orders/${order.id}`);
   expect(text).toContain('EC-2003 山田 太郎');
   await photograph(page, 'deposit-transfer-code');
 });
@@ -103,11 +104,13 @@ test('when the same transfer arrives twice under another bank reference, then th
   const text = await open(page, `/dashboard/deposits/${twin.id}`);
 
   expect(text).toContain('判定理由: 同じ口座・金額・名義・日の入金が先にあります');
-  expect(text).toMatch(new RegExp(`先にあった同じ入金 ID ${paid.id} 状態 消込済み 金額 ¥6,200 振込名義 ｽｽﾞｷ ｲﾁﾛｳ`));
+  expect(text).toContain('先にあった同じ入金 状態 消込済み 入金を開く 金額 ¥6,200 振込名義 ｽｽﾞｷ ｲﾁﾛｳ');
+  const earlier = page.getByRole('region', { name: '先にあった同じ入金' });
+  expect(await earlier.getByRole('link', { name: '入金を開く' }).getAttribute('href')).toBe(`/dashboard/deposits/${paid.id}`);
   const [, earlierReference, ownReference] = /銀行の参照番号 (\S+)（この入金は (\S+)）/.exec(text) ?? [];
   expect(earlierReference).toBeDefined();
   expect(ownReference).not.toBe(earlierReference);
-  expect(text).toContain(`消込先の注文 ${first.id}`);
+  expect(await earlier.getByRole('link', { name: '注文を開く' }).getAttribute('href')).toBe(`/dashboard/orders/${first.id}`);
   await photograph(page, 'deposit-possible-duplicate');
 });
 

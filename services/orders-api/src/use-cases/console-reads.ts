@@ -23,6 +23,7 @@ import {
 } from '../data/console-search';
 import type { OrdersApiDeps } from './deps';
 import { getSettings } from './manage-settings';
+import { getTeam } from './manage-team';
 import { findVisibleOrder } from './read-orders';
 import { findVisibleTransaction } from './read-transactions';
 
@@ -204,14 +205,15 @@ export interface PaymentReversal {
 
 /**
  * An order with its timeline (its own events and those of the deposits that paid it, in recorded
- * order), the payments of it that were reversed (oldest first), and, while it is open or expired,
- * the held and unmatched deposits of its account and amount that could pay it.
+ * order), the payments of it that were reversed (oldest first), while it is open or expired the
+ * held and unmatched deposits of its account and amount that could pay it, and the organisation's
+ * people (their e-mails by id), to name who decided.
  */
 export async function orderWithTimeline(
   deps: ReadDeps,
   actor: Actor,
   rawId: string,
-): Promise<{ order: OrderRow; timeline: EventRow[]; reversals: PaymentReversal[]; couldPay: TransactionRow[] }> {
+): Promise<{ order: OrderRow; timeline: EventRow[]; reversals: PaymentReversal[]; couldPay: TransactionRow[]; people: Map<string, string> }> {
   const order = await findVisibleOrder(deps, actor, rawId);
   const events = await eventsAbout(deps.database.prisma, actor, [order.id]);
   const deposits = [...new Set(events.flatMap(paymentsIn).flatMap((p) => (p.transaction_id ? [p.transaction_id] : [])))];
@@ -223,6 +225,7 @@ export async function orderWithTimeline(
     timeline: [...events, ...depositEvents].sort((a, b) => (a.seq < b.seq ? -1 : 1)),
     reversals: events.filter((e) => e.type === 'order.payment_reversed').flatMap(reversalOf),
     couldPay,
+    people: new Map((await getTeam(deps, actor.organisationId)).map((u) => [u.id, u.email])),
   };
 }
 

@@ -13,14 +13,19 @@ export function DuplicateOf({ ctx, earlier, deposit }: { ctx: ConsoleRequestCont
       <h3 id="duplicate-of">{d.duplicateOf}</h3>
       <Facts
         rows={[
-          [t.common.id, <a href={`/dashboard/deposits/${earlier.id}`}>{earlier.id}</a>],
-          [t.common.status, <Badge kind={earlier.status}>{d.statuses[earlier.status] ?? earlier.status}</Badge>],
+          [
+            t.common.status,
+            <>
+              <Badge kind={earlier.status}>{d.statuses[earlier.status] ?? earlier.status}</Badge>{' '}
+              <a href={`/dashboard/deposits/${earlier.id}`}>{t.audit.openDeposit}</a>
+            </>,
+          ],
           [t.common.amount, yen(earlier.amount)],
           [d.counterparty, earlier.counterparty],
           [d.occurredAt, tokyoTime(earlier.occurredAt)],
           [d.bankReference, d.bankReferences(earlier.bankReference, deposit.bankReference)],
           ...(earlier.orderId
-            ? [[d.linkedOrder, <a href={`/dashboard/orders/${earlier.orderId}`}>{earlier.orderId}</a>] as [string, preact.ComponentChildren]]
+            ? [[d.linkedOrder, <a href={`/dashboard/orders/${earlier.orderId}`}>{t.audit.openOrder}</a>] as [string, preact.ComponentChildren]]
             : []),
         ]}
       />
@@ -36,8 +41,35 @@ export function DedicatedAccountOrder({ ctx, decision, orderById }: { ctx: Conso
   return (
     <p>
       {t.deposits.dedicatedAccountOrder}:{' '}
-      <a href={`/dashboard/orders/${account.order_id}`}>{orderById.get(account.order_id)?.externalId ?? account.order_id}</a>{' '}
+      <a href={`/dashboard/orders/${account.order_id}`}>{orderById.get(account.order_id)?.externalId ?? t.audit.openOrder}</a>{' '}
       {account.order_status ? <Badge kind={account.order_status}>{t.orders.statuses[account.order_status] ?? account.order_status}</Badge> : null}
     </p>
+  );
+}
+
+/** The deposit's own facts, and the order it paid. */
+export function DepositFacts({ ctx, deposit, orderById }: { ctx: ConsoleRequestContext; deposit: TransactionRow; orderById: ReadonlyMap<string, OrderRow> }) {
+  const { t } = ctx;
+  const d = t.deposits;
+  return (
+    <section aria-labelledby="facts">
+      <h2 id="facts">{d.facts}</h2>
+      <Facts
+        rows={[
+          [t.common.status, <Badge kind={deposit.status}>{d.statuses[deposit.status] ?? deposit.status}</Badge>],
+          [t.common.amount, yen(deposit.amount)],
+          [d.counterparty, deposit.counterparty],
+          [d.occurredAt, tokyoTime(deposit.occurredAt)],
+          ...(deposit.orderId
+            ? [
+                [d.linkedOrder, <a href={`/dashboard/orders/${deposit.orderId}`}>{orderById.get(deposit.orderId)?.externalId ?? t.audit.openOrder}</a>] as [
+                  string,
+                  preact.ComponentChildren,
+                ],
+              ]
+            : []),
+        ]}
+      />
+    </section>
   );
 }

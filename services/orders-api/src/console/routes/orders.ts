@@ -1,7 +1,6 @@
-import { getTeam } from '../../use-cases/manage-team';
 import { AppError, ORDER_STATUSES, REVERSAL_REASON_MAX, UpdateOrderRequest, type OrderStatus } from '@pmatch/contracts';
 import { parseInput } from '@pmatch/platform';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { pastReversalWindow } from '../../domain/orders';
 import { cancelOrder, markOrderPaid, reverseOrder, updateOrder } from '../../use-cases/change-order';
 import { orderWithTimeline, searchOrdersOf } from '../../use-cases/console-reads';
@@ -21,36 +20,14 @@ export function orderRoutes(deps: OrdersApiDeps): Router {
 
   router.get('/dashboard/orders', async (req, res) => {
     const q = req.query as Record<string, string>;
-    const status = ORDER_STATUSES.includes(q.status as OrderStatus) ? q.status : undefined;
-    const externalId = queryText(req, 'external_id');
-    const payerName = queryText(req, 'payer_name');
-    const amountFrom = amountIn(queryText(req, 'amount_from'));
-    const amountTo = amountIn(queryText(req, 'amount_to'));
-    const from = tokyoDateInput(queryText(req, 'from'));
-    const to = nextDay(tokyoDateInput(queryText(req, 'to')));
-    const after = cursorIn(queryText(req, 'after'));
-    // Newest first unless asked otherwise: orders are looked up more than worked through.
-    const sort = queryText(req, 'sort') === 'oldest' ? 'oldest' : 'newest';
-    const slice = await searchOrdersOf(deps, signedInOf(req).actor, {
-      limit: LIST_LIMIT,
-      oldestFirst: sort === 'oldest',
-      ...(status === undefined ? {} : { status }),
-      ...(externalId === undefined ? {} : { externalId }),
-      ...(payerName === undefined ? {} : { payerName }),
-      ...(amountFrom === undefined ? {} : { amountFrom }),
-      ...(amountTo === undefined ? {} : { amountTo }),
-      ...(from === undefined ? {} : { from }),
-      ...(to === undefined ? {} : { to }),
-      ...(after === undefined ? {} : { after }),
-    });
+    const { search, sort } = orderSearchIn(req);
+    const slice = await searchOrdersOf(deps, signedInOf(req).actor, search);
     sendScreen(res, OrderListScreen, { ctx: contextOf(req), rows: slice.rows, next: slice.nextAfter, q, sort });
   });
 
   router.get('/dashboard/orders/:id', async (req, res) => {
-    const { actor } = signedInOf(req);
-    const shown = await orderWithTimeline(deps, actor, pathId(req));
-    const people = new Map((await getTeam(deps, actor.organisationId)).map((u) => [u.id, u.email]));
-    sendScreen(res, OrderScreen, { ctx: contextOf(req), ...shown, now: deps.clock.now(), people });
+    const shown = await orderWithTimeline(deps, signedInOf(req).actor, pathId(req));
+    sendScreen(res, OrderScreen, { ctx: contextOf(req), ...shown, now: deps.clock.now() });
   });
 
   router.get('/dashboard/orders/:id/reverse', requireRole('operator'), async (req, res) => {
@@ -107,4 +84,31 @@ export function orderRoutes(deps: OrdersApiDeps): Router {
   });
 
   return router;
+}
+
+/** The order list's filters, order and page, as its query gives them. */
+function orderSearchIn(req: Request) {
+  const status = ORDER_STATUSES.includes(req.query.status as OrderStatus) ? (req.query.status as OrderStatus) : undefined;
+  const externalId = queryText(req, 'external_id');
+  const payerName = queryText(req, 'payer_name');
+  const amountFrom = amountIn(queryText(req, 'amount_from'));
+  const amountTo = amountIn(queryText(req, 'amount_to'));
+  const from = tokyoDateInput(queryText(req, 'from'));
+  const to = nextDay(tokyoDateInput(queryText(req, 'to')));
+  const after = cursorIn(queryText(req, 'after'));
+  // Newest first unless asked otherwise: orders are looked up more than worked through.
+  const sort = queryText(req, 'sort') === 'oldest' ? 'oldest' : 'newest';
+  const search = {
+    limit: LIST_LIMIT,
+    oldestFirst: sort === 'oldest',
+    ...(status === undefined ? {} : { status }),
+    ...(externalId === undefined ? {} : { externalId }),
+    ...(payerName === undefined ? {} : { payerName }),
+    ...(amountFrom === undefined ? {} : { amountFrom }),
+    ...(amountTo === undefined ? {} : { amountTo }),
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+    ...(after === undefined ? {} : { after }),
+  };
+  return { search, sort } as const;
 }

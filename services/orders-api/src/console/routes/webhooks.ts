@@ -105,6 +105,12 @@ export function webhookRoutes(deps: ConsoleAppDeps): Router {
     redirectDone(res, `/dashboard/webhooks/${endpoint.id}`, 'resent', { resent_event: eventId, event_id: eventId });
   });
 
+  secretRoutes(router, deps);
+  return router;
+}
+
+/** An endpoint's secret: shown once after the password is typed again, or reissued (asked first). */
+function secretRoutes(router: Router, deps: ConsoleAppDeps): void {
   // The secret is shown by the GET after the redirect, once, never by the POST that asked for it.
   router.post('/dashboard/webhooks/:id/secret', requireRole('admin'), async (req, res) => {
     const endpoint = await findVisibleWebhookEndpoint(deps, signedInOf(req).actor, pathId(req));
@@ -132,8 +138,6 @@ export function webhookRoutes(deps: ConsoleAppDeps): Router {
     const refusal = reentryRefusal(contextOf(req).t, rotated.outcome, 'password');
     sendScreen(res, RotateSecretScreen, { ctx: contextOf(req), endpoint: webhookEndpointView(endpoint), problem: refusal.message }, refusal.status);
   });
-
-  return router;
 }
 
 /** The most test sends an endpoint's delivery log shows. */

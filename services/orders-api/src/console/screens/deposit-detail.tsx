@@ -1,10 +1,10 @@
 import type { Decision } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
-import { tokyoTime, yen } from '../format';
+import { daysBetween, tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import type { ReversedPayment, ShownExplanation } from '../../use-cases/console-reads';
-import { DedicatedAccountOrder, DuplicateOf } from '../components/deposit-context';
-import { ActionButton, Badge, Facts, Field, Layout, Notice, Table, type Column } from '../components/layout';
+import { DedicatedAccountOrder, DepositFacts, DuplicateOf } from '../components/deposit-context';
+import { ActionButton, Badge, Field, Layout, Notice, Table, type Column } from '../components/layout';
 import { ConfirmForm, DecisionNow, ReversedPayments, reasonText } from './deposit-explanation';
 
 export { reasonText };
@@ -103,38 +103,6 @@ function fits(c: Candidate): boolean {
 /** Fitting candidates first, the others after them, each group in the matcher's order. */
 function fittingFirst(candidates: Candidate[]): Candidate[] {
   return [...candidates.filter(fits), ...candidates.filter((c) => !fits(c))];
-}
-
-/** Whole days from `from` to `now`, never below zero. */
-export function daysBetween(from: Date, now: Date): number {
-  return Math.max(0, Math.floor((now.getTime() - from.getTime()) / 86_400_000));
-}
-
-/** The deposit's own facts, and the order it paid. */
-function DepositFacts({ ctx, deposit, orderById }: { ctx: ConsoleRequestContext; deposit: TransactionRow; orderById: ReadonlyMap<string, OrderRow> }) {
-  const { t } = ctx;
-  const d = t.deposits;
-  return (
-    <section aria-labelledby="facts">
-      <h2 id="facts">{d.facts}</h2>
-      <Facts
-        rows={[
-          [t.common.status, <Badge kind={deposit.status}>{d.statuses[deposit.status] ?? deposit.status}</Badge>],
-          [t.common.amount, yen(deposit.amount)],
-          [d.counterparty, deposit.counterparty],
-          [d.occurredAt, tokyoTime(deposit.occurredAt)],
-          ...(deposit.orderId
-            ? [
-                [d.linkedOrder, <a href={`/dashboard/orders/${deposit.orderId}`}>{orderById.get(deposit.orderId)?.externalId ?? t.audit.openOrder}</a>] as [
-                  string,
-                  preact.ComponentChildren,
-                ],
-              ]
-            : []),
-        ]}
-      />
-    </section>
-  );
 }
 
 /** What the console shows of each candidate: its order, when and what, the fit and rules, and why it was not chosen. */

@@ -1,3 +1,4 @@
+import { deciderWords } from '../words';
 import type { Decision } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import type { ReversedPayment, ShownExplanation } from '../../use-cases/console-reads';
@@ -115,7 +116,7 @@ export function ReversedPayments({
                 [d.candidateOrder, <a href={`/dashboard/orders/${r.orderId}`}>{name}</a>],
                 [t.common.status, r.order ? <Badge kind={r.order.status}>{o.statuses[r.order.status] ?? r.order.status}</Badge> : ''],
                 [o.reversedAt, tokyoTime(r.reversedAt)],
-                [o.reversedBy, r.decidedBy ?? ''],
+                [o.reversedBy, r.decidedBy ? deciderWords(ctx, r.decidedBy) : ''],
                 [o.reversalReason, r.reason ?? o.noReason],
               ]}
             />

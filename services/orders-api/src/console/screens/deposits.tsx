@@ -2,9 +2,9 @@ import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { nearMissesOf } from '../../use-cases/console-lists';
 import { Badge, Field, Layout, Notice, Pager, PostForm, Table } from '../components/layout';
 import type { ClearHeldDeposit } from '../../use-cases/console-reads';
-import { tokyoTime, yen } from '../format';
+import { daysBetween, tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
-import { daysBetween, reasonText } from './deposit-detail';
+import { reasonText } from './deposit-detail';
 
 /** Held first: they wait for a person; then unmatched, confirmed, excluded. */
 export const DEPOSIT_TABS = ['held', 'unmatched', 'confirmed', 'excluded'] as const;

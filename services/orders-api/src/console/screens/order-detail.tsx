@@ -61,7 +61,7 @@ export function OrderScreen({
       </section>
       <TransferToSection ctx={ctx} order={order} />
       <PaymentSection ctx={ctx} payment={payment.success ? payment.data : undefined} people={people} />
-      {reversals.length > 0 ? <ReversedPayments ctx={ctx} reversals={reversals} /> : null}
+      {reversals.length > 0 ? <ReversedPayments ctx={ctx} reversals={reversals} people={people} /> : null}
       {order.status === 'open' || order.status === 'expired' ? <DepositsThatCouldPay ctx={ctx} order={order} deposits={couldPay} /> : null}
       {mayDecide && !fromShop ? (
         <div class="actions panel">
@@ -111,7 +111,7 @@ function PaymentSection({ ctx, payment, people }: { ctx: ConsoleRequestContext; 
 }
 
 /** Payments of the order that a person reversed, oldest first: the payment as it was, and when, by whom and why it was reversed. */
-function ReversedPayments({ ctx, reversals }: { ctx: ConsoleRequestContext; reversals: PaymentReversal[] }) {
+function ReversedPayments({ ctx, reversals, people }: { ctx: ConsoleRequestContext; reversals: PaymentReversal[]; people: ReadonlyMap<string, string> }) {
   const { t } = ctx;
   const o = t.orders;
   return (
@@ -124,13 +124,13 @@ function ReversedPayments({ ctx, reversals }: { ctx: ConsoleRequestContext; reve
         columns={[
           {
             header: o.deposit,
-            cell: (r) => (r.payment.transaction_id ? <a href={`/dashboard/deposits/${r.payment.transaction_id}`}>{r.payment.transaction_id}</a> : '—'),
+            cell: (r) => (r.payment.transaction_id ? <a href={`/dashboard/deposits/${r.payment.transaction_id}`}>{t.audit.openDeposit}</a> : '—'),
           },
           { header: t.common.amount, cell: (r) => yen(r.payment.amount), class: 'num' },
           { header: t.deposits.counterparty, cell: (r) => r.payment.counterparty },
           { header: o.matchedAt, cell: (r) => tokyoTime(r.payment.matched_at) },
           { header: o.reversedAt, cell: (r) => <a href={`/dashboard/events/${r.eventId}`}>{tokyoTime(r.reversedAt)}</a> },
-          { header: o.reversedBy, cell: (r) => r.decidedBy ?? '' },
+          { header: o.reversedBy, cell: (r) => (r.decidedBy ? deciderWords(ctx, r.decidedBy, people) : '') },
           { header: o.reversalReason, cell: (r) => r.reason ?? o.noReason },
         ]}
       />

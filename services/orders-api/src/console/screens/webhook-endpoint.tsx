@@ -5,7 +5,7 @@ import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import { eventTypeWords } from '../words';
 import { ConfirmScreen, PasswordAgainField } from '../components/confirm';
-import { ActionButton, Badge, CopyableSecret, Facts, Field, Layout, Notice, Pager, PostForm, Table } from '../components/layout';
+import { ActionButton, Badge, CopyableSecret, Facts, Field, Layout, Notice, Pager, PostForm, Table, type Column } from '../components/layout';
 
 /** The event types an endpoint receives, as checkboxes (all of them when it takes every type). */
 export function EventChoices({ ctx, selected }: { ctx: ConsoleRequestContext; selected: readonly string[] }) {
@@ -260,60 +260,62 @@ function DeliveryLogSection({
           {t.common.search}
         </button>
       </form>
-      <Table
-        ctx={ctx}
-        caption={w.log}
-        rows={logRows(log, testSends, hasMore)}
-        columns={[
-          { header: t.common.date, cell: (r) => tokyoTime(r.at) },
-          {
-            header: t.events.type,
-            cell: (r) => {
-              const type = r.test ? 'webhook.test' : r.attempt.event_type;
-              return (
-                <>
-                  {eventTypeWords(ctx, type)} <code class="muted">{type}</code>
-                </>
-              );
-            },
-          },
-          {
-            header: t.common.id,
-            cell: (r) => (r.test ? <code>{r.test.eventId}</code> : <a href={`/dashboard/events/${r.attempt.event_id}`}>{r.attempt.event_id}</a>),
-          },
-          { header: w.attempt, class: 'num', cell: (r) => (r.test ? 1 : r.attempt.attempt) },
-          {
-            header: w.statusCode,
-            class: 'num',
-            cell: (r) => (r.test ? (r.test.statusCode ?? r.test.error ?? '') : (r.attempt.status_code ?? r.attempt.error ?? '')),
-          },
-          { header: w.duration, class: 'num', cell: (r) => `${r.test ? r.test.durationMs : r.attempt.duration_ms} ms` },
-          {
-            header: w.deliveryStatus,
-            cell: (r) =>
-              r.test ? (
-                <Badge kind={testSucceeded(r.test) ? 'succeeded' : 'failed'}>{w.testSend(testSucceeded(r.test))}</Badge>
-              ) : (
-                <Badge kind={r.attempt.delivery_status}>{w.deliveryStatuses[r.attempt.delivery_status] ?? r.attempt.delivery_status}</Badge>
-              ),
-          },
-          admin && {
-            header: t.common.actions,
-            cell: (r) =>
-              r.test ? null : (
-                <ActionButton
-                  ctx={ctx}
-                  action={`/dashboard/webhooks/${endpointId}/resend`}
-                  hidden={{ event_id: r.attempt.event_id }}
-                  kind="secondary"
-                  label={w.resend}
-                  ariaLabel={`${w.resend} ${r.attempt.event_id}`}
-                />
-              ),
-          },
-        ]}
-      />
+      <Table ctx={ctx} caption={w.log} rows={logRows(log, testSends, hasMore)} columns={deliveryLogColumns(ctx, endpointId, admin)} />
       <Pager ctx={ctx} next={hasMore ? { after: log.at(-1)!.id } : undefined} />
     </section>
   );
+}
+
+/** The delivery log's columns: a test send's are filled from its own record, and it has no resend. */
+function deliveryLogColumns(ctx: ConsoleRequestContext, endpointId: string, admin: boolean): (Column<LogRow> | false)[] {
+  const { t } = ctx;
+  const w = t.webhooks;
+  return [
+    { header: t.common.date, cell: (r) => tokyoTime(r.at) },
+    {
+      header: t.events.type,
+      cell: (r) => {
+        const type = r.test ? 'webhook.test' : r.attempt.event_type;
+        return (
+          <>
+            {eventTypeWords(ctx, type)} <code class="muted">{type}</code>
+          </>
+        );
+      },
+    },
+    {
+      header: t.common.id,
+      cell: (r) => (r.test ? <code>{r.test.eventId}</code> : <a href={`/dashboard/events/${r.attempt.event_id}`}>{r.attempt.event_id}</a>),
+    },
+    { header: w.attempt, class: 'num', cell: (r) => (r.test ? 1 : r.attempt.attempt) },
+    {
+      header: w.statusCode,
+      class: 'num',
+      cell: (r) => (r.test ? (r.test.statusCode ?? r.test.error ?? '') : (r.attempt.status_code ?? r.attempt.error ?? '')),
+    },
+    { header: w.duration, class: 'num', cell: (r) => `${r.test ? r.test.durationMs : r.attempt.duration_ms} ms` },
+    {
+      header: w.deliveryStatus,
+      cell: (r) =>
+        r.test ? (
+          <Badge kind={testSucceeded(r.test) ? 'succeeded' : 'failed'}>{w.testSend(testSucceeded(r.test))}</Badge>
+        ) : (
+          <Badge kind={r.attempt.delivery_status}>{w.deliveryStatuses[r.attempt.delivery_status] ?? r.attempt.delivery_status}</Badge>
+        ),
+    },
+    admin && {
+      header: t.common.actions,
+      cell: (r) =>
+        r.test ? null : (
+          <ActionButton
+            ctx={ctx}
+            action={`/dashboard/webhooks/${endpointId}/resend`}
+            hidden={{ event_id: r.attempt.event_id }}
+            kind="secondary"
+            label={w.resend}
+            ariaLabel={`${w.resend} ${r.attempt.event_id}`}
+          />
+        ),
+    },
+  ];
 }
