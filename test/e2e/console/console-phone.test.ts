@@ -39,6 +39,7 @@ beforeAll(async () => {
     .click();
   await operator.getByRole('status').waitFor();
   const alias = (await world.merchant.request('GET', '/v1/payer-aliases')).body.data[0] as { id: string };
+  const key = (await world.system.ops('key', 'issue', '--org', world.orgId, '--mode', 'test', '--name', 'phone')) as { id: string };
 
   await world.closePages();
 
@@ -63,7 +64,9 @@ beforeAll(async () => {
     ['webhook-delete', `/dashboard/webhooks/${endpoint.id}/delete`],
     ['webhook-rotate', `/dashboard/webhooks/${endpoint.id}/rotate-secret`],
     ['api-keys', '/dashboard/api-keys'],
+    ['api-key-revoke', `/dashboard/api-keys/${key.id}/revoke`],
     ['settings', '/dashboard/settings'],
+    ['dedicated-accounts', '/dashboard/settings/dedicated-accounts'],
     ['team', '/dashboard/team'],
     ['team-remove', `/dashboard/team/${world.people.viewer.id}/remove`],
     ['team-reset', `/dashboard/team/${world.people.viewer.id}/reset`],
@@ -92,8 +95,11 @@ async function problemsOn(page: Page, name: string): Promise<Problems> {
       .filter((el) => {
         const text = (el as HTMLElement).innerText?.trim() ?? '';
         const box = el.getBoundingClientRect();
-        const em = parseFloat(getComputedStyle(el).fontSize);
-        return text.length > 3 && box.width > 0 && box.width < 2.5 * em;
+        const style = getComputedStyle(el);
+        const em = parseFloat(style.fontSize);
+        const line = parseFloat(style.lineHeight) || 1.5 * em;
+        // Narrow and broken over lines: a word or name set a character or two a line.
+        return text.length > 3 && box.width > 0 && box.width < 2.5 * em && box.height > 1.5 * line;
       })
       .map((el) => (el as HTMLElement).innerText.trim().slice(0, 30));
     const offscreen = [...document.querySelectorAll('button, input[type=submit], a.button')]
@@ -103,11 +109,17 @@ async function problemsOn(page: Page, name: string): Promise<Problems> {
         return box.left < 0 || box.right > root.clientWidth;
       })
       .map((el) => (el as HTMLElement).innerText.trim().slice(0, 30));
-    return { overflow: root.scrollWidth - root.clientWidth, squeezed, offscreen };
+    // What sticks out, innermost first, to say where an overflow comes from.
+    const wide = [...document.querySelectorAll('main *')]
+      .filter((el) => !inScrollBox(el) && el.getBoundingClientRect().right > root.clientWidth + 1)
+      .reverse()
+      .slice(0, 3)
+      .map((el) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className)}` : ''} ${((el as HTMLElement).innerText ?? '').trim().slice(0, 30)}`);
+    return { overflow: root.scrollWidth - root.clientWidth, squeezed, offscreen, wide };
   });
   const violations = await axeViolations(page);
   const found: Problems = { page: name };
-  if (layout.overflow > 0) found.overflow = layout.overflow;
+  if (layout.overflow > 0) Object.assign(found, { overflow: layout.overflow, wide: layout.wide });
   if (layout.squeezed.length > 0) found.squeezed = layout.squeezed;
   if (layout.offscreen.length > 0) found.offscreen = layout.offscreen;
   if (violations.length > 0) found.violations = violations;
@@ -132,6 +144,13 @@ for (const language of ['ja', 'en'] as const) {
       await page.goto(`${world.baseUrl}${path}${path.includes('?') ? '&' : '?'}lang=${language}`);
       found.push(await problemsOn(page, name));
     }
+    // A new key, shown once on the page the issuing form redirects to.
+    await page.goto(`${world.baseUrl}/dashboard/api-keys?lang=${language}`);
+    await page.locator('input[name="name"]').fill(`phone-${language}`);
+    await page.locator('form[action="/dashboard/api-keys"] button[type="submit"]').click();
+    await page.waitForURL(/\/dashboard\/api-keys\/issued\//);
+    expect(await page.locator('#key-text').innerText()).toMatch(/^svc_test_/);
+    found.push(await problemsOn(page, 'api-key-issued'));
     const viewer = await world.logIn('viewer');
     await viewer.setViewportSize({ width: 390, height: 844 });
     const refused = await viewer.goto(`${world.baseUrl}/dashboard/audit?lang=${language}`);
@@ -139,6 +158,6 @@ for (const language of ['ja', 'en'] as const) {
     found.push(await problemsOn(viewer, 'forbidden'));
 
     expect(found.filter((f) => Object.keys(f).length > 1)).toEqual([]);
-    expect(found).toHaveLength(pages.length + 3);
+    expect(found).toHaveLength(pages.length + 4);
   });
 }

@@ -55,6 +55,8 @@ form.inline { display: inline; }
 .stack { display: flex; flex-direction: column; gap: .75rem; max-width: 36rem; }
 .checkbox { flex-direction: row !important; align-items: center; gap: .5rem !important; font-weight: 400 !important; }
 input, select, textarea { font: inherit; padding: .4rem .5rem; border: 1px solid #7b8794; border-radius: .3rem; background: #fff; color: var(--ink); }
+select { max-width: 100%; }
+.form-grid label { max-width: 100%; min-width: 0; }
 textarea { min-height: 6rem; }
 button { font: inherit; padding: .45rem .9rem; border-radius: .3rem; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
 button.secondary { background: #fff; color: var(--accent); }
