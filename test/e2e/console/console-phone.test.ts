@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
-import { Console, axeViolations, delivered, webhookEndpoint } from './support';
+import { codeAt } from '../../../services/orders-api/src/domain/totp';
+import { Console, PASSWORD, addPerson, axeViolations, delivered, webhookEndpoint } from './support';
 
 /**
  * Every console page on a phone (390×844), in Japanese and in English: the page never scrolls
@@ -159,5 +160,58 @@ for (const language of ['ja', 'en'] as const) {
 
     expect(found.filter((f) => Object.keys(f).length > 1)).toEqual([]);
     expect(found).toHaveLength(pages.length + 4);
+  });
+}
+
+/** A fresh browser profile on a phone, logged in with the password alone (up to a second factor's form, if the person has one). */
+async function phoneLogIn(email: string, locale: string): Promise<Page> {
+  const page = await world.newPage(locale);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${world.baseUrl}/dashboard/login`);
+  await page.locator('input[name="email"]').fill(email);
+  await page.locator('input[name="password"]').fill(PASSWORD);
+  await page.locator('form[action="/dashboard/login"] button[type="submit"]').click();
+  await page.waitForURL(/\/dashboard\/(login\/second-factor)?$/);
+  return page;
+}
+
+for (const language of ['ja', 'en'] as const) {
+  test(`when a person turns a second factor on, logs in with it and has their access reset, on a 390 px phone in ${language === 'ja' ? 'Japanese' : 'English'}, then the QR code, the recovery codes, the code's log-in, the reset link and the password set-up fit and axe-core finds nothing`, async () => {
+    const locale = language === 'ja' ? 'ja-JP' : 'en-US';
+    const person = await addPerson(world.system, world.orgId, 'operator', `phone-factor-${language}@example.com`);
+    const found: Problems[] = [];
+
+    const page = await phoneLogIn(person.email, locale);
+    await page.goto(`${world.baseUrl}/dashboard/account`);
+    await page.locator('form[action="/dashboard/account/totp/start"] input[name="password"]').fill(PASSWORD);
+    await page.locator('form[action="/dashboard/account/totp/start"] button[type="submit"]').click();
+    const secret = await page.locator('#totp-secret').innerText();
+    found.push(await problemsOn(page, 'second-factor-qr'));
+    world.system.advanceClock(30_000);
+    await page.locator('form[action="/dashboard/account/totp/confirm"] input[name="code"]').fill(codeAt(secret, world.system.now()));
+    await page.locator('form[action="/dashboard/account/totp/confirm"] button[type="submit"]').click();
+    expect(await page.locator('#recovery-codes code').count()).toBe(10);
+    found.push(await problemsOn(page, 'recovery-codes'));
+
+    const waiting = await phoneLogIn(person.email, locale);
+    expect(new URL(waiting.url()).pathname).toBe('/dashboard/login/second-factor');
+    found.push(await problemsOn(waiting, 'second-factor-log-in'));
+
+    const admin = await world.logIn('admin', locale);
+    await admin.setViewportSize({ width: 390, height: 844 });
+    await admin.goto(`${world.baseUrl}/dashboard/team/${person.id}/reset`);
+    await admin.locator(`form[action="/dashboard/team/${person.id}/reset"] button[type="submit"]`).click();
+    await admin.waitForURL(/\/dashboard\/team\/reset-link\//);
+    const setupUrl = (await admin.locator('#setup-url').innerText()).trim();
+    found.push(await problemsOn(admin, 'reset-link'));
+
+    const setup = await world.newPage(locale);
+    await setup.setViewportSize({ width: 390, height: 844 });
+    await setup.goto(setupUrl);
+    await setup.locator('input[name="password_again"]').waitFor();
+    found.push(await problemsOn(setup, 'password-set-up'));
+
+    expect(found.filter((f) => Object.keys(f).length > 1)).toEqual([]);
+    expect(found).toHaveLength(5);
   });
 }
