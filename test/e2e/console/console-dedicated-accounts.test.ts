@@ -101,6 +101,12 @@ describe('adding dedicated transfer accounts', () => {
     expect(await page.locator('table tbody tr', { hasText: '3100001' }).innerText()).toContain('休止中');
     expect(await page.locator('table tbody tr', { hasText: '3100002' }).innerText()).toMatch(/お客さま専用[\s\S]*注文 dedicated-2[\s\S]*顧客番号 cust-7/);
     expect(await page.locator('dl.facts').innerText()).toMatch(/空き\s*1\s*注文に割り当て中\s*0\s*お客さま専用\s*1\s*休止中.*\s*1\s*合計\s*3/);
+
+    // A new key's scope offers the organisation's own accounts, never its dedicated ones (the live one here: no choice to make).
+    const keys = await adminOnPage();
+    await keys.goto(`${world.baseUrl}/dashboard/api-keys`);
+    expect(await keys.getByRole('heading', { name: 'APIキーを発行' }).count()).toBe(1);
+    expect(await keys.locator('select[name="bank_account_id"]').count()).toBe(0);
   });
 
   test('when a number is already registered, or the password is wrong, or a field is wrong, then nothing is added and the form says why', async () => {

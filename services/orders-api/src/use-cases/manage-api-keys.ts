@@ -34,6 +34,11 @@ export async function issueApiKey(
   if (request.bankAccountId !== null && !actor.accountIds.includes(request.bankAccountId)) {
     throw new AppError('parameter_invalid', `No such bank account: ${request.bankAccountId}.`, { param: 'bank_account_id' });
   }
+  if (request.bankAccountId !== null && actor.dedicatedAccountIds?.includes(request.bankAccountId) === true) {
+    throw new AppError('parameter_invalid', 'A key is scoped to one of your own bank accounts, not to a dedicated transfer account.', {
+      param: 'bank_account_id',
+    });
+  }
   return inAuditedTransaction(
     deps,
     audit,

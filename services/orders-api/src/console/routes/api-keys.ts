@@ -13,7 +13,10 @@ export function apiKeyRoutes(deps: ConsoleAppDeps): Router {
 
   router.get('/dashboard/api-keys', async (req, res) => {
     const { actor } = signedInOf(req);
-    sendScreen(res, KeyListScreen, { ctx: contextOf(req), keys: await getApiKeys(deps, actor), accounts: actor.accountIds });
+    // A key is scoped to one of the organisation's own accounts, never to a dedicated one of its pool.
+    const dedicated = new Set(actor.dedicatedAccountIds);
+    const accounts = actor.accountIds.filter((id) => !dedicated.has(id));
+    sendScreen(res, KeyListScreen, { ctx: contextOf(req), keys: await getApiKeys(deps, actor), accounts });
   });
 
   // The key's text is stored only as a hash; the page after the redirect shows it once.
