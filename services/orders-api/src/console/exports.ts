@@ -2,6 +2,7 @@ import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { tokyoClockOf, tokyoTime } from '../intl';
 import type { CsvCell } from './csv';
 import { TEXTS } from './texts';
+import { reasonWords } from './words';
 
 /**
  * The CSV files the deposit list offers an accountant, laid out as freee 会計's bank statement
@@ -19,11 +20,6 @@ function statementDay(at: Date): string {
   return `${c.year}/${String(c.month).padStart(2, '0')}/${String(c.day).padStart(2, '0')}`;
 }
 
-function reasonWords(reason: string | undefined): string {
-  if (reason === undefined || reason === '') return '';
-  return ja.reasons[reason] ?? ja.fits[reason] ?? ja.deposits.heldReasons[reason] ?? reason;
-}
-
 function statementCells(deposit: TransactionRow): CsvCell[] {
   return [statementDay(deposit.occurredAt), deposit.amount, null, deposit.counterparty];
 }
@@ -36,7 +32,7 @@ export function depositCsvCells(deposit: TransactionRow, order: OrderRow | undef
     ...statementCells(deposit),
     tokyoTime(deposit.occurredAt),
     ja.deposits.statuses[deposit.status] ?? deposit.status,
-    reasonWords((deposit.decision as { reason?: string } | null)?.reason),
+    reasonWords(ja, (deposit.decision as { reason?: string } | null)?.reason),
     order?.externalId,
     deposit.id,
   ];
@@ -52,7 +48,7 @@ export function paymentCsvCells(deposit: TransactionRow, order: OrderRow | undef
     order?.payerName,
     order?.amount,
     deposit.decidedAt === null ? null : tokyoTime(deposit.decidedAt),
-    reasonWords((deposit.decision as { reason?: string } | null)?.reason),
+    reasonWords(ja, (deposit.decision as { reason?: string } | null)?.reason),
     deposit.id,
     deposit.orderId,
   ];

@@ -1,4 +1,5 @@
 import type { ConsoleRequestContext } from './request';
+import type { Texts } from './texts';
 
 /**
  * Recorded codes in a shop owner's words: an event type, who decided a payment (`auto`, `shop`,
@@ -35,4 +36,13 @@ export function eventSubjectWords(ctx: ConsoleRequestContext, data: unknown): { 
     return { href: `/dashboard/deposits/${object.id}`, text: ctx.t.events.deposit(name(object.counterparty) ?? name(object.payer_name) ?? '') };
   }
   return undefined;
+}
+
+/**
+ * A decision's or candidate's reason in words: the decision's, else the fit's, else the held
+ * filter's label; the code itself only when none has words for it. Empty for no reason.
+ */
+export function reasonWords(t: Texts, reason: string | null | undefined): string {
+  if (reason === undefined || reason === null || reason === '') return '';
+  return t.reasons[reason] ?? t.fits[reason] ?? t.deposits.heldReasons[reason] ?? reason;
 }

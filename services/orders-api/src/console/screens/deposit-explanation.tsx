@@ -1,4 +1,4 @@
-import { deciderWords } from '../words';
+import { deciderWords, reasonWords } from '../words';
 import type { Decision } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import type { ReversedPayment, ShownExplanation } from '../../use-cases/console-reads';
@@ -8,10 +8,9 @@ import { Badge, Facts, PostForm } from '../components/layout';
 
 // Parts of a deposit's page: how it is explained now, a reversed payment of it, and the confirm form.
 
-/** A decision's or candidate's reason code in the console's language (the code itself if it has no text). */
+/** A decision's or candidate's reason in the console's language (`reasonWords`). */
 export function reasonText(ctx: ConsoleRequestContext, reason: string | null | undefined): string {
-  if (reason === undefined || reason === null || reason === '') return '';
-  return ctx.t.reasons[reason] ?? ctx.t.fits[reason] ?? reason;
+  return reasonWords(ctx.t, reason);
 }
 
 /**

@@ -98,7 +98,7 @@ export function DepositListScreen({
           { header: d.counterparty, cell: (row) => <a href={`/dashboard/deposits/${row.id}`}>{row.counterparty}</a> },
           { header: t.common.amount, class: 'num', cell: (row) => yen(row.amount) },
           { header: t.common.status, cell: (row) => <Badge kind={row.status}>{d.statuses[row.status] ?? row.status}</Badge> },
-          { header: d.decisionReason, cell: (row) => listReasonText(ctx, (row.decision as { reason?: string } | null)?.reason) },
+          { header: d.decisionReason, cell: (row) => reasonText(ctx, (row.decision as { reason?: string } | null)?.reason) },
           waiting && { header: d.nearMissColumn, cell: (row) => <NearMissesInRow ctx={ctx} deposit={row} orders={nearMissOrders} /> },
         ]}
       />
@@ -172,12 +172,6 @@ function Downloads({ ctx, status }: { ctx: ConsoleRequestContext; status: Deposi
       </ul>
     </section>
   );
-}
-
-/** A reason in shop-owner words: the decision's words, or the held filter's for those it has none for. */
-function listReasonText(ctx: ConsoleRequestContext, reason: string | undefined): string {
-  const words = reasonText(ctx, reason);
-  return words === reason ? (ctx.t.deposits.heldReasons[reason] ?? words) : words;
 }
 
 /** A deposit's near misses in its list row, each linking to the deposit's page where it is settled. */
