@@ -7,7 +7,7 @@ import { findAmountCandidates } from '../src/data/candidates';
 import { readDecisionInputs } from '../src/data/decision-inputs';
 import { runCommand } from '../src/use-cases/commands';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
-import { matcherDeps, seedAccount, seedDeposit, seedOrder } from './support/seed';
+import { matcherDeps, orderRow, seedAccount, seedDeposit, seedOrder } from './support/seed';
 import { testReadings } from './support/readings';
 
 /** What a decision reads beyond the amount's orders, from the database, and what people teach it through commands. */
@@ -74,6 +74,43 @@ describe('the twins of a deposit', () => {
     expect(twin).toMatchObject({ status: 'held', candidateOrderIds: [second.id], decision: { reason: 'possible_duplicate', duplicate_of: first.id } });
     expect((await prisma.order.findUniqueOrThrow({ where: { id: second.id } })).status).toBe('open');
     expect((await prisma.order.findUniqueOrThrow({ where: { id: paid.id } })).status).toBe('paid');
+  });
+});
+
+describe('the open orders of nearby amounts', () => {
+  test('when more open orders lie in the range than are read, then the nearest are read from both sides, nearest first, and no closed order, no order of the amount and none of another account', async () => {
+    const { orgId, accountId } = await seedAccount(prisma);
+    const other = await seedAccount(prisma);
+    // 60 open orders on each side of 5,000, one yen apart: more than the 50 read.
+    await prisma.order.createMany({
+      data: Array.from({ length: 60 }, (_, i) => [orderRow(orgId, accountId, BigInt(5001 + i)), orderRow(orgId, accountId, BigInt(4999 - i))]).flat(),
+    });
+    await prisma.order.createMany({
+      data: [
+        orderRow(orgId, accountId, 5000n),
+        orderRow(orgId, accountId, 5001n, { status: 'expired' }),
+        orderRow(orgId, accountId, 4999n, { status: 'expired' }),
+        orderRow(other.orgId, other.accountId, 5001n),
+      ],
+    });
+    const deposit = await seedDeposit(prisma, orgId, accountId, 5000n);
+
+    const near = (await inputsOf(deposit)).context.nearAmountOrders ?? [];
+
+    const differences = near.map((order) => order.amount - 5000);
+    expect(differences.map(Math.abs)).toEqual([...differences.map(Math.abs)].sort((a, b) => a - b));
+    expect([...differences].sort((a, b) => a - b)).toEqual([...Array.from({ length: 25 }, (_, i) => i - 25), ...Array.from({ length: 25 }, (_, i) => i + 1)]);
+    expect(near.every((order) => order.status === 'open')).toBe(true);
+  });
+
+  test('when a fee-short deposit has its order only above and a nearer order below, then both are read', async () => {
+    const { orgId, accountId } = await seedAccount(prisma);
+    const above = await seedOrder(prisma, orgId, accountId, 5000n, { payerName: 'ﾀﾅｶ' });
+    const below = await seedOrder(prisma, orgId, accountId, 4600n, { payerName: 'ｽｽﾞｷ' });
+
+    const near = (await inputsOf(await seedDeposit(prisma, orgId, accountId, 4670n))).context.nearAmountOrders ?? [];
+
+    expect(near.map((order) => order.id)).toEqual([below.id, above.id]);
   });
 });
 

@@ -31,7 +31,8 @@ interface ContextValues {
 /**
  * For each deposit (`item`, from 1): the payers taught for its depositor name on its account, the
  * order its transfer code names there (when the code is not one of its candidates'), the open
- * orders of nearby amounts, the deposits stored before it on its account with its amount on
+ * orders of nearby amounts (the nearest above and the nearest below, each an index range that stops
+ * after NEAR_ORDERS_READ rows however many open orders the range holds), the deposits stored before it on its account with its amount on
  * its Tokyo day (its possible twins), and, when its account is a dedicated one, whose it is and
  * its last order. One statement, one snapshot; the deposits must be stored.
  */
@@ -54,8 +55,14 @@ const readContextQuery = preparedQuery<ContextValues, Row>(
    UNION ALL
    SELECT a.item::int, 'near', NULL, o.id, o.status, o.amount, o.payer_name
    FROM asked a JOIN LATERAL (
-     SELECT id, status, amount, payer_name FROM orders
-     WHERE bank_account_id = a.account AND status = 'open' AND amount BETWEEN a.near_min AND a.near_max AND amount <> a.amount
+     SELECT id, status, amount, payer_name FROM (
+       (SELECT id, status, amount, payer_name, seq FROM orders
+        WHERE bank_account_id = a.account AND status = 'open' AND amount > a.amount AND amount <= a.near_max
+        ORDER BY amount, seq LIMIT ${NEAR_ORDERS_READ})
+       UNION ALL
+       (SELECT id, status, amount, payer_name, seq FROM orders
+        WHERE bank_account_id = a.account AND status = 'open' AND amount < a.amount AND amount >= a.near_min
+        ORDER BY amount DESC, seq LIMIT ${NEAR_ORDERS_READ})) near
      ORDER BY abs(amount - a.amount), seq LIMIT ${NEAR_ORDERS_READ}) o ON true
    UNION ALL
    SELECT a.item::int, 'twin', NULL, t.id, t.status, t.amount, t.counterparty
