@@ -181,3 +181,34 @@ describe('adding dedicated transfer accounts', () => {
     expect(await livePool()).toEqual(before);
   });
 });
+
+describe("an API key's scope", () => {
+  test('when the organisation has its own live accounts and a pool, then a key may be scoped to each own account, named by bank, branch, type and number, never to the pool; the key list names the account it is scoped to', async () => {
+    await world.system.addLiveBankAccount(world.orgId, { number: '4100001' });
+    const named = await world.system.ops(
+      ...['bank-account', 'add', '--org', world.orgId, '--mode', 'live', '--bank-code', '0009', '--bank-name', '三井住友銀行'],
+      ...['--branch-code', '210', '--branch-name', '新宿支店', '--account-type', 'current', '--account-number', '4100002', '--holder-name', 'ﾃｽﾄｼﾖｳﾃﾝ'],
+    );
+    const page = await world.logIn('admin');
+    await world.switchMode(page, 'live');
+    await page.goto(`${world.baseUrl}/dashboard/api-keys`);
+
+    const offered = await page.locator('select[name="bank_account_id"] option').allInnerTexts();
+    expect(offered).toContain('0001 001 普通 4100001');
+    expect(offered).toContain('三井住友銀行 (0009) 新宿支店 (210) 当座 4100002');
+    const poolNumbers = (await livePool()).map((account) => account.account_number);
+    expect(poolNumbers.length).toBeGreaterThan(0);
+    for (const number of poolNumbers) expect(offered.join('\n')).not.toContain(number);
+    expect(offered.join('\n')).not.toMatch(/ba_/);
+
+    await page.getByLabel('名前').fill('新宿の注文サーバー');
+    await page.getByLabel('口座の範囲').selectOption({ label: '三井住友銀行 (0009) 新宿支店 (210) 当座 4100002' });
+    await page.getByRole('button', { name: 'APIキーを発行' }).click();
+    expect(await world.system.sql(`SELECT bank_account_id FROM api_keys WHERE organisation_id = $1 AND name = '新宿の注文サーバー'`, [world.orgId])).toEqual([
+      { bank_account_id: named.id },
+    ]);
+    await page.goto(`${world.baseUrl}/dashboard/api-keys`);
+    expect(await page.locator('table tbody tr', { hasText: '新宿の注文サーバー' }).innerText()).toContain('三井住友銀行 (0009) 新宿支店 (210) 当座 4100002');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});

@@ -32,3 +32,8 @@ export async function accountIdsOf(db: Db, organisationId: string, mode: string)
   });
   return { accountIds: rows.map((r) => r.id), dedicatedAccountIds: rows.filter((r) => r.dedicated).map((r) => r.id) };
 }
+
+/** An organisation's own accounts in a mode (not the dedicated transfer accounts of its pool), oldest first. */
+export function ownAccountsOf(db: Db, organisationId: string, mode: string): Promise<BankAccountRow[]> {
+  return db.bankAccount.findMany({ where: { organisationId, mode, dedicated: false }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+}

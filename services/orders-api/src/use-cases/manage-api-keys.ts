@@ -1,6 +1,7 @@
 import { AppError, type ApiKeyPermission } from '@pmatch/contracts';
-import { insertApiKey, type ApiKeyRow } from '@pmatch/db';
+import { insertApiKey, type ApiKeyRow, type BankAccountRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
+import { ownAccountsOf } from '../data/bank-accounts';
 import { listApiKeys, revokeKey } from '../data/keys';
 import { inAuditedTransaction, type AuditContext } from './audit';
 import type { OrdersApiDeps } from './deps';
@@ -8,6 +9,18 @@ import { keepToShowOnce, type ShowTo } from './shown-once';
 
 export async function getApiKeys(deps: Pick<OrdersApiDeps, 'database'>, actor: Actor): Promise<ApiKeyRow[]> {
   return listApiKeys(deps.database.prisma, actor);
+}
+
+/** The keys of the actor's organisation and mode, and the accounts a new key may be scoped to: its own, never a dedicated one. */
+export async function getApiKeysAndScopes(
+  deps: Pick<OrdersApiDeps, 'database'>,
+  actor: Actor,
+): Promise<{ keys: ApiKeyRow[]; scopeAccounts: BankAccountRow[] }> {
+  const [keys, scopeAccounts] = await Promise.all([
+    listApiKeys(deps.database.prisma, actor),
+    ownAccountsOf(deps.database.prisma, actor.organisationId, actor.mode),
+  ]);
+  return { keys, scopeAccounts };
 }
 
 export interface IssueKeyRequest {

@@ -1,7 +1,7 @@
 import { API_KEY_PERMISSIONS, type ApiKeyPermission } from '@pmatch/contracts';
 import { Router } from 'express';
 import type { ConsoleAppDeps } from '../../use-cases/console-login';
-import { getApiKeys, issueApiKey, revokeApiKey } from '../../use-cases/manage-api-keys';
+import { getApiKeys, getApiKeysAndScopes, issueApiKey, revokeApiKey } from '../../use-cases/manage-api-keys';
 import { takeShownOnce } from '../../use-cases/shown-once';
 import { ConsoleRefusal, auditContextOf, contextOf, field, pathId, requireRole, showToOf, signedInOf } from '../request';
 import { redirectDone, sendScreen } from '../render';
@@ -12,11 +12,7 @@ export function apiKeyRoutes(deps: ConsoleAppDeps): Router {
   const router = Router();
 
   router.get('/dashboard/api-keys', async (req, res) => {
-    const { actor } = signedInOf(req);
-    // A key is scoped to one of the organisation's own accounts, never to a dedicated one of its pool.
-    const dedicated = new Set(actor.dedicatedAccountIds);
-    const accounts = actor.accountIds.filter((id) => !dedicated.has(id));
-    sendScreen(res, KeyListScreen, { ctx: contextOf(req), keys: await getApiKeys(deps, actor), accounts });
+    sendScreen(res, KeyListScreen, { ctx: contextOf(req), ...(await getApiKeysAndScopes(deps, signedInOf(req).actor)) });
   });
 
   // The key's text is stored only as a hash; the page after the redirect shows it once.

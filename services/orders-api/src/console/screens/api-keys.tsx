@@ -1,8 +1,9 @@
 import { API_KEY_PERMISSIONS } from '@pmatch/contracts';
-import type { ApiKeyRow } from '@pmatch/db';
+import type { ApiKeyRow, BankAccountRow } from '@pmatch/db';
 import { KEY_NAME_MAX } from '../../use-cases/manage-api-keys';
 import { ConfirmScreen } from '../components/confirm';
 import { Badge, CopyableSecret, Layout, Notice, PostForm, Table } from '../components/layout';
+import { bankAccountLine } from '../components/transfer-to';
 import { tokyoTime } from '../format';
 import type { ConsoleRequestContext } from '../request';
 
@@ -29,10 +30,14 @@ export function IssuedKeyScreen({ ctx, shown }: { ctx: ConsoleRequestContext; sh
   );
 }
 
-/** API keys of the mode: issue, revoke, and when each was last used. */
-export function KeyListScreen({ ctx, keys, accounts }: { ctx: ConsoleRequestContext; keys: ApiKeyRow[]; accounts: readonly string[] }) {
+/**
+ * API keys of the mode: issue, revoke, and when each was last used. A key's scope is named as its
+ * account (`scopeAccounts`: those a key may be scoped to), by id only for an account not among them.
+ */
+export function KeyListScreen({ ctx, keys, scopeAccounts }: { ctx: ConsoleRequestContext; keys: ApiKeyRow[]; scopeAccounts: BankAccountRow[] }) {
   const { t } = ctx;
   const k = t.apiKeys;
+  const lines = new Map(scopeAccounts.map((account) => [account.id, bankAccountLine(t, account)]));
   const admin = ctx.signedIn!.actor.role === 'admin';
   return (
     <Layout ctx={ctx} title={k.title} section="apiKeys">
@@ -45,7 +50,7 @@ export function KeyListScreen({ ctx, keys, accounts }: { ctx: ConsoleRequestCont
           { header: k.name, cell: (key) => key.name },
           { header: k.hint, cell: (key) => <code>{key.keyHint}</code> },
           { header: k.permission, cell: (key) => k.permissions[key.permission] ?? key.permission },
-          { header: k.scope, cell: (key) => key.bankAccountId ?? k.allAccounts },
+          { header: k.scope, cell: (key) => (key.bankAccountId === null ? k.allAccounts : (lines.get(key.bankAccountId) ?? key.bankAccountId)) },
           { header: t.common.created, cell: (key) => tokyoTime(key.createdAt) },
           { header: k.lastUsed, cell: (key) => (key.lastUsedAt ? tokyoTime(key.lastUsedAt) : k.never) },
           {
@@ -80,13 +85,13 @@ export function KeyListScreen({ ctx, keys, accounts }: { ctx: ConsoleRequestCont
                 ))}
               </select>
             </label>
-            {ctx.signedIn!.mode === 'live' && accounts.length > 1 ? (
+            {ctx.signedIn!.mode === 'live' && scopeAccounts.length > 1 ? (
               <label>
                 {k.scope}
                 <select name="bank_account_id">
                   <option value="">{k.allAccounts}</option>
-                  {accounts.map((a) => (
-                    <option value={a}>{a}</option>
+                  {scopeAccounts.map((account) => (
+                    <option value={account.id}>{lines.get(account.id)}</option>
                   ))}
                 </select>
               </label>

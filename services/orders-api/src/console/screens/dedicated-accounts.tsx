@@ -9,6 +9,7 @@ import {
 import type { DedicatedAccountListed } from '../../data/dedicated-accounts';
 import { ConfirmScreen, PasswordAgainField } from '../components/confirm';
 import { Facts, Layout, Notice, PostForm, Table } from '../components/layout';
+import { namedCode } from '../components/transfer-to';
 import { numberText } from '../format';
 import type { ConsoleRequestContext } from '../request';
 
@@ -50,7 +51,6 @@ export function DedicatedAccountsScreen({
   const w = t.transferTo;
   const signedIn = ctx.signedIn!;
   const params = new URLSearchParams(ctx.query);
-  const named = (name: string | null, code: string) => (name === null ? code : `${name} (${code})`);
   return (
     <Layout ctx={ctx} title={d.title} section="settings">
       {params.get('done') === 'added' ? <Notice kind="success">{d.added(numberText(Number(params.get('count') ?? 0), language))}</Notice> : null}
@@ -76,8 +76,8 @@ export function DedicatedAccountsScreen({
           rows={pool.accounts}
           empty={d.none}
           columns={[
-            { header: w.bank, cell: (a) => named(a.bankName, a.bankCode) },
-            { header: w.branch, cell: (a) => named(a.branchName, a.branchCode) },
+            { header: w.bank, cell: (a) => namedCode(a.bankName, a.bankCode) },
+            { header: w.branch, cell: (a) => namedCode(a.branchName, a.branchCode) },
             { header: w.accountType, cell: (a) => w.accountTypes[a.accountType] ?? a.accountType },
             { header: w.accountNumber, cell: (a) => <code class="account-number">{a.accountNumber}</code> },
             { header: w.holderName, cell: (a) => a.holderName },
@@ -195,8 +195,8 @@ export function ConfirmDedicatedAccountsScreen({
       consequences={[
         numbers.length === 1 ? d.confirmOne(first) : d.confirmRange(first, last),
         d.confirmBank(
-          `${addition.bankName} (${addition.bankCode})`,
-          `${addition.branchName} (${addition.branchCode})`,
+          namedCode(addition.bankName, addition.bankCode),
+          namedCode(addition.branchName, addition.branchCode),
           t.transferTo.accountTypes[addition.accountType] ?? addition.accountType,
         ),
         d.confirmHolder(addition.holderName),
