@@ -31,10 +31,11 @@ interface ContextValues {
 /**
  * For each deposit (`item`, from 1): the payers taught for its depositor name on its account, the
  * order its transfer code names there (when the code is not one of its candidates'), the open
- * orders of nearby amounts (the nearest above and the nearest below, each an index range that stops
- * after NEAR_ORDERS_READ rows however many open orders the range holds), the deposits stored before it on its account with its amount on
- * its Tokyo day (its possible twins), and, when its account is a dedicated one, whose it is and
- * its last order. One statement, one snapshot; the deposits must be stored.
+ * orders of nearby amounts (the nearest above and the nearest below, each an index range that
+ * stops after NEAR_ORDERS_READ rows however many open orders the range holds), the deposits
+ * stored before it on its account with its amount on its Tokyo day (its possible twins), and,
+ * when its account is a dedicated one, whose it is and its last order. One statement, one
+ * snapshot; the deposits must be stored.
  */
 const readContextQuery = preparedQuery<ContextValues, Row>(
   'matcher.read_decision_context',
