@@ -1,4 +1,4 @@
-import { AppError, Decision, Payment, type DepositExplanation, type MatchingRule, type PreviewedConfirmation } from '@pmatch/contracts';
+import { AppError, Decision, Payment, Reversal, type DepositExplanation, type MatchingRule, type PreviewedConfirmation } from '@pmatch/contracts';
 import type { AuditLogRow, EventRow, OrderRow, TransactionRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
 import { listAudit, matchingRulesReviewed } from '../data/audit-log';
@@ -133,16 +133,15 @@ async function currentExplanation(deps: Pick<OrdersApiDeps, 'matcher'>, actor: A
 
 /** The reopened order and the reversal's facts, from an `order.payment_reversed` event. */
 function reversalIn(event: EventRow): Omit<ReversedPayment, 'order'>[] {
-  const data = event.data as { object?: { id?: unknown }; reversal?: { decided_by?: unknown; reason?: unknown } };
+  const data = event.data as { object?: { id?: unknown } };
   if (typeof data.object?.id !== 'string') return [];
-  return [
-    {
-      orderId: data.object.id,
-      reversedAt: event.createdAt,
-      decidedBy: typeof data.reversal?.decided_by === 'string' ? data.reversal.decided_by : null,
-      reason: typeof data.reversal?.reason === 'string' ? data.reversal.reason : null,
-    },
-  ];
+  return [{ orderId: data.object.id, ...reversalFacts(event) }];
+}
+
+/** When, by whom and why a payment was reversed, from its `order.payment_reversed` event (null where the event does not say). */
+function reversalFacts(event: EventRow): { reversedAt: Date; decidedBy: string | null; reason: string | null } {
+  const reversal = Reversal.safeParse((event.data as { reversal?: unknown }).reversal);
+  return { reversedAt: event.createdAt, decidedBy: reversal.success ? reversal.data.decided_by : null, reason: reversal.success ? reversal.data.reason : null };
 }
 
 /**
@@ -234,18 +233,9 @@ const COULD_PAY_LISTED = 20;
 
 /** The reversed payment an `order.payment_reversed` event carries, with the reversal's facts. */
 function reversalOf(event: EventRow): PaymentReversal[] {
-  const data = event.data as { previous_payment?: unknown; reversal?: { decided_by?: unknown; reason?: unknown } };
-  const payment = Payment.safeParse(data.previous_payment);
+  const payment = Payment.safeParse((event.data as { previous_payment?: unknown }).previous_payment);
   if (!payment.success) return [];
-  return [
-    {
-      payment: payment.data,
-      reversedAt: event.createdAt,
-      decidedBy: typeof data.reversal?.decided_by === 'string' ? data.reversal.decided_by : null,
-      reason: typeof data.reversal?.reason === 'string' ? data.reversal.reason : null,
-      eventId: event.id,
-    },
-  ];
+  return [{ payment: payment.data, ...reversalFacts(event), eventId: event.id }];
 }
 
 /** The payments an event carries: the order's own, and a reversal's previous one. */
