@@ -34,6 +34,15 @@ async function developerWordsOn(page: Page): Promise<string[]> {
   });
 }
 
+/**
+ * What has the focus once the page that answered an action has loaded (its deferred script moves
+ * the focus to the action's result, so reading it as soon as the result is shown would race).
+ */
+async function focusedOnceLoaded(page: Page): Promise<{ role: string | null | undefined; text: string | null | undefined }> {
+  await page.waitForLoadState('load');
+  return page.evaluate(() => ({ role: document.activeElement?.getAttribute('role'), text: document.activeElement?.textContent }));
+}
+
 test('when a shop owner walks the main pages in Japanese after orders were paid, held, reversed and audited, then no page shows an identifier, an event or action code or a developer word', async () => {
   await webhookEndpoint(world, '/words');
   const paid = await world.merchant.createOrder({ amount: 5400, payer_name: 'スズキ イチロウ', external_id: 'EC-3001' });
@@ -99,7 +108,7 @@ test('when an admin saves a setting, then the focus is on the message saying it 
   await page.getByRole('button', { name: '保存' }).first().click();
   await page.waitForURL(/done=saved/);
 
-  const focused = await page.evaluate(() => ({ role: document.activeElement?.getAttribute('role'), text: document.activeElement?.textContent }));
+  const focused = await focusedOnceLoaded(page);
   expect(focused).toEqual({ role: 'status', text: '設定を保存しました。' });
 });
 
@@ -114,7 +123,7 @@ test('when an invitation is refused, then the refusal is on the invitation form,
   await page.getByRole('button', { name: 'メンバーを招待' }).click();
 
   expect(await invite.getByRole('alert').innerText()).toBe('メールアドレスを正しく入力してください。');
-  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('メールアドレスを正しく入力してください。');
+  expect((await focusedOnceLoaded(page)).text).toBe('メールアドレスを正しく入力してください。');
   expect(await invite.getByLabel('メールアドレス').inputValue()).toBe('not-an-address@');
   expect(await invite.locator('select[name=role]').inputValue()).toBe('operator');
   expect(await page.locator('main').innerText()).not.toMatch(/[A-Za-z]{4,} [a-z]{2,} /);
@@ -128,7 +137,7 @@ test('when the last admin tries to give up the role, then the team page says exa
   await row.getByRole('button', { name: '保存' }).click();
 
   expect(await page.getByRole('alert').innerText()).toContain('この人はチームで最後の管理者なので、役割を変えることも削除することもできません');
-  expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('alert');
+  expect((await focusedOnceLoaded(page)).role).toBe('alert');
   const stored = await world.system.sql(`SELECT role FROM users WHERE id = '${world.people.admin.id}'`);
   expect(stored).toEqual([{ role: 'admin' }]);
 });
@@ -142,7 +151,7 @@ test('when an order edit is refused, then the refusal is on the form, in Japanes
   await page.getByRole('button', { name: '保存' }).click();
 
   expect(await page.getByRole('alert').innerText()).toBe('金額は1円から9,999,999,999円までの整数で入力してください。');
-  expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('alert');
+  expect((await focusedOnceLoaded(page)).role).toBe('alert');
   expect(await page.getByLabel('金額').inputValue()).toBe('0');
   expect(await page.getByLabel('支払者名').inputValue()).toBe('ヘンシュウ タロウ');
   expect((await world.merchant.order(order.id)).amount).toBe(1200);
@@ -159,7 +168,7 @@ test('when a new webhook endpoint is refused, then the refusal is on its form, i
   const refusal = await form.getByRole('alert').innerText();
   expect(refusal).toMatch(/[ぁ-ん]/);
   expect(refusal).not.toMatch(/[A-Za-z]{4,} [a-z]{2,}/);
-  expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('alert');
+  expect((await focusedOnceLoaded(page)).role).toBe('alert');
   expect(await form.getByLabel('URL').inputValue()).toBe('http://example.com/hooks');
   expect(await form.getByRole('checkbox', { name: /注文の作成/ }).isChecked()).toBe(false);
   expect(await form.getByRole('checkbox', { name: /注文の支払い/ }).isChecked()).toBe(true);
