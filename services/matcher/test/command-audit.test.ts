@@ -1,33 +1,24 @@
 import { AppError, MatcherCommand } from '@pmatch/contracts';
-import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
+import { type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock } from '@pmatch/platform';
-import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
-import { Redis } from 'ioredis';
+import { uniqueName } from '@pmatch/testkit';
+import type { Redis } from 'ioredis';
 import { runCommand } from '../src/use-cases/commands';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { matcherDeps, seedAccount, seedDeposit, seedOrder } from './support/seed';
 import { testReadings } from './support/readings';
+import { useMatcherStores } from './support/stores';
 
 /** A person's decision carries its audit row to the matcher, which writes it in the decision's transaction. */
 
-let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: MatcherDeps;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  database = createDatabase(db.url);
-  prisma = database.prisma;
-  redis = new Redis(REDIS_URL);
+useMatcherStores(async (stores) => {
+  ({ database, prisma, redis } = stores);
   deps = matcherDeps(database, redis, new ManualClock('2026-11-22T10:00:00Z'), await testReadings());
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  redis?.disconnect();
-  await db?.drop();
 });
 
 const audit = { user_id: 'usr_auditor', user_email: 'op@example.com', ip: '192.0.2.7', action: 'transaction.match', detail: { remember_payer: false } };

@@ -1,14 +1,15 @@
 import { MatcherCommand, OrderReply, QUEUES } from '@pmatch/contracts';
-import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
+import { type Database, type PrismaClient } from '@pmatch/db';
 import { Broker, DEADLINE_HEADER, ManualClock, createLogger } from '@pmatch/platform';
-import { RABBITMQ_URL, REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { RABBITMQ_URL, uniqueName } from '@pmatch/testkit';
 import amqp from 'amqplib';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { commandHandler } from '../src/amqp/commands';
 import { CommandExpiredError, runCommand } from '../src/use-cases/commands';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { orderRow, seedAccount, matcherDeps } from './support/seed';
 import { testReadings } from './support/readings';
+import { useMatcherStores } from './support/stores';
 
 /**
  * A command whose caller got 503 on timeout is never carried out afterwards (the caller may have
@@ -17,18 +18,14 @@ import { testReadings } from './support/readings';
  */
 
 const logger = createLogger('test', 'silent');
-let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let broker: Broker;
 let deps: MatcherDeps;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  database = createDatabase(db.url);
-  prisma = database.prisma;
-  redis = new Redis(REDIS_URL);
+useMatcherStores(async (stores) => {
+  ({ database, prisma, redis } = stores);
   broker = await Broker.connect(RABBITMQ_URL, `${uniqueName('t')}.`, logger);
   deps = matcherDeps(database, redis, new ManualClock('2026-11-22T10:00:00Z'), await testReadings());
 });
@@ -36,9 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await broker?.deleteTopology();
   await broker?.close();
-  await prisma?.$disconnect();
-  redis?.disconnect();
-  await db?.drop();
 });
 
 async function seedOpenOrders(count: number): Promise<{ orgId: string; orderIds: string[] }> {

@@ -1,14 +1,15 @@
 import { NAME_RULES, newId } from '@pmatch/contracts';
-import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
+import { type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock, RedisLock, createLogger } from '@pmatch/platform';
-import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
+import { uniqueName } from '@pmatch/testkit';
 import fc from 'fast-check';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { NAME_CORPUS } from './fixtures/names-corpus';
 import { MINUTE, OCCURRED_AT, amount, nearbyOrder, placed } from './support/scenarios';
 import { testReadings } from './support/readings';
 import type { NameReadings } from '../src/domain/names/readings';
+import { useMatcherStores } from './support/stores';
 
 /**
  * The safety property (never a wrong confirmation) over the whole use case and the REAL database: generated orders
@@ -20,26 +21,16 @@ import type { NameReadings } from '../src/domain/names/readings';
 
 const RUNS = { numRuns: 150 };
 
-let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let readings: NameReadings;
 let lock: RedisLock;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  database = createDatabase(db.url);
-  prisma = database.prisma;
-  redis = new Redis(REDIS_URL);
+useMatcherStores(async (stores) => {
+  ({ database, prisma, redis } = stores);
   lock = new RedisLock(redis, uniqueName('pmatch-test:'));
   readings = await testReadings();
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  redis?.disconnect();
-  await db?.drop();
 });
 
 const scenario = fc.record({

@@ -1,7 +1,7 @@
-import { createDatabase, type Database, type LeasedMessage, type PrismaClient } from '@pmatch/db';
+import { type Database, type LeasedMessage, type PrismaClient } from '@pmatch/db';
 import { ManualClock, OutOfScopeError, RedisLock, continueTrace, createLogger, formatTraceparent, runInTrace } from '@pmatch/platform';
-import { PLAN_CACHE_MODES, REDIS_URL, createTestDatabase, notingQueries, planNodes, preparedPlan, uniqueName, type TestDatabase } from '@pmatch/testkit';
-import { Redis } from 'ioredis';
+import { PLAN_CACHE_MODES, notingQueries, planNodes, preparedPlan, uniqueName } from '@pmatch/testkit';
+import type { Redis } from 'ioredis';
 import { writeDecisionsBatchedQuery } from '../src/data/decisions-batched';
 import { readDepositsQuery } from '../src/data/deposit-to-decide';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
@@ -10,26 +10,17 @@ import { stuckPendingDeposits } from '../src/data/pending-deposits';
 import { seedAccount as seedTestAccount, seedDeposit as seedTestDeposit, seedOrder as seedTestOrder } from './support/seed';
 import { testReadings } from './support/readings';
 import type { NameReadings } from '../src/domain/names/readings';
+import { useMatcherStores } from './support/stores';
 
-let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let readings: NameReadings;
 const clock = new ManualClock('2026-11-22T10:00:00Z');
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  database = createDatabase(db.url);
-  prisma = database.prisma;
-  redis = new Redis(REDIS_URL);
+useMatcherStores(async (stores) => {
+  ({ database, prisma, redis } = stores);
   readings = await testReadings();
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  redis?.disconnect();
-  await db?.drop();
 });
 
 const seedAccount = () => seedTestAccount(prisma);

@@ -1,6 +1,5 @@
 import { LIMITS, type MatchingRule } from '@pmatch/contracts';
 import {
-  createDatabase,
   isUniqueViolation,
   orderObject,
   transactionObject,
@@ -12,18 +11,8 @@ import {
   type TransactionRow,
 } from '@pmatch/db';
 import { ManualClock } from '@pmatch/platform';
-import {
-  PLAN_CACHE_MODES,
-  REDIS_URL,
-  createTestDatabase,
-  notingQueries,
-  planNodes,
-  preparedPlan,
-  statementWaitingForALock,
-  uniqueName,
-  type TestDatabase,
-} from '@pmatch/testkit';
-import { Redis } from 'ioredis';
+import { PLAN_CACHE_MODES, notingQueries, planNodes, preparedPlan, statementWaitingForALock, uniqueName } from '@pmatch/testkit';
+import type { Redis } from 'ioredis';
 import { EXPIRED_CANDIDATE_LIMIT, OPEN_CANDIDATE_CAP, findAmountCandidates, readAmountCandidates } from '../src/data/candidates';
 import { StaleDecisionError, confirmDeposit, payOrder, setDepositStatus } from '../src/data/conditional-writes';
 import { writeDecisionsBatched, writeDecisionsBatchedQuery, writeDecisionsInBatches, type WriteDecisions } from '../src/data/decisions-batched';
@@ -44,8 +33,8 @@ import {
   matcherDeps,
 } from './support/seed';
 import { testReadings } from './support/readings';
+import { useMatcherStores } from './support/stores';
 
-let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
@@ -56,18 +45,9 @@ const handOver: OutboxHandOver = (messages) => void handedOver.push(...messages)
 const now = new Date('2026-11-22T10:00:00.123Z');
 const DEPOSIT_AT = new Date('2026-11-22T09:00:00.456Z');
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  database = createDatabase(db.url);
-  prisma = database.prisma;
-  redis = new Redis(REDIS_URL);
+useMatcherStores(async (stores) => {
+  ({ database, prisma, redis } = stores);
   deps = { ...matcherDeps(database, redis, new ManualClock(now), await testReadings()), handOver };
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  redis?.disconnect();
-  await db?.drop();
 });
 
 const seedAccount = (mode: 'test' | 'live' = 'test') => seedTestAccount(prisma, mode);

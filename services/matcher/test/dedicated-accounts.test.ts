@@ -1,34 +1,25 @@
 import { MatcherCommand, newId, type MatchingRule } from '@pmatch/contracts';
-import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
+import { type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock } from '@pmatch/platform';
-import { REDIS_URL, createTestDatabase, rejectionOf, uniqueName, type TestDatabase } from '@pmatch/testkit';
-import { Redis } from 'ioredis';
+import { rejectionOf, uniqueName } from '@pmatch/testkit';
+import type { Redis } from 'ioredis';
 import { runCommand } from '../src/use-cases/commands';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { testReadings } from './support/readings';
 import { matcherDeps, orderRow, seedDeposit } from './support/seed';
+import { useMatcherStores } from './support/stores';
 
 /** Deposits into dedicated transfer accounts: the account says whose money it is, the name need not. */
 
-let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: DecideDepositDeps;
 const now = new Date('2026-11-22T10:00:00.123Z');
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  database = createDatabase(db.url);
-  prisma = database.prisma;
-  redis = new Redis(REDIS_URL);
+useMatcherStores(async (stores) => {
+  ({ database, prisma, redis } = stores);
   deps = { ...matcherDeps(database, redis, new ManualClock(now), await testReadings()), handOver: () => {} };
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  redis?.disconnect();
-  await db?.drop();
 });
 
 /** An organisation with `rules` enabled, a plain test account and one dedicated account (a buyer's when `customerReference`). */

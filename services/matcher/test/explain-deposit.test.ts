@@ -1,36 +1,27 @@
-import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
+import { type Database, type PrismaClient } from '@pmatch/db';
 import { ManualClock } from '@pmatch/platform';
-import { REDIS_URL, createTestDatabase, type TestDatabase } from '@pmatch/testkit';
-import { Redis } from 'ioredis';
+import {} from '@pmatch/testkit';
+import type { Redis } from 'ioredis';
 import { explainDeposit } from '../src/use-cases/explain-deposit';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { matcherDeps, seedAccount, seedDeposit, seedOrder } from './support/seed';
 import { testReadings } from './support/readings';
+import { useMatcherStores } from './support/stores';
 
 /**
  * `deposit.explain` against the real database: a held or unmatched deposit decided again under the
  * rules and orders of now, orders placed after it named, and nothing written.
  */
 
-let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: MatcherDeps;
 const clock = new ManualClock('2026-11-22T10:00:00Z');
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  database = createDatabase(db.url);
-  prisma = database.prisma;
-  redis = new Redis(REDIS_URL);
+useMatcherStores(async (stores) => {
+  ({ database, prisma, redis } = stores);
   deps = matcherDeps(database, redis, clock, await testReadings());
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  redis?.disconnect();
-  await db?.drop();
 });
 
 const explain = (orgId: string, transactionId: string) =>

@@ -1,23 +1,14 @@
 import { orderRegistrationId } from '@pmatch/contracts';
-import { createDatabase, type Database, type PrismaClient } from '@pmatch/db';
+import { type Database, type PrismaClient } from '@pmatch/db';
 import { LockTimeoutError, ManualClock, RedisLock } from '@pmatch/platform';
-import {
-  PLAN_CACHE_MODES,
-  REDIS_URL,
-  createTestDatabase,
-  notingQueries,
-  planNodes,
-  preparedPlan,
-  rowsReadInTransaction,
-  uniqueName,
-  type TestDatabase,
-} from '@pmatch/testkit';
-import { Redis } from 'ioredis';
+import { PLAN_CACHE_MODES, notingQueries, planNodes, preparedPlan, rowsReadInTransaction, uniqueName } from '@pmatch/testkit';
+import type { Redis } from 'ioredis';
 import type { MatcherDeps } from '../src/use-cases/deps';
 import { settleQueries, settleWithoutDeposit, type Waiting } from '../src/data/late-orders';
 import { LATE_ORDERS_CONSUMER, lateOrderExaminer, type LateOrderExaminer } from '../src/use-cases/late-orders';
 import { seedAccount as seedTestAccount, seedDeposit as seedTestDeposit, seedOrder as seedTestOrder, matcherDeps } from './support/seed';
 import { testReadings } from './support/readings';
+import { useMatcherStores } from './support/stores';
 
 /**
  * The late-order examiner against the real database: the common case (no deposit waits for the
@@ -25,7 +16,6 @@ import { testReadings } from './support/readings';
  * message comes.
  */
 
-let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
@@ -34,19 +24,10 @@ let examine: LateOrderExaminer;
 const clock = new ManualClock('2026-11-22T10:00:00Z');
 const lockPrefix = uniqueName('pmatch-test:');
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  database = createDatabase(db.url);
-  prisma = database.prisma;
-  redis = new Redis(REDIS_URL);
+useMatcherStores(async (stores) => {
+  ({ database, prisma, redis } = stores);
   deps = matcherDeps(database, redis, clock, await testReadings(), lockPrefix);
   examine = lateOrderExaminer(deps);
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  redis?.disconnect();
-  await db?.drop();
 });
 
 const seedAccount = () => seedTestAccount(prisma);

@@ -1,36 +1,27 @@
 import { MatcherCommand, newId, type MatchingRule } from '@pmatch/contracts';
-import { createDatabase, type Database, type PrismaClient, type TransactionRow } from '@pmatch/db';
+import { type Database, type PrismaClient, type TransactionRow } from '@pmatch/db';
 import { ManualClock } from '@pmatch/platform';
-import { REDIS_URL, createTestDatabase, uniqueName, type TestDatabase } from '@pmatch/testkit';
-import { Redis } from 'ioredis';
+import { uniqueName } from '@pmatch/testkit';
+import type { Redis } from 'ioredis';
 import { findAmountCandidates } from '../src/data/candidates';
 import { readDecisionInputs } from '../src/data/decision-inputs';
 import { runCommand } from '../src/use-cases/commands';
 import { depositDecider, type DecideDepositDeps } from '../src/use-cases/decide-deposit';
 import { matcherDeps, orderRow, seedAccount, seedDeposit, seedOrder } from './support/seed';
 import { testReadings } from './support/readings';
+import { useMatcherStores } from './support/stores';
 
 /** What a decision reads beyond the amount's orders, from the database, and what people teach it through commands. */
 
-let db: TestDatabase;
 let database: Database;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: DecideDepositDeps;
 const now = new Date('2026-11-22T10:00:00Z');
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  database = createDatabase(db.url);
-  prisma = database.prisma;
-  redis = new Redis(REDIS_URL);
+useMatcherStores(async (stores) => {
+  ({ database, prisma, redis } = stores);
   deps = { ...matcherDeps(database, redis, new ManualClock(now), await testReadings()), handOver: () => undefined };
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  redis?.disconnect();
-  await db?.drop();
 });
 
 async function inputsOf(deposit: TransactionRow) {
