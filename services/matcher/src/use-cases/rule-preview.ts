@@ -25,12 +25,14 @@ export interface RulePreview {
 
 /**
  * Which held deposits `decide()` would confirm under `matching_rules`, and for which order: the
- * same decision a new deposit gets, on the candidates as they are now. Changes nothing. At most
- * RULE_PREVIEW_MAX confirmations are listed; `held_left_out` says when there may be more.
+ * same decision a new deposit gets, on the candidates as they are now. An order that several held
+ * deposits would each be confirmed for is listed for none of them: which one paid is for a person
+ * to say. Changes nothing. At most RULE_PREVIEW_MAX confirmations are listed; `held_left_out` says
+ * when there may be more.
  */
 export async function previewRules(deps: MatcherDeps, command: Preview): Promise<RulePreview> {
   const now = deps.clock.now();
-  const confirmations: PreviewedConfirmation[] = [];
+  const found: PreviewedConfirmation[] = [];
   let examined = 0;
   let afterSeq = 0n;
   for (;;) {
@@ -43,21 +45,37 @@ export async function previewRules(deps: MatcherDeps, command: Preview): Promise
     for (const [i, { deposit, candidates }] of held.entries()) {
       examined += 1;
       const decision = decideUnderRules(command.matching_rules, deps.readings, inputs[i]!, candidates, now);
-      if (decision.outcome !== 'confirmed') continue;
-      if (confirmations.length === RULE_PREVIEW_MAX) return { held_examined: examined, held_left_out: true, confirmations };
-      confirmations.push({ transaction_id: deposit.id, order_id: decision.orderId, reason: decision.reason });
+      if (decision.outcome === 'confirmed') found.push({ transaction_id: deposit.id, order_id: decision.orderId, reason: decision.reason });
     }
-    if (lastSeq === undefined || held.length < HELD_PAGE_SIZE) return { held_examined: examined, held_left_out: false, confirmations };
-    if (examined >= HELD_EXAMINED_MAX) return { held_examined: examined, held_left_out: true, confirmations };
+    if (lastSeq === undefined || held.length < HELD_PAGE_SIZE) return listed(found, examined, false);
+    if (examined >= HELD_EXAMINED_MAX) return listed(found, examined, true);
     afterSeq = lastSeq;
   }
+}
+
+/** The preview of what was found: the orders taken once, at most RULE_PREVIEW_MAX of them. */
+function listed(found: PreviewedConfirmation[], examined: number, heldLeftOut: boolean): RulePreview {
+  const confirmations = takenOnce(found);
+  return {
+    held_examined: examined,
+    held_left_out: heldLeftOut || confirmations.length > RULE_PREVIEW_MAX,
+    confirmations: confirmations.slice(0, RULE_PREVIEW_MAX),
+  };
+}
+
+/** The pairs whose order no other pair names. */
+function takenOnce<P extends { order_id: string }>(pairs: P[]): P[] {
+  const takers = new Map<string, number>();
+  for (const { order_id } of pairs) takers.set(order_id, (takers.get(order_id) ?? 0) + 1);
+  return pairs.filter(({ order_id }) => takers.get(order_id) === 1);
 }
 
 /**
  * Confirms the pairs a person saw in a preview, each under its account's lock in its own DB
  * transaction, and only if deciding the deposit again under `matching_rules` still confirms it
- * for that order; any other is left held, as it was. `callerWaits` is asked before each pair:
- * once the caller has given up, the rest are left for a new preview.
+ * for that order; any other is left held, as it was, and so are pairs naming an order another pair
+ * names. `callerWaits` is asked before each pair: once the caller has given up, the rest are left
+ * for a new preview.
  */
 export async function confirmPreviewed(
   deps: MatcherDeps,
@@ -67,8 +85,13 @@ export async function confirmPreviewed(
   const scope = { organisationId: command.organisation_id, mode: command.mode };
   const confirmed: PreviewedConfirmation[] = [];
   const leftHeld: { transaction_id: string; order_id: string }[] = [];
+  const asked = takenOnce(command.confirmations);
   for (const pair of command.confirmations) {
     if (!callerWaits()) break;
+    if (!asked.includes(pair)) {
+      leftHeld.push(pair);
+      continue;
+    }
     const found = await deps.prisma.transaction.findFirst({ where: { id: pair.transaction_id, ...scope }, select: { bankAccountId: true } });
     const done =
       found &&
