@@ -151,3 +151,79 @@ test('when held deposits each have one fitting candidate, then bulk confirmation
   ]);
   expect(rows).toEqual([{ n: 2 }]);
 });
+
+test('when held deposits look clear by their stored candidates but are not (a possible duplicate, a namesake in kanji, a second order placed since, two deposits for one order), then bulk confirmation lists none of them and a clear one still', async () => {
+  expect((await world.merchant.request('PATCH', '/v1/settings', { auto_confirm_late_orders: false })).status).toBe(200);
+  const heldAs = async (deposit: { id: string }, reason: string) =>
+    waitFor(async () => ((await world.merchant.transaction(deposit.id)).decision?.reason === reason ? true : undefined), {
+      what: `a deposit held as ${reason}`,
+    });
+  const lateOrderFor = async (deposit: { occurred_at: string }, amount: number, name: string, externalId: string) =>
+    world.merchant.createOrder({
+      amount,
+      payer_name: name,
+      external_id: externalId,
+      ordered_at: new Date(Date.parse(deposit.occurred_at) - 30 * 60_000).toISOString(),
+    });
+
+  // The same transfer again: its stored candidates show one fitting open order, the second one.
+  await world.merchant.createOrder({ amount: 7501, payer_name: 'ﾌﾀﾀﾋﾞ ﾀﾛｳ', external_id: 'twice-paid' });
+  expect(await world.merchant.deposit(7501, 'ﾌﾀﾀﾋﾞ ﾀﾛｳ')).toMatchObject({ status: 'confirmed' });
+  await world.merchant.createOrder({ amount: 7501, payer_name: 'ﾌﾀﾀﾋﾞ ﾀﾛｳ', external_id: 'twice-open' });
+  const duplicate = await world.merchant.deposit(7501, 'ﾌﾀﾀﾋﾞ ﾀﾛｳ');
+  expect(duplicate.decision.reason).toBe('possible_duplicate');
+  // A namesake written in kanji: its candidate has no fit by the rules, only a possible reading.
+  await world.merchant.createOrder({ amount: 7502, payer_name: 'ｺﾞﾄｳ ｼﾞﾛｳ', external_id: 'namesake-kana' });
+  await world.merchant.createOrder({ amount: 7502, payer_name: '後藤 次郎', external_id: 'namesake-kanji' });
+  const namesake = await world.merchant.deposit(7502, 'ｺﾞﾄｳ ｼﾞﾛｳ');
+  expect(namesake.decision.candidates).toEqual(
+    expect.arrayContaining([expect.objectContaining({ fit: 'exact' }), expect.objectContaining({ fit: null, possible_reading: true })]),
+  );
+  // Held for a late order, then a second order of the buyer's amount placed: the stored decision never saw it.
+  const laterRival = await world.merchant.deposit(7503, 'ﾏﾀ ﾀﾛｳ');
+  await lateOrderFor(laterRival, 7503, 'ﾏﾀ ﾀﾛｳ', 'late-first');
+  await heldAs(laterRival, 'late_order');
+  await lateOrderFor(laterRival, 7503, 'ﾏﾀ ﾀﾛｳ', 'late-second');
+  // Two deposits, a day apart (not twins), held for one late order: each stored decision names the same order.
+  const today = await world.merchant.deposit(7504, 'ﾌﾀﾘ ﾊﾅｺ');
+  const dayBefore = await world.merchant.deposit(7504, 'ﾌﾀﾘ ﾊﾅｺ', { occurred_at: new Date(Date.parse(today.occurred_at) - 24 * 3600_000).toISOString() });
+  const pair = [dayBefore, today];
+  await lateOrderFor(dayBefore, 7504, 'ﾌﾀﾘ ﾊﾅｺ', 'one-for-two');
+  for (const deposit of pair) await heldAs(deposit, 'late_order');
+  // And one that is clear: held only because late orders are not confirmed automatically.
+  const clear = await world.merchant.deposit(7505, 'ﾊｯｷﾘ ｼﾞﾛｳ');
+  const clearOrder = await lateOrderFor(clear, 7505, 'ﾊｯｷﾘ ｼﾞﾛｳ', 'clear-late');
+  await heldAs(clear, 'late_order');
+  const page = await world.logIn('operator');
+
+  await page.goto(`${world.baseUrl}/dashboard/deposits/bulk-confirm`);
+
+  const summary = await page.getByRole('table', { name: 'まとめて確定する保留の入金' }).innerText();
+  for (const shown of ['twice-open', 'namesake-kana', 'late-first', 'late-second', 'one-for-two']) expect(summary).not.toContain(shown);
+  expect(summary).toContain('clear-late');
+  const pairs = await page.locator('input[name="pair"]').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+  expect(pairs).toContain(`${clear.id}:${clearOrder.id}`);
+  for (const deposit of [duplicate, namesake, laterRival, ...pair]) expect(pairs.join(' ')).not.toContain(deposit.id);
+});
+
+test('when a second order of the amount is placed between the summary and the button, then bulk confirmation leaves that deposit held and says so', async () => {
+  expect((await world.merchant.request('PATCH', '/v1/settings', { auto_confirm_late_orders: false })).status).toBe(200);
+  const deposit = await world.merchant.deposit(7601, 'ｱﾄｶﾗ ﾀﾛｳ');
+  const orderedAt = new Date(Date.parse(deposit.occurred_at) - 30 * 60_000).toISOString();
+  const first = await world.merchant.createOrder({ amount: 7601, payer_name: 'ｱﾄｶﾗ ﾀﾛｳ', external_id: 'race-first', ordered_at: orderedAt });
+  await waitFor(async () => ((await world.merchant.transaction(deposit.id)).decision?.reason === 'late_order' ? true : undefined), {
+    what: 'the deposit held',
+  });
+  const page = await world.logIn('operator');
+  await page.goto(`${world.baseUrl}/dashboard/deposits/bulk-confirm`);
+  expect(await page.locator('input[name="pair"]').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).toContain(
+    `${deposit.id}:${first.id}`,
+  );
+
+  await world.merchant.createOrder({ amount: 7601, payer_name: 'ｱﾄｶﾗ ﾀﾛｳ', external_id: 'race-second', ordered_at: orderedAt });
+  await page.getByRole('button', { name: /件をまとめて確定$/ }).click();
+
+  expect(await page.getByRole('status').innerText()).toMatch(/件の入金を確定しました。[1-9][0-9]*件はその間に状態が変わったため、そのままです。$/);
+  expect(await world.merchant.transaction(deposit.id)).toMatchObject({ status: 'held', order_id: null });
+  expect((await world.merchant.order(first.id)).status).toBe('open');
+});

@@ -158,41 +158,6 @@ export async function depositCountsOf(deps: ReadDeps, actor: Actor, statuses: re
   return depositCounts(deps.database.prisma, actor, statuses, cap);
 }
 
-/** A held deposit whose one fitting candidate is clear, and that order. */
-export interface ClearHeldDeposit {
-  deposit: TransactionRow;
-  order: OrderRow;
-}
-
-/**
- * The held deposits (the latest `limit`, listed oldest first) for which exactly one candidate's name
- * fits, nothing rules it out, and its order is open or expired: those a person may confirm in bulk.
- */
-export async function clearHeldDeposits(deps: ReadDeps, actor: Actor, limit: number): Promise<ClearHeldDeposit[]> {
-  const held = (await searchDeposits(deps.database.prisma, actor, { status: 'held', limit })).rows.sort(
-    (a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || (a.seq < b.seq ? -1 : 1),
-  );
-  const single = held.flatMap((deposit) => {
-    const parsed = Decision.safeParse(deposit.decision);
-    if (!parsed.success) return [];
-    const fitting = parsed.data.candidates.filter((c) => c.fit !== null && c.excluded_because == null);
-    return fitting.length === 1 ? [{ deposit, orderId: fitting[0]!.order_id }] : [];
-  });
-  const orders = new Map(
-    (
-      await findOrdersByIds(
-        deps.database.prisma,
-        actor,
-        single.map((s) => s.orderId),
-      )
-    ).map((o) => [o.id, o]),
-  );
-  return single.flatMap(({ deposit, orderId }) => {
-    const order = orders.get(orderId);
-    return order !== undefined && (order.status === 'open' || order.status === 'expired') ? [{ deposit, order }] : [];
-  });
-}
-
 /** A payment of the order that a person reversed: the payment as it was, and when, by whom and why it was reversed. */
 export interface PaymentReversal {
   payment: Payment;

@@ -52,25 +52,3 @@ export async function restoreTransaction(deps: CommandDeps, actor: Actor, transa
 }
 
 type CommandDeps = Pick<OrdersApiDeps, 'database' | 'clock' | 'matcher'>;
-
-/**
- * Confirms each deposit for its order, one matcher decision (and audit row) each; a pair the
- * matcher refuses (decided meanwhile, order paid by another) is left as it is and counted.
- */
-export async function matchEach(
-  deps: CommandDeps,
-  actor: Actor,
-  pairs: { deposit: TransactionRow; orderId: string }[],
-  audit?: AuditContext,
-): Promise<{ confirmed: number; left: number }> {
-  let confirmed = 0;
-  for (const { deposit, orderId } of pairs) {
-    try {
-      await matchTransaction(deps, actor, deposit, { order_id: orderId, remember_payer: false }, audit);
-      confirmed += 1;
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500) throw error;
-    }
-  }
-  return { confirmed, left: pairs.length - confirmed };
-}

@@ -2,9 +2,10 @@ import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { Router, type Request } from 'express';
 import type { DepositSearch } from '../../data/console-search';
 import { depositListOf, depositsForExport, type ExportPage } from '../../use-cases/console-lists';
-import { clearHeldDeposits, depositCountsOf, depositWithCandidates, nextHeldDeposit } from '../../use-cases/console-reads';
+import { clearHeldDeposits, confirmTogether } from '../../use-cases/confirm-together';
+import { depositCountsOf, depositWithCandidates, nextHeldDeposit } from '../../use-cases/console-reads';
 import type { OrdersApiDeps } from '../../use-cases/deps';
-import { excludeTransaction, matchEach, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
+import { excludeTransaction, matchTransaction, restoreTransaction } from '../../use-cases/match-transaction';
 import { findVisibleTransaction } from '../../use-cases/read-transactions';
 import { tokyoDateInput } from '../format';
 import { csvLine, sendCsv, type CsvCell } from '../csv';
@@ -56,13 +57,11 @@ export function depositRoutes(deps: OrdersApiDeps): Router {
   });
 
   router.post('/dashboard/deposits/bulk-confirm', requireRole('operator'), async (req, res) => {
-    const { actor } = signedInOf(req);
-    const pairs = [];
-    for (const pair of fieldList(req, 'pair').slice(0, BULK_LIMIT)) {
-      const [transactionId = '', orderId = ''] = pair.split(':');
-      pairs.push({ deposit: await findVisibleTransaction(deps, actor, transactionId), orderId });
-    }
-    const { confirmed, left } = await matchEach(deps, actor, pairs, auditContextOf(req));
+    const asked = fieldList(req, 'pair').map((pair) => {
+      const [transaction_id = '', order_id = ''] = pair.split(':');
+      return { transaction_id, order_id };
+    });
+    const { confirmed, left } = await confirmTogether(deps, signedInOf(req).actor, asked, BULK_LIMIT, auditContextOf(req));
     redirectDone(res, '/dashboard/deposits', 'bulk', { confirmed: String(confirmed), left: String(left) });
   });
 

@@ -1,7 +1,7 @@
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import { nearMissesOf } from '../../use-cases/console-lists';
 import { Badge, Field, Layout, Notice, Pager, PostForm, Table } from '../components/layout';
-import type { ClearHeldDeposit } from '../../use-cases/console-reads';
+import type { ClearHeldDeposit } from '../../use-cases/confirm-together';
 import { daysBetween, tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import { reasonText } from './deposit-detail';

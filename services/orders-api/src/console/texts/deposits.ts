@@ -73,7 +73,8 @@ export const depositsJa = {
     confirmedNoneLeft: '入金を確定しました。保留の入金はもうありません。',
     bulkLink: '一致する候補が一つだけの保留をまとめて確定',
     bulkTitle: 'まとめて確定する保留の入金',
-    bulkIntro: '名義が一致する候補が一つだけの保留の入金です。確定すると、それぞれの注文が支払い済みになります。まだ何も変わっていません。',
+    bulkIntro:
+      '今の照合ルールと注文で判定し直すと、支払われる注文が一つに決まる保留の入金です。確定すると、それぞれの注文が支払い済みになります。まだ何も変わっていません。',
     bulkNone: 'まとめて確定できる保留の入金はありません。',
     bulkButton: (n: number) => `${n}件をまとめて確定`,
     bulkDone: (confirmed: number, left: number) =>
@@ -217,7 +218,8 @@ export const depositsEn: typeof depositsJa = {
     confirmedNoneLeft: 'The deposit is confirmed. No held deposits are left.',
     bulkLink: 'Confirm held deposits with one fitting candidate, together',
     bulkTitle: 'Held deposits to confirm together',
-    bulkIntro: 'Held deposits for which exactly one candidate’s name fits. Confirming marks each order paid. Nothing has changed yet.',
+    bulkIntro:
+      'Held deposits that, decided again under the rules and orders as they are now, pay exactly one order. Confirming marks each order paid. Nothing has changed yet.',
     bulkNone: 'No held deposit can be confirmed together.',
     bulkButton: (n) => `Confirm ${n} together`,
     bulkDone: (confirmed, left) => `${confirmed} deposits confirmed.` + (left > 0 ? ` ${left} changed meanwhile and were left as they are.` : ''),
