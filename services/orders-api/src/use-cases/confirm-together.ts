@@ -1,9 +1,9 @@
 import { OrderId, TransactionId } from '@pmatch/contracts';
 import type { OrderRow, TransactionRow } from '@pmatch/db';
 import type { Actor } from '../domain/actor';
-import { findOrdersByIds, findTransactionsByIds } from '../data/console-search';
 import { auditedDecision, type AuditContext } from './audit';
 import { auditOf, commandContext } from './change-order';
+import { rowsOfPreview } from './console-reads';
 import type { OrdersApiDeps } from './deps';
 import { getSettings } from './manage-settings';
 
@@ -27,18 +27,7 @@ export async function clearHeldDeposits(deps: Deps, actor: Actor, limit: number)
   const { matching_rules } = await getSettings(deps, actor);
   const preview = await deps.matcher.previewRules({ type: 'rules.preview', organisation_id: actor.organisationId, mode: actor.mode, matching_rules });
   const pairs = preview.confirmations.slice(0, limit);
-  const [deposits, orders] = await Promise.all([
-    findTransactionsByIds(
-      deps.database.prisma,
-      actor,
-      pairs.map((p) => p.transaction_id),
-    ),
-    findOrdersByIds(
-      deps.database.prisma,
-      actor,
-      pairs.map((p) => p.order_id),
-    ),
-  ]);
+  const { deposits, orders } = await rowsOfPreview(deps, actor, pairs);
   const depositById = new Map(deposits.map((d) => [d.id, d]));
   const orderById = new Map(orders.map((o) => [o.id, o]));
   return pairs.flatMap((pair) => {
@@ -49,10 +38,11 @@ export async function clearHeldDeposits(deps: Deps, actor: Actor, limit: number)
 }
 
 /**
- * Has the matcher confirm the pairs a person was shown and asked for (at most `limit`), each under
- * its account's lock and only if deciding it again under the seller's rules as they are still
- * confirms it for that order, with one audit row per confirmed deposit. Any other is left as it is
- * and counted.
+ * Has the matcher confirm the pairs a person was shown and asked for (at most `limit`; a pair that
+ * names no deposit and order is ignored), each under its account's lock and only if deciding it
+ * again under the seller's rules as they are still confirms it for that order, with one audit row
+ * per confirmed deposit. Any other (another organisation's or mode's included) is left as it is and
+ * counted.
  */
 export async function confirmTogether(
   deps: Deps,
@@ -61,21 +51,11 @@ export async function confirmTogether(
   limit: number,
   audit?: AuditContext,
 ): Promise<{ confirmed: number; left: number }> {
-  const considered = asked.slice(0, limit).filter((p) => TransactionId.safeParse(p.transaction_id).success && OrderId.safeParse(p.order_id).success);
-  const visible = new Set(
-    (
-      await findTransactionsByIds(
-        deps.database.prisma,
-        actor,
-        considered.map((p) => p.transaction_id),
-      )
-    ).map((d) => d.id),
-  );
-  const confirmations = considered.filter((p) => visible.has(p.transaction_id));
-  if (confirmations.length === 0) return { confirmed: 0, left: considered.length };
+  const confirmations = asked.slice(0, limit).filter((p) => TransactionId.safeParse(p.transaction_id).success && OrderId.safeParse(p.order_id).success);
+  if (confirmations.length === 0) return { confirmed: 0, left: 0 };
   const { matching_rules } = await getSettings(deps, actor);
   const result = await auditedDecision(deps, audit, { action: 'transaction.match', objectId: null, detail: { together: true } }, (commandAudit) =>
     deps.matcher.confirmPreviewed({ type: 'rules.confirm_previewed', matching_rules, confirmations, ...commandContext(actor), ...auditOf(commandAudit) }),
   );
-  return { confirmed: result.confirmed.length, left: considered.length - result.confirmed.length };
+  return { confirmed: result.confirmed.length, left: confirmations.length - result.confirmed.length };
 }
