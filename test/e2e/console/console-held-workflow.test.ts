@@ -227,3 +227,39 @@ test('when a second order of the amount is placed between the summary and the bu
   expect(await world.merchant.transaction(deposit.id)).toMatchObject({ status: 'held', order_id: null });
   expect((await world.merchant.order(first.id)).status).toBe('open');
 });
+
+test('when nothing is chosen, then c confirms only the order the matcher would confirm the deposit for now: a late order yes, a possible duplicate or a namesake in kanji never', async () => {
+  expect((await world.merchant.request('PATCH', '/v1/settings', { auto_confirm_late_orders: false })).status).toBe(200);
+  await world.merchant.createOrder({ amount: 7701, payer_name: 'ﾆﾄﾞﾒ ﾀﾛｳ', external_id: 'c-paid' });
+  expect(await world.merchant.deposit(7701, 'ﾆﾄﾞﾒ ﾀﾛｳ')).toMatchObject({ status: 'confirmed' });
+  await world.merchant.createOrder({ amount: 7701, payer_name: 'ﾆﾄﾞﾒ ﾀﾛｳ', external_id: 'c-open' });
+  const duplicate = await world.merchant.deposit(7701, 'ﾆﾄﾞﾒ ﾀﾛｳ');
+  expect(duplicate.decision.reason).toBe('possible_duplicate');
+  await world.merchant.createOrder({ amount: 7702, payer_name: 'ｺﾞﾄｳ ｼﾞﾛｳ', external_id: 'c-kana' });
+  await world.merchant.createOrder({ amount: 7702, payer_name: '後藤 次郎', external_id: 'c-kanji' });
+  const namesake = await world.merchant.deposit(7702, 'ｺﾞﾄｳ ｼﾞﾛｳ');
+  expect(namesake.status).toBe('held');
+  const late = await world.merchant.deposit(7703, 'ｵｸﾚﾃ ﾀﾛｳ');
+  const lateOrder = await world.merchant.createOrder({
+    amount: 7703,
+    payer_name: 'ｵｸﾚﾃ ﾀﾛｳ',
+    external_id: 'c-late',
+    ordered_at: new Date(Date.parse(late.occurred_at) - 30 * 60_000).toISOString(),
+  });
+  await waitFor(async () => ((await world.merchant.transaction(late.id)).decision?.reason === 'late_order' ? true : undefined), { what: 'the deposit held' });
+  const page = await world.logIn('operator');
+  const confirmableWithoutChoice = async (depositId: string) => {
+    await page.goto(`${world.baseUrl}/dashboard/deposits/${depositId}`);
+    expect(await page.locator('button[data-candidate]:not(.secondary)').count()).toBe(1);
+    return page.locator('button[data-candidate][data-without-choice]').count();
+  };
+
+  expect(await confirmableWithoutChoice(duplicate.id)).toBe(0);
+  expect(await confirmableWithoutChoice(namesake.id)).toBe(0);
+  expect(await confirmableWithoutChoice(late.id)).toBe(1);
+  await page.keyboard.press('c');
+  await page.waitForURL(/done=confirmed/);
+
+  expect(await world.merchant.transaction(late.id)).toMatchObject({ status: 'confirmed', order_id: lateOrder.id });
+  for (const held of [duplicate, namesake]) expect((await world.merchant.transaction(held.id)).status).toBe('held');
+});

@@ -110,7 +110,7 @@ document.querySelectorAll('[data-copy]').forEach(function (button) { button.hidd
 var result = document.querySelector('[data-result]');
 if (result && document.activeElement !== result) result.focus();
 // A held deposit's shortcuts: j/k next/previous held deposit, 1-9 choose a candidate, c confirm
-// the chosen one and go on (the only candidate when none is chosen and one can be confirmed).
+// the chosen one and go on (with none chosen, the order the matcher would confirm it for now).
 if (document.querySelector('[data-shortcuts="held"]')) {
   var chosen = null;
   document.addEventListener('keydown', function (event) {
@@ -130,8 +130,7 @@ if (document.querySelector('[data-shortcuts="held"]')) {
       chosen.classList.add('chosen');
       chosen.focus();
     } else if (key === 'c') {
-      var buttons = document.querySelectorAll('button[data-candidate]:not(.secondary)');
-      var pick = chosen || (buttons.length === 1 ? buttons[0] : null);
+      var pick = chosen || document.querySelector('button[data-candidate][data-without-choice]');
       if (pick) { event.preventDefault(); pick.click(); }
     }
   });

@@ -4,6 +4,7 @@ import { daysBetween, tokyoTime, yen } from '../format';
 import type { ConsoleRequestContext } from '../request';
 import type { ReversedPayment, ShownExplanation } from '../../use-cases/console-reads';
 import { DedicatedAccountOrder, DepositFacts, DuplicateOf } from '../components/deposit-context';
+import { HeldNavigation } from '../components/held-navigation';
 import { ActionButton, Badge, Field, Layout, Notice, Table, type Column } from '../components/layout';
 import { ConfirmForm, DecisionNow, ReversedPayments, reasonText } from './deposit-explanation';
 
@@ -70,7 +71,10 @@ export function DepositScreen({
           caption={d.candidates}
           rows={fittingFirst(decision.candidates)}
           empty={decision.reason === 'no_order_with_amount' ? d.noCandidates : t.common.none}
-          columns={[...candidateColumns(ctx, orderById, now), mayDecide && decidable && confirmColumn(ctx, deposit, orderById, decision.candidates)]}
+          columns={[
+            ...candidateColumns(ctx, orderById, now),
+            mayDecide && decidable && confirmColumn(ctx, deposit, orderById, decision.candidates, wouldConfirm(explanation)),
+          ]}
         />
         <NearMisses ctx={ctx} decision={decision} orderById={orderById} />
         {duplicateOf ? <DuplicateOf ctx={ctx} earlier={duplicateOf} deposit={deposit} /> : null}
@@ -98,6 +102,11 @@ type Candidate = Decision['candidates'][number];
 /** A candidate whose name fits and that nothing rules out: the ones a person most likely picks. */
 function fits(c: Candidate): boolean {
   return c.fit !== null && c.excluded_because == null;
+}
+
+/** The order deciding the deposit again now would confirm it for; undefined when it would not, or the matcher did not say. */
+function wouldConfirm(explanation: ShownExplanation): string | undefined {
+  return explanation.kind === 'current' && explanation.outcome === 'confirmed' ? (explanation.orderId ?? undefined) : undefined;
 }
 
 /** Fitting candidates first, the others after them, each group in the matcher's order. */
@@ -183,9 +192,16 @@ function itemOf(order: OrderRow | undefined): string {
  * Confirm for a candidate whose order is open or expired and was not ordered after the deposit:
  * "confirm and next" (to the next held deposit, oldest first) and "confirm" (stay). Fitting
  * candidates' buttons are primary, the others' secondary. Where the names differ, a checkbox
- * remembers the depositor as a payer of the order's name (rule `learned_payer`).
+ * remembers the depositor as a payer of the order's name (rule `learned_payer`). The order the
+ * matcher would confirm now (`clear`), if any, is the one `c` confirms without a choice.
  */
-function confirmColumn(ctx: ConsoleRequestContext, deposit: TransactionRow, orderById: Map<string, OrderRow>, all: Candidate[]): Column<Candidate> {
+function confirmColumn(
+  ctx: ConsoleRequestContext,
+  deposit: TransactionRow,
+  orderById: Map<string, OrderRow>,
+  all: Candidate[],
+  clear: string | undefined,
+): Column<Candidate> {
   const { t } = ctx;
   const keyOf = new Map(fittingFirst(all).map((c, i) => [c.order_id, i + 1]));
   return {
@@ -194,7 +210,8 @@ function confirmColumn(ctx: ConsoleRequestContext, deposit: TransactionRow, orde
       const order = orderById.get(c.order_id);
       const confirmable = order !== undefined && (order.status === 'open' || order.status === 'expired') && c.excluded_because !== 'ordered_after_deposit';
       if (!confirmable) return null;
-      return <ConfirmForm ctx={ctx} deposit={deposit} order={order} nameFits={fits(c)} exact={c.fit === 'exact'} shortcut={keyOf.get(c.order_id)!} />;
+      const form = { nameFits: fits(c), exact: c.fit === 'exact', shortcut: keyOf.get(c.order_id)!, withoutChoice: c.order_id === clear };
+      return <ConfirmForm ctx={ctx} deposit={deposit} order={order} {...form} />;
     },
   };
 }
@@ -224,52 +241,6 @@ function NearMisses({ ctx, decision, orderById }: { ctx: ConsoleRequestContext; 
         { header: d.likely, cell: (m) => d.nearMissKinds[m.likely] ?? m.likely },
       ]}
     />
-  );
-}
-
-/** Previous and next held deposit, oldest first, and the keyboard shortcuts of this page. */
-function HeldNavigation({
-  ctx,
-  neighbours,
-  shortcuts,
-}: {
-  ctx: ConsoleRequestContext;
-  neighbours: { previous: string | undefined; next: string | undefined };
-  shortcuts: boolean;
-}) {
-  const d = ctx.t.deposits;
-  return (
-    <nav aria-labelledby="held-nav" class="panel" data-shortcuts="held">
-      <h2 id="held-nav">{d.heldNavigation}</h2>
-      <p class="actions">
-        {neighbours.previous ? (
-          <a href={`/dashboard/deposits/${neighbours.previous}`} rel="prev" data-key="k">
-            ← {d.previousHeld}
-          </a>
-        ) : null}
-        {neighbours.next ? (
-          <a href={`/dashboard/deposits/${neighbours.next}`} rel="next" data-key="j">
-            {d.nextHeld} →
-          </a>
-        ) : null}
-      </p>
-      <p class="muted">{d.shortcutsIntro}</p>
-      <ul class="shortcuts">
-        <li>
-          <kbd>j</kbd> / <kbd>k</kbd>: {d.shortcutNextPrevious}
-        </li>
-        {shortcuts ? (
-          <>
-            <li>
-              <kbd>1</kbd>–<kbd>9</kbd>: {d.shortcutChoose}
-            </li>
-            <li>
-              <kbd>c</kbd>: {d.shortcutConfirm}
-            </li>
-          </>
-        ) : null}
-      </ul>
-    </nav>
   );
 }
 

@@ -130,7 +130,8 @@ export function ReversedPayments({
 /**
  * "Confirm and next" and "confirm" for one order; the matcher carries it out. Primary when the name
  * fits, else secondary; where the names differ, a checkbox remembers the depositor as a payer of
- * the order's name. `shortcut` (1–9) is the key that chooses it.
+ * the order's name. `shortcut` (1–9) is the key that chooses it; `withoutChoice` lets `c` confirm
+ * it with nothing chosen (the order the matcher would confirm the deposit for now).
  */
 export function ConfirmForm({
   ctx,
@@ -139,6 +140,7 @@ export function ConfirmForm({
   nameFits,
   exact = false,
   shortcut,
+  withoutChoice = false,
 }: {
   ctx: ConsoleRequestContext;
   deposit: TransactionRow;
@@ -146,6 +148,7 @@ export function ConfirmForm({
   nameFits: boolean;
   exact?: boolean;
   shortcut?: number;
+  withoutChoice?: boolean;
 }) {
   const d = ctx.t.deposits;
   const kind = nameFits ? undefined : 'secondary';
@@ -164,6 +167,7 @@ export function ConfirmForm({
         value="next"
         class={kind}
         data-candidate={key === undefined ? undefined : String(key)}
+        data-without-choice={withoutChoice ? '' : undefined}
         aria-label={key === undefined ? d.confirmNextFor(order.externalId) : `${key} ${d.confirmNextFor(order.externalId)}`}
       >
         {key === undefined ? null : <kbd>{key}</kbd>} {d.confirmNext}
