@@ -115,7 +115,7 @@ test('when an operator confirms a deposit for an order of another name and ticks
   expect(audited).toEqual([{ user_id: world.people.operator.id }]);
 });
 
-test('when held deposits each have one fitting candidate, then bulk confirmation first shows what it would do, changes nothing until asked, then confirms exactly those and a reload repeats nothing', async () => {
+test('when held deposits each have one fitting order, then bulk confirmation first shows what it would do, changes nothing until asked, then confirms exactly those and a reload repeats nothing', async () => {
   expect((await world.merchant.request('PATCH', '/v1/settings', { auto_confirm_late_orders: false })).status).toBe(200);
   const lateOnes = [];
   for (const [i, name] of ['バルク イチ', 'バルク ニ'].entries()) {
@@ -133,7 +133,7 @@ test('when held deposits each have one fitting candidate, then bulk confirmation
   const page = await world.logIn('operator');
   await page.goto(`${world.baseUrl}/dashboard/deposits?status=held`);
 
-  await page.getByRole('link', { name: '一致する候補が一つだけの保留をまとめて確定' }).click();
+  await page.getByRole('link', { name: '今のルールで確定できる保留をまとめて確定' }).click();
   const summary = page.getByRole('table', { name: 'まとめて確定する保留の入金' });
   expect(await summary.innerText()).toContain('bulk-0');
   expect(await summary.innerText()).toContain('bulk-1');

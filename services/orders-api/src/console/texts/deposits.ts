@@ -71,7 +71,7 @@ export const depositsJa = {
     shortcutChoose: '候補を番号で選ぶ',
     shortcutConfirm: '選んだ候補で確定して次へ（今のルールで支払われる注文が一つに決まるときは選ばずに）',
     confirmedNoneLeft: '入金を確定しました。保留の入金はもうありません。',
-    bulkLink: '一致する候補が一つだけの保留をまとめて確定',
+    bulkLink: '今のルールで確定できる保留をまとめて確定',
     bulkTitle: 'まとめて確定する保留の入金',
     bulkIntro:
       '今の照合ルールと注文で判定し直すと、支払われる注文が一つに決まる保留の入金です。確定すると、それぞれの注文が支払い済みになります。まだ何も変わっていません。',
@@ -216,7 +216,7 @@ export const depositsEn: typeof depositsJa = {
     shortcutChoose: 'choose a candidate by its number',
     shortcutConfirm: 'confirm the chosen candidate and go to the next (without choosing when the rules as they are now pay exactly one order)',
     confirmedNoneLeft: 'The deposit is confirmed. No held deposits are left.',
-    bulkLink: 'Confirm held deposits with one fitting candidate, together',
+    bulkLink: 'Confirm together the held deposits the rules would confirm now',
     bulkTitle: 'Held deposits to confirm together',
     bulkIntro:
       'Held deposits that, decided again under the rules and orders as they are now, pay exactly one order. Confirming marks each order paid. Nothing has changed yet.',
