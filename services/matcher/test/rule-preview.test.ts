@@ -60,3 +60,24 @@ test('when a confirmation names one order for two deposits, then both are left h
   expect(await prisma.order.findUniqueOrThrow({ where: { id: shared.id }, select: { status: true } })).toEqual({ status: 'open' });
   expect(await prisma.order.findUniqueOrThrow({ where: { id: own.id }, select: { status: true } })).toEqual({ status: 'paid' });
 });
+
+test("when a confirmation names another organisation's deposit, or another mode's, then it is left held and nothing of it changes", async () => {
+  const mine = await twoForOneAndOneAlone();
+  const theirs = await twoForOneAndOneAlone();
+  const confirmations = [{ transaction_id: theirs.alone.id, order_id: theirs.own.id }];
+
+  for (const scope of [mine.scope, { ...theirs.scope, mode: 'live' as const }]) {
+    const result = await confirmPreviewed(
+      deps,
+      { type: 'rules.confirm_previewed', ...scope, matching_rules: [], confirmations, decided_by: 'user:usr_test', trigger: 'dashboard' },
+      () => true,
+    );
+
+    expect(result).toEqual({ confirmed: [], left_held: confirmations });
+  }
+  expect(await prisma.transaction.findUniqueOrThrow({ where: { id: theirs.alone.id }, select: { status: true, orderId: true } })).toEqual({
+    status: 'held',
+    orderId: null,
+  });
+  expect(await prisma.order.findUniqueOrThrow({ where: { id: theirs.own.id }, select: { status: true } })).toEqual({ status: 'open' });
+});
