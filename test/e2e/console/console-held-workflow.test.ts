@@ -19,6 +19,44 @@ async function heldBetweenTwo(amount: number, name: string, tag: string): Promis
   return deposit;
 }
 
+/** Resolves once the deposit's stored decision gives `reason`. */
+async function heldAs(deposit: { id: string }, reason: string): Promise<void> {
+  await waitFor(async () => ((await world.merchant.transaction(deposit.id)).decision?.reason === reason ? true : undefined), {
+    what: `a deposit held as ${reason}`,
+  });
+}
+
+/** An order registered after its deposit arrived but placed 30 minutes before it: a late order for that deposit. */
+function lateOrderFor(deposit: { occurred_at: string }, amount: number, name: string, externalId: string) {
+  return world.merchant.createOrder({
+    amount,
+    payer_name: name,
+    external_id: externalId,
+    ordered_at: new Date(Date.parse(deposit.occurred_at) - 30 * 60_000).toISOString(),
+  });
+}
+
+/** A transfer that paid `${tag}-paid` arriving again, under another bank reference, while `${tag}-open` (same amount and name) is open. */
+async function possibleDuplicate(amount: number, name: string, tag: string) {
+  await world.merchant.createOrder({ amount, payer_name: name, external_id: `${tag}-paid` });
+  expect(await world.merchant.deposit(amount, name)).toMatchObject({ status: 'confirmed' });
+  await world.merchant.createOrder({ amount, payer_name: name, external_id: `${tag}-open` });
+  const duplicate = await world.merchant.deposit(amount, name);
+  expect(duplicate.decision.reason).toBe('possible_duplicate');
+  return duplicate;
+}
+
+/** A deposit from ｺﾞﾄｳ ｼﾞﾛｳ fitting `${tag}-kana` by name, held because `${tag}-kanji` (後藤 次郎) may be read the same. */
+async function heldBesideKanjiNamesake(amount: number, tag: string) {
+  await world.merchant.createOrder({ amount, payer_name: 'ｺﾞﾄｳ ｼﾞﾛｳ', external_id: `${tag}-kana` });
+  await world.merchant.createOrder({ amount, payer_name: '後藤 次郎', external_id: `${tag}-kanji` });
+  const namesake = await world.merchant.deposit(amount, 'ｺﾞﾄｳ ｼﾞﾛｳ');
+  expect(namesake.decision.candidates).toEqual(
+    expect.arrayContaining([expect.objectContaining({ fit: 'exact' }), expect.objectContaining({ fit: null, possible_reading: true })]),
+  );
+  return namesake;
+}
+
 /** Presses one key and counts it. */
 function keyboard(page: Page): { press: (key: string) => Promise<void>; count: () => number } {
   let presses = 0;
@@ -120,13 +158,8 @@ test('when held deposits each have one fitting order, then bulk confirmation fir
   const lateOnes = [];
   for (const [i, name] of ['バルク イチ', 'バルク ニ'].entries()) {
     const deposit = await world.merchant.deposit(7401 + i, name);
-    const order = await world.merchant.createOrder({
-      amount: 7401 + i,
-      payer_name: name,
-      external_id: `bulk-${i}`,
-      ordered_at: new Date(Date.parse(deposit.occurred_at) - 30 * 60_000).toISOString(),
-    });
-    await waitFor(async () => (await world.merchant.transaction(deposit.id)).status === 'held' || undefined, { what: 'the deposit to be held' });
+    const order = await lateOrderFor(deposit, 7401 + i, name, `bulk-${i}`);
+    await heldAs(deposit, 'late_order');
     lateOnes.push({ deposit, order });
   }
   const ambiguous = await heldBetweenTwo(7403, 'バルク サン', 'bulk-two');
@@ -154,31 +187,8 @@ test('when held deposits each have one fitting order, then bulk confirmation fir
 
 test('when held deposits look clear by their stored candidates but are not (a possible duplicate, a namesake in kanji, a second order placed since, two deposits for one order), then bulk confirmation lists none of them and a clear one still', async () => {
   expect((await world.merchant.request('PATCH', '/v1/settings', { auto_confirm_late_orders: false })).status).toBe(200);
-  const heldAs = async (deposit: { id: string }, reason: string) =>
-    waitFor(async () => ((await world.merchant.transaction(deposit.id)).decision?.reason === reason ? true : undefined), {
-      what: `a deposit held as ${reason}`,
-    });
-  const lateOrderFor = async (deposit: { occurred_at: string }, amount: number, name: string, externalId: string) =>
-    world.merchant.createOrder({
-      amount,
-      payer_name: name,
-      external_id: externalId,
-      ordered_at: new Date(Date.parse(deposit.occurred_at) - 30 * 60_000).toISOString(),
-    });
-
-  // The same transfer again: its stored candidates show one fitting open order, the second one.
-  await world.merchant.createOrder({ amount: 7501, payer_name: 'ﾌﾀﾀﾋﾞ ﾀﾛｳ', external_id: 'twice-paid' });
-  expect(await world.merchant.deposit(7501, 'ﾌﾀﾀﾋﾞ ﾀﾛｳ')).toMatchObject({ status: 'confirmed' });
-  await world.merchant.createOrder({ amount: 7501, payer_name: 'ﾌﾀﾀﾋﾞ ﾀﾛｳ', external_id: 'twice-open' });
-  const duplicate = await world.merchant.deposit(7501, 'ﾌﾀﾀﾋﾞ ﾀﾛｳ');
-  expect(duplicate.decision.reason).toBe('possible_duplicate');
-  // A namesake written in kanji: its candidate has no fit by the rules, only a possible reading.
-  await world.merchant.createOrder({ amount: 7502, payer_name: 'ｺﾞﾄｳ ｼﾞﾛｳ', external_id: 'namesake-kana' });
-  await world.merchant.createOrder({ amount: 7502, payer_name: '後藤 次郎', external_id: 'namesake-kanji' });
-  const namesake = await world.merchant.deposit(7502, 'ｺﾞﾄｳ ｼﾞﾛｳ');
-  expect(namesake.decision.candidates).toEqual(
-    expect.arrayContaining([expect.objectContaining({ fit: 'exact' }), expect.objectContaining({ fit: null, possible_reading: true })]),
-  );
+  const duplicate = await possibleDuplicate(7501, 'ﾌﾀﾀﾋﾞ ﾀﾛｳ', 'twice');
+  const namesake = await heldBesideKanjiNamesake(7502, 'namesake');
   // Held for a late order, then a second order of the buyer's amount placed: the stored decision never saw it.
   const laterRival = await world.merchant.deposit(7503, 'ﾏﾀ ﾀﾛｳ');
   await lateOrderFor(laterRival, 7503, 'ﾏﾀ ﾀﾛｳ', 'late-first');
@@ -209,18 +219,15 @@ test('when held deposits look clear by their stored candidates but are not (a po
 test('when a second order of the amount is placed between the summary and the button, then bulk confirmation leaves that deposit held and says so', async () => {
   expect((await world.merchant.request('PATCH', '/v1/settings', { auto_confirm_late_orders: false })).status).toBe(200);
   const deposit = await world.merchant.deposit(7601, 'ｱﾄｶﾗ ﾀﾛｳ');
-  const orderedAt = new Date(Date.parse(deposit.occurred_at) - 30 * 60_000).toISOString();
-  const first = await world.merchant.createOrder({ amount: 7601, payer_name: 'ｱﾄｶﾗ ﾀﾛｳ', external_id: 'race-first', ordered_at: orderedAt });
-  await waitFor(async () => ((await world.merchant.transaction(deposit.id)).decision?.reason === 'late_order' ? true : undefined), {
-    what: 'the deposit held',
-  });
+  const first = await lateOrderFor(deposit, 7601, 'ｱﾄｶﾗ ﾀﾛｳ', 'race-first');
+  await heldAs(deposit, 'late_order');
   const page = await world.logIn('operator');
   await page.goto(`${world.baseUrl}/dashboard/deposits/bulk-confirm`);
   expect(await page.locator('input[name="pair"]').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).toContain(
     `${deposit.id}:${first.id}`,
   );
 
-  await world.merchant.createOrder({ amount: 7601, payer_name: 'ｱﾄｶﾗ ﾀﾛｳ', external_id: 'race-second', ordered_at: orderedAt });
+  await lateOrderFor(deposit, 7601, 'ｱﾄｶﾗ ﾀﾛｳ', 'race-second');
   await page.getByRole('button', { name: /件をまとめて確定$/ }).click();
 
   expect(await page.getByRole('status').innerText()).toMatch(/件の入金を確定しました。[1-9][0-9]*件はその間に状態が変わったため、そのままです。$/);
@@ -230,23 +237,11 @@ test('when a second order of the amount is placed between the summary and the bu
 
 test('when nothing is chosen, then c confirms only the order the matcher would confirm the deposit for now: a late order yes, a possible duplicate or a namesake in kanji never', async () => {
   expect((await world.merchant.request('PATCH', '/v1/settings', { auto_confirm_late_orders: false })).status).toBe(200);
-  await world.merchant.createOrder({ amount: 7701, payer_name: 'ﾆﾄﾞﾒ ﾀﾛｳ', external_id: 'c-paid' });
-  expect(await world.merchant.deposit(7701, 'ﾆﾄﾞﾒ ﾀﾛｳ')).toMatchObject({ status: 'confirmed' });
-  await world.merchant.createOrder({ amount: 7701, payer_name: 'ﾆﾄﾞﾒ ﾀﾛｳ', external_id: 'c-open' });
-  const duplicate = await world.merchant.deposit(7701, 'ﾆﾄﾞﾒ ﾀﾛｳ');
-  expect(duplicate.decision.reason).toBe('possible_duplicate');
-  await world.merchant.createOrder({ amount: 7702, payer_name: 'ｺﾞﾄｳ ｼﾞﾛｳ', external_id: 'c-kana' });
-  await world.merchant.createOrder({ amount: 7702, payer_name: '後藤 次郎', external_id: 'c-kanji' });
-  const namesake = await world.merchant.deposit(7702, 'ｺﾞﾄｳ ｼﾞﾛｳ');
-  expect(namesake.status).toBe('held');
+  const duplicate = await possibleDuplicate(7701, 'ﾆﾄﾞﾒ ﾀﾛｳ', 'c');
+  const namesake = await heldBesideKanjiNamesake(7702, 'c');
   const late = await world.merchant.deposit(7703, 'ｵｸﾚﾃ ﾀﾛｳ');
-  const lateOrder = await world.merchant.createOrder({
-    amount: 7703,
-    payer_name: 'ｵｸﾚﾃ ﾀﾛｳ',
-    external_id: 'c-late',
-    ordered_at: new Date(Date.parse(late.occurred_at) - 30 * 60_000).toISOString(),
-  });
-  await waitFor(async () => ((await world.merchant.transaction(late.id)).decision?.reason === 'late_order' ? true : undefined), { what: 'the deposit held' });
+  const lateOrder = await lateOrderFor(late, 7703, 'ｵｸﾚﾃ ﾀﾛｳ', 'c-late');
+  await heldAs(late, 'late_order');
   const page = await world.logIn('operator');
   const confirmableWithoutChoice = async (depositId: string) => {
     await page.goto(`${world.baseUrl}/dashboard/deposits/${depositId}`);
