@@ -85,10 +85,10 @@ export async function confirmPreviewed(
   const scope = { organisationId: command.organisation_id, mode: command.mode };
   const confirmed: PreviewedConfirmation[] = [];
   const leftHeld: { transaction_id: string; order_id: string }[] = [];
-  const asked = takenOnce(command.confirmations);
+  const ownOrder = new Set(takenOnce(command.confirmations));
   for (const pair of command.confirmations) {
     if (!callerWaits()) break;
-    if (!asked.includes(pair)) {
+    if (!ownOrder.has(pair)) {
       leftHeld.push(pair);
       continue;
     }
